@@ -1,0 +1,65 @@
+# Feature detection: one line per feature at configure time.
+# AUTO quietly does without what is missing; ON fails loudly.
+
+set(_shardlab_feature_lines "")
+
+function(shardlab_feature name value found detail)
+  if(value STREQUAL "OFF")
+    set(mark "✗ (off)")
+    set(enabled FALSE)
+  elseif(found)
+    set(mark "✓")
+    set(enabled TRUE)
+  elseif(value STREQUAL "ON")
+    message(FATAL_ERROR "SHARDLAB_WITH_${name}=ON but ${detail}")
+  else()
+    set(mark "✗")
+    set(enabled FALSE)
+  endif()
+  set(SHARDLAB_HAVE_${name} ${enabled} PARENT_SCOPE)
+  set(_shardlab_feature_lines "${_shardlab_feature_lines}  ${mark} ${name}: ${detail}\n" PARENT_SCOPE)
+endfunction()
+
+# CUDA: the toolkit at /usr/local/cuda (a GPU is not needed to build).
+include(CheckLanguage)
+set(_cuda_found FALSE)
+if(NOT SHARDLAB_WITH_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(_cuda_found TRUE)
+  endif()
+endif()
+shardlab_feature(CUDA "${SHARDLAB_WITH_CUDA}" ${_cuda_found}
+  "nvcc ${CMAKE_CUDA_COMPILER} (the CUDA backend lands with its own issue)")
+
+set(_nccl_found FALSE)
+find_path(SHARDLAB_NCCL_INCLUDE nccl.h HINTS /usr/local/cuda/include ENV NCCL_HOME PATH_SUFFIXES include)
+find_library(SHARDLAB_NCCL_LIB nccl HINTS /usr/local/cuda/lib64 ENV NCCL_HOME PATH_SUFFIXES lib lib64)
+if(SHARDLAB_NCCL_INCLUDE AND SHARDLAB_NCCL_LIB AND _cuda_found)
+  set(_nccl_found TRUE)
+endif()
+shardlab_feature(NCCL "${SHARDLAB_WITH_NCCL}" ${_nccl_found} "nccl.h and libnccl (${SHARDLAB_NCCL_LIB})")
+
+set(_mpi_found FALSE)
+if(NOT SHARDLAB_WITH_MPI STREQUAL "OFF")
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(_mpi_found TRUE)
+  endif()
+endif()
+shardlab_feature(MPI "${SHARDLAB_WITH_MPI}" ${_mpi_found} "MPI C++ (libopenmpi-dev; the MPI backend lands with its own issue)")
+
+set(_gui_found FALSE)
+shardlab_feature(GUI "${SHARDLAB_WITH_GUI}" ${_gui_found} "the desktop app lands with its own issue")
+
+function(shardlab_print_features)
+  message(STATUS "ShardLab features:\n${_shardlab_feature_lines}")
+endfunction()
+
+# Warnings for our own targets.
+function(shardlab_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wno-unused-parameter)
+endfunction()

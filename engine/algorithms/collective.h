@@ -1,0 +1,76 @@
+// Collectives as Plans: one entry point, a parameter struct, and the facts
+// every front end needs (bus-bandwidth factor, buffer layout, reference).
+//
+// Buffer layout (in place, as NCCL's in-place mode and nccl-tests' "size"):
+//   all-reduce, broadcast, reduce: every rank has "data" of `count` elements.
+//   all-gather:     "data" of `count`; rank r's input is chunk r of it.
+//   reduce-scatter: "data" of `count`; rank r's output is chunk r of it.
+//   all-to-all:     "send" and "recv" of `count`; chunk j of rank i's send
+//                   lands in chunk i of rank j's recv.
+// Chunk c of a buffer of `count` elements split n ways is
+//   [c*count/n, (c+1)*count/n)  (sizes differ by at most one element).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/plan/plan.h"
+
+namespace shardlab {
+
+enum class CollectiveKind : std::uint8_t {
+  kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll,
+};
+
+enum class CollectiveAlgo : std::uint8_t {
+  kRing,    // every kind but all-to-all
+  kTree,    // all-reduce only: double binary tree, pipelined in chunks
+  kDirect,  // all-to-all: every pair exchanges directly
+};
+
+const char* CollectiveKindName(CollectiveKind kind);  // "allreduce", ... (CLI spelling)
+const char* CollectiveAlgoName(CollectiveAlgo algo);  // "ring", "tree", "direct"
+/// Parse the CLI spellings; throw shardlab::Error listing the valid ones.
+CollectiveKind ParseCollectiveKind(const std::string& text);
+CollectiveAlgo ParseCollectiveAlgo(const std::string& text);
+/// The algorithm used when none is asked for (ring; direct for all-to-all).
+CollectiveAlgo DefaultAlgo(CollectiveKind kind);
+
+struct CollectiveParams {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  CollectiveAlgo algo = CollectiveAlgo::kRing;
+  int ranks = 2;
+  std::int64_t count = 0;        // elements per rank buffer (see layout above)
+  DType dtype = DType::kF32;
+  ReduceOp op = ReduceOp::kSum;
+  int root = 0;                  // broadcast and reduce
+  std::vector<int> ring_order;   // ranks around the ring; empty = 0..ranks-1
+  int tree_chunks = 0;           // pipeline depth of tree; 0 = automatic
+  int collective_seq = 0;        // stamped on every op
+};
+
+/// Throws shardlab::Error on impossible parameters (ranks < 1, count < 0,
+/// an algorithm the kind does not have, a root out of range, a ring order
+/// that is not a permutation).
+void CheckCollectiveParams(const CollectiveParams& params);
+
+/// The Plan of one collective. Buffers are created in rank order, so
+/// buffer id r is rank r's "data" (or "send"; "recv" is ranks + r).
+Plan BuildCollective(const CollectiveParams& params);
+
+/// nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
+/// all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce.
+double BusBandwidthFactor(CollectiveKind kind, int ranks);
+
+/// Number of logical steps the algorithm takes (ring all-reduce: 2(n-1)).
+int ExpectedSteps(const CollectiveParams& params);
+
+/// Bytes of one rank's buffer as nccl-tests reports "size".
+Bytes CollectiveSizeBytes(const CollectiveParams& params);
+
+/// Offset and length of chunk c of `count` elements split n ways.
+std::int64_t ChunkBegin(std::int64_t count, int n, int c);
+std::int64_t ChunkCount(std::int64_t count, int n, int c);
+
+}  // namespace shardlab

@@ -1,0 +1,302 @@
+#include "engine/backends/sim/sim_backend.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+#include "engine/backends/sim/flow_network.h"
+#include "engine/core/error.h"
+#include "engine/plan/host_data.h"
+#include "engine/plan/op_graph.h"
+#include "engine/plan/validate.h"
+
+namespace shardlab {
+namespace {
+
+enum class SimEventKind : std::uint8_t { kOpEnd, kLatencyDone, kFlowEnd };
+
+struct SimEvent {
+  TimeNs time;
+  std::uint64_t seq;     // ties broken by insertion order: deterministic runs
+  SimEventKind kind;
+  std::int32_t id;       // op id (kOpEnd, kLatencyDone: the send) or flow id
+  std::uint32_t version; // kFlowEnd: valid only if it matches the flow's
+  bool operator>(const SimEvent& o) const {
+    return time != o.time ? time > o.time : seq > o.seq;
+  }
+};
+
+// The resources a route crosses, cached per (src GPU, dst GPU).
+// Map nodes never move, so flows may keep a span of `resources`.
+struct RouteResources {
+  std::vector<std::int32_t> resources;
+  TimeNs latency_ns = 0;
+  bool local = false;  // both ranks on one GPU: a copy in device memory
+};
+
+class SimBackend final : public Backend {
+ public:
+  std::string name() const override { return "sim"; }
+
+  void Load(const Plan& plan, const Topology& topology, const RunOptions& options) override {
+    plan_ = &plan;
+    topology_ = &topology;
+    options_ = options;
+    MapRanks();
+    for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id)
+      if (plan.ops[id].kind == OpKind::kCollective)
+        throw Error(DescribeOp(plan, id) +
+                    ": the simulator cannot run a library collective (NCCL) op; "
+                    "use a hand-written algorithm or the cuda backend");
+    graph_ = BuildOpGraph(plan);
+
+    // Resources: both directions of every link, then nodes that limit what
+    // passes through them.
+    capacities_.clear();
+    for (const Link& link : topology.links) {
+      capacities_.push_back(link.gbps);
+      capacities_.push_back(link.gbps);
+    }
+    node_resource_.assign(topology.nodes.size(), -1);
+    for (std::size_t n = 0; n < topology.nodes.size(); ++n) {
+      if (topology.nodes[n].forward_gbps > 0) {
+        node_resource_[n] = static_cast<std::int32_t>(capacities_.size());
+        capacities_.push_back(topology.nodes[n].forward_gbps);
+      }
+    }
+    route_cache_.clear();
+    Reset();
+  }
+
+  void Reset() override {
+    const Plan& plan = *plan_;
+    const std::size_t n = plan.ops.size();
+    pending_ = graph_.pred_count;
+    ready_.assign(n, 0);
+    start_ns_.assign(n, 0);
+    flow_op_.clear();
+    completed_ = 0;
+    now_ = 0;
+    seq_ = 0;
+    heap_ = {};
+    network_.Reset(capacities_);
+    remaining_per_step_.assign(static_cast<std::size_t>(std::max(plan.num_steps, 0)), 0);
+    for (const Op& op : plan.ops) ++remaining_per_step_[op.step];
+    lowest_open_step_ = 0;
+    AdvanceOpenStep();
+    started_ = false;
+    if (!options_.timing_only) {
+      AllocateHostBuffers(plan, options_.seed, data_);
+    } else {
+      data_.data.clear();
+    }
+  }
+
+  void RunThroughStep(int last_step, EventSink& sink, const std::atomic<bool>& cancel) override {
+    sink_ = &sink;
+    if (!started_) {
+      started_ = true;
+      for (OpId id = 0; id < static_cast<OpId>(plan_->ops.size()); ++id)
+        if (pending_[id] == 0) MarkReady(id);
+    }
+    std::uint32_t poll = 0;
+    while (lowest_open_step_ <= last_step && lowest_open_step_ < plan_->num_steps) {
+      if ((++poll & 1023) == 0 && cancel.load(std::memory_order_relaxed))
+        throw Error("run cancelled", ErrorKind::kCancelled);
+      if (heap_.empty())
+        throw Error("simulation stalled at " + std::to_string(now_) + " ns with step " +
+                        std::to_string(lowest_open_step_) + " unfinished (plan deadlock)",
+                    ErrorKind::kRuntime);
+      const SimEvent ev = heap_.top();
+      heap_.pop();
+      now_ = ev.time;
+      switch (ev.kind) {
+        case SimEventKind::kOpEnd: FinishOp(ev.id, start_ns_[ev.id]); break;
+        case SimEventKind::kLatencyDone: StartFlow(ev.id); break;
+        case SimEventKind::kFlowEnd:
+          if (ev.version == network_.version(ev.id)) EndFlow(ev.id);
+          break;
+      }
+    }
+    sink_ = nullptr;
+  }
+
+  std::span<const float> BufferData(BufferId id) const override {
+    if (options_.timing_only || id < 0 || id >= static_cast<BufferId>(data_.data.size()))
+      return {};
+    return data_.data[id];
+  }
+
+  std::size_t completed_ops() const override { return completed_; }
+
+ private:
+  void MapRanks() {
+    const int gpus = topology_->num_gpus();
+    rank_gpu_node_.assign(plan_->num_ranks, -1);
+    for (int r = 0; r < plan_->num_ranks; ++r) {
+      const int gpu = options_.rank_to_gpu.empty() ? r : options_.rank_to_gpu.at(r);
+      if (gpu < 0 || gpu >= gpus)
+        throw Error("the plan has " + std::to_string(plan_->num_ranks) + " ranks but topology '" +
+                    topology_->name + "' has " + std::to_string(gpus) + " GPUs (rank " +
+                    std::to_string(r) + " has no GPU)");
+      rank_gpu_node_[r] = topology_->gpus[gpu];
+    }
+  }
+
+  const DeviceSpec& DeviceOf(int rank) const {
+    return topology_->nodes[rank_gpu_node_[rank]].device;
+  }
+
+  void Push(TimeNs time, SimEventKind kind, std::int32_t id, std::uint32_t version = 0) {
+    heap_.push(SimEvent{time, seq_++, kind, id, version});
+  }
+
+  void AdvanceOpenStep() {
+    while (lowest_open_step_ < static_cast<int>(remaining_per_step_.size()) &&
+           remaining_per_step_[lowest_open_step_] == 0)
+      ++lowest_open_step_;
+  }
+
+  // Time an op takes on its own rank's device.
+  TimeNs LocalOpNs(const Op& op) const {
+    const DeviceSpec& dev = DeviceOf(op.rank);
+    const bool half = op.dst.valid() && plan_->buffers[op.dst.buffer].dtype != DType::kF32;
+    const double tflops = half ? dev.fp16_tflops : dev.fp32_tflops;
+    const TimeNs compute_ns = op.flops > 0 && tflops > 0 ? op.flops / (tflops * 1e3) : 0;
+    // Memory traffic: a copy reads and writes, a reduction reads two and writes one.
+    double touched = static_cast<double>(op.bytes);
+    if (op.kind == OpKind::kCopy) touched *= 2;
+    if (op.kind == OpKind::kReduce) touched *= 3;
+    const TimeNs memory_ns = dev.memory_gbps > 0 ? touched / dev.memory_gbps : 0;
+    return std::max(compute_ns, memory_ns);
+  }
+
+  void MarkReady(OpId id) {
+    const Op& op = plan_->ops[id];
+    ready_[id] = 1;
+    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+      if (ready_[op.match]) StartTransfer(op.kind == OpKind::kSend ? id : op.match);
+      return;
+    }
+    start_ns_[id] = now_;
+    Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
+  }
+
+  const RouteResources& RouteOf(int src_rank, int dst_rank) {
+    const std::int32_t a = rank_gpu_node_[src_rank], b = rank_gpu_node_[dst_rank];
+    const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
+    auto it = route_cache_.find(key);
+    if (it != route_cache_.end()) return it->second;
+    RouteResources rr;
+    if (a == b) {
+      rr.local = true;
+    } else {
+      const Route route = FindRoute(*topology_, a, b);
+      for (const LinkHop& hop : route.hops)
+        rr.resources.push_back(2 * hop.link + (hop.forward ? 0 : 1));
+      for (std::int32_t node : route.via_nodes)
+        if (node_resource_[node] >= 0) rr.resources.push_back(node_resource_[node]);
+      rr.latency_ns = route.latency_ns;
+    }
+    return route_cache_.emplace(key, rr).first->second;
+  }
+
+  void StartTransfer(OpId send) {
+    const Op& op = plan_->ops[send];
+    start_ns_[send] = start_ns_[op.match] = now_;
+    const RouteResources& rr = RouteOf(op.rank, op.peer);
+    if (rr.local) {  // two ranks sharing one GPU: a device-to-device copy
+      const DeviceSpec& dev = DeviceOf(op.rank);
+      const TimeNs ns =
+          dev.memory_gbps > 0 ? 2.0 * static_cast<double>(op.bytes) / dev.memory_gbps : 0;
+      Push(now_ + ns, SimEventKind::kOpEnd, op.match);  // the recv's end completes both
+      return;
+    }
+    Push(now_ + rr.latency_ns, SimEventKind::kLatencyDone, send);
+  }
+
+  void StartFlow(OpId send) {
+    const Op& op = plan_->ops[send];
+    const RouteResources& rr = RouteOf(op.rank, op.peer);
+    changed_.clear();
+    const std::int32_t flow =
+        network_.Add(now_, static_cast<double>(op.bytes), rr.resources, changed_);
+    if (static_cast<std::size_t>(flow) >= flow_op_.size()) flow_op_.resize(flow + 1, kNoOp);
+    flow_op_[flow] = send;
+    Reschedule();
+  }
+
+  void EndFlow(std::int32_t flow) {
+    const OpId send = flow_op_[flow];
+    changed_.clear();
+    network_.Remove(now_, flow, changed_);
+    Reschedule();
+    FinishOp(plan_->ops[send].match, start_ns_[send]);
+  }
+
+  void Reschedule() {
+    for (std::int32_t f : changed_)
+      Push(network_.FinishTime(f), SimEventKind::kFlowEnd, f, network_.version(f));
+  }
+
+  // Completes an op (for a recv: the whole transfer, send included).
+  void FinishOp(OpId id, TimeNs start_ns) {
+    const Op& op = plan_->ops[id];
+    if (!options_.timing_only) ApplyOpData(*plan_, id, data_);
+    if (op.kind == OpKind::kRecv) Complete(op.match, start_ns);
+    Complete(id, start_ns);
+  }
+
+  void Complete(OpId id, TimeNs start_ns) {
+    const Op& op = plan_->ops[id];
+    Event e;
+    e.op = id;
+    e.rank = op.rank;
+    e.peer = op.peer;
+    e.step = op.step;
+    e.collective_seq = op.collective_seq;
+    e.lane = op.lane;
+    e.kind = op.kind;
+    e.clock = ClockKind::kSimulated;
+    e.start_ns = start_ns;
+    e.end_ns = now_;
+    e.bytes = op.bytes;
+    sink_->OnEvent(e);
+    ++completed_;
+    if (--remaining_per_step_[op.step] == 0) AdvanceOpenStep();
+    for (const OpId* w = graph_.successors_begin(id); w != graph_.successors_end(id); ++w)
+      if (--pending_[*w] == 0) MarkReady(*w);
+  }
+
+  const Plan* plan_ = nullptr;
+  const Topology* topology_ = nullptr;
+  RunOptions options_;
+  OpGraph graph_;
+  std::vector<std::int32_t> rank_gpu_node_;
+  std::vector<Gbps> capacities_;
+  std::vector<std::int32_t> node_resource_;
+  std::unordered_map<std::uint64_t, RouteResources> route_cache_;
+
+  // Run state (reset by Reset()).
+  std::vector<std::int32_t> pending_;
+  std::vector<char> ready_;
+  std::vector<TimeNs> start_ns_;
+  std::vector<OpId> flow_op_;
+  std::vector<std::int32_t> changed_;
+  std::vector<std::int64_t> remaining_per_step_;
+  int lowest_open_step_ = 0;
+  bool started_ = false;
+  std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<SimEvent>> heap_;
+  FlowNetwork network_;
+  HostBuffers data_;
+  TimeNs now_ = 0;
+  std::uint64_t seq_ = 0;
+  std::size_t completed_ = 0;
+  EventSink* sink_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> CreateSimBackend() { return std::make_unique<SimBackend>(); }
+
+}  // namespace shardlab

@@ -1,0 +1,25 @@
+// The simulator backend: a discrete-event model of a Plan on a Topology,
+// with real float32 arithmetic on host buffers (unless timing-only).
+//
+//   ready ops ──► compute/copy/reduce: busy for max(flops/rate, bytes/HBM)
+//             └─► send+recv both ready (rendezvous)
+//                   ──► route latency ──► fluid flow over link directions
+//                                         (FlowNetwork: fair share)
+//                   ──► done: data applied, both events emitted
+//
+// Time is exact across steps: RunThroughStep(k) advances simulated time
+// until every op of steps <= k has finished, and stops there; ops of later
+// steps that were ready start on time and may already be in flight (or
+// done, where the algorithm pipelines), just as on hardware. So stepping and
+// running to the end give the same timeline.
+#pragma once
+
+#include <memory>
+
+#include "engine/run/backend.h"
+
+namespace shardlab {
+
+std::unique_ptr<Backend> CreateSimBackend();
+
+}  // namespace shardlab

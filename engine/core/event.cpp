@@ -1,0 +1,15 @@
+#include "engine/core/event.h"
+
+namespace shardlab {
+
+const char* ClockKindName(ClockKind clock) {
+  switch (clock) {
+    case ClockKind::kSimulated: return "simulated";
+    case ClockKind::kCudaEvent: return "cuda-event";
+    case ClockKind::kHost: return "host";
+    case ClockKind::kEmulated: return "emulated";
+  }
+  return "unknown";
+}
+
+}  // namespace shardlab

@@ -1,0 +1,36 @@
+// The data semantics of a Plan on host memory (float32), shared by the
+// simulator and by tests that need a reference executor.
+//
+// A transfer's data moves when its Recv completes: the Recv writes (or with
+// ReduceOp::kSum adds) its matched Send's source slice into its destination.
+// Reduce and Copy act on two slices of the same rank; Send and Compute carry
+// no data of their own.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/plan/plan.h"
+
+namespace shardlab {
+
+struct HostBuffers {
+  std::vector<std::vector<float>> data;  // indexed by BufferId
+
+  std::span<const float> view(BufferId id) const { return data.at(id); }
+};
+
+/// Allocates every buffer of the plan; kRandom buffers are filled with
+/// FillInputs(seed, buffer id), kZero with zeros.
+void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buffers);
+
+/// Applies one op's effect on the data (see above).
+void ApplyOpData(const Plan& plan, OpId id, HostBuffers& buffers);
+
+/// Reference executor: applies every op in an order that respects the
+/// dependencies and lane order, with a Send and its Recv run together once
+/// both are ready. No timing. Throws shardlab::Error if the plan deadlocks.
+void ExecutePlanInOrder(const Plan& plan, HostBuffers& buffers);
+
+}  // namespace shardlab

@@ -1,0 +1,99 @@
+#include "engine/plan/plan.h"
+
+#include <algorithm>
+
+namespace shardlab {
+
+PlanBuilder::PlanBuilder(std::string name, int num_ranks) {
+  plan_.name = std::move(name);
+  plan_.num_ranks = num_ranks;
+}
+
+BufferId PlanBuilder::AddBuffer(int rank, std::string name, std::int64_t count, DType dtype,
+                                BufferInit init) {
+  plan_.buffers.push_back(Buffer{std::move(name), rank, count, dtype, init});
+  return static_cast<BufferId>(plan_.buffers.size() - 1);
+}
+
+void PlanBuilder::Reserve(std::size_t ops, std::size_t deps) {
+  plan_.ops.reserve(ops);
+  plan_.deps.reserve(deps);
+}
+
+OpId PlanBuilder::AddOp(Op op, std::initializer_list<OpId> deps) {
+  op.dep_begin = static_cast<std::uint32_t>(plan_.deps.size());
+  op.dep_count = static_cast<std::uint32_t>(deps.size());
+  plan_.deps.insert(plan_.deps.end(), deps.begin(), deps.end());
+  plan_.ops.push_back(op);
+  return static_cast<OpId>(plan_.ops.size() - 1);
+}
+
+OpId PlanBuilder::AddOp(Op op, const std::vector<OpId>& deps) {
+  op.dep_begin = static_cast<std::uint32_t>(plan_.deps.size());
+  op.dep_count = static_cast<std::uint32_t>(deps.size());
+  plan_.deps.insert(plan_.deps.end(), deps.begin(), deps.end());
+  plan_.ops.push_back(op);
+  return static_cast<OpId>(plan_.ops.size() - 1);
+}
+
+PlanBuilder::Transfer PlanBuilder::AddTransfer(int from, int to, BufferSlice src, BufferSlice dst,
+                                               ReduceOp reduce, int step, OpTags tags,
+                                               const std::vector<OpId>& send_deps,
+                                               const std::vector<OpId>& recv_deps,
+                                               int collective_seq) {
+  const OpId send_id = static_cast<OpId>(plan_.ops.size());
+  const OpId recv_id = send_id + 1;
+  const Bytes bytes = src.count * DTypeBytes(plan_.buffers.at(src.buffer).dtype);
+
+  Op send;
+  send.kind = OpKind::kSend;
+  send.lane = Lane::kSend;
+  send.rank = from;
+  send.peer = to;
+  send.match = recv_id;
+  send.step = step;
+  send.collective_seq = collective_seq;
+  send.src = src;
+  send.bytes = bytes;
+  send.tags = tags;
+  AddOp(send, send_deps);
+
+  Op recv;
+  recv.kind = OpKind::kRecv;
+  recv.lane = Lane::kRecv;
+  recv.reduce = reduce;
+  recv.rank = to;
+  recv.peer = from;
+  recv.match = send_id;
+  recv.step = step;
+  recv.collective_seq = collective_seq;
+  recv.dst = dst;
+  recv.bytes = bytes;
+  recv.tags = tags;
+  AddOp(recv, recv_deps);
+  return {send_id, recv_id};
+}
+
+Plan PlanBuilder::Finish() {
+  std::int32_t max_step = -1;
+  for (const Op& op : plan_.ops) max_step = std::max(max_step, op.step);
+  plan_.num_steps = max_step + 1;
+  return std::move(plan_);
+}
+
+PlanTraffic CountTraffic(const Plan& plan) {
+  PlanTraffic t;
+  t.sent_bytes.assign(plan.num_ranks, 0);
+  t.received_bytes.assign(plan.num_ranks, 0);
+  for (const Op& op : plan.ops) {
+    if (op.kind == OpKind::kSend) {
+      t.sent_bytes[op.rank] += op.bytes;
+      ++t.transfers;
+    } else if (op.kind == OpKind::kRecv) {
+      t.received_bytes[op.rank] += op.bytes;
+    }
+  }
+  return t;
+}
+
+}  // namespace shardlab

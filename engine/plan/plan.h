@@ -1,0 +1,140 @@
+// The Plan IR: what every scenario compiles to and every backend executes.
+//
+//   rank 0:  send ─┐           recv+ ── send ─┐
+//   rank 1:        └─► recv+ ── send ─┐       └─► ...
+//                                      ...
+// A Plan is a DAG of ops. Each op belongs to one rank and one lane, reads or
+// writes slices of buffers that live on its rank, and lists the ops it waits
+// for. A transfer is two ops, a Send on the source rank and a Recv on the
+// destination, that name each other through `match`. `step` is the logical
+// algorithm step (one click of "Step" in the app); tags say what the op
+// means to a student (phase, micro-batch, layer, chunk).
+//
+// Ops are kept compact (no per-op heap allocation; dependencies live in one
+// flat array) because a paper-sized ring all-reduce over 1,024 ranks has
+// about four million of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/units.h"
+#include "engine/plan/op_kinds.h"
+
+namespace shardlab {
+
+using OpId = std::int32_t;
+using BufferId = std::int32_t;
+inline constexpr OpId kNoOp = -1;
+inline constexpr BufferId kNoBuffer = -1;
+
+/// How a backend fills a buffer before the run.
+enum class BufferInit : std::uint8_t {
+  kZero,
+  kRandom,  // FillInputs(seed, buffer id): exactly representable values
+};
+
+struct Buffer {
+  std::string name;          // "data", "send", "recv", "act.mb3" ...
+  std::int32_t rank = 0;
+  std::int64_t count = 0;    // elements
+  DType dtype = DType::kF32;
+  BufferInit init = BufferInit::kZero;
+
+  Bytes size_bytes() const { return count * DTypeBytes(dtype); }
+};
+
+/// A contiguous range of elements of one buffer.
+struct BufferSlice {
+  BufferId buffer = kNoBuffer;
+  std::int64_t offset = 0;  // elements
+  std::int64_t count = 0;   // elements
+  bool valid() const { return buffer != kNoBuffer; }
+};
+
+/// Phase of an op, for colour and text in the views.
+enum class Phase : std::uint8_t {
+  kNone, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll,
+  kForward, kBackward, kOptimizer,
+};
+const char* PhaseName(Phase phase);
+
+struct OpTags {
+  Phase phase = Phase::kNone;
+  std::int32_t chunk = -1;       // which chunk of the buffer
+  std::int32_t microbatch = -1;
+  std::int32_t layer = -1;
+};
+
+struct Op {
+  OpKind kind = OpKind::kCompute;
+  Lane lane = Lane::kCompute;
+  ReduceOp reduce = ReduceOp::kNone;
+  std::int32_t rank = 0;
+  std::int32_t peer = -1;            // the other rank of a Send/Recv
+  OpId match = kNoOp;                // the paired Recv/Send
+  std::int32_t step = 0;
+  std::int32_t collective_seq = -1;  // sequence number of its collective call
+  BufferSlice src;                   // read by Send, Reduce, Copy
+  BufferSlice dst;                   // written by Recv, Reduce, Copy
+  Bytes bytes = 0;                   // bytes moved (Send/Recv) or touched
+  Flops flops = 0;
+  std::uint32_t dep_begin = 0;       // into Plan::deps
+  std::uint32_t dep_count = 0;
+  OpTags tags;
+};
+
+struct Plan {
+  std::string name;                  // "ring all-reduce, 8 ranks, 64 MiB"
+  std::int32_t num_ranks = 0;
+  std::int32_t num_steps = 0;        // steps are 0 .. num_steps-1
+  std::vector<Buffer> buffers;
+  std::vector<Op> ops;
+  std::vector<OpId> deps;            // flat storage of every op's deps
+
+  /// The ops that `op` waits for.
+  const OpId* deps_begin(const Op& op) const { return deps.data() + op.dep_begin; }
+  const OpId* deps_end(const Op& op) const { return deps.data() + op.dep_begin + op.dep_count; }
+};
+
+/// Appends ops to a Plan; the generators' only way to write one.
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(std::string name, int num_ranks);
+
+  BufferId AddBuffer(int rank, std::string name, std::int64_t count,
+                     DType dtype = DType::kF32, BufferInit init = BufferInit::kZero);
+
+  /// Adds an op (its dep fields are filled from `deps`) and returns its id.
+  OpId AddOp(Op op, std::initializer_list<OpId> deps = {});
+  OpId AddOp(Op op, const std::vector<OpId>& deps);
+
+  /// Adds a matched Send (on `from`) and Recv (on `to`). The Send reads
+  /// `src`, the Recv writes `dst` with `reduce`. Returns {send, recv}.
+  struct Transfer { OpId send; OpId recv; };
+  Transfer AddTransfer(int from, int to, BufferSlice src, BufferSlice dst, ReduceOp reduce,
+                       int step, OpTags tags, const std::vector<OpId>& send_deps,
+                       const std::vector<OpId>& recv_deps, int collective_seq = -1);
+
+  const Plan& plan() const { return plan_; }
+  const Buffer& buffer(BufferId id) const { return plan_.buffers[id]; }
+  std::size_t op_count() const { return plan_.ops.size(); }
+  void Reserve(std::size_t ops, std::size_t deps);
+
+  /// Finishes the plan: sets num_steps from the ops and returns it.
+  Plan Finish();
+
+ private:
+  Plan plan_;
+};
+
+/// Bytes and op counts per rank, counted from the Plan.
+struct PlanTraffic {
+  std::vector<Bytes> sent_bytes;      // by rank
+  std::vector<Bytes> received_bytes;  // by rank
+  std::int64_t transfers = 0;
+};
+PlanTraffic CountTraffic(const Plan& plan);
+
+}  // namespace shardlab

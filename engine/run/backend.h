@@ -1,0 +1,58 @@
+// Backend: executes a Plan and reports one Event per op. Backends sit in a
+// registry by name, so the CLI and the app need no #ifdef per backend.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/core/event.h"
+#include "engine/plan/plan.h"
+#include "engine/topology/topology.h"
+
+namespace shardlab {
+
+struct RunOptions {
+  bool timing_only = false;   // skip the data: paper-sized runs, time only
+  std::uint64_t seed = 1;     // for BufferInit::kRandom
+  std::vector<int> rank_to_gpu;  // GPU index of each rank; empty = rank r on GPU r
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  /// Takes a validated plan; allocates and fills buffers (unless
+  /// timing-only). The plan and topology must outlive the backend's use.
+  /// Throws shardlab::Error on what this backend cannot run.
+  virtual void Load(const Plan& plan, const Topology& topology, const RunOptions& options) = 0;
+
+  /// Executes every op with step <= last_step that has not run yet, and
+  /// returns when they are done or `cancel` became true (then it throws
+  /// Error(kCancelled)). Events go to `sink` as ops finish.
+  virtual void RunThroughStep(int last_step, EventSink& sink, const std::atomic<bool>& cancel) = 0;
+
+  /// Back to the state right after Load: inputs refilled, clock at zero.
+  virtual void Reset() = 0;
+
+  /// A buffer's contents (empty in timing-only mode).
+  virtual std::span<const float> BufferData(BufferId id) const = 0;
+
+  /// Ops completed since Load or Reset.
+  virtual std::size_t completed_ops() const = 0;
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+/// Registers a backend under `name` ("sim", "cuda", "mpi").
+void RegisterBackend(const std::string& name, const std::string& description, BackendFactory factory);
+/// Throws shardlab::Error listing the available backends when unknown.
+std::unique_ptr<Backend> CreateBackend(const std::string& name);
+struct BackendInfo { std::string name, description; };
+std::vector<BackendInfo> ListBackends();
+
+}  // namespace shardlab
