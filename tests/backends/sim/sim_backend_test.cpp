@@ -60,21 +60,33 @@ TEST(SimBackend, OneTransferTakesLatencyPlusBytesOverBandwidth) {
 }
 
 TEST(SimBackend, TwoTransfersOnOneLinkDirectionShareIt) {
-  // Both 0->1 on different lanes would serialize; put them on distinct ops
-  // whose lanes differ: one through the send lane, one through the copy lane
-  // is not a transfer, so use two senders instead: 0->2 and 1->2 share 1->2.
-  PlanBuilder b("share", 3);
+  // gpu0,gpu1 hang off switch A, gpu2,gpu3 off switch B; A-B is the only
+  // slow link. 0->2 and 1->3 both cross A->B, so each gets half of it.
+  PlanBuilder b("share", 4);
   const BufferId b0 = b.AddBuffer(0, "data", 250, DType::kF32, BufferInit::kRandom);
   const BufferId b1 = b.AddBuffer(1, "data", 250, DType::kF32, BufferInit::kRandom);
-  const BufferId b2 = b.AddBuffer(2, "data", 500);
-  Op recv_lane_copy;  // rank 2 has one recv lane: let the second recv use the copy lane
+  const BufferId b2 = b.AddBuffer(2, "data", 250);
+  const BufferId b3 = b.AddBuffer(3, "data", 250);
   b.AddTransfer(0, 2, {b0, 0, 250}, {b2, 0, 250}, ReduceOp::kNone, 0, {}, {}, {});
-  const auto t = b.AddTransfer(1, 2, {b1, 0, 250}, {b2, 250, 250}, ReduceOp::kNone, 0, {}, {}, {});
-  Plan plan = b.Finish();
-  plan.ops[t.recv].lane = Lane::kCopy;
-  const auto events = RunAll(plan, Chain(3, 10.0, 0.0));
-  // Link 0-1 carries only 0->2; link 1-2 carries both: 5 GB/s each, 200 ns.
-  for (const Event& e : events) EXPECT_DOUBLE_EQ(e.end_ns, 200.0) << OpKindName(e.kind);
+  b.AddTransfer(1, 3, {b1, 0, 250}, {b3, 0, 250}, ReduceOp::kNone, 0, {}, {}, {});
+  Topology t = Chain(4, 10.0, 0.0);
+  t.links.clear();
+  for (const char* name : {"switchA", "switchB"}) {
+    Node sw;
+    sw.name = name;
+    sw.kind = NodeKind::kPcieSwitch;
+    t.nodes.push_back(sw);
+  }
+  const int a = 4, bsw = 5;
+  t.links.push_back(Link{0, a, LinkKind::kPcie4, 1000.0, 0.0, 1});
+  t.links.push_back(Link{1, a, LinkKind::kPcie4, 1000.0, 0.0, 1});
+  t.links.push_back(Link{2, bsw, LinkKind::kPcie4, 1000.0, 0.0, 1});
+  t.links.push_back(Link{3, bsw, LinkKind::kPcie4, 1000.0, 0.0, 1});
+  t.links.push_back(Link{a, bsw, LinkKind::kPcie4, 10.0, 0.0, 1});
+  const auto events = RunAll(b.Finish(), t);
+  ASSERT_EQ(events.size(), 4u);
+  // 1000 bytes at 5 GB/s = 200 ns; alone on A->B it would be 100 ns.
+  for (const Event& e : events) EXPECT_NEAR(e.end_ns, 200.0, 1e-6) << OpKindName(e.kind);
 }
 
 TEST(SimBackend, RoutesThroughIntermediateNodesAddLatencyPerHop) {
