@@ -31,4 +31,15 @@ Topology MakeUniformRing(int gpus, Gbps gbps, TimeNs latency_ns);
 /// N GPUs on one shared bus of `gbps` (every transfer crosses it).
 Topology MakeSharedBus(int gpus, Gbps gbps, TimeNs latency_ns);
 
+/// Figures of a known GPU model by short name ("A100") or full name
+/// ("A100-SXM4-80GB"), ignoring case; nullptr when unknown.
+const DeviceSpec* FindGpuModel(const std::string& name);
+
+/// The short names FindGpuModel knows, for error messages and help.
+std::vector<std::string> KnownGpuModelNames();
+
+/// Latency of one traversal of a link of `kind` between nodes of kinds `a`
+/// and `b`, as the presets use it (and topology files default to).
+TimeNs DefaultLinkLatencyNs(LinkKind kind, NodeKind a, NodeKind b);
+
 }  // namespace shardlab

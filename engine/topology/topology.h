@@ -100,18 +100,38 @@ void ValidateTopology(const Topology& topology);
 
 /// Widest path first (largest bottleneck bandwidth), then fewest hops, then
 /// lowest latency; GPUs are never intermediate nodes. Throws if unreachable.
+/// A route from a node to itself has no hops and an infinite bottleneck.
 Route FindRoute(const Topology& topology, int src_node, int dst_node);
+
+/// As FindRoute, but returns false instead of throwing when `dst_node`
+/// cannot be reached (node ids must still be valid).
+bool TryFindRoute(const Topology& topology, int src_node, int dst_node, Route* route);
+
+/// Bottleneck GB/s of the widest route from `src_node` to every node, in one
+/// pass (0 where unreachable, infinity at `src_node`): for all-pairs
+/// questions such as the ring search, without building each route.
+std::vector<Gbps> WidestBandwidthsFrom(const Topology& topology, int src_node);
+
+struct RouteGraph;  // adjacency lists, built once per RouteTable
 
 /// Caches routes between GPUs (by rank), computed on first use: a 1,024-GPU
 /// cluster has a million pairs and a ring needs only a thousand of them.
 class RouteTable {
  public:
-  explicit RouteTable(const Topology& topology) : topology_(&topology) {}
+  explicit RouteTable(const Topology& topology);
+  ~RouteTable();
+  RouteTable(RouteTable&&) noexcept;
+  RouteTable& operator=(RouteTable&&) noexcept;
+
+  /// The route from GPU `src_rank` to GPU `dst_rank` (ranks index
+  /// topology.gpus); throws Error for a rank out of range or no route.
+  /// The reference stays valid for the table's lifetime.
   const Route& Between(int src_rank, int dst_rank);
 
  private:
   const Topology* topology_;
   std::unordered_map<std::uint64_t, Route> cache_;
+  std::unique_ptr<RouteGraph> graph_;
 };
 
 }  // namespace shardlab
