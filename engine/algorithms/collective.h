@@ -6,9 +6,16 @@
 //   all-gather:     "data" of `count`; rank r's input is chunk r of it.
 //   reduce-scatter: "data" of `count`; rank r's output is chunk r of it.
 //   all-to-all:     "send" and "recv" of `count`; chunk j of rank i's send
-//                   lands in chunk i of rank j's recv.
-// Chunk c of a buffer of `count` elements split n ways is
+//                   lands in chunk i of rank j's recv. Here every chunk is
+//                   count/n elements, [j*(count/n), (j+1)*(count/n)), so
+//                   that the pieces fit; as in nccl-tests, the last
+//                   count % n elements take no part (recv's stay zero).
+// Chunk c of a buffer of `count` elements split n ways is (all other kinds)
 //   [c*count/n, (c+1)*count/n)  (sizes differ by at most one element).
+//
+// The algorithms, their step structure and costs are described at the top
+// of ring.cpp, tree.cpp (with double_binary_tree.h) and all_to_all.cpp;
+// ExpectedSteps lists the step counts.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +70,12 @@ Plan BuildCollective(const CollectiveParams& params);
 /// all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce.
 double BusBandwidthFactor(CollectiveKind kind, int ranks);
 
-/// Number of logical steps the algorithm takes (ring all-reduce: 2(n-1)).
+/// Number of logical steps the algorithm takes, = the built Plan's
+/// num_steps: ring all-reduce 2(n-1); ring reduce-scatter and all-gather
+/// n-1; ring broadcast and reduce 2(n-1) (n pipeline pieces along n-1
+/// hops); tree all-reduce K + 2*floor(log2 n) - 1 for K pieces; direct
+/// all-to-all max(n-1, 1). One rank: 0 (nothing moves), all-to-all 1.
+/// Throws like CheckCollectiveParams.
 int ExpectedSteps(const CollectiveParams& params);
 
 /// Bytes of one rank's buffer as nccl-tests reports "size".

@@ -10,11 +10,11 @@
 //
 //   n = 8, tree A (positions)            tree B = A mirrored (n even):
 //                 7                       0
-//               /                           \
+//               /                           \            depth 0 -> 1
 //             3                               4
-//           /   \                           /   \
+//           /   \                           /   \        depth 1 -> 2
 //         1       5                       2       6
-//        / \     / \                     / \     / \
+//        / \     / \                     / \     / \     depth 2 -> 3
 //       0   2   4   6                   1   3   5   7
 //
 // Tree B mirrors A (position p -> n-1-p) when n is even, which turns A's

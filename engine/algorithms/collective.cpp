@@ -1,0 +1,313 @@
+// Collective names, parameter checks, the facts front ends need (steps, bus
+// bandwidth factor, size) and the dispatch to the generators in ring.cpp,
+// tree.cpp and all_to_all.cpp.
+#include "engine/algorithms/collective.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/algorithms/collective_internal.h"
+#include "engine/algorithms/double_binary_tree.h"
+#include "engine/core/error.h"
+
+namespace shardlab {
+
+namespace {
+
+constexpr CollectiveKind kAllKinds[] = {
+    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
+    CollectiveKind::kBroadcast, CollectiveKind::kReduce,        CollectiveKind::kAllToAll,
+};
+constexpr CollectiveAlgo kAllAlgos[] = {
+    CollectiveAlgo::kRing, CollectiveAlgo::kTree, CollectiveAlgo::kDirect,
+};
+
+// "All-Reduce" and "all_reduce" parse like "allreduce".
+std::string Normalized(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '-' || c == '_' || c == ' ') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+bool KindHasAlgo(CollectiveKind kind, CollectiveAlgo algo) {
+  switch (algo) {
+    case CollectiveAlgo::kRing: return kind != CollectiveKind::kAllToAll;
+    case CollectiveAlgo::kTree: return kind == CollectiveKind::kAllReduce;
+    case CollectiveAlgo::kDirect: return kind == CollectiveKind::kAllToAll;
+  }
+  return false;
+}
+
+std::string AlgosOf(CollectiveKind kind) {
+  std::string list;
+  for (const CollectiveAlgo algo : kAllAlgos) {
+    if (!KindHasAlgo(kind, algo)) continue;
+    if (!list.empty()) list += ", ";
+    list += CollectiveAlgoName(algo);
+  }
+  return list;
+}
+
+bool HasRoot(CollectiveKind kind) {
+  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
+}
+
+bool Reduces(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
+         kind == CollectiveKind::kReduce;
+}
+
+void CheckRingOrder(const std::vector<int>& order, int ranks) {
+  if (order.empty()) return;
+  if (static_cast<std::int64_t>(order.size()) != ranks)
+    throw Error("ring order lists " + std::to_string(order.size()) + " ranks but the collective has " +
+                std::to_string(ranks) + " (it must be a permutation of 0.." +
+                std::to_string(ranks - 1) + ")");
+  std::vector<char> seen(static_cast<std::size_t>(ranks), 0);
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    const int rank = order[pos];
+    if (rank < 0 || rank >= ranks)
+      throw Error("ring order: position " + std::to_string(pos) + " names rank " +
+                  std::to_string(rank) + ", outside 0.." + std::to_string(ranks - 1));
+    if (seen[rank])
+      throw Error("ring order: rank " + std::to_string(rank) + " appears twice (it must be a " +
+                  "permutation of 0.." + std::to_string(ranks - 1) + ")");
+    seen[rank] = 1;
+  }
+}
+
+}  // namespace
+
+const char* CollectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "allreduce";
+    case CollectiveKind::kReduceScatter: return "reducescatter";
+    case CollectiveKind::kAllGather: return "allgather";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kReduce: return "reduce";
+    case CollectiveKind::kAllToAll: return "alltoall";
+  }
+  return "?";
+}
+
+const char* CollectiveAlgoName(CollectiveAlgo algo) {
+  switch (algo) {
+    case CollectiveAlgo::kRing: return "ring";
+    case CollectiveAlgo::kTree: return "tree";
+    case CollectiveAlgo::kDirect: return "direct";
+  }
+  return "?";
+}
+
+CollectiveKind ParseCollectiveKind(const std::string& text) {
+  const std::string key = Normalized(text);
+  for (const CollectiveKind kind : kAllKinds)
+    if (key == CollectiveKindName(kind)) return kind;
+  std::string valid;
+  for (const CollectiveKind kind : kAllKinds) {
+    if (!valid.empty()) valid += ", ";
+    valid += CollectiveKindName(kind);
+  }
+  throw Error("unknown collective '" + text + "' (valid: " + valid + ")");
+}
+
+CollectiveAlgo ParseCollectiveAlgo(const std::string& text) {
+  const std::string key = Normalized(text);
+  for (const CollectiveAlgo algo : kAllAlgos)
+    if (key == CollectiveAlgoName(algo)) return algo;
+  std::string valid;
+  for (const CollectiveAlgo algo : kAllAlgos) {
+    if (!valid.empty()) valid += ", ";
+    valid += CollectiveAlgoName(algo);
+  }
+  throw Error("unknown algorithm '" + text + "' (valid: " + valid + ")");
+}
+
+CollectiveAlgo DefaultAlgo(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllToAll ? CollectiveAlgo::kDirect : CollectiveAlgo::kRing;
+}
+
+void CheckCollectiveParams(const CollectiveParams& params) {
+  const char* kind = CollectiveKindName(params.kind);
+  if (std::string(kind) == "?")
+    throw Error("unknown collective kind " + std::to_string(static_cast<int>(params.kind)));
+  if (params.ranks < 1)
+    throw Error(std::string(kind) + ": ranks must be at least 1 (got " +
+                std::to_string(params.ranks) + ")");
+  if (params.count < 0)
+    throw Error(std::string(kind) + ": count must not be negative (got " +
+                std::to_string(params.count) + ")");
+  if (params.count > std::numeric_limits<Bytes>::max() / DTypeBytes(params.dtype))
+    throw Error(std::string(kind) + ": count " + std::to_string(params.count) +
+                " is too large to address in bytes");
+  if (!KindHasAlgo(params.kind, params.algo))
+    throw Error(std::string(kind) + " has no '" + CollectiveAlgoName(params.algo) +
+                "' algorithm (valid for " + kind + ": " + AlgosOf(params.kind) + ")");
+  if (HasRoot(params.kind) && (params.root < 0 || params.root >= params.ranks))
+    throw Error(std::string(kind) + ": root " + std::to_string(params.root) +
+                " is out of range for " + std::to_string(params.ranks) + " ranks (0.." +
+                std::to_string(params.ranks - 1) + ")");
+  if (Reduces(params.kind) && params.op == ReduceOp::kNone)
+    throw Error(std::string(kind) + " needs a reduction operator (sum, max or min), not none");
+  if (params.tree_chunks < 0 || params.tree_chunks > detail::kMaxTreePieces)
+    throw Error(std::string(kind) + ": tree_chunks must be 0 (automatic) .. " +
+                std::to_string(detail::kMaxTreePieces) + " (got " +
+                std::to_string(params.tree_chunks) + ")");
+  if (params.collective_seq < 0)
+    throw Error(std::string(kind) + ": collective_seq must not be negative (got " +
+                std::to_string(params.collective_seq) + ")");
+  CheckRingOrder(params.ring_order, params.ranks);
+  const std::int64_t ops = detail::EstimatedOpCount(params);
+  if (ops > detail::kMaxCollectiveOps)
+    throw Error(std::string(CollectiveAlgoName(params.algo)) + " " + kind + " over " +
+                std::to_string(params.ranks) + " ranks needs " + std::to_string(ops) +
+                " ops; a plan holds at most " + std::to_string(detail::kMaxCollectiveOps));
+}
+
+Plan BuildCollective(const CollectiveParams& params) {
+  CheckCollectiveParams(params);
+  switch (params.kind) {
+    case CollectiveKind::kAllReduce:
+      return params.algo == CollectiveAlgo::kTree ? detail::BuildTreeAllReduce(params)
+                                                  : detail::BuildRingAllReduce(params);
+    case CollectiveKind::kReduceScatter: return detail::BuildRingReduceScatter(params);
+    case CollectiveKind::kAllGather: return detail::BuildRingAllGather(params);
+    case CollectiveKind::kBroadcast: return detail::BuildRingBroadcast(params);
+    case CollectiveKind::kReduce: return detail::BuildRingReduce(params);
+    case CollectiveKind::kAllToAll: return detail::BuildDirectAllToAll(params);
+  }
+  throw Error("unknown collective kind");
+}
+
+double BusBandwidthFactor(CollectiveKind kind, int ranks) {
+  if (ranks < 1) throw Error("bus bandwidth factor: ranks must be at least 1");
+  const double n = ranks;
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2.0 * (n - 1.0) / n;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: return (n - 1.0) / n;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return 1.0;
+  }
+  return 1.0;
+}
+
+// Step counts (n ranks; every step has at least one op):
+//   ring all-reduce           2(n-1): n-1 reduce-scatter + n-1 all-gather
+//   ring reduce-scatter       n-1
+//   ring all-gather           n-1
+//   ring broadcast / reduce   2(n-1): n pieces down a chain of n-1 hops,
+//                             piece k crosses hop h in step k+h
+//   tree all-reduce           K + 2d - 1 for K pieces per tree and depth
+//                             d = floor(log2 n): d steps up, d down, pipelined
+//   direct all-to-all         max(n-1, 1): the local copy is in step 0
+//   any kind with n = 1       0 (no ops), except all-to-all's copy
+int ExpectedSteps(const CollectiveParams& params) {
+  CheckCollectiveParams(params);
+  const int n = params.ranks;
+  switch (params.kind) {
+    case CollectiveKind::kAllReduce:
+      if (n == 1) return 0;
+      if (params.algo == CollectiveAlgo::kTree)
+        return detail::TreePieces(params) + 2 * DoubleBinaryTreeDepth(n) - 1;
+      return 2 * (n - 1);
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather: return n - 1;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return 2 * (n - 1);
+    case CollectiveKind::kAllToAll: return std::max(n - 1, 1);
+  }
+  return 0;
+}
+
+Bytes CollectiveSizeBytes(const CollectiveParams& params) {
+  return params.count * DTypeBytes(params.dtype);
+}
+
+// c*count/n without overflowing c*count: count = q*n + r, so
+// c*count/n = c*q + (c*r)/n exactly, and c*r < n*n fits easily.
+std::int64_t ChunkBegin(std::int64_t count, int n, int c) {
+  if (n < 1) throw Error("chunking needs at least one part (got " + std::to_string(n) + ")");
+  const std::int64_t q = count / n;
+  const std::int64_t r = count % n;
+  return static_cast<std::int64_t>(c) * q + static_cast<std::int64_t>(c) * r / n;
+}
+
+std::int64_t ChunkCount(std::int64_t count, int n, int c) {
+  return ChunkBegin(count, n, c + 1) - ChunkBegin(count, n, c);
+}
+
+namespace detail {
+
+std::vector<int> RingRanks(const CollectiveParams& params) {
+  if (!params.ring_order.empty()) return params.ring_order;
+  std::vector<int> ranks(static_cast<std::size_t>(params.ranks));
+  for (int r = 0; r < params.ranks; ++r) ranks[r] = r;
+  return ranks;
+}
+
+const char* CollectiveTitle(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "all-reduce";
+    case CollectiveKind::kReduceScatter: return "reduce-scatter";
+    case CollectiveKind::kAllGather: return "all-gather";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kReduce: return "reduce";
+    case CollectiveKind::kAllToAll: return "all-to-all";
+  }
+  return "?";
+}
+
+std::string CollectivePlanName(const CollectiveParams& params) {
+  std::string name = std::string(CollectiveAlgoName(params.algo)) + " " +
+                     CollectiveTitle(params.kind) + ", " + std::to_string(params.ranks) +
+                     (params.ranks == 1 ? " rank, " : " ranks, ") +
+                     FormatBytes(CollectiveSizeBytes(params));
+  if (HasRoot(params.kind)) name += ", root " + std::to_string(params.root);
+  return name;
+}
+
+int TreePieces(const CollectiveParams& params) {
+  if (params.tree_chunks > 0) return params.tree_chunks;
+  const Bytes half_bytes = ChunkCount(params.count, 2, 0) * DTypeBytes(params.dtype);
+  const Bytes pieces = half_bytes / kTreeAutoPieceBytes;
+  return static_cast<int>(std::clamp<Bytes>(pieces, 1, kMaxAutoTreePieces));
+}
+
+std::int64_t EstimatedOpCount(const CollectiveParams& params) {
+  const std::int64_t n = params.ranks;
+  switch (params.kind) {
+    case CollectiveKind::kAllReduce:
+      if (params.algo == CollectiveAlgo::kTree)
+        return 8 * static_cast<std::int64_t>(TreePieces(params)) * (n - 1);
+      return 4 * n * (n - 1);
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return 2 * n * (n - 1);
+    case CollectiveKind::kAllToAll: return 2 * n * (n - 1) + n;
+  }
+  return 0;
+}
+
+void AddCollectiveBuffers(PlanBuilder& builder, const CollectiveParams& params) {
+  const bool all_to_all = params.kind == CollectiveKind::kAllToAll;
+  for (int r = 0; r < params.ranks; ++r)
+    builder.AddBuffer(r, all_to_all ? "send" : "data", params.count, params.dtype,
+                      BufferInit::kRandom);
+  if (!all_to_all) return;
+  for (int r = 0; r < params.ranks; ++r)
+    builder.AddBuffer(r, "recv", params.count, params.dtype, BufferInit::kZero);
+}
+
+}  // namespace detail
+
+}  // namespace shardlab

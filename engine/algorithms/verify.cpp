@@ -1,0 +1,166 @@
+// The reference for every collective, computed element by element from the
+// inputs (regenerated with InputValue, never read back from the backend),
+// without holding a reference buffer: time is linear in the elements
+// checked times the ranks that contribute to each, memory is constant.
+#include "engine/algorithms/verify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/algorithms/collective_internal.h"
+#include "engine/core/error.h"
+
+namespace shardlab {
+
+namespace {
+
+// Counts and measures mismatches. The tolerance only guards against
+// backends that reduce in another precision; exact inputs give exact sums.
+struct Tally {
+  std::int64_t wrong = 0;
+  std::int64_t checked = 0;
+  double max_abs_err = 0;
+
+  void Compare(float out, float ref) {
+    const double err = std::fabs(static_cast<double>(out) - static_cast<double>(ref));
+    const double tolerance = 1e-6 * std::max(1.0, std::fabs(static_cast<double>(ref)));
+    ++checked;
+    if (!(err <= tolerance)) ++wrong;  // NaN counts as wrong
+    if (std::isnan(err)) max_abs_err = std::numeric_limits<double>::infinity();
+    else max_abs_err = std::max(max_abs_err, err);
+  }
+};
+
+float Combine(ReduceOp op, float acc, float x) {
+  switch (op) {
+    case ReduceOp::kMax: return std::max(acc, x);
+    case ReduceOp::kMin: return std::min(acc, x);
+    case ReduceOp::kSum:
+    case ReduceOp::kNone: return acc + x;
+  }
+  return acc + x;
+}
+
+// Element `index` of the reduction over every rank's input (buffer ids
+// 0..ranks-1).
+float ReducedInput(const CollectiveParams& params, std::uint64_t seed, std::int64_t index) {
+  float acc = InputValue(seed, 0, index);
+  for (int r = 1; r < params.ranks; ++r) acc = Combine(params.op, acc, InputValue(seed, r, index));
+  return acc;
+}
+
+// The plan must be the one BuildCollective made from `params`: checks the
+// buffer layout the reference relies on.
+void CheckPlanLayout(const CollectiveParams& params, const Plan& plan) {
+  const bool all_to_all = params.kind == CollectiveKind::kAllToAll;
+  const std::size_t expected = static_cast<std::size_t>(params.ranks) * (all_to_all ? 2 : 1);
+  if (plan.num_ranks != params.ranks || plan.buffers.size() < expected)
+    throw Error("verify: plan '" + plan.name + "' does not match the parameters (" +
+                std::to_string(plan.num_ranks) + " ranks and " +
+                std::to_string(plan.buffers.size()) + " buffers; expected " +
+                std::to_string(params.ranks) + " ranks and " + std::to_string(expected) +
+                " buffers)");
+  for (std::size_t id = 0; id < expected; ++id) {
+    const Buffer& b = plan.buffers[id];
+    const int rank = static_cast<int>(id % static_cast<std::size_t>(params.ranks));
+    if (b.rank != rank || b.count != params.count)
+      throw Error("verify: buffer " + std::to_string(id) + " ('" + b.name + "') of plan '" +
+                  plan.name + "' should be rank " + std::to_string(rank) + "'s buffer of " +
+                  std::to_string(params.count) + " elements");
+  }
+}
+
+}  // namespace
+
+VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
+                              std::uint64_t seed, const BufferReader& read) {
+  CheckCollectiveParams(params);
+  CheckPlanLayout(params, plan);
+  const int n = params.ranks;
+  const std::int64_t count = params.count;
+
+  // The output buffer of each rank: "data", or "recv" for all-to-all.
+  const BufferId first_output = params.kind == CollectiveKind::kAllToAll ? n : 0;
+  std::vector<std::span<const float>> out(static_cast<std::size_t>(n));
+  auto fetch = [&](int rank) {
+    const BufferId id = first_output + rank;
+    out[rank] = read(id);
+    if (static_cast<std::int64_t>(out[rank].size()) != count)
+      throw Error("verify: buffer " + std::to_string(id) + " of rank " + std::to_string(rank) +
+                  " holds " + std::to_string(out[rank].size()) + " elements, expected " +
+                  std::to_string(count) + (out[rank].empty() ? " (a timing-only run has no data)" : ""));
+  };
+
+  Tally tally;
+  switch (params.kind) {
+    case CollectiveKind::kAllReduce: {
+      for (int r = 0; r < n; ++r) fetch(r);
+      for (std::int64_t i = 0; i < count; ++i) {
+        const float ref = ReducedInput(params, seed, i);
+        for (int r = 0; r < n; ++r) tally.Compare(out[r][i], ref);
+      }
+      break;
+    }
+    case CollectiveKind::kReduceScatter: {
+      for (int r = 0; r < n; ++r) {
+        fetch(r);
+        const std::int64_t begin = ChunkBegin(count, n, r);
+        const std::int64_t end = begin + ChunkCount(count, n, r);
+        for (std::int64_t i = begin; i < end; ++i)
+          tally.Compare(out[r][i], ReducedInput(params, seed, i));
+      }
+      break;
+    }
+    case CollectiveKind::kAllGather: {
+      for (int r = 0; r < n; ++r) fetch(r);
+      for (int c = 0; c < n; ++c) {
+        const std::int64_t begin = ChunkBegin(count, n, c);
+        const std::int64_t end = begin + ChunkCount(count, n, c);
+        for (std::int64_t i = begin; i < end; ++i) {
+          const float ref = InputValue(seed, c, i);  // rank c's input chunk c
+          for (int r = 0; r < n; ++r) tally.Compare(out[r][i], ref);
+        }
+      }
+      break;
+    }
+    case CollectiveKind::kBroadcast: {
+      for (int r = 0; r < n; ++r) fetch(r);
+      for (std::int64_t i = 0; i < count; ++i) {
+        const float ref = InputValue(seed, params.root, i);
+        for (int r = 0; r < n; ++r) tally.Compare(out[r][i], ref);
+      }
+      break;
+    }
+    case CollectiveKind::kReduce: {
+      fetch(params.root);
+      for (std::int64_t i = 0; i < count; ++i)
+        tally.Compare(out[params.root][i], ReducedInput(params, seed, i));
+      break;
+    }
+    case CollectiveKind::kAllToAll: {
+      // Block i of rank j's recv is block j of rank i's send (buffer id i);
+      // the tail past n blocks is never written and stays zero.
+      const std::int64_t block = detail::AllToAllBlockCount(count, n);
+      for (int j = 0; j < n; ++j) {
+        fetch(j);
+        for (int i = 0; i < n; ++i)
+          for (std::int64_t t = 0; t < block; ++t)
+            tally.Compare(out[j][i * block + t], InputValue(seed, i, j * block + t));
+        for (std::int64_t t = n * block; t < count; ++t) tally.Compare(out[j][t], 0.0f);
+      }
+      break;
+    }
+  }
+
+  VerifyResult result;
+  result.wrong = tally.wrong;
+  result.checked = tally.checked;
+  result.max_abs_err = tally.max_abs_err;
+  result.correct = tally.wrong == 0;
+  return result;
+}
+
+}  // namespace shardlab
