@@ -38,7 +38,8 @@ class ChunkState : public EventSink {
   void OnEvent(const Event& event) override;
 
   /// One line per rank for its output buffer ("data", or "recv" for
-  /// all-to-all), split into `chunks` chunks (default: the rank count).
+  /// all-to-all), split into `chunks` chunks (default: the rank count;
+  /// all-to-all: blocks of count/chunks elements, the remainder unshown).
   std::vector<std::string> FormatRanks(int chunks = 0) const;
 
   /// The set of contributing ranks of chunk `chunk` of rank `rank`'s output
@@ -86,6 +87,7 @@ class ChunkState : public EventSink {
 
   const Plan* plan_;
   int num_ranks_;
+  bool all_to_all_;                  // chunks are count/n blocks, as the generator cuts them
   std::vector<Intervals> buffers_;   // by BufferId
   std::vector<BufferId> output_;     // by rank
 };
