@@ -1,0 +1,248 @@
+#include "app/cli/args.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <sstream>
+
+namespace shardlab::cli {
+namespace {
+
+/// Help text is wrapped to fit a terminal of this many columns.
+constexpr std::size_t kHelpColumns = 96;
+
+const FlagSpec* FindLong(const CommandSpec& spec, std::string_view name) {
+  for (const FlagSpec& f : spec.flags) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const FlagSpec* FindShort(const CommandSpec& spec, char name) {
+  for (const FlagSpec& f : spec.flags) {
+    if (f.short_name != 0 && f.short_name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+Error UnknownFlag(const CommandSpec& spec, std::string_view word) {
+  std::string message = "unknown flag " + std::string(word) + " for '" + spec.name + "'";
+  // A typo of a real flag ("--rank") gets a suggestion; anything else the help.
+  std::string_view bare = word;
+  while (!bare.empty() && bare.front() == '-') bare.remove_prefix(1);
+  bare = bare.substr(0, bare.find('='));
+  const FlagSpec* best = nullptr;
+  std::size_t best_distance = 3;
+  for (const FlagSpec& f : spec.flags) {
+    const std::size_t d = EditDistance(bare, f.name);
+    if (d < best_distance) {
+      best = &f;
+      best_distance = d;
+    }
+  }
+  if (best != nullptr) return UsageError(message + " (did you mean --" + best->name + "?)");
+  return UsageError(message + " (see '" + kProgram + " " + spec.name + " --help')");
+}
+
+bool IsHelpWord(std::string_view word) { return word == "--help" || word == "-h"; }
+
+}  // namespace
+
+Error UsageError(const std::string& message) { return Error(message, ErrorKind::kInvalidInput); }
+
+std::string ParsedArgs::Get(std::string_view flag, std::string_view fallback) const {
+  const auto it = values_.find(std::string(flag));
+  return it == values_.end() ? std::string(fallback) : it->second;
+}
+
+std::string ParsedArgs::Spelling(std::string_view flag) const {
+  const auto it = spellings_.find(std::string(flag));
+  return it == spellings_.end() ? "--" + std::string(flag) : it->second;
+}
+
+ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args) {
+  ParsedArgs parsed;
+  // --help wins over everything else on the line, even over bad flags.
+  for (const std::string& word : args) {
+    if (word == "--") break;
+    if (IsHelpWord(word)) {
+      parsed.help_ = true;
+      return parsed;
+    }
+  }
+
+  const auto store = [&](const FlagSpec& flag, std::string spelling, std::string value) {
+    parsed.values_[flag.name] = std::move(value);
+    parsed.spellings_[flag.name] = std::move(spelling);
+  };
+  const auto add_positional = [&](const std::string& word) {
+    if (parsed.positionals_.size() >= spec.max_positionals) {
+      throw UsageError("unexpected argument '" + word + "' for '" + spec.name + "' (see '" +
+                       kProgram + " " + spec.name + " --help')");
+    }
+    parsed.positionals_.push_back(word);
+  };
+  // The next word is a value unless it is missing or is itself a long flag;
+  // "-1" stays a value so that "--ranks -1" gets a range error, not a
+  // confusing "unknown flag -1".
+  const auto take_value = [&](std::size_t& i, const std::string& spelling,
+                              const FlagSpec& flag) -> std::string {
+    if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) {
+      throw UsageError(spelling + ": missing value (" + flag.value_name + ")");
+    }
+    return args[++i];
+  };
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") {
+      for (++i; i < args.size(); ++i) add_positional(args[i]);
+      break;
+    }
+    if (word.rfind("--", 0) == 0) {
+      const std::size_t eq = word.find('=');
+      const std::string name = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      const std::string spelling = "--" + name;
+      const FlagSpec* flag = FindLong(spec, name);
+      if (flag == nullptr) throw UnknownFlag(spec, word);
+      if (flag->value_name.empty()) {
+        if (eq != std::string::npos) throw UsageError(spelling + ": takes no value");
+        store(*flag, spelling, "");
+      } else if (eq != std::string::npos) {
+        store(*flag, spelling, word.substr(eq + 1));
+      } else {
+        store(*flag, spelling, take_value(i, spelling, *flag));
+      }
+      continue;
+    }
+    if (word.size() >= 2 && word[0] == '-') {
+      const std::string spelling = word.substr(0, 2);
+      const FlagSpec* flag = FindShort(spec, word[1]);
+      if (flag == nullptr) throw UnknownFlag(spec, word);
+      if (flag->value_name.empty()) {
+        if (word.size() > 2) throw UnknownFlag(spec, word);
+        store(*flag, spelling, "");
+      } else if (word.size() > 2) {
+        // "-b8" and "-b=8", as getopt users expect.
+        std::string value = word.substr(2);
+        if (value.front() == '=') value.erase(0, 1);
+        store(*flag, spelling, value);
+      } else {
+        store(*flag, spelling, take_value(i, spelling, *flag));
+      }
+      continue;
+    }
+    add_positional(word);
+  }
+  return parsed;
+}
+
+std::string FormatHelp(const CommandSpec& spec) {
+  std::ostringstream out;
+  out << "Usage: " << kProgram << " " << spec.usage << "\n";
+  if (!spec.description.empty()) out << "\n" << spec.description << "\n";
+
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const FlagSpec& f : spec.flags) {
+    std::string left = f.short_name != 0 ? std::string("-") + f.short_name + ", " : "    ";
+    left += "--" + f.name;
+    if (!f.value_name.empty()) left += " " + f.value_name;
+    rows.emplace_back(std::move(left), f.help);
+  }
+  rows.emplace_back("-h, --help", "print this help");
+  std::size_t width = 0;
+  for (const auto& row : rows) width = std::max(width, row.first.size());
+  out << "\nFlags:\n";
+  const std::size_t indent = 2 + width + 2;
+  for (const auto& [left, help] : rows) {
+    out << "  " << left << std::string(width - left.size() + 2, ' ');
+    // Wrap at word boundaries so no line passes kHelpColumns.
+    std::size_t column = indent;
+    std::istringstream words(help);
+    bool first = true;
+    for (std::string word; words >> word; first = false) {
+      if (!first && column + 1 + word.size() > kHelpColumns) {
+        out << "\n" << std::string(indent, ' ');
+        column = indent;
+      } else if (!first) {
+        out << ' ';
+        ++column;
+      }
+      out << word;
+      column += word.size();
+    }
+    out << "\n";
+  }
+  if (!spec.examples.empty()) out << "\nExamples:\n" << spec.examples;
+  return out.str();
+}
+
+std::int64_t ParseIntValue(std::string_view flag, std::string_view text, std::int64_t min,
+                           std::int64_t max) {
+  std::int64_t value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  const std::string got = " (got '" + std::string(text) + "')";
+  if (ec == std::errc::result_out_of_range) {
+    throw UsageError(std::string(flag) + ": out of range" + got);
+  }
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw UsageError(std::string(flag) + ": must be an integer" + got);
+  }
+  if (value < min) {
+    throw UsageError(std::string(flag) + ": must be at least " + std::to_string(min) + " (got " +
+                     std::to_string(value) + ")");
+  }
+  if (value > max) {
+    throw UsageError(std::string(flag) + ": must be at most " + std::to_string(max) + " (got " +
+                     std::to_string(value) + ")");
+  }
+  return value;
+}
+
+std::uint64_t ParseSeedValue(std::string_view flag, std::string_view text) {
+  std::uint64_t value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw UsageError(std::string(flag) + ": must be an integer from 0 to " +
+                     std::to_string(std::numeric_limits<std::uint64_t>::max()) + " (got '" +
+                     std::string(text) + "')");
+  }
+  return value;
+}
+
+Bytes ParseSizeValue(std::string_view flag, std::string_view text, Bytes min_bytes) {
+  const Bytes bytes = ParseSize(text, flag);
+  if (bytes < min_bytes) {
+    throw UsageError(std::string(flag) + ": must be at least " + FormatBytes(min_bytes) +
+                     " (got " + std::string(text) + ")");
+  }
+  return bytes;
+}
+
+std::string JoinChoices(const std::vector<std::string>& choices) {
+  std::string out;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) out += (i + 1 == choices.size()) ? " or " : ", ";
+    out += choices[i];
+  }
+  return out;
+}
+
+}  // namespace shardlab::cli

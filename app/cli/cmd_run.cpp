@@ -1,0 +1,263 @@
+// `shardlab-cli run COLLECTIVE`: one collective, reported like one line of
+// nccl-tests, optionally step by step (--step), as JSON (--json), as a
+// Chrome trace (--trace) and with its plan (--plan).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "app/cli/collective_run.h"
+#include "app/cli/commands.h"
+#include "app/cli/output.h"
+#include "engine/plan/dump.h"
+#include "engine/run/trace_writer.h"
+
+namespace shardlab::cli {
+namespace {
+
+/// At most this many transfers are listed per step; the rest are counted.
+constexpr std::size_t kMaxSendsShown = 16;
+
+/// Chunk letters as ChunkState writes them: A..Z, then AA, AB, ...
+std::string ChunkName(int chunk) {
+  if (chunk < 0) return "?";
+  std::string letters;
+  for (int n = chunk + 1; n > 0; n = (n - 1) / 26) {
+    letters.insert(letters.begin(), static_cast<char>('A' + (n - 1) % 26));
+  }
+  return letters;
+}
+
+/// How many chunks the plan's ops name (ring: one per rank; tree: its
+/// pipeline chunks), so the letters in "sends:" match the GPU lines.
+int PlanChunks(const Plan& plan) {
+  int chunks = 0;
+  for (const Op& op : plan.ops) chunks = std::max(chunks, op.tags.chunk + 1);
+  return chunks;
+}
+
+/// ChunkState's lines, each starting "GPU<r>: " (rank r runs on GPU r).
+std::vector<std::string> GpuLines(const ChunkState& chunks, int chunk_count) {
+  std::vector<std::string> lines = chunks.FormatRanks(chunk_count);
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    if (lines[r].rfind("GPU", 0) != 0) lines[r] = "GPU" + std::to_string(r) + ": " + lines[r];
+  }
+  return lines;
+}
+
+/// "0->1 A  1->2 B ..." for the sends of one step (1-based), built lazily
+/// because step mode is the only user and plans can hold millions of ops.
+class StepSends {
+ public:
+  std::string Describe(const Plan& plan, int step) {
+    if (by_step_.empty()) {
+      by_step_.resize(static_cast<std::size_t>(plan.num_steps));
+      for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
+        const Op& op = plan.ops[static_cast<std::size_t>(id)];
+        if (op.kind == OpKind::kSend && op.step >= 0 && op.step < plan.num_steps) {
+          by_step_[static_cast<std::size_t>(op.step)].push_back(id);
+        }
+      }
+    }
+    const std::vector<OpId>& ids = by_step_[static_cast<std::size_t>(step - 1)];
+    std::ostringstream out;
+    for (std::size_t i = 0; i < ids.size() && i < kMaxSendsShown; ++i) {
+      const Op& op = plan.ops[static_cast<std::size_t>(ids[i])];
+      out << (i ? "  " : "") << op.rank << "->" << op.peer << " " << ChunkName(op.tags.chunk);
+    }
+    if (ids.size() > kMaxSendsShown) out << "  (+" << ids.size() - kMaxSendsShown << " more)";
+    return out.str();
+  }
+
+ private:
+  std::vector<std::vector<OpId>> by_step_;
+};
+
+struct StepRecord {
+  int step = 0;
+  std::string phase;
+  TimeNs now_ns = 0;
+  std::vector<std::string> gpus;
+};
+
+void PrintStepLegend(std::ostream& out) {
+  out << "# Chunk state after each step: letter = chunk of the buffer (A = chunk 0),\n"
+      << "# digits = ranks whose inputs it holds (summed), A0..7 = ranks 0 to 7,\n"
+      << "# _ = nothing yet, * = the chunk's elements hold different sets.\n";
+}
+
+void PrintStep(std::ostream& out, const StepView& view, StepSends& sends, int chunk_count) {
+  out << "step " << view.step << "/" << view.steps;
+  if (view.step == 0) {
+    out << "  inputs\n";
+  } else {
+    const char* phase = PhaseName(view.phase);
+    out << "  " << (*phase != '\0' ? phase : "step") << "  t = " << FormatTime(view.now_ns)
+        << "\n";
+    const std::string moves = sends.Describe(view.plan, view.step);
+    if (!moves.empty()) out << "  sends: " << moves << "\n";
+  }
+  for (const std::string& line : GpuLines(view.chunks, chunk_count)) {
+    out << "  " << line << "\n";
+  }
+}
+
+std::string TraceTitle(const CollectiveSetup& setup, Bytes size_bytes) {
+  return DescribeCollective(setup) + ", " + FormatBytes(size_bytes) + " on " +
+         setup.topology_name + " (" + setup.backend + ")";
+}
+
+}  // namespace
+
+const CommandSpec& RunSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "run";
+    s.summary = "run one collective: time, algbw, busbw, steps and a checked result";
+    s.usage = "run COLLECTIVE [flags]";
+    s.description =
+        "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
+        "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
+        "algbw = size / time and busbw = algbw x the collective's factor (2(n-1)/n for\n"
+        "all-reduce). Every rank's result is compared with a single-buffer reference.\n"
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+    s.flags = {{"size", 's', "SIZE",
+                "bytes of one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default: 64M)"}};
+    AddCollectiveFlags(s.flags);
+    const std::vector<FlagSpec> own = {
+        {"step", 0, "", "print every rank's chunks after each step (GPU0: [A0+A1, ...])"},
+        {"json", 0, "", "print one JSON object instead of the table"},
+        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
+        {"plan", 0, "", "print the plan, one op per line, before running it"},
+    };
+    s.flags.insert(s.flags.end(), own.begin(), own.end());
+    s.max_positionals = 1;
+    s.examples =
+        "  shardlab-cli run allreduce --algo ring --ranks 8 --size 64M --topology dgx-a100\n"
+        "  shardlab-cli run allreduce --ranks 4 --size 1K --step\n"
+        "  shardlab-cli run allgather --topology dgx1-v100 --ring-order rank --json\n"
+        "  shardlab-cli run allreduce --size 26GB --timing-only --trace ar.json\n";
+    return s;
+  }();
+  return spec;
+}
+
+int RunMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(RunSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(RunSpec());
+    return 0;
+  }
+  const CollectiveSetup setup = SetupFromArgs(args, "run");
+  const int element_bytes = DTypeBytes(setup.dtype);
+  const std::string size_flag = args.Spelling("size");
+  const Bytes size_bytes = ParseSizeValue(size_flag, args.Get("size", "64M"), element_bytes);
+  if (size_bytes % element_bytes != 0) {
+    throw UsageError(size_flag + ": " + std::to_string(size_bytes) + " B is not a whole number " +
+                     "of " + DTypeName(setup.dtype) + " elements (" +
+                     std::to_string(element_bytes) + " B each)");
+  }
+  const bool json = args.Has("json");
+  const std::string trace_path = args.Get("trace");
+  if (args.Has("trace")) {
+    // Fail before a long run, not after it; appending leaves an old trace intact.
+    if (trace_path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
+    std::error_code ignored;
+    const bool existed = std::filesystem::exists(trace_path, ignored);
+    if (!std::ofstream(trace_path, std::ios::app)) {
+      throw UsageError(args.Spelling("trace") + ": cannot write '" + trace_path + "'");
+    }
+    if (!existed) std::filesystem::remove(trace_path, ignored);
+  }
+
+  std::ostream& out = std::cout;
+  std::string plan_dump;
+  std::vector<StepRecord> steps_json;
+  StepSends sends;
+  RunHooks hooks;
+  hooks.on_plan = [&](const Plan& plan) {
+    if (!json) {
+      out << "# ShardLab: " << DescribeCollective(setup) << ", " << FormatBytes(size_bytes) << " (";
+      if (size_bytes >= 1024) out << size_bytes << " B, ";
+      out << DTypeName(setup.dtype);
+      if (KindReduces(setup.kind)) out << ", " << ReduceOpName(setup.op);
+      out << ") on " << setup.topology_name << ", backend " << setup.backend << "\n";
+      if (setup.algo == CollectiveAlgo::kRing) {
+        out << "#   ring order " << DescribeRing(setup) << "\n";
+      }
+    }
+    if (args.Has("plan")) {
+      plan_dump = DumpPlan(plan);
+      if (!json) out << "#\n" << plan_dump;
+    }
+    if (!json && args.Has("step")) {
+      out << "#\n";
+      PrintStepLegend(out);
+    }
+    out.flush();
+  };
+  int chunk_count = -1;  // counted once: the plan does not change between steps
+  if (args.Has("step")) {
+    hooks.on_step = [&](const StepView& view) {
+      if (chunk_count < 0) chunk_count = PlanChunks(view.plan);
+      if (json) {
+        steps_json.push_back(
+            {view.step, PhaseName(view.phase), view.now_ns, GpuLines(view.chunks, chunk_count)});
+      } else {
+        PrintStep(out, view, sends, chunk_count);
+      }
+    };
+  }
+  if (args.Has("trace")) {
+    hooks.on_done = [&](const Plan& plan, std::span<const Event> events) {
+      TraceInfo info;
+      info.title = TraceTitle(setup, size_bytes);
+      info.backend = setup.backend;
+      info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));
+      std::iota(info.rank_to_gpu.begin(), info.rank_to_gpu.end(), 0);
+      WriteChromeTraceFile(trace_path, plan, setup.topology, events, info);
+    };
+  }
+
+  const CollectiveOutcome outcome = RunCollective(setup, size_bytes, hooks);
+
+  if (json) {
+    JsonWriter w(out, /*pretty=*/true);
+    w.BeginObject();
+    WriteSetupFields(w, setup);
+    WriteOutcomeFields(w, outcome);
+    if (args.Has("trace")) w.Field("trace", trace_path);
+    if (args.Has("plan")) w.Field("plan", plan_dump);
+    if (args.Has("step")) {
+      w.Key("step_states");
+      w.BeginArray();
+      for (const StepRecord& s : steps_json) {
+        w.BeginObject();
+        w.Field("step", s.step);
+        w.Field("phase", s.phase);
+        w.Field("time_us", s.now_ns / 1000.0);
+        w.Key("gpus");
+        w.BeginArray();
+        for (const std::string& line : s.gpus) w.String(line);
+        w.EndArray();
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    out << "\n";
+  } else {
+    out << "#   steps " << outcome.steps << "   ops " << outcome.ops << "   events "
+        << outcome.events << "   clock " << ClockKindName(outcome.clock) << "\n#\n";
+    PrintTableHeader(out);
+    PrintTableRow(out, RowFor(outcome));
+    out << "#\n# Result: " << ResultText(outcome) << "\n";
+    if (args.Has("trace")) out << "# Trace: " << trace_path << "\n";
+  }
+  out.flush();
+  return outcome.wrong() ? 1 : 0;
+}
+
+}  // namespace shardlab::cli

@@ -1,0 +1,29 @@
+// The commands of shardlab-cli. Each takes the words after its name and
+// returns the exit code: 0 success, 1 runtime failure (a wrong result, a
+// backend error), 2 bad input. Bad input is thrown as shardlab::Error
+// (kInvalidInput) and turned into one line and code 2 by main().
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "app/cli/args.h"
+
+namespace shardlab::cli {
+
+/// Each command's flags and help text (built on first use).
+const CommandSpec& RunSpec();
+const CommandSpec& SweepSpec();
+const CommandSpec& TopoSpec();
+const CommandSpec& DemoSpec();
+
+/// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
+int RunMain(std::span<const std::string> args);
+/// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
+int SweepMain(std::span<const std::string> args);
+/// `topo`: list presets, print a topology, choose a ring order.
+int TopoMain(std::span<const std::string> args);
+/// `demo`: the README's first stop, ring all-reduce step by step, then a sweep.
+int DemoMain(std::span<const std::string> args);
+
+}  // namespace shardlab::cli

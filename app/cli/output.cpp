@@ -1,0 +1,174 @@
+#include "app/cli/output.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace shardlab::cli {
+namespace {
+
+std::string Printf(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+/// nccl-tests' time column: two decimals while they mean something.
+std::string FormatTimeUs(double us) {
+  if (us >= 10000) return Printf("%.0f", us);
+  if (us >= 100) return Printf("%.1f", us);
+  return Printf("%.2f", us);
+}
+
+std::string Pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+}  // namespace
+
+std::string FormatGbps(double gbps) {
+  // Prose, not a column: "300", "292.7", "12.5", "0.04".
+  std::string text = Printf(gbps >= 10 ? "%.1f" : "%.2f", gbps);
+  while (text.find('.') != std::string::npos && (text.back() == '0' || text.back() == '.')) {
+    const bool dot = text.back() == '.';
+    text.pop_back();
+    if (dot) break;
+  }
+  return text;
+}
+
+const char* KindTitle(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "all-reduce";
+    case CollectiveKind::kReduceScatter: return "reduce-scatter";
+    case CollectiveKind::kAllGather: return "all-gather";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kReduce: return "reduce";
+    case CollectiveKind::kAllToAll: return "all-to-all";
+  }
+  return "collective";
+}
+
+TableRow RowFor(const CollectiveOutcome& outcome) {
+  const CollectiveParams& p = outcome.params;
+  TableRow row;
+  row.size_bytes = outcome.size_bytes;
+  row.count = p.count;
+  row.type = DTypeName(p.dtype);
+  row.redop = KindReduces(p.kind) ? ReduceOpName(p.op) : "none";
+  row.root = KindHasRoot(p.kind) ? p.root : -1;
+  row.time_us = outcome.metrics.time_ns / 1000.0;
+  row.algbw_gbps = outcome.metrics.algbw_gbps;
+  row.busbw_gbps = outcome.metrics.busbw_gbps;
+  if (outcome.checked) row.wrong = outcome.verify.wrong;
+  return row;
+}
+
+void PrintTableHeader(std::ostream& out) {
+  out << "#       size         count      type   redop    root      time    algbw    busbw"
+         "  #wrong\n"
+         "#        (B)    (elements)                                (us)   (GB/s)   (GB/s)\n";
+}
+
+void PrintTableRow(std::ostream& out, const TableRow& row) {
+  out << Pad(std::to_string(row.size_bytes), 12) << Pad(std::to_string(row.count), 14)
+      << Pad(row.type, 10) << Pad(row.redop, 8) << Pad(std::to_string(row.root), 8)
+      << Pad(FormatTimeUs(row.time_us), 10) << Pad(Printf("%.2f", row.algbw_gbps), 9)
+      << Pad(Printf("%.2f", row.busbw_gbps), 9)
+      << Pad(row.wrong ? std::to_string(*row.wrong) : "N/A", 8) << "\n";
+}
+
+std::string DescribeCollective(const CollectiveSetup& setup) {
+  std::string text = std::string(CollectiveAlgoName(setup.algo)) + " " + KindTitle(setup.kind) +
+                     ", " + std::to_string(setup.ranks) + (setup.ranks == 1 ? " rank" : " ranks");
+  if (KindHasRoot(setup.kind)) text += ", root " + std::to_string(setup.root);
+  return text;
+}
+
+std::string DescribeRing(const CollectiveSetup& setup) {
+  std::vector<int> order = setup.ring_order;
+  if (order.empty()) {
+    for (int r = 0; r < setup.ranks; ++r) order.push_back(r);
+  }
+  // A 1,024-rank ring would fill the screen: keep the head and the tail.
+  constexpr std::size_t kHead = 12;
+  constexpr std::size_t kTail = 3;
+  std::ostringstream out;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order.size() > kHead + kTail + 1 && i == kHead) {
+      out << " ...";
+      i = order.size() - kTail;
+    }
+    out << (i ? " " : "") << order[i];
+  }
+  out << " (" << setup.ring_order_mode << ")";
+  if (setup.ring_bottleneck_gbps > 0) {
+    out << ", slowest hop " << FormatGbps(setup.ring_bottleneck_gbps) << " GB/s per direction";
+  }
+  return out.str();
+}
+
+std::string ResultText(const CollectiveOutcome& outcome) {
+  if (!outcome.checked) return "not checked, " + outcome.not_checked_reason;
+  const VerifyResult& v = outcome.verify;
+  std::ostringstream out;
+  out << (v.correct ? "correct" : "WRONG") << " (";
+  if (!v.correct) out << v.wrong << " of ";
+  out << v.checked << " values checked, max_abs_err " << v.max_abs_err << ")";
+  return out.str();
+}
+
+void WriteSetupFields(JsonWriter& json, const CollectiveSetup& setup) {
+  json.Field("scenario", std::string(CollectiveKindName(setup.kind)));
+  json.Field("algo", std::string(CollectiveAlgoName(setup.algo)));
+  json.Field("ranks", setup.ranks);
+  json.Field("dtype", std::string(DTypeName(setup.dtype)));
+  json.Field("redop", std::string(KindReduces(setup.kind) ? ReduceOpName(setup.op) : "none"));
+  json.Field("root", KindHasRoot(setup.kind) ? setup.root : -1);
+  json.Field("backend", setup.backend);
+  json.Field("topology", setup.topology_name);
+  json.Key("ring_order");
+  if (setup.ring_order.empty()) {
+    json.Null();
+  } else {
+    json.BeginArray();
+    for (const int r : setup.ring_order) json.Int(r);
+    json.EndArray();
+  }
+  // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
+  if (setup.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
+    json.Field("seed", static_cast<std::int64_t>(setup.seed));
+  } else {
+    json.Field("seed", std::to_string(setup.seed));
+  }
+  json.Field("timing_only", setup.timing_only);
+}
+
+void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome) {
+  json.Field("bytes", outcome.size_bytes);
+  json.Field("count", outcome.params.count);
+  json.Field("time_us", outcome.metrics.time_ns / 1000.0);
+  json.Field("algbw_gbps", outcome.metrics.algbw_gbps);
+  json.Field("busbw_gbps", outcome.metrics.busbw_gbps);
+  json.Field("steps", outcome.steps);
+  json.Field("ops", static_cast<std::int64_t>(outcome.ops));
+  json.Field("events", static_cast<std::int64_t>(outcome.events));
+  json.Field("clock", std::string(ClockKindName(outcome.clock)));
+  json.Field("checked", outcome.checked);
+  if (outcome.checked) {
+    json.Field("correct", outcome.verify.correct);
+    json.Field("max_abs_err", outcome.verify.max_abs_err);
+    json.Field("wrong", outcome.verify.wrong);
+    json.Key("not_checked_reason");
+    json.Null();
+  } else {
+    for (const char* key : {"correct", "max_abs_err", "wrong"}) {
+      json.Key(key);
+      json.Null();
+    }
+    json.Field("not_checked_reason", outcome.not_checked_reason);
+  }
+}
+
+}  // namespace shardlab::cli

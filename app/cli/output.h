@@ -1,0 +1,62 @@
+// How shardlab-cli prints results: the nccl-tests table (the field's common
+// language), the "# ..." header lines around it, and the JSON objects of
+// --json. Humans read the table; scripts read the JSON.
+//
+//   #       size         count      type   redop    root     time   algbw   busbw  #wrong
+//   #        (B)    (elements)                               (us)  (GB/s)  (GB/s)
+//       67108864      16777216     float     sum      -1   1790.5   37.48   65.59       0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "app/cli/collective_run.h"
+#include "engine/core/json.h"
+
+namespace shardlab::cli {
+
+/// One line of the table.
+struct TableRow {
+  Bytes size_bytes = 0;
+  std::int64_t count = 0;
+  std::string type;                   // "float"
+  std::string redop;                  // "sum", or "none" for collectives that do not reduce
+  int root = -1;                      // -1 for collectives without a root
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::optional<std::int64_t> wrong;  // nullopt: not checked ("N/A")
+};
+
+TableRow RowFor(const CollectiveOutcome& outcome);
+void PrintTableHeader(std::ostream& out);
+void PrintTableRow(std::ostream& out, const TableRow& row);
+
+/// "all-reduce", "reduce-scatter", ... as people write them.
+const char* KindTitle(CollectiveKind kind);
+
+/// "ring all-reduce, 8 ranks" (+ ", root 2" for rooted kinds).
+std::string DescribeCollective(const CollectiveSetup& setup);
+
+/// "0 1 2 3 (auto), slowest hop 300 GB/s per direction" for the header.
+std::string DescribeRing(const CollectiveSetup& setup);
+
+/// "correct (max_abs_err 0, 134217728 values checked)", "WRONG (...)" or
+/// "not checked (timing only ...)".
+std::string ResultText(const CollectiveOutcome& outcome);
+
+/// The --json fields that the flags decide (no braces): scenario, algo,
+/// ranks, dtype, redop, root, backend, topology, ring_order, seed, timing_only.
+void WriteSetupFields(JsonWriter& json, const CollectiveSetup& setup);
+
+/// The --json fields of one measured size: bytes, count, time_us,
+/// algbw_gbps, busbw_gbps, steps, ops, events, clock, checked, correct,
+/// max_abs_err, wrong, not_checked_reason (null when checked).
+void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome);
+
+/// GB/s in prose: "300", "292.7", "0.04" (the table prints "%.2f").
+std::string FormatGbps(double gbps);
+
+}  // namespace shardlab::cli
