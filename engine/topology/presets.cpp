@@ -265,8 +265,10 @@ Topology MakeCluster(const std::string& name, const SwitchBox& box, int boxes, c
                             " Gb/s IB NIC per GPU into a non-blocking fabric");
   std::vector<int> nics;
   for (int host = 0; host < boxes; ++host) {
-    const std::vector<int> box_nics =
-        AddSwitchBox(builder, box, host, "h" + std::to_string(host) + ".");
+    std::string prefix = std::to_string(host);  // "h3." built in place: see FileError
+    prefix.insert(0, 1, 'h');
+    prefix += '.';
+    const std::vector<int> box_nics = AddSwitchBox(builder, box, host, prefix);
     nics.insert(nics.end(), box_nics.begin(), box_nics.end());
   }
   // The fabric sits outside every box; by convention it carries host 0.
@@ -471,6 +473,10 @@ Topology LoadTopology(const std::string& preset_or_path) {
   if (ParseClusterName(preset_or_path, &boxes, &hopper)) return MakeTopologyPreset(preset_or_path);
   std::error_code ec;
   if (std::filesystem::exists(preset_or_path, ec)) return LoadTopologyFile(preset_or_path);
+  // Something that looks like a path was meant as a file: say that it is missing.
+  const bool looks_like_path = preset_or_path.find('/') != std::string::npos ||
+                               preset_or_path.find('.') != std::string::npos;
+  if (looks_like_path) return LoadTopologyFile(preset_or_path);
   throw Error("'" + preset_or_path +
               "' is neither a topology preset nor a file; presets: " + PresetNameList());
 }

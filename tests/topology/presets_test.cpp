@@ -166,15 +166,22 @@ TEST(Preset, UnknownNamesListTheKnownOnes) {
   EXPECT_NE(PresetError("x-dgx-a100-ib").find("unknown topology preset"), std::string::npos);
   EXPECT_NE(PresetError("2x-dgx-a100-eth").find("unknown topology preset"), std::string::npos);
   try {
-    LoadTopology("no-such-preset-or-file.toml");
+    LoadTopology("no-such-preset");
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(
-                  "'no-such-preset-or-file.toml' is neither a topology preset nor a "
-                  "file; presets: pcie-gen3-4gpu",
+                  "'no-such-preset' is neither a topology preset nor a file; presets: "
+                  "pcie-gen3-4gpu",
                   0),
               0u)
         << e.what();
+  }
+  // A name that looks like a path was meant as a file: say it is missing.
+  try {
+    LoadTopology("no/such/file.toml");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "no/such/file.toml: no such file");
   }
 }
 
