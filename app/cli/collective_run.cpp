@@ -1,16 +1,15 @@
 #include "app/cli/collective_run.h"
 
 #include <algorithm>
+#include <climits>
 #include <memory>
-#include <numeric>
-#include <optional>
+#include <utility>
 
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
-#include "engine/topology/ring_order.h"
 
 namespace shardlab::cli {
 namespace {
@@ -35,49 +34,21 @@ ReduceOp ParseReduceOp(const std::string& spelling, const std::string& text) {
   throw UsageError(spelling + ": unknown reduction '" + text + "' (use sum, max or min)");
 }
 
-/// "auto" (search the topology), "rank" (0..n-1) or an explicit list "0,2,1,3".
-std::vector<int> ParseRingOrder(const std::string& spelling, const std::string& text,
-                                const Topology& topology, int ranks, std::string* mode) {
-  if (text == "auto") {
-    *mode = "auto";
-    return ChooseRingOrder(topology, ranks);
-  }
-  std::vector<int> order(static_cast<std::size_t>(ranks));
-  std::iota(order.begin(), order.end(), 0);
-  if (text == "rank") {
-    *mode = "rank";
-    return order;
-  }
-  *mode = "custom";
-  order.clear();
-  std::string item;
-  const auto flush = [&] {
-    if (item.empty()) return;
-    order.push_back(static_cast<int>(ParseIntValue(spelling, item, 0, ranks - 1)));
-    item.clear();
+/// The engine names the scenario field a message is about ("ranks: must be
+/// at least 1 (got 0)"); the CLI names the flag as the user spelled it.
+Error AsFlagError(const Error& error, const ParsedArgs& args) {
+  static const std::pair<const char*, const char*> kFieldFlags[] = {
+      {"ranks: ", "ranks"},         {"root: ", "root"},       {"ring order: ", "ring-order"},
+      {"algo: ", "algo"},           {"backend: ", "backend"}, {"topology: ", "topology"},
   };
-  for (const char c : text) {
-    if (c == ',' || c == ' ') {
-      flush();
-    } else {
-      item.push_back(c);
+  const std::string message = error.what();
+  for (const auto& [prefix, flag] : kFieldFlags) {
+    const std::string field = prefix;
+    if (message.rfind(field, 0) == 0) {
+      return UsageError(args.Spelling(flag) + ": " + message.substr(field.size()));
     }
   }
-  flush();
-  if (static_cast<int>(order.size()) != ranks) {
-    throw UsageError(spelling + ": expected auto, rank or a list of all " +
-                     std::to_string(ranks) + " ranks (got " + std::to_string(order.size()) +
-                     " in '" + text + "')");
-  }
-  std::vector<bool> seen(static_cast<std::size_t>(ranks), false);
-  for (const int r : order) {
-    if (seen[static_cast<std::size_t>(r)]) {
-      throw UsageError(spelling + ": rank " + std::to_string(r) + " appears twice in '" + text +
-                       "'");
-    }
-    seen[static_cast<std::size_t>(r)] = true;
-  }
-  return order;
+  return error;
 }
 
 /// Host memory the backend holds for the plan's data: floats per element.
@@ -88,7 +59,7 @@ Bytes HostDataBytes(const Plan& plan) {
 }
 
 /// Counts events and tracks the end of the last one, without keeping them.
-class SummarySink : public EventSink {
+class CountingSink : public EventSink {
  public:
   void OnEvent(const Event& event) override {
     if (count == 0) clock = event.clock;
@@ -177,41 +148,25 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
     }
     setup.algo = ParseCollectiveAlgo(text);
   }
-
   setup.backend = args.Get("backend", "sim");
-  {
-    std::vector<std::string> known;
-    for (const BackendInfo& b : ListBackends()) known.push_back(b.name);
-    if (std::find(known.begin(), known.end(), setup.backend) == known.end()) {
-      throw UsageError(args.Spelling("backend") + ": unknown backend '" + setup.backend +
-                       "' (available: " + JoinChoices(known) + ")");
-    }
-  }
 
   setup.topology_name = args.Get("topology", "dgx-a100");
   if (setup.topology_name.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
   setup.topology = LoadTopology(setup.topology_name);
-  const int gpus = setup.topology.num_gpus();
 
-  setup.ranks = gpus;
+  // Flags are parsed here; whether their values fit the topology and the
+  // collective is the engine's call (CheckCollectiveScenario below).
+  setup.ranks = setup.topology.num_gpus();
   if (args.Has("ranks")) {
-    setup.ranks = static_cast<int>(ParseIntValue(args.Spelling("ranks"), args.Get("ranks"), 1,
-                                                 1 << 20));
-    if (setup.ranks > gpus) {
-      throw UsageError(args.Spelling("ranks") + ": " + std::to_string(setup.ranks) +
-                       " ranks but topology '" + setup.topology_name + "' has only " +
-                       std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
-                       " (one rank per GPU)");
-    }
+    setup.ranks = static_cast<int>(
+        ParseIntValue(args.Spelling("ranks"), args.Get("ranks"), INT_MIN, INT_MAX));
   }
-
   if (args.Has("dtype")) setup.dtype = ParseDType(args.Spelling("dtype"), args.Get("dtype"));
   if (args.Has("op")) setup.op = ParseReduceOp(args.Spelling("op"), args.Get("op"));
-  if (!KindReduces(setup.kind)) setup.op = ReduceOp::kNone;
   // nccl-tests ignores the root of rootless collectives; so do we.
   if (args.Has("root") && KindHasRoot(setup.kind)) {
-    setup.root = static_cast<int>(
-        ParseIntValue(args.Spelling("root"), args.Get("root"), 0, setup.ranks - 1));
+    setup.root =
+        static_cast<int>(ParseIntValue(args.Spelling("root"), args.Get("root"), INT_MIN, INT_MAX));
   }
   if (args.Has("seed")) setup.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
   setup.timing_only = args.Has("timing-only");
@@ -219,44 +174,45 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
     setup.verify_max_bytes = ParseSizeValue(args.Spelling("verify-max"), args.Get("verify-max"), 0);
   }
 
-  // The ring search only matters to rings; an explicit order is still checked.
-  if (setup.algo == CollectiveAlgo::kRing || args.Has("ring-order")) {
-    std::vector<int> order =
-        ParseRingOrder(args.Spelling("ring-order"), args.Get("ring-order", "auto"),
-                       setup.topology, setup.ranks, &setup.ring_order_mode);
-    if (setup.algo == CollectiveAlgo::kRing) setup.ring_order = std::move(order);
+  CollectiveScenario scenario;
+  scenario.kind = setup.kind;
+  scenario.algo = setup.algo;
+  scenario.ranks = setup.ranks;
+  // A placeholder size (one element per rank): each run brings its own.
+  scenario.size_bytes = Bytes{DTypeBytes(setup.dtype)} * std::max(setup.ranks, 1);
+  scenario.dtype = setup.dtype;
+  scenario.op = setup.op;
+  scenario.root = setup.root;
+  scenario.topology = setup.topology_name;
+  scenario.ring_order = args.Get("ring-order", "auto");
+  scenario.backend = setup.backend;
+  scenario.seed = setup.seed;
+  scenario.timing_only = setup.timing_only;
+  std::shared_ptr<const PreparedCollective> checked;
+  try {
+    checked = CheckCollectiveScenario(scenario, setup.topology);
+  } catch (const Error& e) {
+    throw AsFlagError(e, args);
   }
-  if (!setup.ring_order.empty() && setup.ranks > 1) {
-    setup.ring_bottleneck_gbps = RingBottleneckGbps(setup.topology, setup.ring_order);
-  }
-
-  // Let the engine reject what it cannot build (tree all-gather, ...) now,
-  // before any size is run.
-  CheckCollectiveParams(ParamsForSize(setup, Bytes{DTypeBytes(setup.dtype)} * setup.ranks));
+  setup.op = checked->params.op;
+  setup.root = checked->params.root;
+  setup.ring_order = checked->ring_order;
+  setup.ring_order_mode = checked->ring_order_mode;
+  setup.ring_bottleneck_gbps = checked->ring_bottleneck_gbps;
+  setup.checked = std::move(checked);
   return setup;
-}
-
-CollectiveParams ParamsForSize(const CollectiveSetup& setup, Bytes size_bytes) {
-  CollectiveParams params;
-  params.kind = setup.kind;
-  params.algo = setup.algo;
-  params.ranks = setup.ranks;
-  params.count = size_bytes / DTypeBytes(setup.dtype);
-  params.dtype = setup.dtype;
-  params.op = setup.op;
-  params.root = setup.root;
-  params.ring_order = setup.ring_order;
-  return params;
 }
 
 CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
                                 const RunHooks& hooks) {
+  if (!setup.checked) throw Error("RunCollective: the setup was not made by SetupFromArgs");
+  std::unique_ptr<PreparedCollective> prepared =
+      PrepareCollectiveAtSize(*setup.checked, size_bytes);
   CollectiveOutcome out;
-  out.params = ParamsForSize(setup, size_bytes);
-  CheckCollectiveParams(out.params);
+  out.params = prepared->params;
   out.size_bytes = CollectiveSizeBytes(out.params);
 
-  Plan built = BuildCollective(out.params);
+  Plan built = std::move(prepared->plan);
   if (hooks.on_plan) hooks.on_plan(built);
 
   RunOptions options;
@@ -272,14 +228,17 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
                              FormatBytes(setup.verify_max_bytes);
   }
 
-  Executor executor(CreateBackend(setup.backend), std::move(built), setup.topology, options);
+  prepared->scenario.timing_only = options.timing_only;
+
+  Executor executor(CreateBackend(setup.backend), std::move(built), std::move(prepared->topology),
+                    options);
   const Plan& plan = executor.plan();
   out.steps = plan.num_steps;
   out.ops = plan.ops.size();
 
-  SummarySink summary;
+  CountingSink counter;
   FanOutSink sink;
-  sink.Add(&summary);
+  sink.Add(&counter);
   VectorSink kept;
   if (hooks.on_done) sink.Add(&kept);
 
@@ -292,21 +251,19 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
     while (executor.StepOnce(sink)) {
       const Phase phase = phases.empty() ? Phase::kNone : phases[static_cast<std::size_t>(step)];
       ++step;
-      hooks.on_step(StepView{step, plan.num_steps, phase, summary.end_ns, plan, chunks});
+      hooks.on_step(StepView{step, plan.num_steps, phase, counter.end_ns, plan, chunks});
     }
   } else {
     executor.RunToEnd(sink);
   }
 
-  out.events = summary.count;
-  out.clock = summary.clock;
-  out.metrics = ComputeCollectiveMetrics(setup.kind, setup.ranks, out.size_bytes, summary.end_ns);
-  if (!options.timing_only) {
-    const Backend& backend = executor.backend();
-    out.verify = VerifyCollective(out.params, plan, setup.seed,
-                                  [&backend](BufferId id) { return backend.BufferData(id); });
-    out.checked = true;
-  }
+  const CollectiveOutcomeSummary summary =
+      SummarizeCollective(*prepared, counter.end_ns, counter.count, executor.backend(), &plan);
+  out.events = summary.events;
+  out.clock = counter.clock;
+  out.metrics = summary.metrics;
+  out.checked = summary.checked;
+  out.verify = summary.verify;
   if (hooks.on_done) hooks.on_done(plan, kept.events);
   return out;
 }

@@ -1,16 +1,22 @@
 // One collective from the command line to a measured, checked result:
 //
-//   flags ──► CollectiveSetup ──► CollectiveParams ──► Plan ──► Executor(Backend)
-//                (per command)       (per size)                   │ events
-//                                                                 ▼
-//                       CollectiveOutcome ◄── metrics + VerifyCollective
+//   flags ──► CollectiveScenario ──► CheckCollectiveScenario ──► CollectiveSetup
+//                                     (engine; per command)          │ per size
+//                                                                    ▼
+//              PrepareCollectiveAtSize ──► Plan ──► Executor(Backend) ──► events
+//                                                                    │
+//                       CollectiveOutcome ◄── SummarizeCollective ◄──┘
 //
-// Shared by `run` (one size, with hooks for --step, --plan and --trace),
-// `sweep` (many sizes) and `demo`.
+// The engine's collective_scenario.h decides what is valid, so the CLI and
+// the app accept and reject the same scenarios; here the flags are parsed
+// and the engine's "ranks: ..." errors are reported as "--ranks: ...".
+// Shared by `run` (one size, with hooks for --step, --plan and --trace)
+// and `sweep` (many sizes).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +26,7 @@
 #include "engine/algorithms/verify.h"
 #include "engine/core/event.h"
 #include "engine/run/chunk_state.h"
+#include "engine/run/collective_scenario.h"
 #include "engine/run/metrics.h"
 #include "engine/topology/topology.h"
 
@@ -47,6 +54,8 @@ struct CollectiveSetup {
   std::uint64_t seed = 1;
   bool timing_only = false;
   Bytes verify_max_bytes = kDefaultVerifyMaxBytes;
+  /// The engine's checked scenario (no plan); each size is prepared from it.
+  std::shared_ptr<const PreparedCollective> checked;
 };
 
 /// Adds the flags that run and sweep share (--algo, --ranks, --topology, ...).
@@ -55,9 +64,6 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags);
 /// Reads and checks the shared flags; the collective is the first positional.
 /// Throws UsageError (exit 2) on anything wrong, naming the flag.
 CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command);
-
-/// The parameters of one collective of `size_bytes` per rank buffer.
-CollectiveParams ParamsForSize(const CollectiveSetup& setup, Bytes size_bytes);
 
 /// Whether the kind reduces (has a redop column) or has a root.
 bool KindReduces(CollectiveKind kind);
