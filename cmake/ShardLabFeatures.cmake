@@ -52,8 +52,29 @@ if(NOT SHARDLAB_WITH_MPI STREQUAL "OFF")
 endif()
 shardlab_feature(MPI "${SHARDLAB_WITH_MPI}" ${_mpi_found} "MPI C++ (libopenmpi-dev; the MPI backend lands with its own issue)")
 
+# GUI: Debian's libimgui-dev ships headers, libimgui.a (with the GLFW and
+# OpenGL3 backends) and a pkg-config file, but no CMake config: wrap it.
 set(_gui_found FALSE)
-shardlab_feature(GUI "${SHARDLAB_WITH_GUI}" ${_gui_found} "the desktop app lands with its own issue")
+set(_gui_detail "Dear ImGui (libimgui-dev, libstb-dev), GLFW (libglfw3-dev), OpenGL")
+if(NOT SHARDLAB_WITH_GUI STREQUAL "OFF")
+  find_path(SHARDLAB_IMGUI_INCLUDE imgui.h PATH_SUFFIXES imgui)
+  find_library(SHARDLAB_IMGUI_LIB NAMES libimgui.a imgui)
+  find_path(SHARDLAB_STB_INCLUDE stb_image_write.h PATH_SUFFIXES stb)
+  find_library(SHARDLAB_STB_LIB stb)
+  find_package(glfw3 QUIET)
+  set(OpenGL_GL_PREFERENCE GLVND)
+  find_package(OpenGL QUIET)
+  if(SHARDLAB_IMGUI_INCLUDE AND SHARDLAB_IMGUI_LIB AND SHARDLAB_STB_INCLUDE AND SHARDLAB_STB_LIB
+     AND glfw3_FOUND AND OpenGL_FOUND)
+    set(_gui_found TRUE)
+    add_library(shardlab::imgui INTERFACE IMPORTED)
+    target_include_directories(shardlab::imgui INTERFACE ${SHARDLAB_IMGUI_INCLUDE}
+                               ${SHARDLAB_IMGUI_INCLUDE}/backends ${SHARDLAB_STB_INCLUDE})
+    target_link_libraries(shardlab::imgui INTERFACE ${SHARDLAB_IMGUI_LIB} ${SHARDLAB_STB_LIB}
+                          ${CMAKE_DL_LIBS})
+  endif()
+endif()
+shardlab_feature(GUI "${SHARDLAB_WITH_GUI}" ${_gui_found} "${_gui_detail}")
 
 function(shardlab_print_features)
   message(STATUS "ShardLab features:\n${_shardlab_feature_lines}")

@@ -1,0 +1,143 @@
+// Session: one scenario run for the app, from the scenario panel's settings
+// to the events the views replay.
+//
+//   ScenarioSettings ──Check──► message shown in place (or "")
+//          │ Start
+//          ▼
+//   PreparedCollective (engine) ──► worker thread: Executor::StepOnce
+//          │                          ├─► QueueSink ─► EventQueue ─┐
+//          │                          └─► ChunkState ─► snapshot per step
+//          ▼                                                       │
+//   Poll() each frame on the UI thread ◄───────────────────────────┘
+//          └─► TimelineStore, BufferSnapshots, metrics when done
+//
+// The worker paces itself: it starts the next step only while the queue
+// has room, so the run never drops events and the executor never blocks.
+// Every engine error becomes error(); the app stays usable.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/gui/model/timeline_store.h"
+#include "engine/core/event_queue.h"
+#include "engine/run/chunk_state.h"
+#include "engine/run/collective_scenario.h"
+#include "engine/run/executor.h"
+
+namespace shardlab::gui {
+
+/// What the scenario panel edits; text fields stay text until Check.
+struct ScenarioSettings {
+  std::string scenario = "allreduce";  // a collective kind (CLI spelling)
+  std::string algo = "ring";
+  int ranks = 8;
+  std::string size = "64M";           // ParseSize syntax
+  std::string topology = "dgx-a100";  // preset name or file path
+  std::string backend = "sim";
+  std::string ring_order = "auto";    // auto | rank | "0,3,2,1"
+  bool timing_only = false;
+
+  bool operator==(const ScenarioSettings&) const = default;
+};
+
+/// One cell of the buffer view: whose contributions a chunk holds.
+struct ChunkCell {
+  std::vector<int> contributors;  // empty: nothing yet, or mixed (see label)
+  std::string label;              // "A0+A1", "A0..7", "_", "C(5 ranks)*"
+  bool complete = false;          // holds every rank it should at the end
+};
+
+/// The buffer view after one logical step (step 0: the inputs).
+struct BufferSnapshot {
+  int step = 0;
+  std::vector<std::vector<ChunkCell>> ranks;  // [rank][chunk]
+};
+
+enum class SessionState { kEmpty, kRunning, kDone, kFailed };
+
+class Session {
+ public:
+  Session();
+  ~Session();  // cancels and joins the worker
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// "" when the settings make a valid run; otherwise one sentence saying
+  /// what is wrong and how to fix it ("dgx-a100 has 8 GPUs; choose 1-8
+  /// ranks"). Cheap enough to call every frame (topologies are cached).
+  std::string Check(const ScenarioSettings& settings);
+
+  /// Cancels any run, prepares the new one and starts it in the background.
+  /// Returns false (and sets error()) when the settings are rejected.
+  bool Start(const ScenarioSettings& settings);
+  void Cancel();
+
+  /// UI thread, once per frame: moves new events into the store and new
+  /// snapshots into buffer_snapshots(); finishes metrics when the run ends.
+  void Poll();
+
+  SessionState state() const { return state_; }
+  const std::string& error() const { return error_; }
+  /// Steps the worker has finished (for a progress bar) and the total.
+  int steps_done() const { return steps_done_.load(); }
+  int num_steps() const;
+
+  /// Valid after a successful Start (until the next one).
+  const PreparedCollective* prepared() const { return prepared_.get(); }
+  const TimelineStore& store() const { return store_; }
+  const std::vector<BufferSnapshot>& buffer_snapshots() const { return snapshots_; }
+  /// Measured metrics and the check of the result, when state() == kDone.
+  const CollectiveOutcomeSummary& outcome() const { return outcome_; }
+  std::uint64_t dropped_events() const;
+
+  /// Buffer snapshots are kept only up to this many ranks (a 1,024-rank
+  /// run has nothing a student could read per chunk).
+  static constexpr int kMaxBufferViewRanks = 64;
+  /// Above this much host data (all ranks' buffers) a run is timed only and
+  /// its result not checked, as the CLI's default --verify-max.
+  static constexpr Bytes kMaxCheckedHostBytes = Bytes{1} << 30;
+  /// Events the queue holds; the worker waits while it is more than half full.
+  static constexpr std::size_t kQueueCapacity = std::size_t{1} << 18;
+
+ private:
+  void RunWorker();
+  /// The scenario's topology, loaded once per name (throws "topology: ...").
+  const Topology& CachedTopology(const std::string& name);
+  /// Moves queued events into the store (UI thread).
+  void DrainEvents();
+  /// The buffer view after `step`, from the worker's ChunkState.
+  BufferSnapshot Snapshot(int step, const ChunkState& chunks) const;
+
+  std::unique_ptr<PreparedCollective> prepared_;
+  std::unique_ptr<EventQueue> queue_;
+  TimelineStore store_;
+  std::vector<BufferSnapshot> snapshots_;
+  CollectiveOutcomeSummary outcome_;
+  SessionState state_ = SessionState::kEmpty;
+  std::string error_;
+
+  std::thread worker_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<int> steps_done_{0};
+  std::atomic<bool> worker_finished_{false};
+  std::string timing_only_reason_;          // set by Start when it chose timing-only
+  std::vector<Event> batch_;                // reused by DrainEvents
+  std::map<std::string, std::unique_ptr<const Topology>> topologies_;  // UI thread only
+  bool has_last_check_ = false;             // Check's answer for the settings it last saw
+  ScenarioSettings last_check_settings_;
+  std::string last_check_message_;
+
+  std::mutex mutex_;                        // guards the fields below
+  std::vector<BufferSnapshot> pending_snapshots_;
+  std::string worker_error_;
+  CollectiveOutcomeSummary worker_outcome_;
+  Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
+};
+
+}  // namespace shardlab::gui

@@ -1,0 +1,231 @@
+#include "app/gui/model/session.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace shardlab::gui {
+namespace {
+
+/// Polls like the UI thread does until the run ends; false on timeout.
+bool PollUntilDone(Session& session, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (session.state() == SessionState::kRunning) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    session.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+ScenarioSettings RingAllReduce4x1K() {
+  ScenarioSettings s;
+  s.scenario = "allreduce";
+  s.algo = "ring";
+  s.ranks = 4;
+  s.size = "1K";
+  s.topology = "dgx-a100";
+  s.ring_order = "rank";  // position p holds rank p, so ring chunk k is buffer chunk k
+  return s;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+int Mod(int x, int n) { return ((x % n) + n) % n; }
+
+TEST(Session, RunsARingAllReduceToACheckedEnd) {
+  Session session;
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K())) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  ASSERT_NE(session.prepared(), nullptr);
+  EXPECT_EQ(session.num_steps(), 6);
+  EXPECT_EQ(session.steps_done(), 6);
+  EXPECT_EQ(session.store().event_count(), session.prepared()->plan.ops.size());
+  EXPECT_EQ(session.store().event_count(), 48u);  // 6 steps x 4 ranks x (send + recv)
+  EXPECT_EQ(session.store().steps_seen(), 6);
+  EXPECT_EQ(session.dropped_events(), 0u);
+  const CollectiveOutcomeSummary& outcome = session.outcome();
+  EXPECT_EQ(outcome.steps, 6);
+  EXPECT_EQ(outcome.events, 48u);
+  EXPECT_TRUE(outcome.checked);
+  EXPECT_TRUE(outcome.verify.correct);
+  EXPECT_EQ(outcome.verify.checked, 4 * 256);
+  EXPECT_DOUBLE_EQ(outcome.metrics.time_ns, session.store().end_ns());
+  EXPECT_GT(outcome.metrics.busbw_gbps, 0);
+}
+
+// The buffer view after each step against the schedule ring.cpp states,
+// replayed here on sets of ranks (n ranks, identity ring order):
+//   reduce-scatter step s (s = 0..n-2): position p sends ring chunk p-1-s,
+//                                       p+1 adds it to its own;
+//   all-gather step s (s = 0..n-2):     position p sends ring chunk p-s,
+//                                       p+1 overwrites its own with it.
+// Snapshot k is taken after plan step k-1, so in reduce-scatter snapshot k
+// rank r has just received chunk (r-1-k) mod n, which then holds exactly the
+// k+1 consecutive ranks r-k .. r (mod n).
+TEST(Session, BufferViewFollowsTheRingSchedule) {
+  Session session;
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K())) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  const int n = 4;
+  const std::vector<BufferSnapshot>& snapshots = session.buffer_snapshots();
+  ASSERT_EQ(snapshots.size(), static_cast<std::size_t>(2 * (n - 1) + 1));
+
+  std::vector<std::vector<std::set<int>>> held(n, std::vector<std::set<int>>(n));
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) held[r][c] = {r};
+
+  for (int k = 0; k <= 2 * (n - 1); ++k) {
+    if (k >= 1) {
+      const auto before = held;
+      const bool reduce_scatter = k <= n - 1;
+      const int s = reduce_scatter ? k - 1 : k - n;
+      for (int p = 0; p < n; ++p) {
+        const int to = (p + 1) % n;
+        const int chunk = reduce_scatter ? Mod(p - 1 - s, n) : Mod(p - s, n);
+        held[to][chunk] = before[p][chunk];
+        if (reduce_scatter) {
+          held[to][chunk].insert(before[to][chunk].begin(), before[to][chunk].end());
+        }
+      }
+    }
+    const BufferSnapshot& snap = snapshots[static_cast<std::size_t>(k)];
+    ASSERT_EQ(snap.step, k);
+    ASSERT_EQ(snap.ranks.size(), static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      ASSERT_EQ(snap.ranks[r].size(), static_cast<std::size_t>(n));
+      for (int c = 0; c < n; ++c) {
+        const std::vector<int> expected(held[r][c].begin(), held[r][c].end());
+        EXPECT_EQ(snap.ranks[r][c].contributors, expected)
+            << "after step " << k << ", rank " << r << ", chunk " << c;
+        EXPECT_EQ(snap.ranks[r][c].complete, static_cast<int>(expected.size()) == n)
+            << "after step " << k << ", rank " << r << ", chunk " << c;
+      }
+      if (k >= 1 && k <= n - 1) {
+        std::vector<int> consecutive;
+        for (int j = 0; j <= k; ++j) consecutive.push_back(Mod(r - j, n));
+        std::sort(consecutive.begin(), consecutive.end());
+        EXPECT_EQ(snap.ranks[r][Mod(r - 1 - k, n)].contributors, consecutive)
+            << "reduce-scatter step " << k << ", rank " << r;
+      }
+    }
+  }
+  // The stated rule and the replay agree on the end: everything everywhere.
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c < n; ++c) {
+      EXPECT_EQ(snapshots.back().ranks[r][c].contributors, (std::vector<int>{0, 1, 2, 3}));
+      EXPECT_TRUE(snapshots.back().ranks[r][c].complete);
+    }
+  }
+  EXPECT_EQ(snapshots.front().ranks[2][1].label, "B2");
+  EXPECT_EQ(snapshots.back().ranks[0][0].label, "A0+A1+A2+A3");
+}
+
+TEST(Session, ReduceScatterCompletesOnlyEachRanksOwnChunk) {
+  Session session;
+  ScenarioSettings s = RingAllReduce4x1K();
+  s.scenario = "reducescatter";
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  const BufferSnapshot& last = session.buffer_snapshots().back();
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(last.ranks[r][c].complete, c == r) << r << " " << c;
+  EXPECT_TRUE(session.outcome().verify.correct);
+}
+
+TEST(Session, BadSettingsAreRejectedAndTheSessionStaysUsable) {
+  Session session;
+  ScenarioSettings bad = RingAllReduce4x1K();
+  bad.ranks = 16;
+  EXPECT_FALSE(session.Start(bad));
+  EXPECT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_TRUE(Contains(session.error(), "8 GPUs")) << session.error();
+  EXPECT_EQ(session.prepared(), nullptr);
+  session.Poll();  // harmless
+
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K())) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_TRUE(session.error().empty());
+  EXPECT_TRUE(session.outcome().verify.correct);
+}
+
+TEST(Session, CheckSaysWhatIsWrongInOneSentence) {
+  Session session;
+  ScenarioSettings s = RingAllReduce4x1K();
+  EXPECT_EQ(session.Check(s), "");
+  s.ranks = 16;
+  const std::string too_many = session.Check(s);
+  EXPECT_TRUE(Contains(too_many, "8 GPUs")) << too_many;
+  EXPECT_EQ(session.Check(s), too_many);  // cached, same answer
+  s = RingAllReduce4x1K();
+  s.size = "12Q";
+  EXPECT_EQ(session.Check(s).rfind("size: ", 0), 0u) << session.Check(s);
+  s = RingAllReduce4x1K();
+  s.scenario = "allreduse";
+  EXPECT_EQ(session.Check(s).rfind("scenario: ", 0), 0u) << session.Check(s);
+  s = RingAllReduce4x1K();
+  s.algo = "direct";
+  EXPECT_EQ(session.Check(s).rfind("algo: ", 0), 0u) << session.Check(s);
+  s = RingAllReduce4x1K();
+  s.topology = "dgx-z900";
+  EXPECT_EQ(session.Check(s).rfind("topology: ", 0), 0u) << session.Check(s);
+  s = RingAllReduce4x1K();
+  s.ring_order = "0,1,1,3";
+  EXPECT_EQ(session.Check(s).rfind("ring order: ", 0), 0u) << session.Check(s);
+  EXPECT_EQ(session.state(), SessionState::kEmpty);  // Check never starts anything
+}
+
+TEST(Session, CheckIsCheapForAHugeRunBecauseItBuildsNoPlan) {
+  Session session;
+  ScenarioSettings s;
+  s.ranks = 1024;
+  s.topology = "128x-dgx-a100-ib";
+  s.size = "1G";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(session.Check(s), "");
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+}
+
+TEST(Session, LargeRunsAreTimedOnlyAndSayWhy) {
+  Session session;
+  ScenarioSettings s = RingAllReduce4x1K();
+  s.ranks = 8;
+  s.size = "256M";  // 8 x 256 MiB of host data: above the 1 GiB limit
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_FALSE(session.outcome().checked);
+  EXPECT_TRUE(Contains(session.outcome().not_checked_reason, "host memory"))
+      << session.outcome().not_checked_reason;
+  EXPECT_EQ(session.buffer_snapshots().size(), 15u);  // provenance needs no data
+}
+
+TEST(Session, CancelStopsARunAndAnotherStartWorks) {
+  Session session;
+  ScenarioSettings big = RingAllReduce4x1K();
+  big.ranks = 8;
+  big.size = "64M";
+  ASSERT_TRUE(session.Start(big)) << session.error();
+  session.Cancel();
+  EXPECT_NE(session.state(), SessionState::kRunning);
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K())) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
+  // A run still going when the session is destroyed is cancelled and joined.
+  ASSERT_TRUE(session.Start(big)) << session.error();
+}
+
+}  // namespace
+}  // namespace shardlab::gui
