@@ -1,0 +1,565 @@
+// The topology view: the machine as the preset wires it, with every link
+// drawn as two lanes (one per direction, traffic keeps right), lane width by
+// bandwidth, lane colour by the load at the replay cursor, and each chunk in
+// flight as a labelled pill riding its lane.
+//
+//        GPU0 ═══════════ GPU1        ═══ upper lane: GPU0 -> GPU1
+//         ▲ ║ (C)──►       ║          ═══ lower lane: GPU1 -> GPU0
+//           ║              ║          (C) chunk C in flight, 40% of its route
+//
+// Per frame: lay out (only when the topology or the panel's aspect
+// changes), update LinkActivity at the cursor, then draw back to front:
+// host frames, links (shader callback or plain lines), tiles, pills,
+// caption, legend, tooltip.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/gui/gl/link_renderer.h"
+#include "app/gui/views/draw_util.h"
+#include "app/gui/views/run_key.h"
+#include "app/gui/views/views.h"
+
+namespace shardlab::gui {
+namespace {
+
+constexpr float kCanvasMarginPx = 26.0f;
+// Lane width spans this range on a log scale of GB/s per direction.
+constexpr float kThinLanePx = 1.5f;
+constexpr float kThickLanePx = 8.0f;
+constexpr double kThinGbps = 13.0;    // PCIe3 x16
+constexpr double kThickGbps = 900.0;  // NVLink5 to the switch (B200)
+// Presets give "never limits" links (a shared PCIe bus) 10^6 GB/s and put the
+// real limit on the bus node; such links are drawn with the node's figure.
+constexpr double kUnlimitedLinkGbps = 1e5;
+constexpr float kLaneGapPx = 1.0f;    // between a link's two lanes
+constexpr int kMaxLabelledGpus = 64;  // beyond this, tiles are bare squares
+constexpr float kHoverSlackPx = 3.0f;
+constexpr float kAspectTolerance = 0.02f;  // relative change that re-lays out
+
+/// A screen rectangle in pixels (PxRect lives in imgui_internal.h; we stay
+/// on ImGui's public API).
+struct PxRect {
+  ImVec2 Min;
+  ImVec2 Max;
+  float GetWidth() const { return Max.x - Min.x; }
+  float GetHeight() const { return Max.y - Min.y; }
+  ImVec2 GetSize() const { return {GetWidth(), GetHeight()}; }
+  ImVec2 GetCenter() const { return {(Min.x + Max.x) * 0.5f, (Min.y + Max.y) * 0.5f}; }
+  bool Contains(ImVec2 p) const { return p.x >= Min.x && p.x < Max.x && p.y >= Min.y && p.y < Max.y; }
+};
+
+/// View units ([0,1]², y down) to screen pixels inside the canvas margins.
+struct CanvasTransform {
+  ImVec2 origin_px;
+  ImVec2 size_px;
+  ImVec2 ToPx(Vec2 v) const { return {origin_px.x + v.x * size_px.x, origin_px.y + v.y * size_px.y}; }
+  PxRect ToPx(const Rect& r) const { return {ToPx(r.min), ToPx(r.max)}; }
+};
+
+/// The bandwidth a link is drawn with, GB/s per direction.
+Gbps DisplayGbps(const Topology& topology, const Link& link) {
+  if (link.gbps < kUnlimitedLinkGbps) return link.gbps;
+  Gbps limit = 0;
+  for (int node : {link.a, link.b}) {
+    const Gbps g = topology.nodes[static_cast<std::size_t>(node)].forward_gbps;
+    if (g > 0) limit = limit > 0 ? std::min(limit, g) : g;
+  }
+  return limit > 0 ? limit : kThickGbps;
+}
+
+float LaneWidthPx(Gbps gbps) {
+  const double t = (std::log(std::max(gbps, 1e-3)) - std::log(kThinGbps)) /
+                   (std::log(kThickGbps) - std::log(kThinGbps));
+  return kThinLanePx + (kThickLanePx - kThinLanePx) * static_cast<float>(std::clamp(t, 0.0, 1.0));
+}
+
+/// Offset that moves a lane travelling from `from` to `to` onto its right
+/// side (screen y points down, so the right-hand normal is (-dy, dx)).
+ImVec2 RightOffset(ImVec2 from, ImVec2 to, float distance_px) {
+  const float dx = to.x - from.x;
+  const float dy = to.y - from.y;
+  const float length = std::sqrt(dx * dx + dy * dy);
+  if (length < 1e-3f) return {0, 0};
+  return {-dy / length * distance_px, dx / length * distance_px};
+}
+
+float DistanceToSegmentPx(ImVec2 p, ImVec2 a, ImVec2 b) {
+  const float dx = b.x - a.x;
+  const float dy = b.y - a.y;
+  const float length2 = dx * dx + dy * dy;
+  float t = length2 > 0 ? ((p.x - a.x) * dx + (p.y - a.y) * dy) / length2 : 0.0f;
+  t = std::clamp(t, 0.0f, 1.0f);
+  const float ex = a.x + t * dx - p.x;
+  const float ey = a.y + t * dy - p.y;
+  return std::sqrt(ex * ex + ey * ey);
+}
+
+Color TileColor(const Theme& theme, NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kGpu: return theme.tile_gpu;
+    case NodeKind::kCpu: return theme.tile_cpu;
+    case NodeKind::kNic: return theme.tile_nic;
+    case NodeKind::kNvSwitch:
+    case NodeKind::kPcieSwitch:
+    case NodeKind::kNetSwitch: return theme.tile_switch;
+  }
+  return theme.tile_gpu;
+}
+
+/// "A100-SXM4-80GB" -> "A100": the part a student recognises.
+std::string ShortModel(const std::string& model) { return model.substr(0, model.find('-')); }
+
+std::string FormatGbps(double gbps) {
+  char text[32];
+  std::snprintf(text, sizeof text, gbps >= 100 ? "%.0f GB/s" : "%.1f GB/s", gbps);
+  return text;
+}
+
+std::string FormatPercent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f%%", fraction * 100.0);
+  return text;
+}
+
+/// Everything the passes of one frame share.
+struct FrameGeometry {
+  std::vector<PxRect> tile_px;        // by node id
+  std::vector<ImVec2> center_px;      // by node id
+  std::vector<float> lane_width_px;   // by link id
+  std::vector<Gbps> link_gbps;        // by link id, as drawn
+  bool labelled = true;               // few enough GPUs for text on tiles
+};
+
+/// Where a lane from node `from` to node `to` runs, both ends in pixels.
+void LaneEnds(const FrameGeometry& g, int from, int to, float lane_width_px, ImVec2* a, ImVec2* b) {
+  const ImVec2 p = g.center_px[static_cast<std::size_t>(from)];
+  const ImVec2 q = g.center_px[static_cast<std::size_t>(to)];
+  const ImVec2 off = RightOffset(p, q, lane_width_px * 0.5f + kLaneGapPx * 0.5f);
+  *a = {p.x + off.x, p.y + off.y};
+  *b = {q.x + off.x, q.y + off.y};
+}
+
+/// Draws the legend (or only measures it when `list` is null); returns its height.
+float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme& theme) {
+  const float line_h = ImGui::GetTextLineHeight();
+  const float row_h = line_h + 6.0f;
+  const float spacing = 18.0f;
+  float x = origin.x;
+  float y = origin.y + 3.0f;
+  // Each item: a swatch of `swatch_w` pixels, then its text.
+  auto item = [&](float swatch_w, const char* text, auto draw_swatch) {
+    const float w = swatch_w + 6.0f + ImGui::CalcTextSize(text).x;
+    if (x > origin.x && x + w > origin.x + width_px) {
+      x = origin.x;
+      y += row_h;
+    }
+    if (list != nullptr) {
+      draw_swatch(ImVec2(x, y + line_h * 0.5f));
+      list->AddText(ImVec2(x + swatch_w + 6.0f, y), theme.text_dim, text);
+    }
+    x += w + spacing;
+  };
+  item(40.0f, "lane width = GB/s per direction", [&](ImVec2 left) {
+    // A wedge from the thinnest to the thickest lane.
+    list->AddTriangleFilled(ImVec2(left.x, left.y), ImVec2(left.x + 40, left.y - kThickLanePx * 0.5f),
+                            ImVec2(left.x + 40, left.y + kThickLanePx * 0.5f), theme.link_idle);
+  });
+  item(48.0f, "colour = load (idle -> full)", [&](ImVec2 left) {
+    constexpr int kSteps = 8;
+    for (int i = 0; i < kSteps; ++i) {
+      const float x0 = left.x + 48.0f * i / kSteps;
+      list->AddRectFilled(ImVec2(x0, left.y - 4), ImVec2(x0 + 48.0f / kSteps + 0.5f, left.y + 4),
+                          theme.LinkLoadColor(static_cast<double>(i) / (kSteps - 1)));
+    }
+  });
+  item(14.0f, "chunk in flight (letter = chunk)", [&](ImVec2 left) {
+    list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
+  });
+  item(26.0f, "two lanes per link: traffic keeps right", [&](ImVec2 left) {
+    list->AddLine(ImVec2(left.x, left.y - 2.5f), ImVec2(left.x + 26, left.y - 2.5f), theme.link_idle, 2.0f);
+    list->AddLine(ImVec2(left.x, left.y + 2.5f), ImVec2(left.x + 26, left.y + 2.5f), theme.link_idle, 2.0f);
+  });
+  return y + row_h - origin.y;
+}
+
+/// How far along a -> b (0..1) the segment leaves `r` grown by `margin_px`;
+/// `a` is expected inside it (0 when it is not).
+float ExitFraction(ImVec2 a, ImVec2 b, const PxRect& r, float margin_px) {
+  const float lo_x = r.Min.x - margin_px, hi_x = r.Max.x + margin_px;
+  const float lo_y = r.Min.y - margin_px, hi_y = r.Max.y + margin_px;
+  if (a.x < lo_x || a.x > hi_x || a.y < lo_y || a.y > hi_y) return 0.0f;
+  const float dx = b.x - a.x;
+  const float dy = b.y - a.y;
+  float t = 1.0f;
+  if (dx > 0) t = std::min(t, (hi_x - a.x) / dx);
+  if (dx < 0) t = std::min(t, (lo_x - a.x) / dx);
+  if (dy > 0) t = std::min(t, (hi_y - a.y) / dy);
+  if (dy < 0) t = std::min(t, (lo_y - a.y) / dy);
+  return std::clamp(t, 0.0f, 1.0f);
+}
+
+/// A route as a polyline on its travel lanes: node centres shifted onto the
+/// right-hand lane of every hop (corners hide under the tiles). The ends
+/// are cut `end_margin_px` outside the sender's and receiver's tiles, so a
+/// chunk at 0% or 100% sits beside the tile and never hides its name.
+std::vector<ImVec2> RouteLanePoints(const FrameGeometry& g, const Route& route, float end_margin_px) {
+  std::vector<int> nodes;
+  nodes.reserve(route.via_nodes.size() + 2);
+  nodes.push_back(route.src);
+  nodes.insert(nodes.end(), route.via_nodes.begin(), route.via_nodes.end());
+  nodes.push_back(route.dst);
+  std::vector<ImVec2> points;
+  points.reserve(2 * nodes.size());
+  for (std::size_t i = 0; i + 1 < nodes.size(); ++i) {
+    const float width = i < route.hops.size()
+                            ? g.lane_width_px[static_cast<std::size_t>(route.hops[i].link)]
+                            : kThinLanePx;
+    ImVec2 a, b;
+    LaneEnds(g, nodes[i], nodes[i + 1], width, &a, &b);
+    points.push_back(a);
+    points.push_back(b);
+  }
+  if (points.empty()) {
+    points.push_back(g.center_px[static_cast<std::size_t>(route.src)]);
+    return points;
+  }
+  const ImVec2 first_a = points.front();
+  const ImVec2 first_b = points[1];
+  const float t_out = ExitFraction(first_a, first_b, g.tile_px[static_cast<std::size_t>(route.src)], end_margin_px);
+  const ImVec2 last_a = points[points.size() - 2];
+  const ImVec2 last_b = points.back();
+  const float t_in = ExitFraction(last_b, last_a, g.tile_px[static_cast<std::size_t>(route.dst)], end_margin_px);
+  // A one-hop route whose tiles nearly touch keeps at least its midpoint.
+  const bool one_hop = points.size() == 2;
+  const float start_t = one_hop ? std::min(t_out, 0.5f) : t_out;
+  const float end_t = one_hop ? std::min(t_in, 1.0f - start_t) : t_in;
+  points.front() = ImVec2(first_a.x + (first_b.x - first_a.x) * start_t, first_a.y + (first_b.y - first_a.y) * start_t);
+  points.back() = ImVec2(last_b.x + (last_a.x - last_b.x) * end_t, last_b.y + (last_a.y - last_b.y) * end_t);
+  return points;
+}
+
+/// The point at `progress` (0..1) of the length of a lane polyline built by
+/// RouteLanePoints (pairs of segment ends; the jumps between pairs are free).
+ImVec2 PointAlongLanes(const std::vector<ImVec2>& points, double progress) {
+  float total_px = 0;
+  for (std::size_t i = 0; i + 1 < points.size(); i += 2) {
+    total_px += std::hypot(points[i + 1].x - points[i].x, points[i + 1].y - points[i].y);
+  }
+  float remaining = static_cast<float>(std::clamp(progress, 0.0, 1.0)) * total_px;
+  for (std::size_t i = 0; i + 1 < points.size(); i += 2) {
+    const ImVec2 a = points[i];
+    const ImVec2 b = points[i + 1];
+    const float length = std::hypot(b.x - a.x, b.y - a.y);
+    if (remaining <= length && length > 0) {
+      const float t = remaining / length;
+      return {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t};
+    }
+    remaining -= length;
+  }
+  return points.back();
+}
+
+void DrawTile(ImDrawList* list, const PxRect& r, const Node& node, const NodeTile& tile,
+              const Theme& theme, bool labelled, bool hovered) {
+  const Color fill = TileColor(theme, node.kind);
+  if (!labelled) {
+    // A bare square centred in the tile: hundreds of GPUs read as a texture.
+    const float side = std::max(2.0f, std::min(r.GetWidth(), r.GetHeight()));
+    const ImVec2 c = r.GetCenter();
+    list->AddRectFilled(ImVec2(c.x - side / 2, c.y - side / 2), ImVec2(c.x + side / 2, c.y + side / 2),
+                        hovered ? MixColor(fill, theme.text, 0.35f) : fill);
+    return;
+  }
+  const float rounding = std::min(6.0f, std::min(r.GetWidth(), r.GetHeight()) * 0.25f);
+  list->AddRectFilled(r.Min, r.Max, hovered ? MixColor(fill, theme.text, 0.2f) : fill, rounding);
+  list->AddRect(r.Min, r.Max, hovered ? theme.text : theme.tile_border, rounding, 0,
+                hovered ? 2.0f : 1.0f);
+  const Color ink = ContrastText(fill);
+  const float room_w = r.GetWidth() - 6.0f;
+  const float room_h = r.GetHeight() - 2.0f;
+  const float full_px = ImGui::GetFontSize();
+  const float small_px = std::max(8.0f, std::floor(full_px * 0.8f));
+  // The name at full size, else smaller, else only its number: a crowded
+  // box (16 GPUs in two hosts) still says which GPU is which.
+  const std::string& label = tile.label;
+  const std::size_t digits = label.find_last_not_of("0123456789");
+  const std::string number = digits + 1 < label.size() ? label.substr(digits + 1) : "";
+  struct Choice { const std::string* text; float font_px; };
+  const Choice choices[] = {{&label, full_px}, {&label, small_px}, {&number, small_px}};
+  const Choice* name = nullptr;
+  ImVec2 name_size;
+  for (const Choice& choice : choices) {
+    if (choice.text->empty()) continue;
+    name_size = TextSizeAt(choice.font_px, *choice.text);
+    if (name_size.x <= room_w && name_size.y <= room_h) {
+      name = &choice;
+      break;
+    }
+  }
+  if (name == nullptr) return;
+  const ImVec2 c = r.GetCenter();
+  // GPUs add their model on a second, smaller line when there is room.
+  if (node.kind == NodeKind::kGpu && !node.device.model.empty() && name->text == &label) {
+    for (const std::string& model : {node.device.model, ShortModel(node.device.model)}) {
+      const ImVec2 model_size = TextSizeAt(small_px, model);
+      if (model_size.x > room_w || name_size.y + model_size.y > room_h) continue;
+      const float top = c.y - (name_size.y + model_size.y) * 0.5f;
+      DrawCenteredTextAt(list, ImVec2(c.x, top + name_size.y * 0.5f), ink, label, name->font_px);
+      DrawCenteredTextAt(list, ImVec2(c.x, top + name_size.y + model_size.y * 0.5f), WithAlpha(ink, 0.75f),
+                         model, small_px);
+      return;
+    }
+  }
+  DrawCenteredTextAt(list, c, ink, *name->text, name->font_px);
+}
+
+void TileTooltip(const Topology& topology, int node_id) {
+  const Node& node = topology.nodes[static_cast<std::size_t>(node_id)];
+  ImGui::BeginTooltip();
+  ImGui::Text("%s  (%s)", node.name.c_str(), NodeKindName(node.kind));
+  if (node.kind == NodeKind::kGpu) {
+    const auto it = std::find(topology.gpus.begin(), topology.gpus.end(), node_id);
+    ImGui::Text("rank %d", static_cast<int>(it - topology.gpus.begin()));
+    if (!node.device.model.empty()) {
+      ImGui::Text("%s, %s, %.0f GB/s HBM", node.device.model.c_str(),
+                  FormatBytes(node.device.memory_bytes).c_str(), node.device.memory_gbps);
+    }
+  }
+  if (topology.num_hosts() > 1) ImGui::Text("host %d", node.host);
+  if (node.forward_gbps > 0) {
+    ImGui::Text("shared: everything through it shares %s", FormatGbps(node.forward_gbps).c_str());
+  }
+  ImGui::EndTooltip();
+}
+
+void LinkTooltip(const Topology& topology, const LinkActivity* activity, int link_id, Gbps shown_gbps) {
+  const Link& link = topology.links[static_cast<std::size_t>(link_id)];
+  const std::string& a = topology.nodes[static_cast<std::size_t>(link.a)].name;
+  const std::string& b = topology.nodes[static_cast<std::size_t>(link.b)].name;
+  ImGui::BeginTooltip();
+  if (link.lanes > 1 && link.kind <= LinkKind::kNvLink5) {
+    ImGui::Text("%s x%d  %s <-> %s", LinkKindName(link.kind), link.lanes, a.c_str(), b.c_str());
+  } else {
+    ImGui::Text("%s  %s <-> %s", LinkKindName(link.kind), a.c_str(), b.c_str());
+  }
+  if (link.gbps >= kUnlimitedLinkGbps) {
+    ImGui::Text("shared bus: %s per direction for all its traffic", FormatGbps(shown_gbps).c_str());
+  } else {
+    ImGui::Text("%s per direction, %s latency", FormatGbps(link.gbps).c_str(),
+                FormatTime(link.latency_ns).c_str());
+  }
+  for (bool forward : {true, false}) {
+    const double load = activity != nullptr ? activity->LoadGbps(link_id, forward) : 0.0;
+    ImGui::Text("%s -> %s: %s (%s)", (forward ? a : b).c_str(), (forward ? b : a).c_str(),
+                FormatGbps(load).c_str(), FormatPercent(shown_gbps > 0 ? load / shown_gbps : 0).c_str());
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
+  const Theme& theme = ctx.theme;
+  const PreparedCollective* prepared = ctx.session.prepared();
+  if (prepared == nullptr) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
+                       "No run yet: choose a scenario and press Run to see the machine.");
+    return;
+  }
+  const Topology& topology = prepared->topology;
+  const Plan& plan = prepared->plan;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+
+  // Canvas: a caption line on top, the legend below, the drawing between.
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (avail.x < 40 || avail.y < 40) return;
+  const float caption_h = ImGui::GetTextLineHeightWithSpacing();
+  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme);
+  const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
+                      ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
+  if (canvas.GetHeight() < 2 * kCanvasMarginPx) return;
+
+  // Owning the canvas with an invisible button keeps a drag from moving the
+  // window and gives a clean hover test.
+  ImGui::SetCursorScreenPos(canvas.Min);
+  ImGui::InvisibleButton("##topology_canvas", canvas.GetSize());
+  const bool canvas_hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+
+  const CanvasTransform to_px{
+      ImVec2(canvas.Min.x + kCanvasMarginPx, canvas.Min.y + kCanvasMarginPx),
+      ImVec2(canvas.GetWidth() - 2 * kCanvasMarginPx, canvas.GetHeight() - 2 * kCanvasMarginPx)};
+  const float aspect = to_px.size_px.x / to_px.size_px.y;
+  // A new run may reuse the old one's addresses: the key catches that.
+  if (RunKeyChanged("##topology_run", RunKey(*prepared))) {
+    state.laid_out = nullptr;
+    state.activity.reset();
+    state.activity_plan = nullptr;
+  }
+  if (state.laid_out != &topology || state.layout.tiles.size() != topology.nodes.size() ||
+      std::abs(aspect - state.laid_out_aspect) > kAspectTolerance * state.laid_out_aspect) {
+    state.layout = LayoutTopology(topology, aspect);
+    state.laid_out = &topology;
+    state.laid_out_aspect = aspect;
+  }
+  if (!state.activity || state.activity_plan != &plan) {
+    state.activity = std::make_unique<LinkActivity>(topology, plan);
+    state.activity_plan = &plan;
+  }
+  const TimeNs cursor_ns = ctx.clock.cursor_ns();
+  state.activity->Update(ctx.session.store(), cursor_ns);
+  const LinkActivity& activity = *state.activity;
+
+  FrameGeometry g;
+  g.labelled = topology.num_gpus() <= kMaxLabelledGpus;
+  g.tile_px.resize(topology.nodes.size());
+  g.center_px.resize(topology.nodes.size());
+  for (const NodeTile& tile : state.layout.tiles) {
+    if (tile.node < 0 || tile.node >= static_cast<int>(topology.nodes.size())) continue;
+    g.tile_px[static_cast<std::size_t>(tile.node)] = to_px.ToPx(tile.rect);
+    g.center_px[static_cast<std::size_t>(tile.node)] = to_px.ToPx(tile.rect.center());
+  }
+  g.lane_width_px.resize(topology.links.size());
+  g.link_gbps.resize(topology.links.size());
+  for (std::size_t i = 0; i < topology.links.size(); ++i) {
+    g.link_gbps[i] = DisplayGbps(topology, topology.links[i]);
+    // Many-GPU views get hairlines, or the links would paint over everything.
+    g.lane_width_px[i] = LaneWidthPx(g.link_gbps[i]) * (g.labelled ? 1.0f : 0.4f);
+  }
+
+  list->PushClipRect(canvas.Min, canvas.Max, true);
+
+  // Host frames (multi-host only), behind everything.
+  for (const HostBox& host : state.layout.hosts) {
+    const PxRect r = to_px.ToPx(host.rect);
+    list->AddRectFilled(r.Min, r.Max, WithAlpha(theme.host_frame, 0.12f), 10.0f);
+    list->AddRect(r.Min, r.Max, theme.host_frame, 10.0f, 0, 1.5f);
+    if (g.labelled) list->AddText(ImVec2(r.Min.x + 8, r.Min.y + 4), theme.text_dim, host.label.c_str());
+  }
+
+  // Hover: a tile wins over the links beneath it.
+  int hovered_node = -1;
+  int hovered_link = -1;
+  if (canvas_hovered) {
+    for (std::size_t n = 0; n < g.tile_px.size(); ++n) {
+      if (g.tile_px[n].Contains(mouse)) hovered_node = static_cast<int>(n);
+    }
+  }
+
+  // Links: two lanes each, a -> b on the right of a -> b, b -> a on its right.
+  LinkRenderer* renderer =
+      ctx.link_renderer != nullptr && ctx.link_renderer->ready() ? ctx.link_renderer : nullptr;
+  float best_link_distance = 1e30f;
+  for (std::size_t i = 0; i < topology.links.size(); ++i) {
+    const Link& link = topology.links[i];
+    const float width = g.lane_width_px[i];
+    for (bool forward : {true, false}) {
+      ImVec2 a, b;
+      LaneEnds(g, forward ? link.a : link.b, forward ? link.b : link.a, width, &a, &b);
+      const double utilization =
+          g.link_gbps[i] > 0 ? activity.LoadGbps(static_cast<int>(i), forward) / g.link_gbps[i] : 0.0;
+      const Color color = theme.LinkLoadColor(std::clamp(utilization, 0.0, 1.0));
+      if (renderer != nullptr) {
+        renderer->AddLink(a, b, width, color, static_cast<float>(std::clamp(utilization, 0.0, 1.0)));
+      } else {
+        list->AddLine(a, b, color, width);
+      }
+    }
+    if (canvas_hovered && hovered_node < 0) {
+      const float d = DistanceToSegmentPx(mouse, g.center_px[static_cast<std::size_t>(link.a)],
+                                          g.center_px[static_cast<std::size_t>(link.b)]);
+      if (d <= width + kLaneGapPx + kHoverSlackPx && d < best_link_distance) {
+        best_link_distance = d;
+        hovered_link = static_cast<int>(i);
+      }
+    }
+  }
+  if (renderer != nullptr) renderer->Flush(list, ctx.time_s);
+  if (hovered_link >= 0) {
+    // Outline the hovered link's both lanes so the tooltip has a clear subject.
+    const Link& link = topology.links[static_cast<std::size_t>(hovered_link)];
+    const ImVec2 p = g.center_px[static_cast<std::size_t>(link.a)];
+    const ImVec2 q = g.center_px[static_cast<std::size_t>(link.b)];
+    list->AddLine(p, q, WithAlpha(theme.text, 0.35f),
+                  2 * g.lane_width_px[static_cast<std::size_t>(hovered_link)] + 6.0f);
+  }
+
+  const float pill_radius_px = ImGui::GetTextLineHeight() * 0.5f + 3.0f;
+  // Each transfer in flight traces its whole route faintly, so where a
+  // chunk goes is readable before it gets there (through a switch too).
+  std::vector<std::vector<ImVec2>> in_flight_lanes;
+  in_flight_lanes.reserve(activity.in_flight().size());
+  for (const InFlight& f : activity.in_flight()) {
+    in_flight_lanes.push_back(f.route >= 0 ? RouteLanePoints(g, activity.route(f.route), pill_radius_px + 2)
+                                           : std::vector<ImVec2>{});
+    if (!g.labelled || in_flight_lanes.back().size() < 2) continue;
+    const std::vector<ImVec2>& lanes = in_flight_lanes.back();
+    const Color trace = WithAlpha(theme.PhaseColor(f.phase), 0.55f);
+    for (std::size_t i = 0; i + 1 < lanes.size(); i += 2) list->AddLine(lanes[i], lanes[i + 1], trace, 1.5f);
+  }
+
+  // GPUs sending right now get a ring in the colour of what they send.
+  std::vector<Color> sending(topology.nodes.size(), 0);
+  for (const InFlight& f : activity.in_flight()) {
+    if (f.from_rank >= 0 && f.from_rank < topology.num_gpus()) {
+      sending[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(f.from_rank)])] =
+          theme.PhaseColor(f.phase);
+    }
+  }
+  for (const NodeTile& tile : state.layout.tiles) {
+    if (tile.node < 0 || tile.node >= static_cast<int>(topology.nodes.size())) continue;
+    const auto n = static_cast<std::size_t>(tile.node);
+    const PxRect& r = g.tile_px[n];
+    if (sending[n] != 0 && g.labelled) {
+      list->AddRect(ImVec2(r.Min.x - 3, r.Min.y - 3), ImVec2(r.Max.x + 3, r.Max.y + 3), sending[n], 8.0f, 0,
+                    2.5f);
+    }
+    DrawTile(list, r, topology.nodes[n], tile, theme, g.labelled, tile.node == hovered_node);
+  }
+
+  // Chunks in flight: a pill on the sender's lane, labelled with the chunk.
+  for (std::size_t k = 0; k < activity.in_flight().size(); ++k) {
+    const InFlight& f = activity.in_flight()[k];
+    if (in_flight_lanes[k].empty()) continue;
+    const ImVec2 p = PointAlongLanes(in_flight_lanes[k], f.progress);
+    const Color fill = theme.PhaseColor(f.phase);
+    if (!g.labelled) {
+      list->AddRectFilled(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + 2, p.y + 2), fill);
+      continue;
+    }
+    const float text_w = ImGui::CalcTextSize(f.label.c_str()).x;
+    const float radius = pill_radius_px;
+    const float half_w = std::max(radius, text_w * 0.5f + 5.0f);
+    // A soft glow first, so the pill stands out on a busy lane.
+    list->AddRectFilled(ImVec2(p.x - half_w - 4, p.y - radius - 4), ImVec2(p.x + half_w + 4, p.y + radius + 4),
+                        WithAlpha(fill, 0.25f), radius + 4);
+    list->AddRectFilled(ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius), fill, radius);
+    list->AddRect(ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius),
+                  WithAlpha(theme.background, 0.8f), radius, 0, 1.0f);
+    DrawCenteredText(list, p, ContrastText(fill), f.label);
+  }
+  list->PopClipRect();
+
+  // Caption: what machine, which arrangement, where the replay is.
+  char caption[256];
+  std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d ranks  |  t = %s  |  step %d of %d  |  %zu in flight",
+                topology.name.c_str(), state.layout.shape.c_str(), plan.num_ranks,
+                FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
+                activity.in_flight().size());
+  list->AddText(origin, theme.text_dim, caption);
+  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme);
+
+  if (hovered_node >= 0) {
+    TileTooltip(topology, hovered_node);
+  } else if (hovered_link >= 0) {
+    LinkTooltip(topology, &activity, hovered_link, g.link_gbps[static_cast<std::size_t>(hovered_link)]);
+  }
+}
+
+}  // namespace shardlab::gui
