@@ -1,0 +1,446 @@
+#include "app/gui/app/app.h"
+
+#include <GL/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include "app/gui/app/fonts.h"
+#include "app/gui/app/help_popups.h"
+#include "app/gui/app/imgui_style.h"
+#include "app/gui/app/screenshot.h"
+#include "app/gui/app/shortcuts.h"
+#include "app/gui/app/trace_export.h"
+#include "app/gui/gl/link_renderer.h"
+#include "app/gui/model/panel_layout.h"
+#include "engine/algorithms/collective.h"
+#include "engine/topology/presets.h"
+
+namespace shardlab::gui {
+namespace {
+
+/// Scripted frames advance the replay by this much wall time each, so a
+/// screenshot shows the same moment on a fast and a slow machine.
+constexpr double kScriptedFrameS = 1.0 / 60.0;
+/// A scripted run that is still recording after this long is given up.
+constexpr double kScriptedRecordTimeoutS = 600.0;
+constexpr double kStatusSeconds = 8.0;
+constexpr double kErrorStatusSeconds = 20.0;
+constexpr float kFontScaleStep = 0.25f;
+
+constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                         ImGuiWindowFlags_NoCollapse |
+                                         ImGuiWindowFlags_NoSavedSettings |
+                                         ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+std::string g_glfw_error;  // the last GLFW error, for Init's message
+
+void OnGlfwError(int code, const char* description) {
+  g_glfw_error = description != nullptr ? description : "GLFW error " + std::to_string(code);
+}
+
+bool IsPreset(const std::string& name) {
+  for (const PresetInfo& p : ListTopologyPresets()) {
+    if (p.name == name) return true;
+  }
+  return false;
+}
+
+/// Letters, digits, '.', '-' and '_' survive in a default file name.
+std::string FileSafe(std::string text) {
+  for (char& c : text) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '-' || c == '_';
+    if (!keep) c = '_';
+  }
+  return text;
+}
+
+bool BeginPanel(const char* name, const Rect& rect, ImGuiWindowFlags extra = 0) {
+  ImGui::SetNextWindowPos(ImVec2(rect.min.x, rect.min.y));
+  ImGui::SetNextWindowSize(ImVec2(std::max(rect.width(), 1.0f), std::max(rect.height(), 1.0f)));
+  return ImGui::Begin(name, nullptr, kPanelFlags | extra);
+}
+
+}  // namespace
+
+App::App(AppFlags flags) : flags_(std::move(flags)) {
+  theme_ = flags_.theme;
+  font_scale_ = flags_.font_scale;
+  scenario_state_.edit = flags_.settings;
+  const std::string& order = flags_.settings.ring_order;
+  if (order != "auto" && order != "rank") scenario_state_.custom_ring_order = order;
+  if (!IsPreset(flags_.settings.topology)) {
+    scenario_state_.topology_is_file = true;
+    scenario_state_.topology_file = flags_.settings.topology;
+  }
+}
+
+App::~App() { Shutdown(); }
+
+bool App::Init(std::string* error) {
+  glfwSetErrorCallback(OnGlfwError);
+  if (glfwInit() == GLFW_FALSE) {
+    *error = "cannot open a window: " + g_glfw_error +
+             " (no display? run it under xvfb-run, or use shardlab-cli for headless runs)";
+    return false;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  // A scripted screenshot must have exactly the size asked for.
+  glfwWindowHint(GLFW_RESIZABLE, flags_.scripted() ? GLFW_FALSE : GLFW_TRUE);
+  window_ = glfwCreateWindow(flags_.width_px, flags_.height_px, "ShardLab", nullptr, nullptr);
+  if (window_ == nullptr) {
+    *error = "cannot create a " + std::to_string(flags_.width_px) + "x" +
+             std::to_string(flags_.height_px) + " window with OpenGL 3.3 core: " + g_glfw_error;
+    return false;
+  }
+  glfwMakeContextCurrent(window_);
+  // Scripted runs render as fast as they can; people get vsync.
+  glfwSwapInterval(flags_.scripted() ? 0 : 1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // panels are placed every frame; nothing to remember
+  ApplyTheme(theme_);
+  if (const std::string note = BuildFontAtlas(font_scale_); !note.empty()) {
+    std::cerr << kAppProgram << ": warning: " << note << "\n";
+    SetStatus(note, false);
+  }
+  InstallShortcutRecorder(window_);  // before ImGui's callbacks, which chain to it
+  if (!ImGui_ImplGlfw_InitForOpenGL(window_, true) || !ImGui_ImplOpenGL3_Init("#version 330 core")) {
+    *error = "cannot initialise Dear ImGui's GLFW/OpenGL 3 backends";
+    return false;
+  }
+  imgui_ready_ = true;
+
+  link_renderer_ = std::make_unique<LinkRenderer>();
+  if (std::string why; !link_renderer_->Init(&why)) {
+    // The topology view falls back to plain lines: worth a note, not a stop.
+    std::cerr << kAppProgram << ": warning: link shaders unavailable: " << why << "\n";
+    SetStatus("Link shaders unavailable; drawing plain lines", false);
+  }
+  return true;
+}
+
+void App::Shutdown() {
+  session_.Cancel();
+  if (imgui_ready_) {
+    if (link_renderer_) link_renderer_->Shutdown();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    imgui_ready_ = false;
+  }
+  link_renderer_.reset();
+  if (ImGui::GetCurrentContext() != nullptr) ImGui::DestroyContext();
+  if (window_ != nullptr) {
+    glfwDestroyWindow(window_);
+    window_ = nullptr;
+  }
+  glfwTerminate();
+}
+
+int App::Run() {
+  std::string error;
+  if (!Init(&error)) {
+    std::cerr << kAppProgram << ": error: " << error << "\n";
+    Shutdown();
+    return 1;
+  }
+  StartRun(flags_.settings);
+
+  int counted_frames = 0;
+  double last_s = glfwGetTime();
+  const double started_s = last_s;
+  while (!quit_ && glfwWindowShouldClose(window_) == GLFW_FALSE) {
+    glfwPollEvents();
+    const double now_s = glfwGetTime();
+    double dt_s = now_s - last_s;
+    last_s = now_s;
+    if (flags_.scripted()) {
+      // Count frames (and move the replay) only once the run is recorded.
+      const bool recorded = session_.state() != SessionState::kRunning;
+      if (!recorded && now_s - started_s > kScriptedRecordTimeoutS) {
+        std::cerr << kAppProgram << ": error: the run was still recording after "
+                  << kScriptedRecordTimeoutS << " s; giving up\n";
+        exit_code_ = 1;
+        break;
+      }
+      dt_s = recorded ? kScriptedFrameS : 0.0;
+      if (recorded) ++counted_frames;
+      if (counted_frames == flags_.frames && !flags_.screenshot_path.empty()) {
+        pending_screenshot_ = flags_.screenshot_path;
+        screenshot_delay_frames_ = 0;
+      }
+    }
+    Frame(dt_s);
+    if (flags_.scripted() && counted_frames >= flags_.frames) break;
+  }
+  Shutdown();
+  return exit_code_;
+}
+
+void App::Frame(double dt_s) {
+  if (font_reload_pending_) {
+    // Between frames: the old atlas texture is not in use.
+    if (const std::string note = ReloadFonts(font_scale_); !note.empty()) SetStatus(note, false);
+    font_reload_pending_ = false;
+  }
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  if (!pending_screenshot_.empty() && screenshot_delay_frames_ == 0) {
+    // The frame being saved shows no hover tooltip, wherever the pointer is
+    // (under Xvfb it rests in the middle of the window).
+    ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  }
+  ImGui::NewFrame();
+
+  session_.Poll();
+  SyncClock();
+  HandleShortcuts();
+  clock_.Advance(dt_s);
+
+  const Theme& theme = GetTheme(theme_);
+  LinkRenderer* links = link_renderer_ && link_renderer_->ready() ? link_renderer_.get() : nullptr;
+  ViewContext ctx{session_, clock_, theme, links, glfwGetTime()};
+
+  MenuBarInfo menu;
+  menu.theme = theme_;
+  menu.font_scale = font_scale_;
+  menu.can_export_trace = session_.prepared() != nullptr && session_.store().event_count() > 0;
+  if (glfwGetTime() < status_until_s_) {
+    menu.status = status_;
+    menu.status_color = status_error_ ? theme.error : theme.text_dim;
+  }
+  HandleMenu(DrawMenuBar(menu));
+  DrawPanels(ctx);
+  DrawHelpPopups();
+  if (export_dialog_.Draw(theme)) {
+    if (export_dialog_.kind() == ExportKind::kScreenshot) {
+      // Next frame: the dialog is gone from the picture by then.
+      pending_screenshot_ = export_dialog_.path();
+      screenshot_delay_frames_ = 1;
+    } else if (const std::string failed = WriteSessionTrace(session_, export_dialog_.path());
+               !failed.empty()) {
+      SetStatus(failed, true);
+    } else {
+      SetStatus("Saved trace " + export_dialog_.path() + " (open it in ui.perfetto.dev)", false);
+    }
+  }
+  ImGui::Render();
+
+  int fb_w = 0;
+  int fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  glViewport(0, 0, fb_w, fb_h);
+  const ImVec4 bg = ImGui::ColorConvertU32ToFloat4(theme.background);
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  CaptureIfPending();
+  glfwSwapBuffers(window_);
+}
+
+void App::DrawPanels(ViewContext& ctx) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  PanelLayout layout = ComputePanelLayout(io.DisplaySize.x, io.DisplaySize.y,
+                                          MenuBarHeightPx(ImGui::GetFontSize()));
+  // Big classroom text needs a taller transport bar than the layout's;
+  // at normal size it fits and the layout stays exactly as computed.
+  const float transport_need = ImGui::GetFrameHeight() + 2.0f * style.WindowPadding.y;
+  if (layout.transport.height() < transport_need) {
+    layout.transport.max.y = std::min(layout.transport.min.y + transport_need, layout.topology.max.y - 1);
+    layout.topology.min.y = layout.transport.max.y;
+  }
+
+  if (BeginPanel("Scenario###scenario", layout.scenario)) {
+    if (DrawScenarioPanel(ctx, scenario_state_)) StartRun(scenario_state_.edit);
+  }
+  ImGui::End();
+  if (BeginPanel("###transport", layout.transport,
+                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar)) {
+    DrawTransportBar(ctx, transport_state_);
+  }
+  ImGui::End();
+  if (BeginPanel("Machine: GPUs, switches and links###topology", layout.topology,
+                 ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    DrawTopologyView(ctx, topology_state_);
+  }
+  ImGui::End();
+  if (BeginPanel("Metrics###metrics", layout.metrics)) DrawMetricsPanel(ctx);
+  ImGui::End();
+  if (BeginPanel("Buffers: whose parts each chunk holds###buffers", layout.buffers)) {
+    DrawBufferView(ctx);
+  }
+  ImGui::End();
+  if (BeginPanel("Timeline: one row per GPU and lane###gantt", layout.gantt,
+                 ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    DrawGanttView(ctx, gantt_state_);
+  }
+  ImGui::End();
+}
+
+void App::HandleMenu(MenuAction action) {
+  switch (action) {
+    case MenuAction::kNone: break;
+    case MenuAction::kExportScreenshot:
+      export_dialog_.Open(ExportKind::kScreenshot, DefaultExportName(ExportKind::kScreenshot));
+      break;
+    case MenuAction::kExportTrace:
+      export_dialog_.Open(ExportKind::kTrace, DefaultExportName(ExportKind::kTrace));
+      break;
+    case MenuAction::kQuit: quit_ = true; break;
+    case MenuAction::kThemeDark: ApplyTheme(ThemeKind::kDark); break;
+    case MenuAction::kThemeLight: ApplyTheme(ThemeKind::kLight); break;
+    case MenuAction::kFontBigger: SetFontScale(font_scale_ + kFontScaleStep); break;
+    case MenuAction::kFontSmaller: SetFontScale(font_scale_ - kFontScaleStep); break;
+    case MenuAction::kFontReset: SetFontScale(1.0f); break;
+    case MenuAction::kShowShortcuts: OpenHelpPopup(HelpPopup::kShortcuts); break;
+    case MenuAction::kShowAbout: OpenHelpPopup(HelpPopup::kAbout); break;
+  }
+}
+
+void App::HandleShortcuts() {
+  for (const Shortcut shortcut : TakeShortcuts()) {
+    switch (shortcut) {
+      case Shortcut::kPlayPause: clock_.playing() ? clock_.Pause() : clock_.Play(); break;
+      case Shortcut::kStep: clock_.Step(); break;
+      case Shortcut::kStepBack: clock_.StepBack(); break;
+      case Shortcut::kReset: clock_.Reset(); break;
+      case Shortcut::kFontBigger: SetFontScale(font_scale_ + kFontScaleStep); break;
+      case Shortcut::kFontSmaller: SetFontScale(font_scale_ - kFontScaleStep); break;
+      case Shortcut::kFontReset: SetFontScale(1.0f); break;
+      case Shortcut::kQuit: quit_ = true; break;
+    }
+  }
+}
+
+void App::StartRun(const ScenarioSettings& settings) {
+  scenario_state_.last_run = settings;
+  clock_ = ReplayClock{};
+  synced_events_ = 0;
+  run_finished_ = false;
+  ++runs_started_;
+  session_.Start(settings);  // a rejected run shows its error in the panels
+  if (const PreparedCollective* p = session_.prepared()) {
+    // Until the run is recorded, the formula's time stands in for its end,
+    // so Play during recording already moves at a readable pace.
+    auto_speed_ = AutoReplaySpeed(p->predicted_ns, p->plan.num_steps);
+    clock_.set_speed(auto_speed_);
+  }
+}
+
+void App::SyncClock() {
+  const TimelineStore& store = session_.store();
+  if (store.event_count() != synced_events_) {
+    synced_events_ = store.event_count();
+    std::vector<TimeNs> step_end_ns;
+    step_end_ns.reserve(static_cast<std::size_t>(store.steps_seen()));
+    TimeNs previous = 0;
+    for (int k = 0; k < store.steps_seen(); ++k) {
+      const TimeNs end = store.StepEndNs(k);
+      previous = end >= 0 ? end : previous;  // a step without events ends with the one before
+      step_end_ns.push_back(previous);
+    }
+    clock_.SetSteps(std::move(step_end_ns), store.end_ns());
+  }
+  if (run_finished_ || runs_started_ == 0 || session_.state() == SessionState::kRunning) return;
+  run_finished_ = true;
+
+  const bool first = runs_started_ == 1;
+  if (session_.state() != SessionState::kDone) {
+    if (first && flags_.scripted()) {
+      std::cerr << kAppProgram << ": error: " << session_.error() << "\n";
+      exit_code_ = 1;
+    }
+    return;
+  }
+  // A speed the user chose survives; the automatic one follows the real run.
+  if (clock_.speed() == auto_speed_) {
+    auto_speed_ = AutoReplaySpeed(store.end_ns(), clock_.num_steps());
+    clock_.set_speed(auto_speed_);
+  }
+  if (!first) return;
+  if (flags_.speed_ns_per_s > 0) clock_.set_speed(flags_.speed_ns_per_s);
+  for (int i = 0; i < flags_.step; ++i) {
+    if (!clock_.Step()) break;
+  }
+  if (flags_.play) clock_.Play();
+  if (!flags_.trace_path.empty()) {
+    if (const std::string failed = WriteSessionTrace(session_, flags_.trace_path); !failed.empty()) {
+      SetStatus(failed, true);
+      if (flags_.scripted()) {
+        std::cerr << kAppProgram << ": error: " << failed << "\n";
+        exit_code_ = 1;
+      }
+    } else {
+      SetStatus("Saved trace " + flags_.trace_path, false);
+    }
+  }
+}
+
+void App::SetStatus(const std::string& text, bool error) {
+  status_ = text;
+  status_error_ = error;
+  const double now_s = glfwGetTime();
+  status_until_s_ = now_s + (error ? kErrorStatusSeconds : kStatusSeconds);
+}
+
+void App::ApplyTheme(ThemeKind kind) {
+  theme_ = kind;
+  ApplyImGuiStyle(kind);
+}
+
+void App::SetFontScale(float scale) {
+  const float clamped = std::clamp(scale, kMinFontScale, kMaxFontScale);
+  if (clamped == font_scale_) return;
+  font_scale_ = clamped;
+  font_reload_pending_ = true;  // the atlas may only change between frames
+}
+
+void App::CaptureIfPending() {
+  if (pending_screenshot_.empty()) return;
+  if (screenshot_delay_frames_ > 0) {
+    --screenshot_delay_frames_;
+    return;
+  }
+  int fb_w = 0;
+  int fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  const std::string path = std::exchange(pending_screenshot_, std::string());
+  if (const std::string failed = SaveFramebufferPng(path, fb_w, fb_h); !failed.empty()) {
+    SetStatus(failed, true);
+    if (flags_.scripted()) {
+      std::cerr << kAppProgram << ": error: " << failed << "\n";
+      exit_code_ = 1;
+    }
+    return;
+  }
+  SetStatus("Saved screenshot " + path, false);
+}
+
+std::string App::DefaultExportName(ExportKind kind) const {
+  const ScenarioSettings& s = scenario_state_.last_run;
+  std::string topology = s.topology;
+  const std::size_t slash = topology.find_last_of('/');
+  if (slash != std::string::npos) topology = topology.substr(slash + 1);
+  const std::size_t dot = topology.rfind('.');
+  if (dot != std::string::npos && dot > 0) topology = topology.substr(0, dot);
+  const std::string stem = "shardlab-" + s.scenario + "-" + s.algo + "-" + std::to_string(s.ranks) +
+                           "gpu-" + topology;
+  return FileSafe(stem) + (kind == ExportKind::kScreenshot ? ".png" : ".json");
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,97 @@
+// App: the desktop app's window and frame loop.
+//
+//   Run ─► open GLFW window, GL 3.3 core context, ImGui (fonts, theme)
+//       ─► start the launch scenario (ring all-reduce on a DGX A100 unless
+//          flags say otherwise), so a newcomer sees a run at once
+//       ─► each frame: Poll the session, sync the replay clock with the
+//          recorded steps, keys, menu, one fixed window per PanelLayout
+//          region, popups, render, optional screenshot, swap
+//
+// Scripted mode (--frames N): frames start counting once the run is
+// recorded, the clock advances a fixed 1/60 s per frame (so screenshots do
+// not depend on machine speed), and after the N-th frame the app writes
+// --screenshot and --trace and returns. Interactive mode never exits on an
+// error: it says what happened and stays usable.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/gui/app/app_flags.h"
+#include "app/gui/app/export_dialog.h"
+#include "app/gui/app/menu_bar.h"
+#include "app/gui/model/replay_clock.h"
+#include "app/gui/model/session.h"
+#include "app/gui/views/panels.h"
+#include "app/gui/views/views.h"
+
+struct GLFWwindow;
+
+namespace shardlab::gui {
+
+class App {
+ public:
+  explicit App(AppFlags flags);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  /// Runs until the window closes or the scripted frames are done. Returns
+  /// the exit code: 0, or 1 when the window cannot open or, in scripted
+  /// mode, the run or an export failed (the reason went to stderr).
+  int Run();
+
+ private:
+  bool Init(std::string* error);
+  void Shutdown();
+  /// One frame; `dt_s` is the wall time the replay advances by.
+  void Frame(double dt_s);
+  void DrawPanels(ViewContext& ctx);
+  void HandleMenu(MenuAction action);
+  void HandleShortcuts();
+  /// Starts a run of `settings` and resets the replay for it.
+  void StartRun(const ScenarioSettings& settings);
+  /// Copies the store's step ends into the clock; on the first frame a
+  /// run is done, applies auto speed and the launch flags.
+  void SyncClock();
+  void SetStatus(const std::string& text, bool error);
+  void ApplyTheme(ThemeKind kind);
+  void SetFontScale(float scale);
+  /// Writes the pending screenshot from the frame just rendered.
+  void CaptureIfPending();
+  std::string DefaultExportName(ExportKind kind) const;
+
+  AppFlags flags_;
+  GLFWwindow* window_ = nullptr;
+  bool imgui_ready_ = false;
+  std::unique_ptr<LinkRenderer> link_renderer_;
+
+  Session session_;
+  ReplayClock clock_;
+  ThemeKind theme_ = ThemeKind::kDark;
+  float font_scale_ = 1.0f;
+  bool font_reload_pending_ = false;
+
+  ScenarioPanelState scenario_state_;
+  TransportBarState transport_state_;
+  TopologyViewState topology_state_;
+  GanttViewState gantt_state_;
+  ExportDialog export_dialog_;
+
+  // Bookkeeping of the current run.
+  std::size_t synced_events_ = 0;     // store size the clock was last synced to
+  bool run_finished_ = false;         // SyncClock saw it done
+  double auto_speed_ = 0;             // the speed set automatically (a user change wins)
+  int runs_started_ = 0;              // the first run gets the launch flags
+
+  std::string pending_screenshot_;    // written after the next rendered frame
+  int screenshot_delay_frames_ = 0;   // lets a closing popup leave the picture
+  std::string status_;
+  bool status_error_ = false;
+  double status_until_s_ = 0;
+
+  int exit_code_ = 0;
+  bool quit_ = false;
+};
+
+}  // namespace shardlab::gui

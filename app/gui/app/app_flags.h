@@ -1,0 +1,53 @@
+// AppFlags: the desktop app's command line.
+//
+//   shardlab [--scenario allreduce --algo ring --ranks 8 --size 64M
+//             --topology dgx-a100 --backend sim --ring-order auto]
+//            [--play] [--step N] [--speed X]
+//            [--frames N --screenshot out.png] [--trace out.json]
+//            [--theme dark|light] [--font-scale F] [--width W --height H]
+//
+// Every value is checked here, before a window opens, so a bad flag costs
+// one line on stderr and exit code 2 (as shardlab-cli does), never a window
+// that flashes and dies. Whether the scenario as a whole makes sense (16
+// ranks on an 8-GPU machine) is Session::Check's call; main() asks it too.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "app/gui/app/theme.h"
+#include "app/gui/model/session.h"
+
+namespace shardlab::gui {
+
+inline constexpr const char* kAppProgram = "shardlab";
+
+struct AppFlags {
+  ScenarioSettings settings;        // the run started at launch
+  bool play = false;                // start playing once the first run is recorded
+  int step = 0;                     // steps to advance once the first run is recorded
+  double speed_ns_per_s = 0;        // replay speed; 0 = automatic (see transport bar)
+  int frames = 0;                   // > 0: scripted mode, exit after this many frames
+  std::string screenshot_path;      // PNG written after the last scripted frame
+  std::string trace_path;           // Chrome trace of the first run
+  ThemeKind theme = ThemeKind::kDark;
+  float font_scale = 1.0f;
+  int width_px = 1600;
+  int height_px = 1000;
+  bool help = false;
+  bool version = false;
+
+  /// Scripted runs never wait for a person: they render, save and exit.
+  bool scripted() const { return frames > 0; }
+};
+
+/// Parses the words after the program name. Throws shardlab::Error
+/// (kInvalidInput) with a message naming the flag as the user spelled it:
+/// "--ranks: must be at least 1 (got '0')", "unknown flag --rank (did you
+/// mean --ranks?)".
+AppFlags ParseAppFlags(std::span<const std::string> args);
+
+/// The text `shardlab --help` prints.
+std::string AppHelpText();
+
+}  // namespace shardlab::gui

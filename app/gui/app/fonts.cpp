@@ -1,0 +1,66 @@
+#include "app/gui/app/fonts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+
+namespace shardlab::gui {
+namespace {
+
+/// Code point ranges the views' text uses; the atlas keeps a pointer to
+/// them, so they live as long as the program.
+const ImWchar* GlyphRanges() {
+  static const ImWchar ranges[] = {
+      0x0020, 0x00FF,  // Basic Latin + Latin-1 (µ, ·, ×)
+      0x0370, 0x03FF,  // Greek (α, β, Ψ)
+      0x2010, 0x2027,  // dashes, quotes, bullet, ellipsis
+      0x2190, 0x21FF,  // arrows (→ ← ↔)
+      0x2200, 0x22FF,  // maths (− ≈ ≤ ∑)
+      0x2500, 0x257F,  // box drawing (the seed texts' sketches)
+      0x25A0, 0x25FF,  // geometric shapes (▶ ■ ●)
+      0,
+  };
+  return ranges;
+}
+
+/// The first readable DejaVu Sans; ImGui asserts on an unreadable path, so
+/// look before handing it over.
+const char* FindFontFile() {
+  for (const char* path : kFontPaths) {
+    std::ifstream probe(path, std::ios::binary);
+    if (probe.good()) return path;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string BuildFontAtlas(float font_scale) {
+  ImFontAtlas& atlas = *ImGui::GetIO().Fonts;
+  atlas.Clear();
+  const float pixels = FontPixels(font_scale);
+  if (const char* path = FindFontFile()) {
+    ImFontConfig config;
+    config.OversampleH = 2;  // crisp enough, and a quarter of the default atlas
+    if (atlas.AddFontFromFileTTF(path, pixels, &config, GlyphRanges()) != nullptr) return "";
+    atlas.Clear();
+  }
+  // ProggyClean is a 13 px bitmap font: scaled it blurs, but it is always there.
+  ImFontConfig config;
+  config.SizePixels = pixels;
+  atlas.AddFontDefault(&config);
+  return std::string("DejaVu Sans not found (install fonts-dejavu-core); using ImGui's built-in "
+                     "font");
+}
+
+std::string ReloadFonts(float font_scale) {
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  std::string note = BuildFontAtlas(font_scale);
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  return note;
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,47 @@
+// The main menu bar: File (exports, quit), View (theme, text size), Help.
+//
+// Its height is pinned to MenuBarHeightPx, a function of the font size
+// alone, so the app and the screenshot tests compute the same panel
+// rectangles with ComputePanelLayout.
+#pragma once
+
+#include <string>
+
+#include "app/gui/app/theme.h"
+
+namespace shardlab::gui {
+
+/// Vertical padding above and below the menu bar's text.
+inline constexpr float kMenuBarPaddingYPx = 4.0f;
+
+/// Height of the menu bar for text `font_px` tall (see FontPixels).
+inline float MenuBarHeightPx(float font_px) { return font_px + 2.0f * kMenuBarPaddingYPx; }
+
+enum class MenuAction {
+  kNone,
+  kExportScreenshot,
+  kExportTrace,
+  kQuit,
+  kThemeDark,
+  kThemeLight,
+  kFontBigger,
+  kFontSmaller,
+  kFontReset,
+  kShowShortcuts,
+  kShowAbout,
+};
+
+/// What the menu bar shows besides its menus.
+struct MenuBarInfo {
+  ThemeKind theme = ThemeKind::kDark;
+  float font_scale = 1.0f;
+  bool can_export_trace = false;  // a recorded run exists
+  std::string status;             // right-aligned note ("Saved run.png"), may be empty
+  Color status_color = 0;
+};
+
+/// Draws the bar at the top of the window; returns the item chosen this
+/// frame, if any.
+MenuAction DrawMenuBar(const MenuBarInfo& info);
+
+}  // namespace shardlab::gui

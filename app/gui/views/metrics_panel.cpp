@@ -1,0 +1,171 @@
+// The metrics panel: the run in nccl-tests' language (time, algbw, busbw),
+// the alpha-beta formula's prediction beside the measurement, and whether
+// the result was checked correct.
+//
+//   ring all-reduce · 8 GPUs · 64 MiB · dgx-a100 · sim
+//   time       401.3 µs        simulated clock
+//   algbw      167.24 GB/s     size / time
+//   busbw      292.67 GB/s     algbw × 2(n-1)/n
+//   formula    403 µs          measured / formula = 0.996
+//   result     correct         max_abs_err 0, 134,217,728 values
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/gui/views/panels.h"
+#include "app/gui/views/views.h"
+#include "engine/core/units.h"
+
+namespace shardlab::gui {
+namespace {
+
+std::string Gbps(double gbps) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GB/s", gbps);
+  return text;
+}
+
+std::string Number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+/// "134,217,728": counts of values read better grouped.
+std::string Grouped(std::int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return value < 0 ? "-" + digits : digits;
+}
+
+const char* BusFactorText(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "algbw \xC3\x97 2(n-1)/n";
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: return "algbw \xC3\x97 (n-1)/n";
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return "algbw \xC3\x97 1";
+  }
+  return "";
+}
+
+/// One row of the two-column table: name, value, and a note beside the
+/// value when it fits the panel, else in the value's tooltip.
+void Row(const char* name, const std::string& value, const std::string& note, ImU32 value_color = 0) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextDisabled("%s", name);
+  ImGui::TableNextColumn();
+  if (value_color != 0) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(value_color), "%s", value.c_str());
+  } else {
+    ImGui::TextUnformatted(value.c_str());
+  }
+  if (note.empty()) return;
+  const bool hovered = ImGui::IsItemHovered();
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SameLine();
+  if (ImGui::CalcTextSize(note.c_str()).x <= ImGui::GetContentRegionAvail().x - spacing) {
+    ImGui::TextDisabled("%s", note.c_str());
+  } else {
+    ImGui::TextDisabled("(?)");
+    if (hovered || ImGui::IsItemHovered()) ImGui::SetTooltip("%s", note.c_str());
+  }
+}
+
+std::string ScenarioLine(const PreparedCollective& p) {
+  const CollectiveScenario& s = p.scenario;
+  return CollectiveTitle(CollectiveKindName(s.kind), CollectiveAlgoName(s.algo)) + " \xC2\xB7 " +
+         std::to_string(s.ranks) + " GPUs \xC2\xB7 " + FormatBytes(s.size_bytes) + " (" +
+         DTypeName(p.params.dtype) + ") \xC2\xB7 " + p.topology.name + " \xC2\xB7 " + s.backend;
+}
+
+const char* ClockOf(const Session& session) {
+  for (const TimelineRow& row : session.store().rows()) {
+    if (!row.events.empty()) return ClockKindName(row.events.front().clock);
+  }
+  return "-";
+}
+
+}  // namespace
+
+void DrawMetricsPanel(ViewContext& ctx) {
+  const Theme& theme = ctx.theme;
+  const Session& session = ctx.session;
+  const PreparedCollective* prepared = session.prepared();
+  if (session.state() == SessionState::kFailed) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.error));
+    ImGui::TextWrapped("The run failed: %s", session.error().c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextDisabled("The app is fine: change the scenario and press Run.");
+    if (prepared == nullptr) return;
+    ImGui::Separator();
+  }
+  if (prepared == nullptr) {
+    ImGui::TextDisabled("No run yet.");
+    return;
+  }
+  ImGui::TextWrapped("%s", ScenarioLine(*prepared).c_str());
+
+  const bool done = session.state() == SessionState::kDone;
+  const CollectiveOutcomeSummary& out = session.outcome();
+  if (ImGui::BeginTable("##metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    if (done) {
+      Row("time", FormatRunTime(out.metrics.time_ns), std::string(ClockOf(session)) + " clock");
+      Row("algbw", Gbps(out.metrics.algbw_gbps), "size / time");
+      Row("busbw", Gbps(out.metrics.busbw_gbps), BusFactorText(prepared->params.kind));
+    } else {
+      char text[64];
+      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
+                    session.num_steps());
+      Row("time", text, "");
+    }
+    Row("steps", std::to_string(prepared->plan.num_steps),
+        Grouped(static_cast<std::int64_t>(prepared->plan.ops.size())) + " ops, " +
+            Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+    if (prepared->predicted_ns > 0) {
+      std::string note;
+      if (done && out.metrics.time_ns > 0) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "measured/formula %.3f",
+                      out.metrics.time_ns / prepared->predicted_ns);
+        note = ratio;
+      }
+      Row("formula", FormatRunTime(prepared->predicted_ns), note);
+    }
+    if (done) {
+      if (out.checked) {
+        Row("result", out.verify.correct ? "correct" : "WRONG",
+            "max_abs_err " + Number(out.verify.max_abs_err) + " (" +
+                Grouped(out.verify.checked) + " values checked)",
+            out.verify.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
+      } else {
+        Row("result", "not checked", "");
+      }
+    }
+    const std::uint64_t dropped = session.dropped_events();
+    if (dropped > 0) {
+      Row("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
+          "the views miss them", theme.error);
+    }
+    ImGui::EndTable();
+  }
+  if (done && !out.checked && !out.not_checked_reason.empty()) {
+    ImGui::TextDisabled("%s", out.not_checked_reason.c_str());
+  }
+  if (!prepared->formula.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+    ImGui::TextWrapped("%s", prepared->formula.c_str());
+    if (done && out.metrics.time_ns > prepared->predicted_ns * 1.1) {
+      ImGui::TextWrapped("Slower than the formula: links shared by several transfers "
+                         "(contention) are not in it; the simulator models them.");
+    }
+    ImGui::PopStyleColor();
+  }
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,295 @@
+// The scenario panel: every field of a collective run, checked as it is
+// typed. Session::Check's sentence appears in red right under the fields
+// and Run stays disabled until it is empty, so an invalid combination is
+// explained in place instead of failing later.
+#include <algorithm>
+#include <cfloat>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "app/gui/views/panels.h"
+#include "engine/algorithms/collective.h"
+#include "engine/core/units.h"
+#include "engine/run/backend.h"
+#include "engine/run/collective_scenario.h"
+#include "engine/topology/presets.h"
+
+namespace shardlab::gui {
+namespace {
+
+constexpr CollectiveKind kKinds[] = {
+    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
+    CollectiveKind::kBroadcast, CollectiveKind::kReduce,        CollectiveKind::kAllToAll,
+};
+
+/// The algorithms the engine has for `kind` (CheckCollectiveParams' rule).
+std::vector<CollectiveAlgo> AlgosFor(CollectiveKind kind) {
+  if (kind == CollectiveKind::kAllReduce) return {CollectiveAlgo::kRing, CollectiveAlgo::kTree};
+  if (kind == CollectiveKind::kAllToAll) return {CollectiveAlgo::kDirect};
+  return {CollectiveAlgo::kRing};
+}
+
+const char* AlgoWords(CollectiveAlgo algo) {
+  switch (algo) {
+    case CollectiveAlgo::kRing: return "ring";
+    case CollectiveAlgo::kTree: return "double binary tree";
+    case CollectiveAlgo::kDirect: return "direct (every pair)";
+  }
+  return "?";
+}
+
+/// A label to the left of the next widget, which then fills the row.
+void FieldLabel(const char* text) {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(text);
+  ImGui::SameLine(ImGui::GetFontSize() * 6.0f);
+  ImGui::SetNextItemWidth(-FLT_MIN);
+}
+
+void DimWrapped(const Theme& theme, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+void ErrorWrapped(const Theme& theme, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.error));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+/// GPUs of the topology named in `name`, remembered per name so a file is
+/// read once, not every frame; 0 when it cannot be loaded.
+int TopologyGpus(const std::string& name) {
+  static std::string counted;
+  static int gpus = 0;
+  if (name != counted) {
+    counted = name;
+    try {
+      gpus = LoadScenarioTopology(name).num_gpus();
+    } catch (const std::exception&) {
+      gpus = 0;  // Check explains why
+    }
+  }
+  return gpus;
+}
+
+void KindCombo(ScenarioSettings& s) {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  try {
+    kind = ParseCollectiveKind(s.scenario);
+  } catch (const std::exception&) {
+    s.scenario = CollectiveKindName(kind);
+  }
+  FieldLabel("Collective");
+  if (ImGui::BeginCombo("##kind", CollectiveTitle(s.scenario, "").c_str())) {
+    for (CollectiveKind k : kKinds) {
+      const std::string name = CollectiveKindName(k);
+      if (ImGui::Selectable(CollectiveTitle(name, "").c_str(), k == kind)) {
+        s.scenario = name;
+        kind = k;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  // A kind change may leave an algorithm it does not have: take its usual one.
+  const std::vector<CollectiveAlgo> algos = AlgosFor(kind);
+  const bool valid = std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
+    return s.algo == CollectiveAlgoName(a);
+  });
+  if (!valid) s.algo = CollectiveAlgoName(DefaultAlgo(kind));
+
+  FieldLabel("Algorithm");
+  CollectiveAlgo current = DefaultAlgo(kind);
+  for (CollectiveAlgo a : algos) {
+    if (s.algo == CollectiveAlgoName(a)) current = a;
+  }
+  if (ImGui::BeginCombo("##algo", AlgoWords(current))) {
+    for (CollectiveAlgo a : algos) {
+      if (ImGui::Selectable(AlgoWords(a), a == current)) s.algo = CollectiveAlgoName(a);
+    }
+    ImGui::EndCombo();
+  }
+}
+
+void TopologyField(const Theme& theme, ScenarioPanelState& state) {
+  ScenarioSettings& s = state.edit;
+  const std::vector<PresetInfo> presets = ListTopologyPresets();
+  const PresetInfo* chosen = nullptr;
+  for (const PresetInfo& p : presets) {
+    if (!state.topology_is_file && p.name == s.topology) chosen = &p;
+  }
+  FieldLabel("Machine");
+  const std::string preview = state.topology_is_file ? "topology file..."
+                              : chosen != nullptr    ? chosen->name
+                                                     : s.topology;
+  if (ImGui::BeginCombo("##topology", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
+    for (const PresetInfo& p : presets) {
+      if (ImGui::Selectable(p.name.c_str(), &p == chosen)) {
+        state.topology_is_file = false;
+        s.topology = p.name;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
+    }
+    if (ImGui::Selectable("topology file...", state.topology_is_file)) {
+      state.topology_is_file = true;
+      if (state.topology_file.empty()) state.topology_file = "assets/topologies/example-workstation.toml";
+    }
+    ImGui::EndCombo();
+  }
+  if (state.topology_is_file) {
+    FieldLabel("File");
+    ImGui::InputTextWithHint("##topology_file", "path/to/machine.toml", &state.topology_file);
+    s.topology = state.topology_file;
+  } else if (chosen != nullptr) {
+    DimWrapped(theme, chosen->description);
+  }
+}
+
+void RanksField(ScenarioSettings& s) {
+  const int gpus = TopologyGpus(s.topology);
+  // Picking a smaller machine takes the ranks down with it, rather than
+  // greeting the choice with an error.
+  static std::string ranks_topology = s.topology;
+  if (s.topology != ranks_topology) {
+    ranks_topology = s.topology;
+    if (gpus > 0 && s.ranks > gpus) s.ranks = gpus;
+  }
+  FieldLabel("Ranks");
+  if (gpus > 1 && gpus <= 64) {
+    // A slider for machines a student counts on fingers; typing for clusters.
+    ImGui::SliderInt("##ranks", &s.ranks, 1, gpus, "%d GPUs", ImGuiSliderFlags_AlwaysClamp);
+  } else {
+    ImGui::InputInt("##ranks", &s.ranks, 1, 8);
+    s.ranks = std::max(s.ranks, 1);
+  }
+}
+
+void SizeField(const Theme& theme, ScenarioSettings& s) {
+  FieldLabel("Size");
+  ImGui::InputTextWithHint("##size", "64M, 1G, 4KiB", &s.size);
+  try {
+    const Bytes bytes = ParseSize(s.size, "size");
+    DimWrapped(theme, "one rank's buffer: " + FormatBytes(bytes) + " (" + std::to_string(bytes) +
+                          " B)");
+  } catch (const std::exception&) {
+    // The Check message under the fields says what is wrong.
+  }
+}
+
+void BackendField(ScenarioSettings& s) {
+  FieldLabel("Backend");
+  if (ImGui::BeginCombo("##backend", s.backend.c_str())) {
+    for (const BackendInfo& b : ListBackends()) {
+      if (ImGui::Selectable(b.name.c_str(), b.name == s.backend)) s.backend = b.name;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", b.description.c_str());
+    }
+    ImGui::EndCombo();
+  }
+}
+
+void RingOrderField(ScenarioPanelState& state) {
+  ScenarioSettings& s = state.edit;
+  const bool custom = s.ring_order != "auto" && s.ring_order != "rank";
+  FieldLabel("Ring order");
+  const char* preview = custom ? "custom" : s.ring_order == "rank" ? "rank order" : "auto (fastest)";
+  if (ImGui::BeginCombo("##ring_order", preview)) {
+    if (ImGui::Selectable("auto (fastest)", s.ring_order == "auto")) s.ring_order = "auto";
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Search the topology for the ring with the fastest slowest hop, as NCCL does");
+    }
+    if (ImGui::Selectable("rank order", s.ring_order == "rank")) s.ring_order = "rank";
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 -> 1 -> 2 -> ... -> n-1 -> 0");
+    if (ImGui::Selectable("custom", custom)) s.ring_order = state.custom_ring_order;
+    ImGui::EndCombo();
+  }
+  if (s.ring_order != "auto" && s.ring_order != "rank") {
+    FieldLabel("Order");
+    ImGui::InputTextWithHint("##ring_custom", "0,3,2,1", &state.custom_ring_order);
+    // An emptied field must stay "custom", not fall back to a keyword.
+    s.ring_order = state.custom_ring_order.empty() ? "," : state.custom_ring_order;
+  }
+}
+
+/// A few lines for someone who has never seen the app: what each panel says.
+void HowToRead(const Theme& theme) {
+  ImGui::Spacing();
+  if (!ImGui::CollapsingHeader("How to read this", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  static const char* const kLines[] = {
+      "Step (Right arrow) shows one more logical step of the algorithm; Play runs them in "
+      "slow motion. The run itself took microseconds.",
+      "Machine: dots are chunks in flight along their route; a link's colour is its load.",
+      "Buffers: what each GPU holds after the step shown.",
+      "Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth.",
+      "Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula.",
+  };
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+  for (const char* line : kLines) {
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s", line);
+  }
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
+
+bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
+  const Theme& theme = ctx.theme;
+  ScenarioSettings& s = state.edit;
+
+  KindCombo(s);
+  TopologyField(theme, state);
+  RanksField(s);
+  SizeField(theme, s);
+  BackendField(s);
+  RingOrderField(state);
+  ImGui::Checkbox("Timing only (skip the data)", &s.timing_only);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Time the run without moving real numbers: paper-sized runs in seconds,\n"
+                      "but the result is not checked.");
+  }
+
+  // Check is cached by the session, so calling it every frame is cheap.
+  const std::string problem = ctx.session.Check(s);
+  if (!problem.empty()) ErrorWrapped(theme, problem);
+
+  ImGui::Spacing();
+  bool run = false;
+  ImGui::BeginDisabled(!problem.empty());
+  const bool running = ctx.session.state() == SessionState::kRunning;
+  if (ImGui::Button(running ? "Restart run" : "Run", ImVec2(-FLT_MIN, 0))) run = true;
+  ImGui::EndDisabled();
+  if (run) return true;
+
+  const PreparedCollective* prepared = ctx.session.prepared();
+  if (ctx.session.state() == SessionState::kFailed) {
+    ErrorWrapped(theme, "The last run failed: " + ctx.session.error());
+  } else if (prepared != nullptr && !(s == state.last_run) && problem.empty()) {
+    DimWrapped(theme, "Changed: press Run to record the new run.");
+  }
+
+  if (prepared != nullptr && !prepared->ring_order.empty()) {
+    // Long rings keep their first hops and the way back: 1,024 numbers help no one.
+    constexpr std::size_t kShownHops = 12;
+    const std::vector<int>& ring = prepared->ring_order;
+    const std::string arrow = " \xE2\x86\x92 ";
+    std::string order;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      if (ring.size() > kShownHops + 2 && i == kShownHops) {
+        order += arrow + "... (" + std::to_string(ring.size()) + " GPUs)" + arrow + std::to_string(ring.back());
+        break;
+      }
+      order += (i == 0 ? "" : arrow) + std::to_string(ring[i]);
+    }
+    ImGui::Spacing();
+    DimWrapped(theme, "Ring: " + order + " (" + prepared->ring_order_mode + ")");
+  }
+  HowToRead(theme);
+  return false;
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,304 @@
+// The desktop app end to end: each test runs the real `shardlab` binary
+// (SHARDLAB_APP_PATH) as a user or a slide script would, in scripted mode
+// (--frames N --screenshot FILE), then reads the PNG back with stb_image
+// and looks at the pixels where the panels are (ComputePanelLayout, with
+// the menu bar height the app pins). Window tests need an X display
+// (scripts/test.sh starts Xvfb); without DISPLAY they are skipped. The
+// bad-flag tests exit before any window opens, so they always run.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "app/gui/app/fonts.h"
+#include "app/gui/app/menu_bar.h"
+#include "app/gui/app/theme.h"
+#include "app/gui/model/panel_layout.h"
+
+extern char** environ;
+
+namespace shardlab::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kWidth = 1280;
+constexpr int kHeight = 800;
+
+struct AppResult {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A scratch directory per test, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::path(::testing::TempDir()) / "shardlab-gui-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// Runs shardlab with `args`, stdout and stderr into files of `dir`.
+AppResult RunApp(const std::vector<std::string>& args, const fs::path& dir) {
+  const fs::path out_path = dir / "stdout.txt";
+  const fs::path err_path = dir / "stderr.txt";
+  std::vector<std::string> words = {SHARDLAB_APP_PATH};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw std::runtime_error(std::string("cannot start ") + SHARDLAB_APP_PATH);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  AppResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = Slurp(out_path);
+  result.err = Slurp(err_path);
+  return result;
+}
+
+bool HaveDisplay() {
+  const char* display = std::getenv("DISPLAY");
+  return display != nullptr && display[0] != '\0';
+}
+
+#define SKIP_WITHOUT_DISPLAY()                                                                  \
+  if (!HaveDisplay())                                                                           \
+  GTEST_SKIP() << "no X display (DISPLAY is unset): run under xvfb-run, or use "                \
+                  "scripts/test.sh, which starts Xvfb"
+
+/// An RGB image read back from a PNG.
+struct Image {
+  int width = 0;
+  int height = 0;
+  std::vector<unsigned char> rgb;
+
+  static Image Load(const fs::path& path) {
+    Image image;
+    int channels = 0;
+    unsigned char* data = stbi_load(path.c_str(), &image.width, &image.height, &channels, 3);
+    if (data == nullptr) return image;
+    image.rgb.assign(data, data + static_cast<std::size_t>(image.width) * image.height * 3);
+    stbi_image_free(data);
+    return image;
+  }
+  const unsigned char* At(int x, int y) const {
+    return &rgb[(static_cast<std::size_t>(y) * width + x) * 3];
+  }
+};
+
+/// The red, green and blue bytes of a Theme colour (ImGui's ABGR packing).
+struct Rgb {
+  int r, g, b;
+};
+Rgb Channels(Color color) {
+  return {static_cast<int>(color & 0xFF), static_cast<int>((color >> 8) & 0xFF),
+          static_cast<int>((color >> 16) & 0xFF)};
+}
+
+/// Pixels inside `rect` within `tolerance` (per channel) of `color`.
+int CountNear(const Image& image, const Rect& rect, Color color, int tolerance = 10) {
+  const Rgb want = Channels(color);
+  int count = 0;
+  for (int y = static_cast<int>(rect.min.y); y < static_cast<int>(rect.max.y); ++y) {
+    for (int x = static_cast<int>(rect.min.x); x < static_cast<int>(rect.max.x); ++x) {
+      const unsigned char* p = image.At(x, y);
+      if (std::abs(p[0] - want.r) <= tolerance && std::abs(p[1] - want.g) <= tolerance &&
+          std::abs(p[2] - want.b) <= tolerance) {
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
+std::size_t DistinctColors(const Image& image) {
+  std::unordered_set<std::uint32_t> colors;
+  for (std::size_t i = 0; i + 2 < image.rgb.size(); i += 3) {
+    colors.insert(static_cast<std::uint32_t>(image.rgb[i]) << 16 |
+                  static_cast<std::uint32_t>(image.rgb[i + 1]) << 8 | image.rgb[i + 2]);
+  }
+  return colors.size();
+}
+
+/// The panels of a kWidth x kHeight window at font scale 1, as the app places them.
+PanelLayout Layout() {
+  return ComputePanelLayout(kWidth, kHeight, MenuBarHeightPx(FontPixels(1.0f)));
+}
+
+/// The scripted screenshot of `args` plus the common flags; fails the test
+/// when the app does not exit 0 or writes no PNG.
+Image Screenshot(const ScratchDir& dir, std::vector<std::string> args) {
+  const fs::path png = dir.path() / "shot.png";
+  for (const char* extra : {"--width", "1280", "--height", "800", "--screenshot"}) args.push_back(extra);
+  args.push_back(png.string());
+  const AppResult result = RunApp(args, dir.path());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(png)) << "no screenshot at " << png;
+  return Image::Load(png);
+}
+
+/// What every screenshot must show: the window's size, a real picture, GPU
+/// tiles in the topology region and op boxes in the Gantt region.
+void ExpectPanelsDrawn(const Image& image, ThemeKind kind) {
+  ASSERT_EQ(image.width, kWidth);
+  ASSERT_EQ(image.height, kHeight);
+  // A blank or one-colour window has a handful; text, tiles and gradients give hundreds.
+  EXPECT_GT(DistinctColors(image), 200u);
+
+  const Theme& theme = GetTheme(kind);
+  const PanelLayout layout = Layout();
+  // Eight GPU tiles, each far more than 100 px of tile colour.
+  EXPECT_GT(CountNear(image, layout.topology, theme.tile_gpu), 8 * 100)
+      << "no GPU tiles in the topology region";
+  // Op boxes of the first steps: reduce-scatter sends and receives.
+  EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kReduceScatter)), 2000)
+      << "no reduce-scatter ops in the Gantt region";
+  // The menu bar is where the layout says: its band differs from the panels below.
+  EXPECT_LT(layout.menu_bar.max.y, layout.scenario.max.y);
+}
+
+TEST(GuiApp, PlaysRingAllReduceOnDgxA100AndSavesTheWindow) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const Image image = Screenshot(dir, {"--scenario", "allreduce", "--algo", "ring", "--ranks", "8",
+                                       "--size", "64M", "--topology", "dgx-a100", "--play",
+                                       "--frames", "120"});
+  ExpectPanelsDrawn(image, ThemeKind::kDark);
+}
+
+TEST(GuiApp, StepsThreeTimesOnTheDgx1CubeMesh) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const Image image = Screenshot(dir, {"--ranks", "8", "--size", "64M", "--topology", "dgx1-v100",
+                                       "--step", "3", "--frames", "30"});
+  ExpectPanelsDrawn(image, ThemeKind::kDark);
+}
+
+TEST(GuiApp, LightThemeIsLightAndStillShowsEveryPanel) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const Image image = Screenshot(dir, {"--theme", "light", "--step", "2", "--frames", "30"});
+  ExpectPanelsDrawn(image, ThemeKind::kLight);
+  // High contrast for projectors: the panels are mostly white.
+  const PanelLayout layout = Layout();
+  const Rect& scenario = layout.scenario;
+  const int area = static_cast<int>(scenario.width() * scenario.height());
+  EXPECT_GT(CountNear(image, scenario, GetTheme(ThemeKind::kLight).background, 4), area / 2);
+}
+
+TEST(GuiApp, WritesTheChromeTraceOfTheRun) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const fs::path trace = dir.path() / "run.json";
+  const AppResult result = RunApp({"--ranks", "4", "--size", "1M", "--frames", "2", "--trace",
+                                   trace.string()},
+                                  dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string json = Slurp(trace);
+  EXPECT_NE(json.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(json.find("GPU 3"), std::string::npos) << "a process per rank";
+}
+
+TEST(GuiApp, AFailedScreenshotExitsOneWithOneLine) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const AppResult result = RunApp({"--ranks", "2", "--size", "1K", "--frames", "2", "--screenshot",
+                                   (dir.path() / "no-such-dir" / "shot.png").string()},
+                                  dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err.rfind("shardlab: error: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("shot.png"), std::string::npos) << result.err;
+}
+
+// --- Bad input: exit 2 and one line on stderr, before any window opens ---------
+
+void ExpectUsageError(const std::vector<std::string>& args, const std::string& mentions) {
+  ScratchDir dir;
+  const AppResult result = RunApp(args, dir.path());
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_EQ(result.err.rfind("shardlab: error: ", 0), 0u) << result.err;
+  ASSERT_FALSE(result.err.empty());
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "more than one line: " << result.err;
+  EXPECT_NE(result.err.find(mentions), std::string::npos) << result.err;
+}
+
+TEST(GuiAppFlags, ZeroRanksIsAUsageError) {
+  ExpectUsageError({"--ranks", "0", "--frames", "1"}, "--ranks");
+}
+
+TEST(GuiAppFlags, UnknownTopologyIsAUsageError) {
+  ExpectUsageError({"--topology", "nope", "--frames", "1"}, "--topology");
+}
+
+TEST(GuiAppFlags, NegativeFramesIsAUsageError) {
+  ExpectUsageError({"--frames", "-1"}, "--frames");
+}
+
+TEST(GuiAppFlags, UnknownFlagIsAUsageErrorWithASuggestion) {
+  ExpectUsageError({"--rank", "8"}, "did you mean --ranks?");
+}
+
+TEST(GuiAppFlags, MoreRanksThanGpusIsAUsageError) {
+  ExpectUsageError({"--ranks", "16", "--topology", "dgx-a100", "--frames", "1"}, "only 8 GPUs");
+}
+
+TEST(GuiAppFlags, BadThemeAndSizeAreUsageErrors) {
+  ExpectUsageError({"--theme", "pink"}, "--theme");
+  ExpectUsageError({"--size", "12Q"}, "--size");
+}
+
+TEST(GuiAppFlags, ScreenshotNeedsFrames) {
+  ExpectUsageError({"--screenshot", "x.png"}, "--frames");
+}
+
+TEST(GuiAppFlags, HelpAndVersionExitZero) {
+  ScratchDir dir;
+  const AppResult help = RunApp({"--help"}, dir.path());
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--screenshot"), std::string::npos);
+  const AppResult version = RunApp({"--version"}, dir.path());
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("shardlab ", 0), 0u) << version.out;
+}
+
+}  // namespace
+}  // namespace shardlab::gui
