@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ShardLab needs, skipping apt when all are
-# already there. Used by scripts/setup.sh and .ci/run.
+# already there. Used by scripts/setup.sh, scripts/test.sh and .ci/run.
 #
-#   scripts/install-deps.sh          build + tests + what later parts use
-#                                    (GUI: ImGui, stb, GLFW; MPI; headless X)
+#   scripts/install-deps.sh          everything: build, tests, the desktop app,
+#                                    and what later parts use (MPI, xdotool)
+#   scripts/install-deps.sh --test   the build, the desktop app and a headless X
+#                                    server for its tests (what test.sh needs)
 #   scripts/install-deps.sh --build  only the build and the unit/sim tests
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
 build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev)
-# xauth: xvfb-run needs it, and it is only a Recommends of xvfb.
-extra_packages=(libimgui-dev libstb-dev libglfw3-dev libopenmpi-dev openmpi-bin xvfb xauth xdotool)
+# The desktop app: ImGui (+ stb for PNGs), GLFW, Mesa's software OpenGL for
+# machines without a GPU, and the font it looks for at run time. xauth:
+# xvfb-run needs it, and it is only a Recommends of xvfb.
+gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
+extra_packages=(libopenmpi-dev openmpi-bin xdotool)
 
 packages=("${build_packages[@]}")
 case "${1:-}" in
   --build) ;;
-  "") packages+=("${extra_packages[@]}") ;;
-  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "install-deps.sh: unknown option '$1' (use --build or nothing)" >&2; exit 2 ;;
+  --test) packages+=("${gui_packages[@]}") ;;
+  "") packages+=("${gui_packages[@]}" "${extra_packages[@]}") ;;
+  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "install-deps.sh: unknown option '$1' (use --build, --test or nothing)" >&2; exit 2 ;;
 esac
 
 missing=()
