@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/args.h"
+#include "app/common/args.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
 #include "engine/core/event.h"

@@ -7,9 +7,11 @@
 #include <span>
 #include <string>
 
-#include "app/cli/args.h"
+#include "app/common/args.h"
 
 namespace shardlab::cli {
+
+inline constexpr const char* kProgram = "shardlab-cli";
 
 /// Each command's flags and help text (built on first use).
 const CommandSpec& RunSpec();

@@ -1,6 +1,7 @@
-// A small flag parser for shardlab-cli. Each command describes its flags in
-// a CommandSpec; ParseArgs turns the words after the command into values,
-// and FormatHelp prints the same table for --help.
+// A small flag parser shared by shardlab-cli and the shardlab app. Each
+// command describes its flags in a CommandSpec; ParseArgs turns the words
+// after the command into values, and FormatHelp prints the same table for
+// --help.
 //
 //   --flag value   --flag=value   -b value   -b8   --switch
 //
@@ -19,9 +20,7 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 
-namespace shardlab::cli {
-
-inline constexpr const char* kProgram = "shardlab-cli";
+namespace shardlab {
 
 struct FlagSpec {
   std::string name;         // long name without dashes: "ranks"
@@ -31,7 +30,8 @@ struct FlagSpec {
 };
 
 struct CommandSpec {
-  std::string name;                 // "run"
+  std::string program = "shardlab-cli";  // named in messages: "see 'shardlab-cli run --help'"
+  std::string name;                 // "run"; empty for a program without commands
   std::string summary;              // one line for `shardlab-cli --help`
   std::string usage;                // "run COLLECTIVE [flags]"
   std::string description;          // paragraphs before the flag table
@@ -81,4 +81,4 @@ Bytes ParseSizeValue(std::string_view flag, std::string_view text, Bytes min_byt
 /// "allreduce, reducescatter or allgather" for messages.
 std::string JoinChoices(const std::vector<std::string>& choices);
 
-}  // namespace shardlab::cli
+}  // namespace shardlab

@@ -1,11 +1,11 @@
-#include "app/cli/args.h"
+#include "app/common/args.h"
 
 #include <algorithm>
 #include <charconv>
 #include <limits>
 #include <sstream>
 
-namespace shardlab::cli {
+namespace shardlab {
 namespace {
 
 /// Help text is wrapped to fit a terminal of this many columns.
@@ -40,8 +40,18 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+/// "shardlab-cli run --help", or "shardlab --help" for a program without commands.
+std::string HelpCommand(const CommandSpec& spec) {
+  return spec.program + (spec.name.empty() ? "" : " " + spec.name) + " --help";
+}
+
+/// " for 'run'", or nothing for a program without commands.
+std::string ForCommand(const CommandSpec& spec) {
+  return spec.name.empty() ? "" : " for '" + spec.name + "'";
+}
+
 Error UnknownFlag(const CommandSpec& spec, std::string_view word) {
-  std::string message = "unknown flag " + std::string(word) + " for '" + spec.name + "'";
+  std::string message = "unknown flag " + std::string(word) + ForCommand(spec);
   // A typo of a real flag ("--rank") gets a suggestion; anything else the help.
   std::string_view bare = word;
   while (!bare.empty() && bare.front() == '-') bare.remove_prefix(1);
@@ -56,7 +66,7 @@ Error UnknownFlag(const CommandSpec& spec, std::string_view word) {
     }
   }
   if (best != nullptr) return UsageError(message + " (did you mean --" + best->name + "?)");
-  return UsageError(message + " (see '" + kProgram + " " + spec.name + " --help')");
+  return UsageError(message + " (see '" + HelpCommand(spec) + "')");
 }
 
 bool IsHelpWord(std::string_view word) { return word == "--help" || word == "-h"; }
@@ -92,8 +102,8 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
   };
   const auto add_positional = [&](const std::string& word) {
     if (parsed.positionals_.size() >= spec.max_positionals) {
-      throw UsageError("unexpected argument '" + word + "' for '" + spec.name + "' (see '" +
-                       kProgram + " " + spec.name + " --help')");
+      throw UsageError("unexpected argument '" + word + "'" + ForCommand(spec) + " (see '" +
+                       HelpCommand(spec) + "')");
     }
     parsed.positionals_.push_back(word);
   };
@@ -154,7 +164,7 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
 
 std::string FormatHelp(const CommandSpec& spec) {
   std::ostringstream out;
-  out << "Usage: " << kProgram << " " << spec.usage << "\n";
+  out << "Usage: " << spec.program << " " << spec.usage << "\n";
   if (!spec.description.empty()) out << "\n" << spec.description << "\n";
 
   std::vector<std::pair<std::string, std::string>> rows;
@@ -245,4 +255,4 @@ std::string JoinChoices(const std::vector<std::string>& choices) {
   return out;
 }
 
-}  // namespace shardlab::cli
+}  // namespace shardlab
