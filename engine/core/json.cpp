@@ -13,11 +13,15 @@ std::string JsonQuote(std::string_view text) {
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
+      case '\b': out += "\\b"; break;
       case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        // Control characters and DEL as \u00XX: JSON requires the former,
+        // TOML both (TomlQuote is this function).
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
           out += buf;

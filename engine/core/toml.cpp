@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "engine/core/error.h"
+#include "engine/core/json.h"
 
 namespace shardlab {
 namespace {
@@ -735,30 +736,9 @@ TomlValue LoadTomlFile(const std::string& path) {
 }
 
 std::string TomlQuote(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out.push_back('"');
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (IsForbiddenControl(static_cast<unsigned char>(c))) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
+  // A TOML basic string has JSON's escapes (\b \t \n \f \r \" \\ \uXXXX),
+  // and JsonQuote also escapes DEL, which TOML forbids raw.
+  return JsonQuote(text);
 }
 
 std::string TomlKey(std::string_view key) {
