@@ -3,11 +3,6 @@
 // and checks what a user would see: the table, the JSON, the trace file,
 // the step-by-step chunk state, and one clear error line with exit code 2
 // for every kind of bad input.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,7 +19,7 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "tests/common/run_program.h"
 
 namespace shardlab {
 namespace {
@@ -33,70 +28,14 @@ namespace fs = std::filesystem;
 
 // --- Running the binary -------------------------------------------------------
 
-struct CliResult {
-  int exit_code = -1;      // -1 when killed by a signal
-  int signal = 0;
-  std::string out;
-  std::string err;
-};
+using CliResult = test_util::ProgramResult;
+using test_util::TempDir;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// A directory of its own for each test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::path(::testing::TempDir()) / "shardlab-cli-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+std::string ReadFile(const fs::path& path) { return test_util::ReadWholeFile(path); }
 
 CliResult RunCli(const std::vector<std::string>& args) {
   TempDir dir;
-  const std::string out_path = (dir.path() / "stdout").string();
-  const std::string err_path = (dir.path() / "stderr").string();
-
-  std::vector<std::string> words = {SHARDLAB_CLI_PATH};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error(std::string("cannot start ") + SHARDLAB_CLI_PATH);
-
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  CliResult result;
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = ReadFile(out_path);
-  result.err = ReadFile(err_path);
-  return result;
+  return test_util::RunProgram(SHARDLAB_CLI_PATH, args, dir.path());
 }
 
 std::string Describe(const std::vector<std::string>& args, const CliResult& r) {

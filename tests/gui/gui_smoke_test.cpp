@@ -5,11 +5,6 @@
 // the menu bar height the app pins). Window tests need an X display
 // (scripts/test.sh starts Xvfb); without DISPLAY they are skipped. The
 // bad-flag tests exit before any window opens, so they always run.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 #include <stb_image.h>
 
@@ -26,8 +21,7 @@
 #include "app/gui/app/menu_bar.h"
 #include "app/gui/app/theme.h"
 #include "app/gui/model/panel_layout.h"
-
-extern char** environ;
+#include "tests/common/run_program.h"
 
 namespace shardlab::gui {
 namespace {
@@ -37,62 +31,14 @@ namespace fs = std::filesystem;
 constexpr int kWidth = 1280;
 constexpr int kHeight = 800;
 
-struct AppResult {
-  int exit_code = -1;  // -1: killed by a signal
-  std::string out;
-  std::string err;
-};
+using AppResult = test_util::ProgramResult;
+using ScratchDir = test_util::TempDir;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// A scratch directory per test, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::path(::testing::TempDir()) / "shardlab-gui-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+std::string Slurp(const fs::path& path) { return test_util::ReadWholeFile(path); }
 
 /// Runs shardlab with `args`, stdout and stderr into files of `dir`.
 AppResult RunApp(const std::vector<std::string>& args, const fs::path& dir) {
-  const fs::path out_path = dir / "stdout.txt";
-  const fs::path err_path = dir / "stderr.txt";
-  std::vector<std::string> words = {SHARDLAB_APP_PATH};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error(std::string("cannot start ") + SHARDLAB_APP_PATH);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  AppResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = Slurp(out_path);
-  result.err = Slurp(err_path);
-  return result;
+  return test_util::RunProgram(SHARDLAB_APP_PATH, args, dir);
 }
 
 bool HaveDisplay() {
