@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/json_reader.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab {
@@ -56,167 +57,16 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// --- A tiny JSON reader, enough to check the CLI's output -----------------------
+// --- JSON: the shared strict reader (tests/common/json_reader.h) ---------------
 
-struct Json {
-  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
-  Type type = Type::kNull;
-  bool boolean = false;
-  double number = 0;
-  std::string string;
-  std::vector<Json> items;
-  std::map<std::string, Json> fields;
-
-  bool Has(const std::string& key) const { return fields.count(key) > 0; }
-  const Json& operator[](const std::string& key) const {
-    const auto it = fields.find(key);
-    if (it == fields.end()) throw std::runtime_error("no key '" + key + "'");
-    return it->second;
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& text) : text_(text) {}
-
-  /// The one value the text holds; throws on anything else.
-  Json ReadDocument() {
-    Json value = ReadValue();
-    SkipSpace();
-    if (at_ != text_.size()) Fail("text after the value");
-    return value;
-  }
-
- private:
-  [[noreturn]] void Fail(const std::string& what) {
-    throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(at_));
-  }
-  void SkipSpace() {
-    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
-  }
-  char Peek() {
-    SkipSpace();
-    if (at_ >= text_.size()) Fail("unexpected end");
-    return text_[at_];
-  }
-  void Expect(char c) {
-    if (Peek() != c) Fail(std::string("expected '") + c + "'");
-    ++at_;
-  }
-  bool ReadWord(const char* word) {
-    const std::string w = word;
-    if (text_.compare(at_, w.size(), w) != 0) return false;
-    at_ += w.size();
-    return true;
-  }
-  std::string ReadString() {
-    Expect('"');
-    std::string out;
-    while (true) {
-      if (at_ >= text_.size()) Fail("unterminated string");
-      const char c = text_[at_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) Fail("control character in string");
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (at_ >= text_.size()) Fail("unterminated escape");
-      const char e = text_[at_++];
-      switch (e) {
-        case '"': case '\\': case '/': out.push_back(e); break;
-        case 'n': out.push_back('\n'); break;
-        case 't': out.push_back('\t'); break;
-        case 'r': out.push_back('\r'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'u':
-          if (at_ + 4 > text_.size()) Fail("short \\u escape");
-          at_ += 4;
-          out.push_back('?');  // the checks never need the code point
-          break;
-        default: Fail("bad escape");
-      }
-    }
-  }
-  Json ReadValue() {
-    Json v;
-    const char c = Peek();
-    if (c == '{') {
-      v.type = Json::Type::kObject;
-      ++at_;
-      if (Peek() == '}') {
-        ++at_;
-        return v;
-      }
-      while (true) {
-        std::string key = ReadString();
-        Expect(':');
-        if (v.fields.count(key) > 0) Fail("duplicate key '" + key + "'");
-        v.fields[key] = ReadValue();
-        if (Peek() == ',') {
-          ++at_;
-          continue;
-        }
-        Expect('}');
-        return v;
-      }
-    }
-    if (c == '[') {
-      v.type = Json::Type::kArray;
-      ++at_;
-      if (Peek() == ']') {
-        ++at_;
-        return v;
-      }
-      while (true) {
-        v.items.push_back(ReadValue());
-        if (Peek() == ',') {
-          ++at_;
-          continue;
-        }
-        Expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.type = Json::Type::kString;
-      v.string = ReadString();
-      return v;
-    }
-    if (ReadWord("true")) {
-      v.type = Json::Type::kBool;
-      v.boolean = true;
-      return v;
-    }
-    if (ReadWord("false")) {
-      v.type = Json::Type::kBool;
-      return v;
-    }
-    if (ReadWord("null")) return v;
-    // A number: JSON's grammar, checked by a regex on the longest candidate.
-    std::size_t end = at_;
-    while (end < text_.size() && std::strchr("+-0123456789.eE", text_[end]) != nullptr) ++end;
-    const std::string token = text_.substr(at_, end - at_);
-    static const std::regex kNumber(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
-    if (token.empty() || !std::regex_match(token, kNumber)) Fail("bad value");
-    v.type = Json::Type::kNumber;
-    v.number = std::strtod(token.c_str(), nullptr);
-    at_ = end;
-    return v;
-  }
-
-  const std::string& text_;
-  std::size_t at_ = 0;
-};
-
-Json ParseJson(const std::string& text) { return JsonReader(text).ReadDocument(); }
+using test_util::Json;
+using test_util::ParseJson;
 
 TEST(JsonReader, ReadsWhatTheTestsNeedAndRejectsGarbage) {
   const Json j = ParseJson(R"({"a": [1, -2.5e3, true, null], "b": {"c": "x\"y"}})");
   EXPECT_EQ(j["a"].items.size(), 4u);
   EXPECT_EQ(j["a"].items[1].number, -2500);
-  EXPECT_EQ(j["b"]["c"].string, "x\"y");
+  EXPECT_EQ(j["b"]["c"].text, "x\"y");
   EXPECT_THROW(ParseJson(R"({"a": 1,})"), std::runtime_error);
   EXPECT_THROW(ParseJson(R"({"a": 01})"), std::runtime_error);
   EXPECT_THROW(ParseJson(R"({"a": 1} x)"), std::runtime_error);
@@ -257,12 +107,12 @@ TEST(CliRun, JsonHoldsTheDocumentedFields) {
                           "events"}) {
     EXPECT_TRUE(j.Has(key)) << key << " missing in " << r.out;
   }
-  EXPECT_EQ(j["scenario"].string, "allreduce");
-  EXPECT_EQ(j["algo"].string, "ring");
+  EXPECT_EQ(j["scenario"].text, "allreduce");
+  EXPECT_EQ(j["algo"].text, "ring");
   EXPECT_EQ(j["ranks"].number, 8);
   EXPECT_EQ(j["bytes"].number, 4 << 20);
-  EXPECT_EQ(j["backend"].string, "sim");
-  EXPECT_EQ(j["topology"].string, "dgx-a100");
+  EXPECT_EQ(j["backend"].text, "sim");
+  EXPECT_EQ(j["topology"].text, "dgx-a100");
   EXPECT_EQ(j["steps"].number, 14);
   EXPECT_EQ(j["correct"].type, Json::Type::kBool);
   EXPECT_TRUE(j["correct"].boolean);
@@ -375,7 +225,7 @@ TEST_P(CliEveryCollective, RunsCorrectlyInRunAndSweep) {
   const CliResult r = RunCli(run);
   ASSERT_EQ(r.exit_code, 0) << Describe(run, r);
   const Json j = ParseJson(r.out);
-  EXPECT_EQ(j["scenario"].string, p.kind);
+  EXPECT_EQ(j["scenario"].text, p.kind);
   EXPECT_TRUE(j["correct"].boolean) << r.out;
   EXPECT_GT(j["busbw_gbps"].number, 0);
 
