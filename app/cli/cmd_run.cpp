@@ -182,7 +182,7 @@ int RunMain(std::span<const std::string> words) {
       out << "# ShardLab: " << DescribeCollective(setup) << ", " << FormatBytes(size_bytes) << " (";
       if (size_bytes >= 1024) out << size_bytes << " B, ";
       out << DTypeName(setup.dtype);
-      if (KindReduces(setup.kind)) out << ", " << ReduceOpName(setup.op);
+      if (CollectiveReduces(setup.kind)) out << ", " << ReduceOpName(setup.op);
       out << ") on " << setup.topology_name << ", backend " << setup.backend << "\n";
       if (setup.algo == CollectiveAlgo::kRing) {
         out << "#   ring order " << DescribeRing(setup) << "\n";

@@ -147,7 +147,7 @@ int SweepMain(std::span<const std::string> words) {
   std::ostream& out = std::cout;
   if (!json) {
     out << "# ShardLab sweep: " << DescribeCollective(setup) << ", " << DTypeName(setup.dtype);
-    if (KindReduces(setup.kind)) out << ", " << ReduceOpName(setup.op);
+    if (CollectiveReduces(setup.kind)) out << ", " << ReduceOpName(setup.op);
     out << " on " << setup.topology_name << ", backend " << setup.backend << "\n";
     if (setup.algo == CollectiveAlgo::kRing) {
       out << "#   ring order " << DescribeRing(setup) << "\n";

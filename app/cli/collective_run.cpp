@@ -83,27 +83,7 @@ class FanOutSink : public EventSink {
   std::vector<EventSink*> sinks_;
 };
 
-/// The phase of each step, from the first tagged op of that step.
-std::vector<Phase> StepPhases(const Plan& plan) {
-  std::vector<Phase> phases(static_cast<std::size_t>(std::max(plan.num_steps, 0)), Phase::kNone);
-  for (const Op& op : plan.ops) {
-    if (op.step < 0 || op.step >= plan.num_steps) continue;
-    Phase& p = phases[static_cast<std::size_t>(op.step)];
-    if (p == Phase::kNone) p = op.tags.phase;
-  }
-  return phases;
-}
-
 }  // namespace
-
-bool KindReduces(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
-         kind == CollectiveKind::kReduce;
-}
-
-bool KindHasRoot(CollectiveKind kind) {
-  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
-}
 
 void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
   const std::vector<FlagSpec> shared = {
@@ -164,7 +144,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   if (args.Has("dtype")) setup.dtype = ParseDType(args.Spelling("dtype"), args.Get("dtype"));
   if (args.Has("op")) setup.op = ParseReduceOp(args.Spelling("op"), args.Get("op"));
   // nccl-tests ignores the root of rootless collectives; so do we.
-  if (args.Has("root") && KindHasRoot(setup.kind)) {
+  if (args.Has("root") && CollectiveHasRoot(setup.kind)) {
     setup.root =
         static_cast<int>(ParseIntValue(args.Spelling("root"), args.Get("root"), INT_MIN, INT_MAX));
   }

@@ -65,10 +65,6 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags);
 /// Throws UsageError (exit 2) on anything wrong, naming the flag.
 CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command);
 
-/// Whether the kind reduces (has a redop column) or has a root.
-bool KindReduces(CollectiveKind kind);
-bool KindHasRoot(CollectiveKind kind);
-
 /// What a step hook sees after each logical step (step 0: the inputs).
 struct StepView {
   int step = 0;

@@ -38,26 +38,14 @@ std::string FormatGbps(double gbps) {
   return text;
 }
 
-const char* KindTitle(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kReduceScatter: return "reduce-scatter";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kBroadcast: return "broadcast";
-    case CollectiveKind::kReduce: return "reduce";
-    case CollectiveKind::kAllToAll: return "all-to-all";
-  }
-  return "collective";
-}
-
 TableRow RowFor(const CollectiveOutcome& outcome) {
   const CollectiveParams& p = outcome.params;
   TableRow row;
   row.size_bytes = outcome.size_bytes;
   row.count = p.count;
   row.type = DTypeName(p.dtype);
-  row.redop = KindReduces(p.kind) ? ReduceOpName(p.op) : "none";
-  row.root = KindHasRoot(p.kind) ? p.root : -1;
+  row.redop = CollectiveReduces(p.kind) ? ReduceOpName(p.op) : "none";
+  row.root = CollectiveHasRoot(p.kind) ? p.root : -1;
   row.time_us = outcome.metrics.time_ns / 1000.0;
   row.algbw_gbps = outcome.metrics.algbw_gbps;
   row.busbw_gbps = outcome.metrics.busbw_gbps;
@@ -80,9 +68,9 @@ void PrintTableRow(std::ostream& out, const TableRow& row) {
 }
 
 std::string DescribeCollective(const CollectiveSetup& setup) {
-  std::string text = std::string(CollectiveAlgoName(setup.algo)) + " " + KindTitle(setup.kind) +
+  std::string text = std::string(CollectiveAlgoName(setup.algo)) + " " + CollectiveTitle(setup.kind) +
                      ", " + std::to_string(setup.ranks) + (setup.ranks == 1 ? " rank" : " ranks");
-  if (KindHasRoot(setup.kind)) text += ", root " + std::to_string(setup.root);
+  if (CollectiveHasRoot(setup.kind)) text += ", root " + std::to_string(setup.root);
   return text;
 }
 
@@ -124,8 +112,8 @@ void WriteSetupFields(JsonWriter& json, const CollectiveSetup& setup) {
   json.Field("algo", std::string(CollectiveAlgoName(setup.algo)));
   json.Field("ranks", setup.ranks);
   json.Field("dtype", std::string(DTypeName(setup.dtype)));
-  json.Field("redop", std::string(KindReduces(setup.kind) ? ReduceOpName(setup.op) : "none"));
-  json.Field("root", KindHasRoot(setup.kind) ? setup.root : -1);
+  json.Field("redop", std::string(CollectiveReduces(setup.kind) ? ReduceOpName(setup.op) : "none"));
+  json.Field("root", CollectiveHasRoot(setup.kind) ? setup.root : -1);
   json.Field("backend", setup.backend);
   json.Field("topology", setup.topology_name);
   json.Key("ring_order");

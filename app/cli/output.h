@@ -34,9 +34,6 @@ TableRow RowFor(const CollectiveOutcome& outcome);
 void PrintTableHeader(std::ostream& out);
 void PrintTableRow(std::ostream& out, const TableRow& row);
 
-/// "all-reduce", "reduce-scatter", ... as people write them.
-const char* KindTitle(CollectiveKind kind);
-
 /// "ring all-reduce, 8 ranks" (+ ", root 2" for rooted kinds).
 std::string DescribeCollective(const CollectiveSetup& setup);
 

@@ -36,34 +36,6 @@ std::string Normalized(const std::string& text) {
   return out;
 }
 
-bool KindHasAlgo(CollectiveKind kind, CollectiveAlgo algo) {
-  switch (algo) {
-    case CollectiveAlgo::kRing: return kind != CollectiveKind::kAllToAll;
-    case CollectiveAlgo::kTree: return kind == CollectiveKind::kAllReduce;
-    case CollectiveAlgo::kDirect: return kind == CollectiveKind::kAllToAll;
-  }
-  return false;
-}
-
-std::string AlgosOf(CollectiveKind kind) {
-  std::string list;
-  for (const CollectiveAlgo algo : kAllAlgos) {
-    if (!KindHasAlgo(kind, algo)) continue;
-    if (!list.empty()) list += ", ";
-    list += CollectiveAlgoName(algo);
-  }
-  return list;
-}
-
-bool HasRoot(CollectiveKind kind) {
-  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
-}
-
-bool Reduces(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
-         kind == CollectiveKind::kReduce;
-}
-
 void CheckRingOrder(const std::vector<int>& order, int ranks) {
   if (order.empty()) return;
   if (static_cast<std::int64_t>(order.size()) != ranks)
@@ -84,6 +56,54 @@ void CheckRingOrder(const std::vector<int>& order, int ranks) {
 }
 
 }  // namespace
+
+bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo) {
+  switch (algo) {
+    case CollectiveAlgo::kRing: return kind != CollectiveKind::kAllToAll;
+    case CollectiveAlgo::kTree: return kind == CollectiveKind::kAllReduce;
+    case CollectiveAlgo::kDirect: return kind == CollectiveKind::kAllToAll;
+  }
+  return false;
+}
+
+std::string CollectiveAlgoList(CollectiveKind kind) {
+  std::string list;
+  for (const CollectiveAlgo algo : kAllAlgos) {
+    if (!CollectiveHasAlgo(kind, algo)) continue;
+    if (!list.empty()) list += ", ";
+    list += CollectiveAlgoName(algo);
+  }
+  return list;
+}
+
+bool CollectiveHasRoot(CollectiveKind kind) {
+  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
+}
+
+bool CollectiveReduces(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
+         kind == CollectiveKind::kReduce;
+}
+
+std::vector<CollectiveAlgo> CollectiveAlgosFor(CollectiveKind kind) {
+  std::vector<CollectiveAlgo> algos;
+  for (const CollectiveAlgo algo : kAllAlgos) {
+    if (CollectiveHasAlgo(kind, algo)) algos.push_back(algo);
+  }
+  return algos;
+}
+
+const char* CollectiveTitle(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "all-reduce";
+    case CollectiveKind::kReduceScatter: return "reduce-scatter";
+    case CollectiveKind::kAllGather: return "all-gather";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kReduce: return "reduce";
+    case CollectiveKind::kAllToAll: return "all-to-all";
+  }
+  return "collective";
+}
 
 const char* CollectiveKindName(CollectiveKind kind) {
   switch (kind) {
@@ -147,14 +167,14 @@ void CheckCollectiveParams(const CollectiveParams& params) {
   if (params.count > std::numeric_limits<Bytes>::max() / DTypeBytes(params.dtype))
     throw Error(std::string(kind) + ": count " + std::to_string(params.count) +
                 " is too large to address in bytes");
-  if (!KindHasAlgo(params.kind, params.algo))
+  if (!CollectiveHasAlgo(params.kind, params.algo))
     throw Error(std::string(kind) + " has no '" + CollectiveAlgoName(params.algo) +
-                "' algorithm (valid for " + kind + ": " + AlgosOf(params.kind) + ")");
-  if (HasRoot(params.kind) && (params.root < 0 || params.root >= params.ranks))
+                "' algorithm (valid for " + kind + ": " + CollectiveAlgoList(params.kind) + ")");
+  if (CollectiveHasRoot(params.kind) && (params.root < 0 || params.root >= params.ranks))
     throw Error(std::string(kind) + ": root " + std::to_string(params.root) +
                 " is out of range for " + std::to_string(params.ranks) + " ranks (0.." +
                 std::to_string(params.ranks - 1) + ")");
-  if (Reduces(params.kind) && params.op == ReduceOp::kNone)
+  if (CollectiveReduces(params.kind) && params.op == ReduceOp::kNone)
     throw Error(std::string(kind) + " needs a reduction operator (sum, max or min), not none");
   if (params.tree_chunks < 0 || params.tree_chunks > detail::kMaxTreePieces)
     throw Error(std::string(kind) + ": tree_chunks must be 0 (automatic) .. " +
@@ -254,24 +274,13 @@ std::vector<int> RingRanks(const CollectiveParams& params) {
   return ranks;
 }
 
-const char* CollectiveTitle(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kReduceScatter: return "reduce-scatter";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kBroadcast: return "broadcast";
-    case CollectiveKind::kReduce: return "reduce";
-    case CollectiveKind::kAllToAll: return "all-to-all";
-  }
-  return "?";
-}
 
 std::string CollectivePlanName(const CollectiveParams& params) {
   std::string name = std::string(CollectiveAlgoName(params.algo)) + " " +
                      CollectiveTitle(params.kind) + ", " + std::to_string(params.ranks) +
                      (params.ranks == 1 ? " rank, " : " ranks, ") +
                      FormatBytes(CollectiveSizeBytes(params));
-  if (HasRoot(params.kind)) name += ", root " + std::to_string(params.root);
+  if (CollectiveHasRoot(params.kind)) name += ", root " + std::to_string(params.root);
   return name;
 }
 

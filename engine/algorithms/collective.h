@@ -43,6 +43,17 @@ CollectiveKind ParseCollectiveKind(const std::string& text);
 CollectiveAlgo ParseCollectiveAlgo(const std::string& text);
 /// The algorithm used when none is asked for (ring; direct for all-to-all).
 CollectiveAlgo DefaultAlgo(CollectiveKind kind);
+/// "all-reduce", "reduce-scatter", ... (the words used in text, not the CLI spelling).
+const char* CollectiveTitle(CollectiveKind kind);
+/// Whether a kind has an algorithm: ring for all but all-to-all, tree for
+/// all-reduce, direct for all-to-all.
+bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo);
+/// The kind's algorithms in a fixed order (ring, tree, direct), and as text ("ring, tree").
+std::vector<CollectiveAlgo> CollectiveAlgosFor(CollectiveKind kind);
+std::string CollectiveAlgoList(CollectiveKind kind);
+/// Broadcast and reduce have a root; all-reduce, reduce-scatter and reduce a reduction.
+bool CollectiveHasRoot(CollectiveKind kind);
+bool CollectiveReduces(CollectiveKind kind);
 
 struct CollectiveParams {
   CollectiveKind kind = CollectiveKind::kAllReduce;

@@ -34,8 +34,6 @@ std::vector<int> RingRanks(const CollectiveParams& params);
 /// "ring all-reduce, 8 ranks, 64 MiB" (+ ", root 3" for broadcast/reduce).
 std::string CollectivePlanName(const CollectiveParams& params);
 
-/// "all-reduce", "reduce-scatter", ... (the words used in text, not the CLI).
-const char* CollectiveTitle(CollectiveKind kind);
 
 /// Pipeline pieces per tree of the double-binary-tree all-reduce.
 int TreePieces(const CollectiveParams& params);

@@ -96,4 +96,14 @@ PlanTraffic CountTraffic(const Plan& plan) {
   return t;
 }
 
+std::vector<Phase> StepPhases(const Plan& plan) {
+  std::vector<Phase> phases(static_cast<std::size_t>(std::max(plan.num_steps, 0)), Phase::kNone);
+  for (const Op& op : plan.ops) {
+    if (op.step < 0 || op.step >= plan.num_steps) continue;
+    Phase& p = phases[static_cast<std::size_t>(op.step)];
+    if (p == Phase::kNone) p = op.tags.phase;
+  }
+  return phases;
+}
+
 }  // namespace shardlab

@@ -137,4 +137,8 @@ struct PlanTraffic {
 };
 PlanTraffic CountTraffic(const Plan& plan);
 
+/// The phase of each logical step (index = step), from the first op of
+/// that step that has one: what "step 3 of 14 · reduce-scatter" names.
+std::vector<Phase> StepPhases(const Plan& plan);
+
 }  // namespace shardlab

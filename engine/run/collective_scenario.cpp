@@ -20,23 +20,6 @@ namespace {
 /// for a check that runs on each edit).
 constexpr int kAllPairsMaxRanks = 64;
 
-bool Reduces(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
-         kind == CollectiveKind::kReduce;
-}
-
-bool HasRoot(CollectiveKind kind) {
-  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
-}
-
-bool HasAlgo(CollectiveKind kind, CollectiveAlgo algo) {
-  switch (algo) {
-    case CollectiveAlgo::kRing: return kind != CollectiveKind::kAllToAll;
-    case CollectiveAlgo::kTree: return kind == CollectiveKind::kAllReduce;
-    case CollectiveAlgo::kDirect: return kind == CollectiveKind::kAllToAll;
-  }
-  return false;
-}
 
 Error FieldError(const std::string& field, const std::string& message) {
   return Error(field + ": " + message);
@@ -146,7 +129,7 @@ std::vector<std::pair<int, int>> PairsUsed(const PreparedCollective& p) {
     case CollectiveAlgo::kRing: {
       int first_pos = 0;  // a chain uses n-1 hops of the ring, starting here
       int hops = n;
-      if (HasRoot(params.kind)) {
+      if (CollectiveHasRoot(params.kind)) {
         const int root_pos = static_cast<int>(
             std::find(rank_at.begin(), rank_at.end(), params.root) - rank_at.begin());
         first_pos = params.kind == CollectiveKind::kBroadcast ? root_pos : root_pos + 1;
@@ -348,19 +331,13 @@ std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScen
                                   (gpus == 1 ? "" : "s") + " (one rank per GPU)");
   }
   CheckSize(scenario.size_bytes, scenario.dtype);
-  if (!HasAlgo(scenario.kind, scenario.algo)) {
-    std::string valid;
-    for (const CollectiveAlgo algo :
-         {CollectiveAlgo::kRing, CollectiveAlgo::kTree, CollectiveAlgo::kDirect}) {
-      if (!HasAlgo(scenario.kind, algo)) continue;
-      if (!valid.empty()) valid += ", ";
-      valid += CollectiveAlgoName(algo);
-    }
+  if (!CollectiveHasAlgo(scenario.kind, scenario.algo)) {
+    const std::string valid = CollectiveAlgoList(scenario.kind);
     const std::string kind = CollectiveKindName(scenario.kind);
     throw FieldError("algo", kind + " has no '" + CollectiveAlgoName(scenario.algo) +
                                  "' algorithm (valid for " + kind + ": " + valid + ")");
   }
-  if (HasRoot(scenario.kind)) {
+  if (CollectiveHasRoot(scenario.kind)) {
     ParseBoundedInt("root", std::to_string(scenario.root), 0, scenario.ranks - 1);
   }
 
@@ -377,8 +354,8 @@ std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScen
   p->params.ranks = scenario.ranks;
   p->params.count = scenario.size_bytes / DTypeBytes(scenario.dtype);
   p->params.dtype = scenario.dtype;
-  p->params.op = Reduces(scenario.kind) ? scenario.op : ReduceOp::kNone;
-  p->params.root = HasRoot(scenario.kind) ? scenario.root : 0;
+  p->params.op = CollectiveReduces(scenario.kind) ? scenario.op : ReduceOp::kNone;
+  p->params.root = CollectiveHasRoot(scenario.kind) ? scenario.root : 0;
   p->params.ring_order = p->ring_order;
   CheckCollectiveParams(p->params);
 

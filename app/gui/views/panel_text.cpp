@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "app/gui/views/panels.h"
+#include "engine/algorithms/collective.h"
+#include "engine/core/error.h"
 #include "engine/core/units.h"
 
 namespace shardlab::gui {
@@ -14,21 +16,14 @@ constexpr double kWallSecondsPerStep = 1.5;
 constexpr double kMinWholeRunWallS = 10.0;
 constexpr double kMaxWholeRunWallS = 30.0;
 
-const char* KindWords(const std::string& kind) {
-  if (kind == "allreduce") return "all-reduce";
-  if (kind == "reducescatter") return "reduce-scatter";
-  if (kind == "allgather") return "all-gather";
-  if (kind == "broadcast") return "broadcast";
-  if (kind == "reduce") return "reduce";
-  if (kind == "alltoall") return "all-to-all";
-  return nullptr;
-}
-
 }  // namespace
 
 std::string CollectiveTitle(const std::string& kind, const std::string& algo) {
-  const char* words = KindWords(kind);
-  std::string title = words != nullptr ? words : kind;
+  std::string title = kind;  // an unknown spelling is shown as typed
+  try {
+    title = shardlab::CollectiveTitle(ParseCollectiveKind(kind));
+  } catch (const Error&) {
+  }
   if (algo == "tree") return "double binary tree " + title;
   return algo.empty() ? title : algo + " " + title;
 }

@@ -26,13 +26,6 @@ constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kBroadcast, CollectiveKind::kReduce,        CollectiveKind::kAllToAll,
 };
 
-/// The algorithms the engine has for `kind` (CheckCollectiveParams' rule).
-std::vector<CollectiveAlgo> AlgosFor(CollectiveKind kind) {
-  if (kind == CollectiveKind::kAllReduce) return {CollectiveAlgo::kRing, CollectiveAlgo::kTree};
-  if (kind == CollectiveKind::kAllToAll) return {CollectiveAlgo::kDirect};
-  return {CollectiveAlgo::kRing};
-}
-
 const char* AlgoWords(CollectiveAlgo algo) {
   switch (algo) {
     case CollectiveAlgo::kRing: return "ring";
@@ -97,7 +90,7 @@ void KindCombo(ScenarioSettings& s) {
     ImGui::EndCombo();
   }
   // A kind change may leave an algorithm it does not have: take its usual one.
-  const std::vector<CollectiveAlgo> algos = AlgosFor(kind);
+  const std::vector<CollectiveAlgo> algos = CollectiveAlgosFor(kind);
   const bool valid = std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
     return s.algo == CollectiveAlgoName(a);
   });

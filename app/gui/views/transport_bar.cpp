@@ -23,17 +23,6 @@ namespace {
 constexpr double kFastestWholeRunS = 0.5;
 constexpr double kSlowestWholeRunS = 600.0;
 
-/// Phase of every logical step, from the plan's ops (first op with a phase wins).
-std::vector<Phase> StepPhases(const Plan& plan) {
-  std::vector<Phase> phases(static_cast<std::size_t>(std::max(plan.num_steps, 0)), Phase::kNone);
-  for (const Op& op : plan.ops) {
-    if (op.step < 0 || op.step >= plan.num_steps) continue;
-    Phase& p = phases[static_cast<std::size_t>(op.step)];
-    if (p == Phase::kNone) p = op.tags.phase;
-  }
-  return phases;
-}
-
 /// Where the replay cursor is, in words: `text` for a wide bar ("after
 /// step 3 of 14 · reduce-scatter", "3 of 14 steps done · all-gather"),
 /// `brief` and `phase` for a narrow one ("after 3/14", "3/14 done").
