@@ -34,18 +34,6 @@ namespace {
 
 constexpr const char* kCluster = "128x-dgx-a100-ib";  // 1,024 A100s
 
-// Counts events and the end of the last one; keeps nothing, so the numbers
-// are the simulator's and not a vector's growth.
-class CountingSink : public EventSink {
- public:
-  void OnEvent(const Event& event) override {
-    ++events;
-    last_end_ns = std::max(last_end_ns, event.end_ns);
-  }
-  std::int64_t events = 0;
-  TimeNs last_end_ns = 0;
-};
-
 // A stream that throws bytes away and counts them: the writer's own cost.
 class CountingBuffer : public std::streambuf {
  public:
@@ -92,11 +80,11 @@ void RunCollective(benchmark::State& state, const CollectiveParams& params) {
     sink = CountingSink{};
     state.ResumeTiming();
     executor.RunToEnd(sink);
-    events += sink.events;
+    events += static_cast<std::int64_t>(sink.count);
   }
 
   const CollectiveMetrics metrics = ComputeCollectiveMetrics(
-      params.kind, params.ranks, CollectiveSizeBytes(params), sink.last_end_ns);
+      params.kind, params.ranks, CollectiveSizeBytes(params), sink.end_ns);
   state.SetComplexityN(ops);
   state.counters["ops"] = static_cast<double>(ops);
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),

@@ -58,31 +58,6 @@ Bytes HostDataBytes(const Plan& plan) {
   return total;
 }
 
-/// Counts events and tracks the end of the last one, without keeping them.
-class CountingSink : public EventSink {
- public:
-  void OnEvent(const Event& event) override {
-    if (count == 0) clock = event.clock;
-    ++count;
-    end_ns = std::max(end_ns, event.end_ns);
-  }
-  std::size_t count = 0;
-  TimeNs end_ns = 0;
-  ClockKind clock = ClockKind::kSimulated;
-};
-
-/// Hands each event to every sink in the list.
-class FanOutSink : public EventSink {
- public:
-  void Add(EventSink* sink) { sinks_.push_back(sink); }
-  void OnEvent(const Event& event) override {
-    for (EventSink* s : sinks_) s->OnEvent(event);
-  }
-
- private:
-  std::vector<EventSink*> sinks_;
-};
-
 }  // namespace
 
 void AddCollectiveFlags(std::vector<FlagSpec>& flags) {

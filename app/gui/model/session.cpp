@@ -35,17 +35,6 @@ CollectiveScenario ScenarioFrom(const ScenarioSettings& settings) {
   return scenario;
 }
 
-/// Counts events and keeps the latest end, for the run's metrics.
-class RunSpanSink : public EventSink {
- public:
-  void OnEvent(const Event& event) override {
-    ++count;
-    end_ns = std::max(end_ns, event.end_ns);
-  }
-  std::size_t count = 0;
-  TimeNs end_ns = 0;
-};
-
 /// The ranks chunk `chunk` of rank `rank`'s output holds when the
 /// collective is over (empty: the chunk is not part of the result).
 std::vector<int> FinalContributors(const CollectiveParams& params, int rank, int chunk) {
@@ -285,7 +274,7 @@ void Session::RunWorker() {
 
     const Plan& plan = executor.plan();
     QueueSink to_queue(*queue_);
-    RunSpanSink span;
+    CountingSink span;
     std::unique_ptr<ChunkState> chunks;
     if (prepared.params.ranks <= kMaxBufferViewRanks) {
       chunks = std::make_unique<ChunkState>(prepared.params, plan);
