@@ -67,11 +67,12 @@ void LinkActivity::Update(const TimelineStore& store, TimeNs t_ns) {
   for (const TimelineRow& row : store.rows()) {
     if (row.lane != Lane::kRecv) continue;
     // A lane runs one op at a time, so ends are sorted like starts: skip
-    // every transfer that finished by t, then take those begun before t (one starting exactly at t
-    // is not moving yet: "after step k" shows nothing of step k+1).
+    // every transfer that finished by t, then take those begun by t. One that
+    // starts exactly at t is shown at its sender: paused after step k, the
+    // view shows what step k+1 is about to send instead of an empty machine.
     const auto first = std::partition_point(row.events.begin(), row.events.end(),
                                             [&](const Event& e) { return e.end_ns <= t_ns; });
-    for (auto it = first; it != row.events.end() && it->start_ns < t_ns; ++it) {
+    for (auto it = first; it != row.events.end() && it->start_ns <= t_ns; ++it) {
       const Event& e = *it;
       if (e.kind != OpKind::kRecv || !(e.end_ns > e.start_ns)) continue;
       InFlight transfer;
