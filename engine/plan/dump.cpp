@@ -34,6 +34,7 @@ std::string DumpPlan(const Plan& plan, std::size_t max_ops) {
     }
     out << "  " << DescribeOp(plan, id) << " lane " << LaneName(op.lane);
     if (op.tags.phase != Phase::kNone) out << " " << PhaseName(op.tags.phase);
+    if (op.tags.microbatch >= 0) out << " mb " << op.tags.microbatch;
     if (op.tags.chunk >= 0) out << " chunk " << op.tags.chunk;
     if (op.kind == OpKind::kSend || op.kind == OpKind::kCopy || op.kind == OpKind::kReduce) {
       out << " src ";
@@ -50,6 +51,14 @@ std::string DumpPlan(const Plan& plan, std::size_t max_ops) {
       for (const OpId* d = plan.deps_begin(op); d != plan.deps_end(op); ++d) out << " " << *d;
     }
     out << "\n";
+    for (std::int32_t k = 0; k < op.kernel_count; ++k) {
+      const KernelCall& call = plan.kernels[op.kernel_begin + k];
+      out << "      " << KernelKindName(call.kind) << " " << call.m << "x" << call.n;
+      if (call.kind == KernelKind::kMatMul) out << "x" << call.k;
+      out << " -> ";
+      DumpSlice(out, plan, call.c);
+      out << "\n";
+    }
     ++shown;
   }
   if (shown < plan.ops.size()) out << "  ... " << plan.ops.size() - shown << " more ops\n";

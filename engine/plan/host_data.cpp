@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/fill.h"
+#include "engine/plan/host_kernels.h"
 #include "engine/plan/op_graph.h"
 #include "engine/plan/validate.h"
 
@@ -17,7 +18,10 @@ void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buff
     const Buffer& b = plan.buffers[id];
     std::vector<float>& data = buffers.data[id];
     data.assign(static_cast<std::size_t>(b.count), 0.0f);
-    if (b.init == BufferInit::kRandom) FillInputs(data, seed, static_cast<std::int64_t>(id));
+    if (b.init != BufferInit::kRandom) continue;
+    FillInputs(data, seed, b.init_stream >= 0 ? b.init_stream : static_cast<std::int64_t>(id));
+    if (b.init_scale != 1.0f)
+      for (float& x : data) x *= b.init_scale;
   }
 }
 
@@ -44,7 +48,11 @@ void ApplyOpData(const Plan& plan, OpId id, HostBuffers& buffers) {
     case OpKind::kRecv: src = &plan.ops[op.match].src; break;
     case OpKind::kReduce: src = &op.src; break;
     case OpKind::kCopy: src = &op.src; reduce = ReduceOp::kNone; break;
-    default: return;  // Send, Compute and Collective carry no host data here
+    case OpKind::kCompute:
+      for (std::int32_t k = 0; k < op.kernel_count; ++k)
+        RunHostKernel(plan.kernels[op.kernel_begin + k], buffers.data);
+      return;
+    default: return;  // Send and Collective carry no host data here
   }
   if (!src->valid() || !op.dst.valid()) return;
   const std::int64_t count = std::min(src->count, op.dst.count);

@@ -3,8 +3,8 @@
 //
 // A transfer's data moves when its Recv completes: the Recv writes (or with
 // ReduceOp::kSum adds) its matched Send's source slice into its destination.
-// Reduce and Copy act on two slices of the same rank; Send and Compute carry
-// no data of their own.
+// Reduce and Copy act on two slices of the same rank; Compute runs its
+// kernels (host_kernels.h); Send carries no data of its own.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct HostBuffers {
 };
 
 /// Allocates every buffer of the plan; kRandom buffers are filled with
-/// FillInputs(seed, buffer id), kZero with zeros.
+/// FillInputs(seed, init stream) times the init scale, kZero with zeros.
 void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buffers);
 
 /// Applies one op's effect on the data (see above).

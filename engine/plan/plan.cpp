@@ -11,8 +11,31 @@ PlanBuilder::PlanBuilder(std::string name, int num_ranks) {
 
 BufferId PlanBuilder::AddBuffer(int rank, std::string name, std::int64_t count, DType dtype,
                                 BufferInit init) {
-  plan_.buffers.push_back(Buffer{std::move(name), rank, count, dtype, init});
+  Buffer buffer;
+  buffer.name = std::move(name);
+  buffer.rank = rank;
+  buffer.count = count;
+  buffer.dtype = dtype;
+  buffer.init = init;
+  return AddBuffer(std::move(buffer));
+}
+
+BufferId PlanBuilder::AddBuffer(Buffer buffer) {
+  plan_.buffers.push_back(std::move(buffer));
   return static_cast<BufferId>(plan_.buffers.size() - 1);
+}
+
+OpId PlanBuilder::AddCompute(Op op, const std::vector<KernelCall>& kernels,
+                             const std::vector<OpId>& deps) {
+  op.kind = OpKind::kCompute;
+  op.kernel_begin = static_cast<std::int32_t>(plan_.kernels.size());
+  op.kernel_count = static_cast<std::int32_t>(kernels.size());
+  for (const KernelCall& call : kernels) {
+    op.flops += KernelFlops(call);
+    op.bytes += KernelBytes(call);
+  }
+  plan_.kernels.insert(plan_.kernels.end(), kernels.begin(), kernels.end());
+  return AddOp(op, deps);
 }
 
 void PlanBuilder::Reserve(std::size_t ops, std::size_t deps) {

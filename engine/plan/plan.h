@@ -20,19 +20,19 @@
 #include <vector>
 
 #include "engine/core/units.h"
+#include "engine/plan/buffer_slice.h"
+#include "engine/plan/kernel.h"
 #include "engine/plan/op_kinds.h"
 
 namespace shardlab {
 
 using OpId = std::int32_t;
-using BufferId = std::int32_t;
 inline constexpr OpId kNoOp = -1;
-inline constexpr BufferId kNoBuffer = -1;
 
 /// How a backend fills a buffer before the run.
 enum class BufferInit : std::uint8_t {
   kZero,
-  kRandom,  // FillInputs(seed, buffer id): exactly representable values
+  kRandom,  // FillInputs(seed, init_stream): exactly representable values
 };
 
 struct Buffer {
@@ -41,16 +41,13 @@ struct Buffer {
   std::int64_t count = 0;    // elements
   DType dtype = DType::kF32;
   BufferInit init = BufferInit::kZero;
+  /// kRandom: the FillInputs stream (-1: the buffer's id) and a scale applied
+  /// after filling. Model parameters use a stream per (layer, tensor), so
+  /// every partition of a model starts from the same weights.
+  std::int64_t init_stream = -1;
+  float init_scale = 1.0f;
 
   Bytes size_bytes() const { return count * DTypeBytes(dtype); }
-};
-
-/// A contiguous range of elements of one buffer.
-struct BufferSlice {
-  BufferId buffer = kNoBuffer;
-  std::int64_t offset = 0;  // elements
-  std::int64_t count = 0;   // elements
-  bool valid() const { return buffer != kNoBuffer; }
 };
 
 /// Phase of an op, for colour and text in the views.
@@ -82,6 +79,8 @@ struct Op {
   Flops flops = 0;
   std::uint32_t dep_begin = 0;       // into Plan::deps
   std::uint32_t dep_count = 0;
+  std::int32_t kernel_begin = 0;     // Compute: into Plan::kernels
+  std::int32_t kernel_count = 0;
   OpTags tags;
 };
 
@@ -92,6 +91,7 @@ struct Plan {
   std::vector<Buffer> buffers;
   std::vector<Op> ops;
   std::vector<OpId> deps;            // flat storage of every op's deps
+  std::vector<KernelCall> kernels;   // flat storage of Compute ops' arithmetic
 
   /// The ops that `op` waits for.
   const OpId* deps_begin(const Op& op) const { return deps.data() + op.dep_begin; }
@@ -105,10 +105,15 @@ class PlanBuilder {
 
   BufferId AddBuffer(int rank, std::string name, std::int64_t count,
                      DType dtype = DType::kF32, BufferInit init = BufferInit::kZero);
+  BufferId AddBuffer(Buffer buffer);
 
   /// Adds an op (its dep fields are filled from `deps`) and returns its id.
   OpId AddOp(Op op, std::initializer_list<OpId> deps = {});
   OpId AddOp(Op op, const std::vector<OpId>& deps);
+
+  /// Adds a Compute op that runs `kernels` in order; its flops and bytes
+  /// are their sum (plus whatever `op` already carries).
+  OpId AddCompute(Op op, const std::vector<KernelCall>& kernels, const std::vector<OpId>& deps);
 
   /// Adds a matched Send (on `from`) and Recv (on `to`). The Send reads
   /// `src`, the Recv writes `dst` with `reduce`. Returns {send, recv}.

@@ -41,6 +41,35 @@ void CheckSlice(const Plan& plan, OpId id, const BufferSlice& slice, const char*
                        b.name + "' of " + std::to_string(b.count) + " elements");
 }
 
+// Each kernel's operands: present when the kind reads them, on the op's
+// rank, and long enough for the shape.
+void CheckKernels(const Plan& plan, OpId id) {
+  const Op& op = plan.ops[id];
+  if (op.kernel_count == 0) return;
+  if (op.kernel_begin < 0 || op.kernel_count < 0 ||
+      static_cast<std::uint64_t>(op.kernel_begin) + op.kernel_count > plan.kernels.size())
+    Fail(plan, id, "kernel list runs past the plan's kernels");
+  for (std::int32_t k = 0; k < op.kernel_count; ++k) {
+    const KernelCall& call = plan.kernels[op.kernel_begin + k];
+    const std::string name = std::string("kernel ") + std::to_string(k) + " (" +
+                             KernelKindName(call.kind) + ") ";
+    if (call.m < 0 || call.n < 0 || call.k < 0) Fail(plan, id, name + "has a negative shape");
+    const std::pair<const BufferSlice*, std::int64_t> operands[] = {
+        {&call.a, call.a_count()}, {&call.b, call.b_count()},
+        {&call.c, call.c_count()}, {&call.d, call.d_count()}};
+    const char* roles[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; ++i) {
+      const auto [slice, need] = operands[i];
+      if (need == 0) continue;
+      const std::string role = name + roles[i];
+      CheckSlice(plan, id, *slice, role.c_str());
+      if (slice->count < need)
+        Fail(plan, id, role + " holds " + std::to_string(slice->count) + " elements; the shape needs " +
+                           std::to_string(need));
+    }
+  }
+}
+
 void CheckOp(const Plan& plan, OpId id) {
   const Op& op = plan.ops[id];
   const OpId n = static_cast<OpId>(plan.ops.size());
@@ -87,6 +116,8 @@ void CheckOp(const Plan& plan, OpId id) {
       if (op.src.count != op.dst.count) Fail(plan, id, "src and dst differ in length");
       break;
     case OpKind::kCompute:
+      CheckKernels(plan, id);
+      [[fallthrough]];
     case OpKind::kCollective:
       if (op.src.valid()) CheckSlice(plan, id, op.src, "src");
       if (op.dst.valid()) CheckSlice(plan, id, op.dst, "dst");

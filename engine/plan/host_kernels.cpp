@@ -1,0 +1,90 @@
+#include "engine/plan/host_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardlab {
+namespace {
+
+float* Data(std::vector<std::vector<float>>& buffers, const BufferSlice& s) {
+  return buffers[s.buffer].data() + s.offset;
+}
+
+// C[m×n] (+)= op(A)[m×k]·op(B)[k×n], row-major; op(A) = A^T reads A as [k×m].
+void MatMul(const KernelCall& call, const float* a, const float* b, float* c) {
+  const std::int64_t m = call.m, n = call.n, k = call.k;
+  if (!call.accumulate) std::fill(c, c + m * n, 0.0f);
+  std::vector<float> b_row(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < m; ++i) {
+    float* c_row = c + i * n;
+    for (std::int64_t p = 0; p < k; ++p) {
+      const float a_ip = call.transpose_a ? a[p * m + i] : a[i * k + p];
+      const float* b_p = b + p * n;
+      if (call.transpose_b) {  // B stored [n×k]: gather row p of op(B)
+        for (std::int64_t j = 0; j < n; ++j) b_row[j] = b[j * k + p];
+        b_p = b_row.data();
+      }
+      for (std::int64_t j = 0; j < n; ++j) c_row[j] += a_ip * b_p[j];
+    }
+  }
+}
+
+void Adam(const KernelCall& call, const float* grad, float* param, float* m1, float* m2) {
+  const double t = call.adam_step;
+  const float correct1 = static_cast<float>(1.0 - std::pow(static_cast<double>(call.beta1), t));
+  const float correct2 = static_cast<float>(1.0 - std::pow(static_cast<double>(call.beta2), t));
+  for (std::int64_t i = 0; i < call.n; ++i) {
+    m1[i] = call.beta1 * m1[i] + (1.0f - call.beta1) * grad[i];
+    m2[i] = call.beta2 * m2[i] + (1.0f - call.beta2) * grad[i] * grad[i];
+    const float m_hat = m1[i] / correct1;
+    const float v_hat = m2[i] / correct2;
+    param[i] -= call.alpha * m_hat / (std::sqrt(v_hat) + call.epsilon);
+  }
+}
+
+}  // namespace
+
+void RunHostKernel(const KernelCall& call, std::vector<std::vector<float>>& buffers) {
+  const std::int64_t rows = call.m, cols = call.n, elements = rows * cols;
+  float* c = Data(buffers, call.c);
+  const float* a = call.a.valid() ? Data(buffers, call.a) : nullptr;
+  const float* b = call.b.valid() ? Data(buffers, call.b) : nullptr;
+  switch (call.kind) {
+    case KernelKind::kMatMul: MatMul(call, a, b, c); break;
+    case KernelKind::kAddBias:
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) c[i * cols + j] += a[j];
+      break;
+    case KernelKind::kRelu:
+      for (std::int64_t i = 0; i < elements; ++i) c[i] = std::max(a[i], 0.0f);
+      break;
+    case KernelKind::kReluBackward:
+      for (std::int64_t i = 0; i < elements; ++i) c[i] = b[i] > 0.0f ? a[i] : 0.0f;
+      break;
+    case KernelKind::kColumnSum:
+      if (!call.accumulate) std::fill(c, c + cols, 0.0f);
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) c[j] += a[i * cols + j];
+      break;
+    case KernelKind::kMseGrad:
+      for (std::int64_t i = 0; i < elements; ++i) c[i] = call.alpha * (a[i] - b[i]);
+      break;
+    case KernelKind::kMseLoss: {
+      double sum = 0;
+      for (std::int64_t i = 0; i < elements; ++i) {
+        const double diff = static_cast<double>(a[i]) - b[i];
+        sum += diff * diff;
+      }
+      c[0] += static_cast<float>(call.alpha * sum);
+      break;
+    }
+    case KernelKind::kAxpy:
+      for (std::int64_t i = 0; i < cols; ++i) c[i] += call.alpha * a[i];
+      break;
+    case KernelKind::kAdam:
+      Adam(call, a, c, Data(buffers, call.b), Data(buffers, call.d));
+      break;
+  }
+}
+
+}  // namespace shardlab

@@ -1,0 +1,80 @@
+#include "engine/plan/kernel.h"
+
+namespace shardlab {
+
+const char* KernelKindName(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kMatMul: return "matmul";
+    case KernelKind::kAddBias: return "add-bias";
+    case KernelKind::kRelu: return "relu";
+    case KernelKind::kReluBackward: return "relu-backward";
+    case KernelKind::kColumnSum: return "column-sum";
+    case KernelKind::kMseGrad: return "mse-grad";
+    case KernelKind::kMseLoss: return "mse-loss";
+    case KernelKind::kAxpy: return "axpy";
+    case KernelKind::kAdam: return "adam";
+  }
+  return "?";
+}
+
+static std::int64_t Elements(const KernelCall& call) {
+  return static_cast<std::int64_t>(call.m) * call.n;
+}
+
+std::int64_t KernelCall::a_count() const {
+  switch (kind) {
+    case KernelKind::kMatMul: return static_cast<std::int64_t>(m) * k;
+    case KernelKind::kAddBias: return n;
+    case KernelKind::kAxpy:
+    case KernelKind::kAdam: return n;
+    default: return Elements(*this);
+  }
+}
+
+std::int64_t KernelCall::b_count() const {
+  switch (kind) {
+    case KernelKind::kMatMul: return static_cast<std::int64_t>(k) * n;
+    case KernelKind::kReluBackward:
+    case KernelKind::kMseGrad:
+    case KernelKind::kMseLoss: return Elements(*this);
+    case KernelKind::kAdam: return n;
+    default: return 0;
+  }
+}
+
+std::int64_t KernelCall::c_count() const {
+  switch (kind) {
+    case KernelKind::kColumnSum: return n;
+    case KernelKind::kMseLoss: return 1;
+    case KernelKind::kAxpy:
+    case KernelKind::kAdam: return n;
+    default: return Elements(*this);
+  }
+}
+
+std::int64_t KernelCall::d_count() const { return kind == KernelKind::kAdam ? n : 0; }
+
+Flops KernelFlops(const KernelCall& call) {
+  const double elements = static_cast<double>(Elements(call));
+  switch (call.kind) {
+    case KernelKind::kMatMul: return 2.0 * call.m * call.n * static_cast<double>(call.k);
+    case KernelKind::kMseLoss: return 3.0 * elements;
+    case KernelKind::kAxpy: return 2.0 * call.n;
+    case KernelKind::kAdam: return 12.0 * call.n;  // moments, bias correction, sqrt, update
+    default: return elements;
+  }
+}
+
+Bytes KernelBytes(const KernelCall& call) {
+  // Each operand read once, the output written once (and read too when it
+  // accumulates or is updated in place).
+  std::int64_t elements = call.a_count() + call.b_count() + call.c_count() + call.d_count();
+  const bool in_place = call.accumulate || call.kind == KernelKind::kAddBias ||
+                        call.kind == KernelKind::kMseLoss || call.kind == KernelKind::kAxpy ||
+                        call.kind == KernelKind::kAdam;
+  if (in_place) elements += call.c_count();
+  if (call.kind == KernelKind::kAdam) elements += call.b_count() + call.d_count();
+  return elements * 4;
+}
+
+}  // namespace shardlab
