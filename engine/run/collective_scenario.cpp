@@ -299,25 +299,23 @@ Topology LoadScenarioTopology(const std::string& preset_or_path) {
   }
 }
 
+void CheckScenarioBackend(const std::string& backend) {
+  const std::vector<BackendInfo> backends = ListBackends();
+  std::string known;  // "sim, cuda or mpi"
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    if (backends[i].name == backend) return;
+    if (i > 0) known += i + 1 == backends.size() ? " or " : ", ";
+    known += backends[i].name;
+  }
+  throw FieldError("backend", "unknown backend '" + backend + "' (available: " + known + ")");
+}
+
 std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScenario& scenario,
                                                             const Topology& topology) {
   auto p = std::make_unique<PreparedCollective>();
   p->scenario = scenario;
 
-  {
-    const std::vector<BackendInfo> backends = ListBackends();
-    std::string known;  // "sim, cuda or mpi"
-    bool found = false;
-    for (std::size_t i = 0; i < backends.size(); ++i) {
-      if (i > 0) known += i + 1 == backends.size() ? " or " : ", ";
-      known += backends[i].name;
-      found = found || backends[i].name == scenario.backend;
-    }
-    if (!found) {
-      throw FieldError("backend", "unknown backend '" + scenario.backend + "' (available: " +
-                                      known + ")");
-    }
-  }
+  CheckScenarioBackend(scenario.backend);
 
   const int gpus = topology.num_gpus();
   const std::string& topology_name = scenario.topology.empty() ? topology.name : scenario.topology;

@@ -85,6 +85,10 @@ struct PreparedCollective {
 /// A preset name or topology file, loaded; throws Error "topology: ...".
 Topology LoadScenarioTopology(const std::string& preset_or_path);
 
+/// Throws Error "backend: unknown backend 'x' (available: sim or cuda)"
+/// unless `backend` is registered.
+void CheckScenarioBackend(const std::string& backend);
+
 /// Every check and decision of PrepareCollective except building the plan
 /// (ranks against the topology, size, root, ring order, parameters, the
 /// formula), on a topology already loaded, e.g. from a cache. Cheap enough

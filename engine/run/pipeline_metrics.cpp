@@ -1,0 +1,60 @@
+#include "engine/run/pipeline_metrics.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/run/metrics.h"
+
+namespace shardlab {
+
+PipelineMetrics MeasurePipeline(const PipelinePlan& pipeline, const Plan& plan,
+                                std::span<const Event> events) {
+  const int stages = plan.num_ranks;
+  const PipelineSchedule schedule = pipeline.params.schedule;
+  const PipelineShape& shape = pipeline.params.shape;
+
+  PipelineMetrics out;
+  out.stages.resize(stages);
+  out.step_ns = RunSpanNs(events);
+  out.formula_bubble_over_useful = FormulaBubbleOverUseful(schedule, shape);
+  out.formula_bubble_of_step = FormulaBubbleOfStep(schedule, shape);
+
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+  std::vector<std::vector<const Event*>> slots(stages);
+  for (const Event& e : events) {
+    const Op& op = plan.ops[e.op];
+    if (op.kind == OpKind::kSend) out.transfer_ns += e.duration_ns();
+    if (op.kind != OpKind::kCompute) continue;
+    const bool forward = op.tags.phase == Phase::kForward;
+    if (!forward && op.tags.phase != Phase::kBackward) continue;
+    PipelineStageMetrics& st = out.stages[e.rank];
+    (forward ? st.forward_ns : st.backward_ns) += e.duration_ns();
+    first = std::min(first, e.start_ns);
+    last = std::max(last, e.end_ns);
+    slots[e.rank].push_back(&e);
+  }
+  if (last < first) return out;  // no F/B events
+  out.span_ns = last - first;
+  TimeNs busy = 0, idle = 0;
+  for (int s = 0; s < stages; ++s) {
+    PipelineStageMetrics& st = out.stages[s];
+    st.busy_ns = st.forward_ns + st.backward_ns;
+    st.idle_ns = out.span_ns - st.busy_ns;
+    st.bubble_over_useful = st.busy_ns > 0 ? st.idle_ns / st.busy_ns : 0;
+    busy += st.busy_ns;
+    idle += st.idle_ns;
+    std::sort(slots[s].begin(), slots[s].end(),
+              [](const Event* a, const Event* b) { return a->start_ns < b->start_ns; });
+    int held = 0;
+    for (const Event* e : slots[s]) {
+      held += plan.ops[e->op].tags.phase == Phase::kForward ? 1 : -1;
+      st.peak_inflight = std::max(st.peak_inflight, held);
+    }
+    st.formula_peak_inflight = FormulaPeakInFlight(schedule, shape, s);
+  }
+  out.bubble_over_useful = busy > 0 ? idle / busy : 0;
+  out.bubble_of_step = out.span_ns > 0 ? idle / (stages * out.span_ns) : 0;
+  return out;
+}
+
+}  // namespace shardlab

@@ -1,0 +1,109 @@
+#include "engine/run/pipeline_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/error.h"
+#include "engine/run/collective_scenario.h"
+
+namespace shardlab {
+
+double PipelineHostFlops(const PipelineParams& params) {
+  // Forward 2BH² per layer, backward twice that, plus the element-wise work.
+  const MlpConfig& m = params.model;
+  return 6.0 * m.batch * static_cast<double>(m.width) * m.width * m.layers;
+}
+
+void CheckPipelineScenario(const PipelineScenario& scenario, const Topology& topology) {
+  CheckScenarioBackend(scenario.backend);
+  CheckPipelineParams(scenario.params);
+  const int stages = scenario.params.shape.stages, gpus = topology.num_gpus();
+  if (stages > gpus) {
+    const std::string& name = scenario.topology.empty() ? topology.name : scenario.topology;
+    throw Error("stages: " + std::to_string(stages) + " stages but topology '" + name +
+                "' has only " + std::to_string(gpus) + " GPUs (one stage per GPU)");
+  }
+}
+
+std::unique_ptr<PreparedPipeline> PreparePipeline(const PipelineScenario& scenario) {
+  return PreparePipeline(scenario, LoadScenarioTopology(scenario.topology));
+}
+
+std::unique_ptr<PreparedPipeline> PreparePipeline(const PipelineScenario& scenario,
+                                                  const Topology& topology) {
+  CheckPipelineScenario(scenario, topology);
+  auto p = std::make_unique<PreparedPipeline>();
+  p->scenario = scenario;
+  p->topology = topology;
+  p->pipeline = BuildPipeline(scenario.params);
+  return p;
+}
+
+namespace {
+
+// Largest |got − want| over the tensor, relative to its largest |want|.
+double TensorError(std::span<const float> got, const std::vector<float>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+PipelineCheck CheckAgainstReference(const PreparedPipeline& prepared, const Backend& backend) {
+  PipelineCheck check;
+  check.checked = true;
+  const PipelinePlan& pipeline = prepared.pipeline;
+  MlpReference reference(prepared.scenario.params.model, prepared.scenario.seed);
+  reference.TrainStep();
+  check.reference_loss = reference.loss();
+  for (const float loss : backend.BufferData(pipeline.loss)) check.loss += loss;
+  double worst = -1;
+  auto compare = [&](BufferId id, const std::vector<float>& want, const std::string& name,
+                     int rank, double& error) {
+    const double e = TensorError(backend.BufferData(id), want);
+    error = std::max(error, e);
+    if (e > worst) {
+      worst = e;
+      check.worst_tensor = name + " (stage " + std::to_string(rank) + ")";
+    }
+  };
+  for (std::size_t l = 0; l < pipeline.layers.size(); ++l) {
+    const PipelineLayerBuffers& lb = pipeline.layers[l];
+    const int layer = static_cast<int>(l);
+    const std::string ls = std::to_string(l);
+    compare(lb.weight_grad, reference.weight_grad(layer), "dw" + ls, lb.rank, check.gradient_error);
+    compare(lb.bias_grad, reference.bias_grad(layer), "db" + ls, lb.rank, check.gradient_error);
+    compare(lb.weight, reference.weight(layer), "w" + ls, lb.rank, check.weight_error);
+    compare(lb.bias, reference.bias(layer), "b" + ls, lb.rank, check.weight_error);
+  }
+  const double loss_error =
+      std::fabs(check.loss - check.reference_loss) / std::max(1e-30, std::fabs(check.reference_loss));
+  check.correct = check.gradient_error <= PipelineCheck::kTolerance &&
+                  check.weight_error <= PipelineCheck::kTolerance &&
+                  loss_error <= PipelineCheck::kTolerance;
+  return check;
+}
+
+}  // namespace
+
+PipelineOutcomeSummary SummarizePipeline(const PreparedPipeline& prepared,
+                                         std::span<const Event> events, const Backend& backend,
+                                         const Plan* ran) {
+  const Plan& plan = ran != nullptr ? *ran : prepared.pipeline.plan;
+  PipelineOutcomeSummary s;
+  s.metrics = MeasurePipeline(prepared.pipeline, plan, events);
+  s.steps = plan.num_steps;
+  s.events = events.size();
+  if (prepared.scenario.timing_only) {
+    s.check.not_checked_reason = "timing only: the data was not computed";
+    return s;
+  }
+  s.check = CheckAgainstReference(prepared, backend);
+  return s;
+}
+
+}  // namespace shardlab
