@@ -116,7 +116,7 @@ const CommandSpec& RunSpec() {
     CommandSpec s;
     s.name = "run";
     s.summary = "run one collective: time, algbw, busbw, steps and a checked result";
-    s.usage = "run COLLECTIVE [flags]";
+    s.usage = "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')";
     s.description =
         "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
         "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
@@ -145,6 +145,7 @@ const CommandSpec& RunSpec() {
 }
 
 int RunMain(std::span<const std::string> words) {
+  if (!words.empty() && words.front() == "pipeline") return PipelineMain(words.subspan(1));
   const ParsedArgs args = ParseArgs(RunSpec(), words);
   if (args.help()) {
     std::cout << FormatHelp(RunSpec());

@@ -41,14 +41,7 @@ Error AsFlagError(const Error& error, const ParsedArgs& args) {
       {"ranks: ", "ranks"},         {"root: ", "root"},       {"ring order: ", "ring-order"},
       {"algo: ", "algo"},           {"backend: ", "backend"}, {"topology: ", "topology"},
   };
-  const std::string message = error.what();
-  for (const auto& [prefix, flag] : kFieldFlags) {
-    const std::string field = prefix;
-    if (message.rfind(field, 0) == 0) {
-      return UsageError(args.Spelling(flag) + ": " + message.substr(field.size()));
-    }
-  }
-  return error;
+  return FieldErrorAsFlagError(error, args, kFieldFlags);
 }
 
 /// Host memory the backend holds for the plan's data: floats per element.

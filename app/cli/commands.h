@@ -18,9 +18,13 @@ const CommandSpec& RunSpec();
 const CommandSpec& SweepSpec();
 const CommandSpec& TopoSpec();
 const CommandSpec& DemoSpec();
+const CommandSpec& PipelineSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
+/// `run pipeline`: pipeline-parallel training of the small MLP (run's
+/// first word "pipeline" hands the rest of the words here).
+int PipelineMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.

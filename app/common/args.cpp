@@ -75,6 +75,18 @@ bool IsHelpWord(std::string_view word) { return word == "--help" || word == "-h"
 
 Error UsageError(const std::string& message) { return Error(message, ErrorKind::kInvalidInput); }
 
+Error FieldErrorAsFlagError(const Error& error, const ParsedArgs& args,
+                            std::span<const std::pair<const char*, const char*>> field_flags) {
+  const std::string message = error.what();
+  for (const auto& [prefix, flag] : field_flags) {
+    const std::string field = prefix;
+    if (message.rfind(field, 0) == 0) {
+      return UsageError(args.Spelling(flag) + ": " + message.substr(field.size()));
+    }
+  }
+  return error;
+}
+
 std::string ParsedArgs::Get(std::string_view flag, std::string_view fallback) const {
   const auto it = values_.find(std::string(flag));
   return it == values_.end() ? std::string(fallback) : it->second;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,12 @@ std::string FormatHelp(const CommandSpec& spec);
 
 /// An Error of kind kInvalidInput: main() prints it and exits with code 2.
 Error UsageError(const std::string& message);
+
+/// The engine names a bad field ("ranks: 16 ranks but ..."); a front end
+/// names the flag ("--ranks: 16 ranks but ..."). `field_flags` maps each
+/// message prefix to its flag; other errors come back unchanged.
+Error FieldErrorAsFlagError(const Error& error, const ParsedArgs& args,
+                            std::span<const std::pair<const char*, const char*>> field_flags);
 
 /// Integer flag values; messages read "--ranks: must be at least 1 (got 0)".
 std::int64_t ParseIntValue(std::string_view flag, std::string_view text, std::int64_t min,

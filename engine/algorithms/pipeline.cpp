@@ -359,6 +359,15 @@ class PipelineBuilder {
 
 }  // namespace
 
+std::string PipelineSlotLabel(const OpTags& tags, const PipelineShape& shape) {
+  if (tags.phase == Phase::kOptimizer) return "opt";
+  if (tags.phase != Phase::kForward && tags.phase != Phase::kBackward) return "";
+  std::string label = (tags.phase == Phase::kForward ? "F" : "B") + std::to_string(tags.microbatch);
+  if (shape.chunks > 1 && tags.chunk >= 0 && shape.stages > 0)
+    label += "." + std::to_string(tags.chunk / shape.stages);
+  return label;
+}
+
 PipelinePlan BuildPipeline(const PipelineParams& params) {
   CheckPipelineParams(params);
   return PipelineBuilder(params).Build();

@@ -21,6 +21,7 @@
 // op's logical step, as in the textbook grid.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine/algorithms/pipeline_schedule.h"
@@ -68,6 +69,11 @@ std::vector<int> PipelineChunkLayers(const PipelineParams& params);
 /// communication free): [stage][slot index in order].
 std::vector<std::vector<int>> PipelineSlotTicks(const PipelineShape& shape,
                                                 const std::vector<std::vector<PipelineSlot>>& order);
+
+/// How views name a pipeline op: "F3", "B3" (micro-batch 3), "F3.1" for
+/// local chunk 1 when interleaved, "opt" for the optimizer step; "" for ops
+/// without a pipeline phase.
+std::string PipelineSlotLabel(const OpTags& tags, const PipelineShape& shape);
 
 /// Builds the plan (checks first). Ranks are stages: rank s runs stage s.
 PipelinePlan BuildPipeline(const PipelineParams& params);

@@ -115,9 +115,9 @@ PipelineSchedule ParsePipelineSchedule(std::string_view name) {
        {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved1F1B}) {
     if (name == PipelineScheduleName(s)) return s;
   }
-  throw Error("schedule: unknown schedule '" + std::string(name) +
-                  "' (choose gpipe, 1f1b, interleaved)",
-              ErrorKind::kInvalidInput);
+  throw Error(
+      "schedule: unknown schedule '" + std::string(name) + "' (choose gpipe, 1f1b, interleaved)",
+      ErrorKind::kInvalidInput);
 }
 
 const char* PipelineScheduleTitle(PipelineSchedule s) {
@@ -131,9 +131,9 @@ const char* PipelineScheduleTitle(PipelineSchedule s) {
 
 void CheckPipelineShape(PipelineSchedule s, const PipelineShape& shape) {
   if (shape.stages < 1 || shape.stages > kMaxStages)
-    throw Error("stages: " + std::to_string(shape.stages) + " is outside 1.." +
-                    std::to_string(kMaxStages),
-                ErrorKind::kInvalidInput);
+    throw Error(
+        "stages: " + std::to_string(shape.stages) + " is outside 1.." + std::to_string(kMaxStages),
+        ErrorKind::kInvalidInput);
   if (shape.microbatches < 1 || shape.microbatches > kMaxMicrobatches)
     throw Error("microbatches: " + std::to_string(shape.microbatches) + " is outside 1.." +
                     std::to_string(kMaxMicrobatches),

@@ -79,7 +79,8 @@ void CheckPipelineShape(PipelineSchedule s, const PipelineShape& shape);
 
 /// The order in which each stage runs its slots: result[stage] has 2*m*v slots.
 /// Throws like CheckPipelineShape.
-std::vector<std::vector<PipelineSlot>> PipelineOrder(PipelineSchedule s, const PipelineShape& shape);
+std::vector<std::vector<PipelineSlot>> PipelineOrder(PipelineSchedule s,
+                                                     const PipelineShape& shape);
 
 /// Global model chunk index of local chunk `chunk` on `stage`: chunk*p + stage
 /// (Megatron's interleaving: stage s holds model chunks s, s+p, s+2p, ...).

@@ -102,12 +102,15 @@ void MlpReference::TrainStep() {
   const std::vector<float>* x = &input_;
   for (int l = 0; l < layers; ++l) {
     z[l].assign(rows * h, 0.0f);
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t o = 0; o < h; ++o) {
-        float sum = 0.0f;
-        for (std::int64_t i = 0; i < h; ++i) sum += (*x)[r * h + i] * weights_[l][i * h + o];
-        z[l][r * h + o] = sum + biases_[l][o];
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* z_row = &z[l][r * h];
+      for (std::int64_t i = 0; i < h; ++i) {
+        const float x_ri = (*x)[r * h + i];
+        const float* w_row = &weights_[l][i * h];
+        for (std::int64_t o = 0; o < h; ++o) z_row[o] += x_ri * w_row[o];
       }
+      for (std::int64_t o = 0; o < h; ++o) z_row[o] += biases_[l][o];
+    }
     a[l] = z[l];
     if (l + 1 < layers)
       for (float& v : a[l]) v = v > 0.0f ? v : 0.0f;
@@ -130,12 +133,14 @@ void MlpReference::TrainStep() {
       for (std::int64_t i = 0; i < rows * h; ++i)
         if (z[l][i] <= 0.0f) grad_z[i] = 0.0f;
     const std::vector<float>& layer_in = l == 0 ? input_ : a[l - 1];
-    for (std::int64_t i = 0; i < h; ++i)
-      for (std::int64_t o = 0; o < h; ++o) {
-        double sum = 0;
-        for (std::int64_t r = 0; r < rows; ++r) sum += layer_in[r * h + i] * grad_z[r * h + o];
-        weight_grads_[l][i * h + o] = static_cast<float>(sum);
+    std::vector<double> sum(static_cast<std::size_t>(h * h), 0.0);  // dW in double
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t i = 0; i < h; ++i) {
+        const double x_ri = layer_in[r * h + i];
+        double* sum_row = &sum[i * h];
+        for (std::int64_t o = 0; o < h; ++o) sum_row[o] += x_ri * grad_z[r * h + o];
       }
+    for (std::int64_t i = 0; i < h * h; ++i) weight_grads_[l][i] = static_cast<float>(sum[i]);
     for (std::int64_t o = 0; o < h; ++o) {
       double sum = 0;
       for (std::int64_t r = 0; r < rows; ++r) sum += grad_z[r * h + o];

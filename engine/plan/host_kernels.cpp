@@ -11,20 +11,29 @@ float* Data(std::vector<std::vector<float>>& buffers, const BufferSlice& s) {
 }
 
 // C[m×n] (+)= op(A)[m×k]·op(B)[k×n], row-major; op(A) = A^T reads A as [k×m].
+// Each layout gets a loop order that walks memory contiguously.
 void MatMul(const KernelCall& call, const float* a, const float* b, float* c) {
   const std::int64_t m = call.m, n = call.n, k = call.k;
   if (!call.accumulate) std::fill(c, c + m * n, 0.0f);
-  std::vector<float> b_row(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < m; ++i) {
-    float* c_row = c + i * n;
-    for (std::int64_t p = 0; p < k; ++p) {
-      const float a_ip = call.transpose_a ? a[p * m + i] : a[i * k + p];
-      const float* b_p = b + p * n;
-      if (call.transpose_b) {  // B stored [n×k]: gather row p of op(B)
-        for (std::int64_t j = 0; j < n; ++j) b_row[j] = b[j * k + p];
-        b_p = b_row.data();
+  if (call.transpose_b) {  // B stored [n×k]: c[i][j] += dot(row i of op(A), row j of B)
+    std::vector<float> a_row(static_cast<std::size_t>(k));
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t p = 0; p < k; ++p) a_row[p] = call.transpose_a ? a[p * m + i] : a[i * k + p];
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float* b_row = b + j * k;
+        float sum = 0.0f;
+        for (std::int64_t p = 0; p < k; ++p) sum += a_row[p] * b_row[p];
+        c[i * n + j] += sum;
       }
-      for (std::int64_t j = 0; j < n; ++j) c_row[j] += a_ip * b_p[j];
+    }
+    return;
+  }
+  for (std::int64_t p = 0; p < k; ++p) {  // rank-1 updates: row p of B into every row of C
+    const float* b_row = b + p * n;
+    for (std::int64_t i = 0; i < m; ++i) {
+      const float a_ip = call.transpose_a ? a[p * m + i] : a[i * k + p];
+      float* c_row = c + i * n;
+      for (std::int64_t j = 0; j < n; ++j) c_row[j] += a_ip * b_row[j];
     }
   }
 }

@@ -1,0 +1,355 @@
+// `shardlab-cli run pipeline`: one training step of the small MLP split into
+// pipeline stages, run on a backend; prints the measured bubble beside the
+// formulas, peak in-flight activations per stage, a text Gantt, and whether
+// the trained weights equal the single-device reference.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/pipeline_chart.h"
+#include "engine/core/json.h"
+#include "engine/plan/dump.h"
+#include "engine/run/executor.h"
+#include "engine/run/pipeline_scenario.h"
+#include "engine/run/trace_writer.h"
+#include "engine/run/vector_sink.h"
+#include "engine/topology/topology_file.h"
+
+namespace shardlab::cli {
+namespace {
+
+/// Above this much host arithmetic a run is timed only (about ten seconds
+/// of plain loops); --timing-only says the same explicitly.
+constexpr double kMaxHostFlops = 2e10;
+
+constexpr std::pair<const char*, const char*> kFieldFlags[] = {
+    {"stages: ", "stages"},   {"microbatches: ", "microbatches"}, {"chunks: ", "chunks"},
+    {"layers: ", "layers"},   {"width: ", "width"},               {"batch: ", "batch"},
+    {"schedule: ", "schedule"}, {"optimizer: ", "optimizer"},     {"learning rate: ", "lr"},
+    {"backend: ", "backend"}, {"topology: ", "topology"},
+};
+
+int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
+  if (!args.Has(flag)) return fallback;
+  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT32_MIN, INT32_MAX));
+}
+
+PipelineScenario ScenarioFromArgs(const ParsedArgs& args) {
+  PipelineScenario s;
+  PipelineParams& p = s.params;
+  p.schedule = ParsePipelineSchedule(args.Get("schedule", "1f1b"));
+  p.shape.stages = IntFlag(args, "stages", 4);
+  p.shape.microbatches = IntFlag(args, "microbatches", 8);
+  p.shape.chunks = IntFlag(args, "chunks", p.schedule == PipelineSchedule::kInterleaved1F1B ? 2 : 1);
+  p.model.layers = IntFlag(args, "layers", 8);
+  p.model.width = IntFlag(args, "width", 512);
+  p.model.batch = IntFlag(args, "batch", 64);
+  p.model.optimizer = ParseOptimizer(args.Get("optimizer", "sgd"));
+  if (args.Has("lr")) {
+    const std::string text = args.Get("lr");
+    char* end = nullptr;
+    const double lr = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size())
+      throw UsageError(args.Spelling("lr") + ": must be a number (got '" + text + "')");
+    p.model.learning_rate = static_cast<float>(lr);
+  } else if (p.model.optimizer == OptimizerKind::kAdam) {
+    p.model.learning_rate = 1e-3f;
+  }
+  s.topology = args.Get("topology", "dgx-a100");
+  s.backend = args.Get("backend", "sim");
+  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
+  s.timing_only = args.Has("timing-only");
+  return s;
+}
+
+std::string Fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+std::string LayerRange(const PipelinePlan& pipeline, int stage) {
+  std::string text;
+  const int p = pipeline.params.shape.stages;
+  for (std::size_t g = static_cast<std::size_t>(stage); g + 1 < pipeline.chunk_first_layer.size();
+       g += static_cast<std::size_t>(p)) {
+    const int a = pipeline.chunk_first_layer[g], b = pipeline.chunk_first_layer[g + 1] - 1;
+    if (!text.empty()) text += ",";
+    text += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  }
+  return text;
+}
+
+struct TransferTotals {
+  std::int64_t count = 0;
+  Bytes bytes = 0;
+};
+
+TransferTotals CountTransfers(const Plan& plan) {
+  TransferTotals t;
+  for (const Op& op : plan.ops)
+    if (op.kind == OpKind::kSend) {
+      ++t.count;
+      t.bytes += op.bytes;
+    }
+  return t;
+}
+
+void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& plan,
+               const PipelineOutcomeSummary& s, std::span<const Event> events,
+               const std::string& not_checked, const std::string& trace_path) {
+  const PipelinePlan& pipeline = prepared.pipeline;
+  const PipelineShape& shape = pipeline.params.shape;
+  const PipelineMetrics& m = s.metrics;
+  const int p = shape.stages;
+  out << "#\n# stage  layers      F (us)    B (us)  busy (us)  idle (us)  bubble  in-flight (formula)\n";
+  for (int st = 0; st < p; ++st) {
+    const PipelineStageMetrics& sm = m.stages[static_cast<std::size_t>(st)];
+    out << "# " << std::setw(5) << st << "  " << std::left << std::setw(9) << LayerRange(pipeline, st)
+        << std::right << std::setw(9) << Fixed(sm.forward_ns / 1e3, 2) << std::setw(10)
+        << Fixed(sm.backward_ns / 1e3, 2) << std::setw(11) << Fixed(sm.busy_ns / 1e3, 2)
+        << std::setw(11) << Fixed(sm.idle_ns / 1e3, 2) << std::setw(8)
+        << Fixed(sm.bubble_over_useful, 3) << std::setw(6) << sm.peak_inflight << " ("
+        << sm.formula_peak_inflight << ")\n";
+  }
+  out << "#\n# Timeline: F forward, B backward (F3 = micro-batch 3; F/f and B/b alternate by\n"
+      << "# micro-batch when too narrow to label), . idle: the bubble.\n";
+  for (const std::string& row : PipelineChart(plan, shape, events)) out << "# " << row << "\n";
+  const bool interleaved = pipeline.params.schedule == PipelineSchedule::kInterleaved1F1B;
+  const std::string pm = "p=" + std::to_string(p) + ", m=" + std::to_string(shape.microbatches) +
+                         (interleaved ? ", v=" + std::to_string(shape.chunks) : "");
+  out << "#\n# step time " << FormatTime(m.step_ns) << "   (forward/backward span "
+      << FormatTime(m.span_ns) << ", then the optimizer step)\n"
+      << "# bubble / useful time   " << Fixed(m.bubble_over_useful, 4) << "   formula "
+      << (interleaved ? "(p-1)/(v*m)" : "(p-1)/m") << " = " << Fixed(m.formula_bubble_over_useful, 4)
+      << "  (" << pm << ")\n"
+      << "# bubble / step          " << Fixed(m.bubble_of_step, 4) << "   formula "
+      << (interleaved ? "(p-1)/(v*m+p-1)" : "(p-1)/(m+p-1)") << " = "
+      << Fixed(m.formula_bubble_of_step, 4) << "\n";
+  const TransferTotals t = CountTransfers(plan);
+  out << "# transfers              " << t.count << " activations and gradients, "
+      << FormatBytes(t.bytes) << ", " << FormatTime(m.transfer_ns) << " in flight in all\n";
+  if (m.bubble_over_useful > m.formula_bubble_over_useful * 1.25 + 0.01 && t.count > 0) {
+    TimeNs forward = 0;
+    for (const PipelineStageMetrics& sm : m.stages) forward += sm.forward_ns;
+    const double slots = static_cast<double>(p) * shape.microbatches * shape.chunks;
+    out << "# note: the bubble is above the formula, which assumes free communication and\n"
+        << "#       equal stages. Here a transfer between stages takes "
+        << FormatTime(m.transfer_ns / static_cast<double>(t.count)) << " on average beside\n"
+        << "#       " << FormatTime(forward / slots)
+        << " per forward slot; 1F1B waits for every gradient's round trip, GPipe\n"
+        << "#       only at the fill and drain. A wider model hides it: --width 4096 --batch 256\n"
+        << "#       --timing-only.\n";
+  }
+  out << "#\n# Result: ";
+  if (!s.check.checked) {
+    out << "not checked (" << not_checked << ")\n";
+  } else {
+    out << (s.check.correct ? "correct" : "WRONG") << " (after one step, gradients within "
+        << std::setprecision(2) << s.check.gradient_error << " and weights within "
+        << s.check.weight_error << " of the single-device reference, relative; loss "
+        << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")\n";
+    if (!s.check.correct) out << "#   worst tensor: " << s.check.worst_tensor << "\n";
+  }
+  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+}
+
+void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& plan,
+               const PipelineOutcomeSummary& s, const std::string& not_checked,
+               const std::string& trace_path, const std::string& plan_dump) {
+  const PipelineParams& params = prepared.pipeline.params;
+  const PipelineMetrics& m = s.metrics;
+  JsonWriter w(out, /*pretty=*/true);
+  w.BeginObject();
+  w.Field("scenario", "pipeline");
+  w.Field("schedule", PipelineScheduleName(params.schedule));
+  w.Field("stages", params.shape.stages);
+  w.Field("microbatches", params.shape.microbatches);
+  w.Field("chunks", params.shape.chunks);
+  w.Field("layers", params.model.layers);
+  w.Field("width", params.model.width);
+  w.Field("batch", params.model.batch);
+  w.Field("optimizer", OptimizerName(params.model.optimizer));
+  w.Field("topology", prepared.scenario.topology);
+  w.Field("backend", prepared.scenario.backend);
+  w.Field("seed", static_cast<std::int64_t>(prepared.scenario.seed));
+  w.Field("timing_only", !s.check.checked);
+  w.Field("steps", s.steps);
+  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
+  w.Field("events", static_cast<std::int64_t>(s.events));
+  w.Field("step_time_us", m.step_ns / 1e3);
+  w.Field("span_us", m.span_ns / 1e3);
+  w.Field("bubble_fraction", m.bubble_over_useful);
+  w.Field("formula_bubble_fraction", m.formula_bubble_over_useful);
+  w.Field("bubble_share_of_step", m.bubble_of_step);
+  w.Field("formula_bubble_share_of_step", m.formula_bubble_of_step);
+  w.Key("peak_inflight_per_stage");
+  w.BeginArray();
+  for (const PipelineStageMetrics& st : m.stages) w.Int(st.peak_inflight);
+  w.EndArray();
+  w.Key("formula_peak_inflight_per_stage");
+  w.BeginArray();
+  for (const PipelineStageMetrics& st : m.stages) w.Int(st.formula_peak_inflight);
+  w.EndArray();
+  w.Key("per_stage");
+  w.BeginArray();
+  for (std::size_t i = 0; i < m.stages.size(); ++i) {
+    const PipelineStageMetrics& st = m.stages[i];
+    w.BeginObject();
+    w.Field("stage", static_cast<std::int64_t>(i));
+    w.Field("layers", LayerRange(prepared.pipeline, static_cast<int>(i)));
+    w.Field("forward_us", st.forward_ns / 1e3);
+    w.Field("backward_us", st.backward_ns / 1e3);
+    w.Field("busy_us", st.busy_ns / 1e3);
+    w.Field("idle_us", st.idle_ns / 1e3);
+    w.Field("bubble_fraction", st.bubble_over_useful);
+    w.EndObject();
+  }
+  w.EndArray();
+  const TransferTotals t = CountTransfers(plan);
+  w.Field("transfers", t.count);
+  w.Field("transfer_bytes", t.bytes);
+  w.Field("checked", s.check.checked);
+  if (s.check.checked) {
+    w.Field("correct", s.check.correct);
+    w.Field("gradient_error", s.check.gradient_error);
+    w.Field("weight_error", s.check.weight_error);
+    w.Field("loss", s.check.loss);
+    w.Field("reference_loss", s.check.reference_loss);
+    w.Key("not_checked_reason");
+    w.Null();
+  } else {
+    w.Key("correct");
+    w.Null();
+    w.Field("not_checked_reason", not_checked);
+  }
+  if (!trace_path.empty()) w.Field("trace", trace_path);
+  if (!plan_dump.empty()) w.Field("plan", plan_dump);
+  w.EndObject();
+  out << "\n";
+}
+
+}  // namespace
+
+const CommandSpec& PipelineSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "run pipeline";
+    s.summary = "train the small MLP for one step across pipeline stages; measure the bubble";
+    s.usage = "run pipeline [flags]";
+    s.description =
+        "Splits an MLP (--layers layers of --width features) into --stages stages, one per GPU,\n"
+        "and trains it for one step on a batch of --batch rows cut into --microbatches\n"
+        "micro-batches, with the GPipe, 1F1B (PipeDream-Flush) or interleaved 1F1B schedule.\n"
+        "Activations and gradients cross stages as sends over the topology's links; the\n"
+        "arithmetic is real, and the weights after the step are compared with one device\n"
+        "training on the whole batch. Prints each stage's busy and idle time, the measured\n"
+        "bubble beside (p-1)/m and (p-1)/(m+p-1), peak in-flight activations, and a text Gantt.\n"
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+    s.flags = {
+        {"schedule", 0, "NAME", "gpipe, 1f1b or interleaved (default: 1f1b)"},
+        {"stages", 'p', "N", "pipeline stages p, one per GPU (default: 4)"},
+        {"microbatches", 'm', "N", "micro-batches m per step; must divide --batch (default: 8)"},
+        {"chunks", 'v', "N", "model chunks per stage, interleaved only (default: 2 there, else 1)"},
+        {"layers", 0, "N", "layers of the MLP (default: 8)"},
+        {"width", 0, "N", "features of every layer (default: 512)"},
+        {"batch", 0, "N", "rows of one training step (default: 64)"},
+        {"optimizer", 0, "NAME", "sgd or adam (default: sgd)"},
+        {"lr", 0, "X", "learning rate (default: 0.05 for sgd, 0.001 for adam)"},
+        {"topology", 't', "NAME|FILE", "preset or topology file; stage s on GPU s (default: dgx-a100)"},
+        {"backend", 0, "NAME", "backend to run on (default: sim)"},
+        {"seed", 0, "N", "seed of the weights and data (default: 1)"},
+        {"timing-only", 0, "", "skip the arithmetic: time only (for paper-sized models)"},
+        {"json", 0, "", "print one JSON object instead of the table"},
+        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
+        {"plan", 0, "", "print the plan, one op per line, before running it"},
+    };
+    s.examples =
+        "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
+        "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
+        "  shardlab-cli run pipeline --schedule interleaved -p 4 -m 8 --chunks 2 --layers 16\n"
+        "  shardlab-cli run pipeline -p 8 -m 32 --width 8192 --layers 32 --batch 256 --timing-only\n";
+    return s;
+  }();
+  return spec;
+}
+
+int PipelineMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(PipelineSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(PipelineSpec());
+    return 0;
+  }
+  const bool json = args.Has("json");
+  const std::string trace_path = args.Get("trace");
+  if (args.Has("trace") && trace_path.empty())
+    throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
+
+  std::unique_ptr<PreparedPipeline> prepared;
+  std::string not_checked;
+  try {
+    PipelineScenario scenario = ScenarioFromArgs(args);
+    if (scenario.timing_only) {
+      not_checked = "timing only (--timing-only)";
+    } else if (PipelineHostFlops(scenario.params) > kMaxHostFlops) {
+      scenario.timing_only = true;
+      not_checked = "timing only: one step is " +
+                    Fixed(PipelineHostFlops(scenario.params) / 1e9, 0) +
+                    " GFLOP of host arithmetic, above the 20 GFLOP this command computes; "
+                    "choose a smaller --width, --layers or --batch to check the result";
+    }
+    prepared = PreparePipeline(scenario);
+  } catch (const Error& e) {
+    throw FieldErrorAsFlagError(e, args, kFieldFlags);
+  }
+  if (args.Has("trace") && !std::ofstream(trace_path, std::ios::app))
+    throw UsageError(args.Spelling("trace") + ": cannot write '" + trace_path + "'");
+
+  std::ostream& out = std::cout;
+  const PipelineParams& params = prepared->pipeline.params;
+  std::string plan_dump;
+  if (args.Has("plan")) plan_dump = DumpPlan(prepared->pipeline.plan);
+  if (!json) {
+    out << "# ShardLab: " << prepared->pipeline.plan.name << " (batch " << params.model.batch
+        << ", " << params.model.batch / params.shape.microbatches << " rows per micro-batch, "
+        << OptimizerName(params.model.optimizer) << ") on " << prepared->scenario.topology
+        << ", backend " << prepared->scenario.backend << "\n";
+    if (!plan_dump.empty()) out << "#\n" << plan_dump;
+    out.flush();
+  }
+
+  RunOptions options;
+  options.seed = prepared->scenario.seed;
+  options.timing_only = prepared->scenario.timing_only;
+  Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->pipeline.plan),
+                    prepared->topology, options);
+  VectorSink sink;
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone) {
+    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
+    return 1;
+  }
+  const Plan& plan = executor.plan();
+  const PipelineOutcomeSummary s =
+      SummarizePipeline(*prepared, sink.events, executor.backend(), &plan);
+  if (args.Has("trace")) {
+    TraceInfo info;
+    info.title = plan.name + " on " + prepared->scenario.topology + " (" + prepared->scenario.backend + ")";
+    info.backend = prepared->scenario.backend;
+    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+  }
+  if (json) {
+    WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump);
+  } else {
+    PrintText(out, *prepared, plan, s, sink.events, not_checked, trace_path);
+  }
+  out.flush();
+  return s.check.checked && !s.check.correct ? 1 : 0;
+}
+
+}  // namespace shardlab::cli
