@@ -15,8 +15,8 @@
 namespace shardlab {
 namespace {
 
-constexpr PipelineSchedule kAllSchedules[] = {
-    PipelineSchedule::kGPipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved1F1B};
+constexpr PipelineSchedule kAllSchedules[] = {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B,
+                                              PipelineSchedule::kInterleaved1F1B};
 
 PipelineSlot F(int mb, int chunk = 0) { return {false, mb, chunk}; }
 PipelineSlot B(int mb, int chunk = 0) { return {true, mb, chunk}; }
@@ -33,7 +33,8 @@ void ForEachShape(Fn fn) {
     const bool interleaved = s == PipelineSchedule::kInterleaved1F1B;
     for (int p = 1; p <= 8; ++p)
       for (int m = 1; m <= 17; ++m)
-        for (int v = interleaved ? 2 : 1; v <= (interleaved ? 4 : 1); ++v) fn(s, PipelineShape{p, m, v});
+        for (int v = interleaved ? 2 : 1; v <= (interleaved ? 4 : 1); ++v)
+          fn(s, PipelineShape{p, m, v});
   }
 }
 
@@ -52,7 +53,8 @@ Execution Execute(const PipelineShape& shape, const std::vector<std::vector<Pipe
                   long forward_time, long backward_time) {
   const int p = shape.stages, m = shape.microbatches, chunks_total = p * shape.chunks;
   // done[backward][mb * chunks_total + g] = finish time, -1 while not run.
-  std::vector<std::vector<long>> done(2, std::vector<long>(static_cast<std::size_t>(m * chunks_total), -1));
+  std::vector<std::vector<long>> done(
+      2, std::vector<long>(static_cast<std::size_t>(m * chunks_total), -1));
   auto finish = [&](bool backward, int mb, int g) -> long& {
     return done[backward ? 1 : 0][static_cast<std::size_t>(mb * chunks_total + g)];
   };
@@ -70,7 +72,8 @@ Execution Execute(const PipelineShape& shape, const std::vector<std::vector<Pipe
         std::vector<long> deps;
         if (!slot.backward && g > 0) deps.push_back(finish(false, slot.microbatch, g - 1));
         if (slot.backward) deps.push_back(finish(false, slot.microbatch, g));
-        if (slot.backward && g + 1 < chunks_total) deps.push_back(finish(true, slot.microbatch, g + 1));
+        if (slot.backward && g + 1 < chunks_total)
+          deps.push_back(finish(true, slot.microbatch, g + 1));
         if (std::any_of(deps.begin(), deps.end(), [](long t) { return t < 0; })) break;
         for (const long t : deps) ready = std::max(ready, t);
         const long duration = slot.backward ? backward_time : forward_time;
@@ -144,15 +147,17 @@ TEST(PipelineScheduleTest, GPipeRunsAllForwardsFirst) {
 // 2*(p-0-1) + (v-1)*p = 4, then 4 x (F, B), then the last 4 backwards.
 TEST(PipelineScheduleTest, InterleavedMatchesMegatronByHand) {
   const auto orders = PipelineOrder(PipelineSchedule::kInterleaved1F1B, {2, 4, 2});
+  // clang-format off
   const std::vector<PipelineSlot> stage0 = {
-      F(0, 0), F(1, 0), F(0, 1), F(1, 1),  // warm-up
+      F(0, 0), F(1, 0), F(0, 1), F(1, 1),                                      // warm-up
       F(2, 0), B(0, 1), F(3, 0), B(1, 1), F(2, 1), B(0, 0), F(3, 1), B(1, 0),  // steady
-      B(2, 1), B(3, 1), B(2, 0), B(3, 0)};  // cool-down
+      B(2, 1), B(3, 1), B(2, 0), B(3, 0)};                                     // cool-down
+  // clang-format on
   EXPECT_EQ(orders[0], stage0);
   // Stage 1 (last): warm-up (v-1)*p = 2.
-  const std::vector<PipelineSlot> stage1 = {
-      F(0, 0), F(1, 0), F(0, 1), B(0, 1), F(1, 1), B(1, 1), F(2, 0), B(0, 0),
-      F(3, 0), B(1, 0), F(2, 1), B(2, 1), F(3, 1), B(3, 1), B(2, 0), B(3, 0)};
+  const std::vector<PipelineSlot> stage1 = {F(0, 0), F(1, 0), F(0, 1), B(0, 1), F(1, 1), B(1, 1),
+                                            F(2, 0), B(0, 0), F(3, 0), B(1, 0), F(2, 1), B(2, 1),
+                                            F(3, 1), B(3, 1), B(2, 0), B(3, 0)};
   EXPECT_EQ(orders[1], stage1);
 }
 
@@ -162,7 +167,8 @@ TEST(PipelineScheduleTest, InterleavedPartialGroup) {
   std::vector<PipelineSlot> forwards;
   for (const PipelineSlot& slot : orders[0])
     if (!slot.backward) forwards.push_back(slot);
-  EXPECT_EQ(forwards, (std::vector<PipelineSlot>{F(0, 0), F(1, 0), F(0, 1), F(1, 1), F(2, 0), F(2, 1)}));
+  EXPECT_EQ(forwards,
+            (std::vector<PipelineSlot>{F(0, 0), F(1, 0), F(0, 1), F(1, 1), F(2, 0), F(2, 1)}));
 }
 
 // All forwards first when m == p, as Megatron does.
@@ -170,7 +176,8 @@ TEST(PipelineScheduleTest, InterleavedAllWarmupWhenMicrobatchesEqualStages) {
   const PipelineShape shape{4, 4, 3};
   const auto orders = PipelineOrder(PipelineSchedule::kInterleaved1F1B, shape);
   for (const auto& order : orders)
-    for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i].backward, i >= order.size() / 2);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      EXPECT_EQ(order[i].backward, i >= order.size() / 2);
 }
 
 TEST(PipelineScheduleTest, EverySlotOnceForwardBeforeBackward) {
@@ -182,10 +189,12 @@ TEST(PipelineScheduleTest, EverySlotOnceForwardBeforeBackward) {
     for (const auto& order : orders) {
       ASSERT_EQ(order.size(), static_cast<std::size_t>(2 * m * v));
       // position[backward][mb*v + chunk], -1 = not seen.
-      std::vector<std::vector<int>> position(2, std::vector<int>(static_cast<std::size_t>(m * v), -1));
+      std::vector<std::vector<int>> position(2,
+                                             std::vector<int>(static_cast<std::size_t>(m * v), -1));
       for (int i = 0; i < static_cast<int>(order.size()); ++i) {
         const PipelineSlot& slot = order[i];
-        ASSERT_TRUE(slot.microbatch >= 0 && slot.microbatch < m && slot.chunk >= 0 && slot.chunk < v);
+        ASSERT_TRUE(slot.microbatch >= 0 && slot.microbatch < m && slot.chunk >= 0 &&
+                    slot.chunk < v);
         int& seen = position[slot.backward ? 1 : 0][slot.microbatch * v + slot.chunk];
         ASSERT_EQ(seen, -1) << "slot twice at " << i;
         seen = i;
@@ -210,7 +219,8 @@ std::vector<PipelineSlot> WithWarmup(const std::vector<PipelineSlot>& order, int
   for (const PipelineSlot& slot : order) (slot.backward ? backwards : forwards).push_back(slot);
   const std::size_t total = forwards.size();
   std::size_t f = 0, b = 0;
-  while (f < std::min<std::size_t>(static_cast<std::size_t>(warmup), total)) out.push_back(forwards[f++]);
+  while (f < std::min<std::size_t>(static_cast<std::size_t>(warmup), total))
+    out.push_back(forwards[f++]);
   while (f < total) {
     out.push_back(forwards[f++]);
     out.push_back(backwards[b++]);
@@ -293,7 +303,8 @@ TEST(PipelineScheduleTest, BubbleOfStep) {
   EXPECT_DOUBLE_EQ(FormulaBubbleOfStep(PipelineSchedule::kGPipe, {4, 8, 1}), 3.0 / 11.0);
   EXPECT_DOUBLE_EQ(FormulaBubbleOfStep(PipelineSchedule::k1F1B, {4, 8, 1}), 3.0 / 11.0);
   EXPECT_DOUBLE_EQ(FormulaBubbleOfStep(PipelineSchedule::kInterleaved1F1B, {4, 8, 2}), 3.0 / 19.0);
-  EXPECT_DOUBLE_EQ(FormulaBubbleOverUseful(PipelineSchedule::kInterleaved1F1B, {4, 8, 2}), 3.0 / 16.0);
+  EXPECT_DOUBLE_EQ(FormulaBubbleOverUseful(PipelineSchedule::kInterleaved1F1B, {4, 8, 2}),
+                   3.0 / 16.0);
   EXPECT_DOUBLE_EQ(FormulaBubbleOfStep(PipelineSchedule::kGPipe, {1, 8, 1}), 0.0);
 }
 
