@@ -192,29 +192,6 @@ class PipelineBuilder {
     layers_ = out.layers;
   }
 
-  KernelCall MatMul(BufferSlice a, BufferSlice b, BufferSlice c, int m, int n, int k) const {
-    KernelCall call;
-    call.kind = KernelKind::kMatMul;
-    call.a = a;
-    call.b = b;
-    call.c = c;
-    call.m = m;
-    call.n = n;
-    call.k = k;
-    return call;
-  }
-  KernelCall Elementwise(KernelKind kind, BufferSlice a, BufferSlice b, BufferSlice c, int m,
-                         int n, float alpha = 1.0f) const {
-    KernelCall call;
-    call.kind = kind;
-    call.a = a;
-    call.b = b;
-    call.c = c;
-    call.m = m;
-    call.n = n;
-    call.alpha = alpha;
-    return call;
-  }
   static BufferSlice Whole(BufferId buffer, std::int64_t count) { return {buffer, 0, count}; }
 
   std::vector<KernelCall> ForwardKernels(int g, int j) const {
@@ -222,15 +199,15 @@ class PipelineBuilder {
     const std::int64_t hh = static_cast<std::int64_t>(h_) * h_;
     BufferSlice in = Rows(chunk_in_[g], j);
     for (int l = first_[g]; l < first_[g + 1]; ++l) {
-      calls.push_back(MatMul(in, Whole(layers_[l].weight, hh), Rows(z_[l], j), rows_, h_, h_));
-      calls.push_back(Elementwise(KernelKind::kAddBias, Whole(layers_[l].bias, h_), {},
+      calls.push_back(MatMulCall(in, Whole(layers_[l].weight, hh), Rows(z_[l], j), rows_, h_, h_));
+      calls.push_back(ElementwiseCall(KernelKind::kAddBias, Whole(layers_[l].bias, h_), {},
                                   Rows(z_[l], j), rows_, h_));
       if (a_[l] != z_[l])
-        calls.push_back(Elementwise(KernelKind::kRelu, Rows(z_[l], j), {}, Rows(a_[l], j), rows_, h_));
+        calls.push_back(ElementwiseCall(KernelKind::kRelu, Rows(z_[l], j), {}, Rows(a_[l], j), rows_, h_));
       in = Rows(a_[l], j);
     }
     if (g == chunks_ - 1)  // the loss, Σ‖y − t‖²/(2B) over this micro-batch's rows
-      calls.push_back(Elementwise(KernelKind::kMseLoss, in, Rows(target_, j),
+      calls.push_back(ElementwiseCall(KernelKind::kMseLoss, in, Rows(target_, j),
                                   BufferSlice{loss_, j, 1}, rows_, h_,
                                   1.0f / (2.0f * static_cast<float>(model_.batch))));
     return calls;
@@ -241,25 +218,25 @@ class PipelineBuilder {
     const std::int64_t hh = static_cast<std::int64_t>(h_) * h_;
     const int last_layer = model_.layers - 1;
     if (g == chunks_ - 1)  // dL/dy = (y − t)/B: the whole batch's mean
-      calls.push_back(Elementwise(KernelKind::kMseGrad, Rows(z_[last_layer], j), Rows(target_, j),
+      calls.push_back(ElementwiseCall(KernelKind::kMseGrad, Rows(z_[last_layer], j), Rows(target_, j),
                                   Rows(ga_[last_layer], j), rows_, h_,
                                   1.0f / static_cast<float>(model_.batch)));
     for (int l = first_[g + 1] - 1; l >= first_[g]; --l) {
       if (gz_[l] != ga_[l])
-        calls.push_back(Elementwise(KernelKind::kReluBackward, Rows(ga_[l], j), Rows(z_[l], j),
+        calls.push_back(ElementwiseCall(KernelKind::kReluBackward, Rows(ga_[l], j), Rows(z_[l], j),
                                     Rows(gz_[l], j), rows_, h_));
       const BufferSlice in = l == first_[g] ? Rows(chunk_in_[g], j) : Rows(a_[l - 1], j);
-      KernelCall dw = MatMul(in, Rows(gz_[l], j), Whole(layers_[l].weight_grad, hh), h_, h_, rows_);
+      KernelCall dw = MatMulCall(in, Rows(gz_[l], j), Whole(layers_[l].weight_grad, hh), h_, h_, rows_);
       dw.transpose_a = true;
       dw.accumulate = true;
       calls.push_back(dw);
-      KernelCall db = Elementwise(KernelKind::kColumnSum, Rows(gz_[l], j), {},
+      KernelCall db = ElementwiseCall(KernelKind::kColumnSum, Rows(gz_[l], j), {},
                                   Whole(layers_[l].bias_grad, h_), rows_, h_);
       db.accumulate = true;
       calls.push_back(db);
       if (l == 0) break;  // nobody needs the gradient of the input data
       const BufferSlice grad_in = l == first_[g] ? Rows(chunk_in_grad_[g], j) : Rows(ga_[l - 1], j);
-      KernelCall dx = MatMul(Rows(gz_[l], j), Whole(layers_[l].weight, hh), grad_in, rows_, h_, h_);
+      KernelCall dx = MatMulCall(Rows(gz_[l], j), Whole(layers_[l].weight, hh), grad_in, rows_, h_, h_);
       dx.transpose_b = true;
       calls.push_back(dx);
     }
@@ -315,26 +292,10 @@ class PipelineBuilder {
       const BufferId m1[2] = {adam_w_m_[l], adam_b_m_[l]};
       const BufferId m2[2] = {adam_w_v_[l], adam_b_v_[l]};
       const std::int64_t counts[2] = {hh, h_};
-      for (int t = 0; t < 2; ++t) {
-        KernelCall call;
-        call.n = static_cast<std::int32_t>(counts[t]);
-        call.a = Whole(grads[t], counts[t]);
-        call.c = Whole(params[t], counts[t]);
-        if (model_.optimizer == OptimizerKind::kSgd) {
-          call.kind = KernelKind::kAxpy;
-          call.alpha = -model_.learning_rate;
-        } else {
-          call.kind = KernelKind::kAdam;
-          call.alpha = model_.learning_rate;
-          call.beta1 = model_.adam_beta1;
-          call.beta2 = model_.adam_beta2;
-          call.epsilon = model_.adam_epsilon;
-          call.adam_step = 1;
-          call.b = Whole(m1[t], counts[t]);
-          call.d = Whole(m2[t], counts[t]);
-        }
-        calls.push_back(call);
-      }
+      for (int t = 0; t < 2; ++t)
+        calls.push_back(MlpOptimizerCall(model_, Whole(params[t], counts[t]),
+                                         Whole(grads[t], counts[t]), Whole(m1[t], counts[t]),
+                                         Whole(m2[t], counts[t]), 1));
     }
     Op op;
     op.rank = stage;

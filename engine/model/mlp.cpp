@@ -73,6 +73,28 @@ float MlpInitValue(const MlpConfig& config, MlpTensor tensor, int layer, std::in
   return InputValue(seed, InitStream(tensor, layer), index) * InitScale(config, tensor);
 }
 
+KernelCall MlpOptimizerCall(const MlpConfig& config, BufferSlice param, BufferSlice grad,
+                            BufferSlice first_moment, BufferSlice second_moment, int step) {
+  KernelCall call;
+  call.n = static_cast<std::int32_t>(param.count);
+  call.a = grad;
+  call.c = param;
+  if (config.optimizer == OptimizerKind::kSgd) {
+    call.kind = KernelKind::kAxpy;
+    call.alpha = -config.learning_rate;
+    return call;
+  }
+  call.kind = KernelKind::kAdam;
+  call.alpha = config.learning_rate;
+  call.beta1 = config.adam_beta1;
+  call.beta2 = config.adam_beta2;
+  call.epsilon = config.adam_epsilon;
+  call.adam_step = step;
+  call.b = first_moment;
+  call.d = second_moment;
+  return call;
+}
+
 MlpReference::MlpReference(const MlpConfig& config, std::uint64_t seed) : config_(config) {
   CheckMlpConfig(config);
   const std::int64_t h = config.width, rows = config.batch;

@@ -58,6 +58,11 @@ Buffer MlpInitBuffer(int rank, std::string name, const MlpConfig& config, MlpTen
 float MlpInitValue(const MlpConfig& config, MlpTensor tensor, int layer, std::int64_t index,
                    std::uint64_t seed);
 
+/// The optimizer step of `count` parameters as a kernel: SGD (param −= lr·grad)
+/// or Adam (with its two moment buffers, step t = `step`).
+KernelCall MlpOptimizerCall(const MlpConfig& config, BufferSlice param, BufferSlice grad,
+                            BufferSlice first_moment, BufferSlice second_moment, int step);
+
 /// The single-device reference: the whole batch at once, plain loops, no
 /// Plan. Training scenarios compare their buffers with it.
 class MlpReference {

@@ -17,6 +17,26 @@ const char* KernelKindName(KernelKind kind) {
   return "?";
 }
 
+KernelCall MatMulCall(BufferSlice a, BufferSlice b, BufferSlice c, int m, int n, int k) {
+  KernelCall call;
+  call.kind = KernelKind::kMatMul;
+  call.a = a;
+  call.b = b;
+  call.c = c;
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  return call;
+}
+
+KernelCall ElementwiseCall(KernelKind kind, BufferSlice a, BufferSlice b, BufferSlice c, int m,
+                           int n, float alpha) {
+  KernelCall call = MatMulCall(a, b, c, m, n, 0);
+  call.kind = kind;
+  call.alpha = alpha;
+  return call;
+}
+
 static std::int64_t Elements(const KernelCall& call) {
   return static_cast<std::int64_t>(call.m) * call.n;
 }

@@ -51,6 +51,14 @@ struct KernelCall {
   std::int64_t d_count() const;
 };
 
+/// C[m×n] = A[m×k]·B[k×n]; set transpose_a/b and accumulate on the result
+/// for the other forms.
+KernelCall MatMulCall(BufferSlice a, BufferSlice b, BufferSlice c, int m, int n, int k);
+/// Any other kind over an m×n block (operands a, b, c as the kind reads
+/// them; `alpha` where it scales).
+KernelCall ElementwiseCall(KernelKind kind, BufferSlice a, BufferSlice b, BufferSlice c, int m,
+                           int n, float alpha = 1.0f);
+
 /// Floating-point operations of one call (2mnk for a matrix product; one or a
 /// few per element otherwise).
 Flops KernelFlops(const KernelCall& call);
