@@ -64,12 +64,18 @@ std::vector<std::vector<int>> PipelineSlotTicks(const PipelineShape& shape,
       if (next[s] == order[s].size()) continue;
       const PipelineSlot& slot = order[s][next[s]];
       const int g = GlobalChunk(shape, s, slot.chunk), j = slot.microbatch;
-      const bool ready = slot.backward
-                             ? done_before(f_tick[at(g, j)], now) &&
-                                   (g == chunks - 1 || done_before(b_tick[at(g + 1, j)], now))
-                             : g == 0 || done_before(f_tick[at(g - 1, j)], now);
+      bool ready = false;
+      switch (slot.pass) {
+        case PipelinePass::kForward: ready = g == 0 || done_before(f_tick[at(g - 1, j)], now); break;
+        case PipelinePass::kBackward:
+          ready = done_before(f_tick[at(g, j)], now) &&
+                  (g == chunks - 1 || done_before(b_tick[at(g + 1, j)], now));
+          break;
+        case PipelinePass::kWeight: ready = done_before(b_tick[at(g, j)], now); break;
+      }
       if (!ready) continue;
-      (slot.backward ? b_tick : f_tick)[at(g, j)] = now;
+      if (slot.pass == PipelinePass::kForward) f_tick[at(g, j)] = now;
+      if (slot.pass == PipelinePass::kBackward) b_tick[at(g, j)] = now;
       ticks[s][next[s]++] = now;
       ++ran;
     }
@@ -213,7 +219,10 @@ class PipelineBuilder {
     return calls;
   }
 
-  std::vector<KernelCall> BackwardKernels(int g, int j) const {
+  // The backward of chunk g for micro-batch j: the input gradients (what the
+  // previous stage waits for) and, unless `split`, the weight gradients
+  // too; with `split` they come later from WeightKernels (ZB-H1's W).
+  std::vector<KernelCall> BackwardKernels(int g, int j, bool split) const {
     std::vector<KernelCall> calls;
     const std::int64_t hh = static_cast<std::int64_t>(h_) * h_;
     const int last_layer = model_.layers - 1;
@@ -225,15 +234,7 @@ class PipelineBuilder {
       if (gz_[l] != ga_[l])
         calls.push_back(ElementwiseCall(KernelKind::kReluBackward, Rows(ga_[l], j), Rows(z_[l], j),
                                     Rows(gz_[l], j), rows_, h_));
-      const BufferSlice in = l == first_[g] ? Rows(chunk_in_[g], j) : Rows(a_[l - 1], j);
-      KernelCall dw = MatMulCall(in, Rows(gz_[l], j), Whole(layers_[l].weight_grad, hh), h_, h_, rows_);
-      dw.transpose_a = true;
-      dw.accumulate = true;
-      calls.push_back(dw);
-      KernelCall db = ElementwiseCall(KernelKind::kColumnSum, Rows(gz_[l], j), {},
-                                  Whole(layers_[l].bias_grad, h_), rows_, h_);
-      db.accumulate = true;
-      calls.push_back(db);
+      if (!split) AppendWeightGradient(g, l, j, calls);
       if (l == 0) break;  // nobody needs the gradient of the input data
       const BufferSlice grad_in = l == first_[g] ? Rows(chunk_in_grad_[g], j) : Rows(ga_[l - 1], j);
       KernelCall dx = MatMulCall(Rows(gz_[l], j), Whole(layers_[l].weight, hh), grad_in, rows_, h_, h_);
@@ -243,19 +244,42 @@ class PipelineBuilder {
     return calls;
   }
 
+  std::vector<KernelCall> WeightKernels(int g, int j) const {
+    std::vector<KernelCall> calls;
+    for (int l = first_[g + 1] - 1; l >= first_[g]; --l) AppendWeightGradient(g, l, j, calls);
+    return calls;
+  }
+
+  // dW_l += input_lᵀ·gz_l and db_l += Σ_rows gz_l over micro-batch j's rows.
+  void AppendWeightGradient(int g, int l, int j, std::vector<KernelCall>& calls) const {
+    const std::int64_t hh = static_cast<std::int64_t>(h_) * h_;
+    const BufferSlice in = l == first_[g] ? Rows(chunk_in_[g], j) : Rows(a_[l - 1], j);
+    KernelCall dw = MatMulCall(in, Rows(gz_[l], j), Whole(layers_[l].weight_grad, hh), h_, h_, rows_);
+    dw.transpose_a = true;
+    dw.accumulate = true;
+    calls.push_back(dw);
+    KernelCall db = ElementwiseCall(KernelKind::kColumnSum, Rows(gz_[l], j), {},
+                                    Whole(layers_[l].bias_grad, h_), rows_, h_);
+    db.accumulate = true;
+    calls.push_back(db);
+  }
+
   OpId AddSlot(int stage, const PipelineSlot& slot, int tick) {
     const int g = GlobalChunk(shape_, stage, slot.chunk), j = slot.microbatch;
     Op op;
     op.rank = stage;
     op.lane = Lane::kCompute;
     op.step = tick;
-    op.tags.phase = slot.backward ? Phase::kBackward : Phase::kForward;
+    op.tags.phase = slot.pass == PipelinePass::kForward    ? Phase::kForward
+                    : slot.pass == PipelinePass::kBackward ? Phase::kBackward
+                                                           : Phase::kWeightGrad;
     op.tags.microbatch = j;
     op.tags.chunk = g;
     op.tags.layer = first_[g];
     std::vector<OpId> deps;
     OpTags link_tags = op.tags;
-    if (!slot.backward) {
+    if (slot.pass == PipelinePass::kWeight) return builder_.AddCompute(op, WeightKernels(g, j), {});
+    if (slot.pass == PipelinePass::kForward) {
       if (g > 0) deps.push_back(recv_forward_[At(g, j)]);
       const OpId id = builder_.AddCompute(op, ForwardKernels(g, j), deps);
       if (g + 1 < chunks_) {  // the activation goes to the next chunk's stage
@@ -269,7 +293,7 @@ class PipelineBuilder {
       return id;
     }
     if (g + 1 < chunks_) deps.push_back(recv_backward_[At(g, j)]);
-    const OpId id = builder_.AddCompute(op, BackwardKernels(g, j), deps);
+    const OpId id = builder_.AddCompute(op, BackwardKernels(g, j, SplitsBackward(params_.schedule)), deps);
     if (g > 0) {  // the input gradient goes back to the previous chunk's stage
       const int prev_last = first_[g] - 1;
       link_tags.layer = prev_last;
@@ -322,8 +346,12 @@ class PipelineBuilder {
 
 std::string PipelineSlotLabel(const OpTags& tags, const PipelineShape& shape) {
   if (tags.phase == Phase::kOptimizer) return "opt";
-  if (tags.phase != Phase::kForward && tags.phase != Phase::kBackward) return "";
-  std::string label = (tags.phase == Phase::kForward ? "F" : "B") + std::to_string(tags.microbatch);
+  const char* pass = tags.phase == Phase::kForward      ? "F"
+                     : tags.phase == Phase::kBackward   ? "B"
+                     : tags.phase == Phase::kWeightGrad ? "W"
+                                                        : nullptr;
+  if (pass == nullptr) return "";
+  std::string label = pass + std::to_string(tags.microbatch);
   if (shape.chunks > 1 && tags.chunk >= 0 && shape.stages > 0)
     label += "." + std::to_string(tags.chunk / shape.stages);
   return label;

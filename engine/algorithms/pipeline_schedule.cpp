@@ -14,8 +14,12 @@ namespace {
 constexpr int kMaxStages = 4096;
 constexpr int kMaxMicrobatches = 65536;
 
-PipelineSlot Forward(int microbatch, int chunk) { return {false, microbatch, chunk}; }
-PipelineSlot Backward(int microbatch, int chunk) { return {true, microbatch, chunk}; }
+PipelineSlot Forward(int microbatch, int chunk) {
+  return {PipelinePass::kForward, microbatch, chunk};
+}
+PipelineSlot Backward(int microbatch, int chunk) {
+  return {PipelinePass::kBackward, microbatch, chunk};
+}
 
 // The k-th forward (or backward) slot of an interleaved stage, as Megatron's
 // schedule table: micro-batches in groups of p, and within a group every
@@ -31,7 +35,7 @@ PipelineSlot InterleavedSlot(const PipelineShape& shape, int k, bool backward) {
   const int in_group = k - group * p * v;
   int chunk = in_group / size;
   if (backward) chunk = v - 1 - chunk;
-  return {backward, first + in_group % size, chunk};
+  return backward ? Backward(first + in_group % size, chunk) : Forward(first + in_group % size, chunk);
 }
 
 std::vector<PipelineSlot> GPipeStage(const PipelineShape& shape) {
@@ -99,6 +103,35 @@ std::vector<PipelineSlot> InterleavedStage(const PipelineShape& shape, int stage
   return order;
 }
 
+// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", 2023): the backward
+// is split into B (the input gradient, which the previous stage waits for)
+// and W (the weight gradient, which nobody waits for). Stage s runs 1F1B's
+// order of F and B, and the W of micro-batch j right after the B of
+// micro-batch j + s: the later a stage, the more W's it holds back, and the
+// drain, where 1F1B's stages wait for gradients, is filled with them. With
+// F, B and W one tick each the step takes 3m + p - 1 ticks once m >= p, so
+// the bubble is (p-1)/(3m) of the useful time, a third of 1F1B's. The cost
+// is memory: an activation lives until its W, so every stage holds up to
+// min(m, p) of them (1F1B's stage 0 peak; its later stages hold fewer).
+std::vector<PipelineSlot> ZeroBubbleH1Stage(const PipelineShape& shape, int stage) {
+  const int m = shape.microbatches, lag = stage;
+  const int warmup = std::min(m, shape.stages - stage - 1);
+  std::vector<PipelineSlot> order;
+  int next_f = 0, next_b = 0, next_w = 0;
+  auto backward_then_weight = [&] {
+    order.push_back(Backward(next_b++, 0));
+    if (next_b - 1 - lag >= next_w) order.push_back({PipelinePass::kWeight, next_w++, 0});
+  };
+  while (next_f < warmup) order.push_back(Forward(next_f++, 0));
+  while (next_f < m) {
+    order.push_back(Forward(next_f++, 0));
+    backward_then_weight();
+  }
+  while (next_b < m) backward_then_weight();
+  while (next_w < m) order.push_back({PipelinePass::kWeight, next_w++, 0});
+  return order;
+}
+
 }  // namespace
 
 const char* PipelineScheduleName(PipelineSchedule s) {
@@ -106,18 +139,19 @@ const char* PipelineScheduleName(PipelineSchedule s) {
     case PipelineSchedule::kGPipe: return "gpipe";
     case PipelineSchedule::k1F1B: return "1f1b";
     case PipelineSchedule::kInterleaved1F1B: return "interleaved";
+    case PipelineSchedule::kZeroBubbleH1: return "zb-h1";
   }
   return "?";
 }
 
 PipelineSchedule ParsePipelineSchedule(std::string_view name) {
-  for (const PipelineSchedule s :
-       {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved1F1B}) {
+  for (const PipelineSchedule s : {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B,
+                                   PipelineSchedule::kInterleaved1F1B, PipelineSchedule::kZeroBubbleH1}) {
     if (name == PipelineScheduleName(s)) return s;
   }
-  throw Error(
-      "schedule: unknown schedule '" + std::string(name) + "' (choose gpipe, 1f1b, interleaved)",
-      ErrorKind::kInvalidInput);
+  throw Error("schedule: unknown schedule '" + std::string(name) +
+                  "' (choose gpipe, 1f1b, interleaved, zb-h1)",
+              ErrorKind::kInvalidInput);
 }
 
 const char* PipelineScheduleTitle(PipelineSchedule s) {
@@ -125,9 +159,12 @@ const char* PipelineScheduleTitle(PipelineSchedule s) {
     case PipelineSchedule::kGPipe: return "GPipe";
     case PipelineSchedule::k1F1B: return "1F1B (PipeDream-Flush)";
     case PipelineSchedule::kInterleaved1F1B: return "interleaved 1F1B";
+    case PipelineSchedule::kZeroBubbleH1: return "ZB-H1 (zero bubble)";
   }
   return "?";
 }
+
+bool SplitsBackward(PipelineSchedule s) { return s == PipelineSchedule::kZeroBubbleH1; }
 
 void CheckPipelineShape(PipelineSchedule s, const PipelineShape& shape) {
   if (shape.stages < 1 || shape.stages > kMaxStages)
@@ -167,6 +204,9 @@ std::vector<std::vector<PipelineSlot>> PipelineOrder(PipelineSchedule s,
       case PipelineSchedule::kInterleaved1F1B:
         orders.push_back(InterleavedStage(shape, stage));
         break;
+      case PipelineSchedule::kZeroBubbleH1:
+        orders.push_back(ZeroBubbleH1Stage(shape, stage));
+        break;
     }
   }
   return orders;
@@ -176,17 +216,24 @@ int GlobalChunk(const PipelineShape& shape, int stage, int chunk) {
   return chunk * shape.stages + stage;
 }
 
+// The formulas divide the p-1 slots of fill and drain by an effective
+// number of micro-batches: v·m when interleaved (each slot is 1/v of a
+// stage), 3m for ZB-H1 (its bubble is (p-1)(T_F + T_B - T_W), a third of
+// 1F1B's when F, B and W take equal time).
+static double EffectiveMicrobatches(PipelineSchedule s, const PipelineShape& shape) {
+  const double m = shape.microbatches;
+  if (s == PipelineSchedule::kInterleaved1F1B) return m * shape.chunks;
+  if (s == PipelineSchedule::kZeroBubbleH1) return 3 * m;
+  return m;
+}
+
 double FormulaBubbleOverUseful(PipelineSchedule s, const PipelineShape& shape) {
-  const double virtual_m = static_cast<double>(shape.microbatches) *
-                           (s == PipelineSchedule::kInterleaved1F1B ? shape.chunks : 1);
-  return (shape.stages - 1) / virtual_m;
+  return (shape.stages - 1) / EffectiveMicrobatches(s, shape);
 }
 
 double FormulaBubbleOfStep(PipelineSchedule s, const PipelineShape& shape) {
-  // bubble / (useful + bubble) with bubble/useful = (p-1)/(v*m).
-  const double virtual_m = static_cast<double>(shape.microbatches) *
-                           (s == PipelineSchedule::kInterleaved1F1B ? shape.chunks : 1);
-  return (shape.stages - 1) / (virtual_m + shape.stages - 1);
+  // bubble / (useful + bubble)
+  return (shape.stages - 1) / (EffectiveMicrobatches(s, shape) + shape.stages - 1);
 }
 
 int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stage) {
@@ -194,6 +241,7 @@ int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stag
     case PipelineSchedule::kGPipe: return shape.microbatches;
     case PipelineSchedule::k1F1B: return std::min(shape.microbatches, shape.stages - stage);
     case PipelineSchedule::kInterleaved1F1B: break;
+    case PipelineSchedule::kZeroBubbleH1: return std::min(shape.microbatches, shape.stages);
   }
   // No closed form worth keeping in step with the partial-group rules.
   CheckPipelineShape(s, shape);
@@ -201,9 +249,14 @@ int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stag
 }
 
 int PeakInFlight(const std::vector<PipelineSlot>& order) {
+  // A split backward frees its activation at W, a whole one at B.
+  bool split = false;
+  for (const PipelineSlot& slot : order) split = split || slot.pass == PipelinePass::kWeight;
+  const PipelinePass frees = split ? PipelinePass::kWeight : PipelinePass::kBackward;
   int held = 0, peak = 0;
   for (const PipelineSlot& slot : order) {
-    held += slot.backward ? -1 : 1;
+    if (slot.pass == PipelinePass::kForward) ++held;
+    if (slot.pass == frees) --held;
     peak = std::max(peak, held);
   }
   return peak;

@@ -48,19 +48,28 @@
 
 namespace shardlab {
 
-enum class PipelineSchedule : std::uint8_t { kGPipe, k1F1B, kInterleaved1F1B };
+enum class PipelineSchedule : std::uint8_t { kGPipe, k1F1B, kInterleaved1F1B, kZeroBubbleH1 };
 
-/// "gpipe", "1f1b", "interleaved" (CLI spelling).
+/// "gpipe", "1f1b", "interleaved", "zb-h1" (CLI spelling).
 const char* PipelineScheduleName(PipelineSchedule s);
 /// Parses the CLI spelling; throws Error(kInvalidInput) listing the valid ones.
 PipelineSchedule ParsePipelineSchedule(std::string_view name);
-/// Human title: "GPipe", "1F1B (PipeDream-Flush)", "interleaved 1F1B".
+/// Human title: "GPipe", "1F1B (PipeDream-Flush)", "interleaved 1F1B",
+/// "ZB-H1 (zero bubble)".
 const char* PipelineScheduleTitle(PipelineSchedule s);
+/// True for schedules that split the backward pass into B (input gradient)
+/// and W (weight gradient) slots.
+bool SplitsBackward(PipelineSchedule s);
+
+/// What a slot computes. kBackward is the whole backward pass, or only the
+/// input gradient when the schedule splits it; kWeight is the weight
+/// gradient of a split backward (ZB-H1).
+enum class PipelinePass : std::uint8_t { kForward, kBackward, kWeight };
 
 /// One unit of work on a stage: forward or backward of one micro-batch
 /// through one of the stage's model chunks (chunk is 0 unless interleaved).
 struct PipelineSlot {
-  bool backward = false;
+  PipelinePass pass = PipelinePass::kForward;
   int microbatch = 0;
   int chunk = 0;  // local model chunk on this stage, 0 .. chunks-1
   bool operator==(const PipelineSlot&) const = default;
@@ -95,7 +104,8 @@ double FormulaBubbleOfStep(PipelineSchedule s, const PipelineShape& shape);
 /// Peak number of activations held at once on `stage` (chunk activations when
 /// interleaved): gpipe m; 1f1b min(m, p - stage); interleaved PeakInFlight of the order.
 int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stage);
-/// Peak of (forwards done - backwards done) walking `order` (one stage's slots).
+/// Peak of (forwards done - backwards done) walking `order` (one stage's
+/// slots); with a split backward an activation is held until its W.
 int PeakInFlight(const std::vector<PipelineSlot>& order);
 
 }  // namespace shardlab

@@ -58,6 +58,7 @@ const char* PhaseName(Phase phase) {
     case Phase::kForward: return "forward";
     case Phase::kBackward: return "backward";
     case Phase::kOptimizer: return "optimizer";
+    case Phase::kWeightGrad: return "weight-grad";
   }
   return "?";
 }

@@ -54,6 +54,7 @@ struct Buffer {
 enum class Phase : std::uint8_t {
   kNone, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll,
   kForward, kBackward, kOptimizer,
+  kWeightGrad,  // the weight-gradient half of a split backward (ZB-H1's W)
 };
 const char* PhaseName(Phase phase);
 

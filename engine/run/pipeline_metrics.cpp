@@ -25,10 +25,13 @@ PipelineMetrics MeasurePipeline(const PipelinePlan& pipeline, const Plan& plan,
     const Op& op = plan.ops[e.op];
     if (op.kind == OpKind::kSend) out.transfer_ns += e.duration_ns();
     if (op.kind != OpKind::kCompute) continue;
-    const bool forward = op.tags.phase == Phase::kForward;
-    if (!forward && op.tags.phase != Phase::kBackward) continue;
     PipelineStageMetrics& st = out.stages[e.rank];
-    (forward ? st.forward_ns : st.backward_ns) += e.duration_ns();
+    switch (op.tags.phase) {
+      case Phase::kForward: st.forward_ns += e.duration_ns(); break;
+      case Phase::kBackward: st.backward_ns += e.duration_ns(); break;
+      case Phase::kWeightGrad: st.weight_ns += e.duration_ns(); break;
+      default: continue;
+    }
     first = std::min(first, e.start_ns);
     last = std::max(last, e.end_ns);
     slots[e.rank].push_back(&e);
@@ -38,16 +41,18 @@ PipelineMetrics MeasurePipeline(const PipelinePlan& pipeline, const Plan& plan,
   TimeNs busy = 0, idle = 0;
   for (int s = 0; s < stages; ++s) {
     PipelineStageMetrics& st = out.stages[s];
-    st.busy_ns = st.forward_ns + st.backward_ns;
+    st.busy_ns = st.forward_ns + st.backward_ns + st.weight_ns;
     st.idle_ns = out.span_ns - st.busy_ns;
     st.bubble_over_useful = st.busy_ns > 0 ? st.idle_ns / st.busy_ns : 0;
     busy += st.busy_ns;
     idle += st.idle_ns;
     std::sort(slots[s].begin(), slots[s].end(),
               [](const Event* a, const Event* b) { return a->start_ns < b->start_ns; });
+    const Phase frees = SplitsBackward(schedule) ? Phase::kWeightGrad : Phase::kBackward;
     int held = 0;
     for (const Event* e : slots[s]) {
-      held += plan.ops[e->op].tags.phase == Phase::kForward ? 1 : -1;
+      const Phase phase = plan.ops[e->op].tags.phase;
+      held += phase == Phase::kForward ? 1 : phase == frees ? -1 : 0;
       st.peak_inflight = std::max(st.peak_inflight, held);
     }
     st.formula_peak_inflight = FormulaPeakInFlight(schedule, shape, s);

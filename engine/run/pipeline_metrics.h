@@ -8,9 +8,10 @@
 //   bubble as share of the step    = Σ idle / (p · span)  formula (p−1)/(m+p−1)
 //
 // The optimizer step after the flush is not part of the bubble (every stage
-// runs it at once). Peak in-flight: the most micro-batches (chunk
-// activations, interleaved) whose forward has run on a stage and whose
-// backward has not, walking the stage's F/B events in time order.
+// runs it at once). W slots (ZB-H1's weight gradients) count as busy. Peak
+// in-flight: the most micro-batches (chunk activations, interleaved) whose
+// forward has run on a stage and whose backward (its W, when split) has
+// not, walking the stage's events in time order.
 #pragma once
 
 #include <span>
@@ -22,9 +23,10 @@
 namespace shardlab {
 
 struct PipelineStageMetrics {
-  TimeNs busy_ns = 0;      // its F and B ops
+  TimeNs busy_ns = 0;      // its F, B (and W) ops
   TimeNs forward_ns = 0;
   TimeNs backward_ns = 0;
+  TimeNs weight_ns = 0;    // W slots of a split backward (ZB-H1)
   TimeNs idle_ns = 0;      // span − busy
   double bubble_over_useful = 0;  // idle / busy
   int peak_inflight = 0;

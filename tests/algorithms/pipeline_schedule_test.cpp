@@ -16,10 +16,13 @@ namespace shardlab {
 namespace {
 
 constexpr PipelineSchedule kAllSchedules[] = {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B,
-                                              PipelineSchedule::kInterleaved1F1B};
+                                              PipelineSchedule::kInterleaved1F1B,
+                                              PipelineSchedule::kZeroBubbleH1};
 
-PipelineSlot F(int mb, int chunk = 0) { return {false, mb, chunk}; }
-PipelineSlot B(int mb, int chunk = 0) { return {true, mb, chunk}; }
+PipelineSlot F(int mb, int chunk = 0) { return {PipelinePass::kForward, mb, chunk}; }
+PipelineSlot B(int mb, int chunk = 0) { return {PipelinePass::kBackward, mb, chunk}; }
+PipelineSlot W(int mb) { return {PipelinePass::kWeight, mb, 0}; }
+int PassIndex(const PipelineSlot& slot) { return static_cast<int>(slot.pass); }
 
 std::string Describe(PipelineSchedule s, const PipelineShape& shape) {
   return std::string(PipelineScheduleName(s)) + " p=" + std::to_string(shape.stages) +
@@ -47,17 +50,19 @@ struct Execution {
 // Runs the orders: each stage takes its slots in order, a slot starts as soon
 // as the stage is free and its inputs are done, communication is free.
 // F(mb, g) needs F(mb, g-1); B(mb, g) needs F(mb, g) and B(mb, g+1), where g
-// is the global chunk. Finish times follow from the stage order and the
-// dependencies alone, so any sweep that reaches the fixed point gives them.
+// is the global chunk; W(mb, g) needs B(mb, g). Finish times follow from the
+// stage order and the dependencies alone, so any sweep that reaches the
+// fixed point gives them.
 Execution Execute(const PipelineShape& shape, const std::vector<std::vector<PipelineSlot>>& orders,
-                  long forward_time, long backward_time) {
+                  long forward_time, long backward_time, long weight_time = 1) {
   const int p = shape.stages, m = shape.microbatches, chunks_total = p * shape.chunks;
-  // done[backward][mb * chunks_total + g] = finish time, -1 while not run.
+  // done[pass][mb * chunks_total + g] = finish time, -1 while not run.
   std::vector<std::vector<long>> done(
-      2, std::vector<long>(static_cast<std::size_t>(m * chunks_total), -1));
-  auto finish = [&](bool backward, int mb, int g) -> long& {
-    return done[backward ? 1 : 0][static_cast<std::size_t>(mb * chunks_total + g)];
+      3, std::vector<long>(static_cast<std::size_t>(m * chunks_total), -1));
+  auto finish = [&](PipelinePass pass, int mb, int g) -> long& {
+    return done[static_cast<int>(pass)][static_cast<std::size_t>(mb * chunks_total + g)];
   };
+  constexpr PipelinePass kF = PipelinePass::kForward, kB = PipelinePass::kBackward;
   std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
   std::vector<long> free_at(static_cast<std::size_t>(p), 0);
   Execution out;
@@ -70,14 +75,16 @@ Execution Execute(const PipelineShape& shape, const std::vector<std::vector<Pipe
         const int g = GlobalChunk(shape, s, slot.chunk);
         long ready = free_at[s];
         std::vector<long> deps;
-        if (!slot.backward && g > 0) deps.push_back(finish(false, slot.microbatch, g - 1));
-        if (slot.backward) deps.push_back(finish(false, slot.microbatch, g));
-        if (slot.backward && g + 1 < chunks_total)
-          deps.push_back(finish(true, slot.microbatch, g + 1));
+        if (slot.pass == kF && g > 0) deps.push_back(finish(kF, slot.microbatch, g - 1));
+        if (slot.pass == kB) deps.push_back(finish(kF, slot.microbatch, g));
+        if (slot.pass == kB && g + 1 < chunks_total) deps.push_back(finish(kB, slot.microbatch, g + 1));
+        if (slot.pass == PipelinePass::kWeight) deps.push_back(finish(kB, slot.microbatch, g));
         if (std::any_of(deps.begin(), deps.end(), [](long t) { return t < 0; })) break;
         for (const long t : deps) ready = std::max(ready, t);
-        const long duration = slot.backward ? backward_time : forward_time;
-        free_at[s] = finish(slot.backward, slot.microbatch, g) = ready + duration;
+        const long duration = slot.pass == kF   ? forward_time
+                              : slot.pass == kB ? backward_time
+                                                : weight_time;
+        free_at[s] = finish(slot.pass, slot.microbatch, g) = ready + duration;
         out.busy[s] += duration;
         out.makespan = std::max(out.makespan, free_at[s]);
         ++next[s];
@@ -110,7 +117,7 @@ void ExpectInvalid(const std::function<void()>& fn, const std::string& prefix) {
 
 TEST(PipelineScheduleTest, BadInputThrowsWithField) {
   ExpectInvalid([] { ParsePipelineSchedule("zb"); },
-                "schedule: unknown schedule 'zb' (choose gpipe, 1f1b, interleaved)");
+                "schedule: unknown schedule 'zb' (choose gpipe, 1f1b, interleaved, zb-h1)");
   const auto order = [](PipelineSchedule s, PipelineShape shape) {
     return [=] { PipelineOrder(s, shape); };
   };
@@ -166,7 +173,7 @@ TEST(PipelineScheduleTest, InterleavedPartialGroup) {
   const auto orders = PipelineOrder(PipelineSchedule::kInterleaved1F1B, {2, 3, 2});
   std::vector<PipelineSlot> forwards;
   for (const PipelineSlot& slot : orders[0])
-    if (!slot.backward) forwards.push_back(slot);
+    if (slot.pass == PipelinePass::kForward) forwards.push_back(slot);
   EXPECT_EQ(forwards,
             (std::vector<PipelineSlot>{F(0, 0), F(1, 0), F(0, 1), F(1, 1), F(2, 0), F(2, 1)}));
 }
@@ -177,7 +184,7 @@ TEST(PipelineScheduleTest, InterleavedAllWarmupWhenMicrobatchesEqualStages) {
   const auto orders = PipelineOrder(PipelineSchedule::kInterleaved1F1B, shape);
   for (const auto& order : orders)
     for (std::size_t i = 0; i < order.size(); ++i)
-      EXPECT_EQ(order[i].backward, i >= order.size() / 2);
+      EXPECT_EQ(order[i].pass == PipelinePass::kBackward, i >= order.size() / 2);
 }
 
 TEST(PipelineScheduleTest, EverySlotOnceForwardBeforeBackward) {
@@ -186,20 +193,25 @@ TEST(PipelineScheduleTest, EverySlotOnceForwardBeforeBackward) {
     const auto orders = PipelineOrder(s, shape);
     ASSERT_EQ(orders.size(), static_cast<std::size_t>(shape.stages));
     const int m = shape.microbatches, v = shape.chunks;
+    const int passes = SplitsBackward(s) ? 3 : 2;
     for (const auto& order : orders) {
-      ASSERT_EQ(order.size(), static_cast<std::size_t>(2 * m * v));
-      // position[backward][mb*v + chunk], -1 = not seen.
-      std::vector<std::vector<int>> position(2,
+      ASSERT_EQ(order.size(), static_cast<std::size_t>(passes * m * v));
+      // position[pass][mb*v + chunk], -1 = not seen.
+      std::vector<std::vector<int>> position(3,
                                              std::vector<int>(static_cast<std::size_t>(m * v), -1));
       for (int i = 0; i < static_cast<int>(order.size()); ++i) {
         const PipelineSlot& slot = order[i];
         ASSERT_TRUE(slot.microbatch >= 0 && slot.microbatch < m && slot.chunk >= 0 &&
                     slot.chunk < v);
-        int& seen = position[slot.backward ? 1 : 0][slot.microbatch * v + slot.chunk];
+        ASSERT_TRUE(passes == 3 || slot.pass != PipelinePass::kWeight);
+        int& seen = position[PassIndex(slot)][slot.microbatch * v + slot.chunk];
         ASSERT_EQ(seen, -1) << "slot twice at " << i;
         seen = i;
       }
-      for (int k = 0; k < m * v; ++k) EXPECT_LT(position[0][k], position[1][k]);
+      for (int k = 0; k < m * v; ++k) {
+        EXPECT_LT(position[0][k], position[1][k]);
+        if (passes == 3) EXPECT_LT(position[1][k], position[2][k]);
+      }
     }
   });
 }
@@ -216,7 +228,8 @@ TEST(PipelineScheduleTest, NoDeadlock) {
 // forwards before the steady state.
 std::vector<PipelineSlot> WithWarmup(const std::vector<PipelineSlot>& order, int warmup) {
   std::vector<PipelineSlot> forwards, backwards, out;
-  for (const PipelineSlot& slot : order) (slot.backward ? backwards : forwards).push_back(slot);
+  for (const PipelineSlot& slot : order)
+    (slot.pass == PipelinePass::kBackward ? backwards : forwards).push_back(slot);
   const std::size_t total = forwards.size();
   std::size_t f = 0, b = 0;
   while (f < std::min<std::size_t>(static_cast<std::size_t>(warmup), total))
@@ -319,6 +332,8 @@ TEST(PipelineScheduleTest, PeakInFlight) {
         EXPECT_EQ(peak, shape.microbatches);
       } else if (s == PipelineSchedule::k1F1B) {
         EXPECT_EQ(peak, std::min(shape.microbatches, shape.stages - stage));
+      } else if (s == PipelineSchedule::kZeroBubbleH1) {  // 1F1B's stage-0 peak, freed at W
+        EXPECT_EQ(peak, std::min(shape.microbatches, shape.stages));
       } else {
         EXPECT_LE(peak, shape.microbatches * shape.chunks);
       }
@@ -326,6 +341,36 @@ TEST(PipelineScheduleTest, PeakInFlight) {
   });
   EXPECT_EQ(PeakInFlight({}), 0);
   EXPECT_EQ(PeakInFlight({F(0), B(0), F(1), F(2), B(1), B(2)}), 2);
+}
+
+// ZB-H1 with F, B and W one tick each: the bubble is (p-1)/(3m) of the
+// useful time once m >= p (fill and drain cost p-1 ticks instead of 1F1B's
+// 3(p-1)), and the step is shorter than 1F1B's with B+W fused for every m.
+TEST(PipelineScheduleTest, ZeroBubbleH1CutsTheBubbleToAThird) {
+  for (int p = 2; p <= 8; ++p) {
+    for (int m = 1; m <= 3 * p; ++m) {
+      const PipelineShape shape{p, m, 1};
+      SCOPED_TRACE(Describe(PipelineSchedule::kZeroBubbleH1, shape));
+      const Execution zb = Execute(shape, PipelineOrder(PipelineSchedule::kZeroBubbleH1, shape), 1, 1, 1);
+      ASSERT_FALSE(zb.deadlock);
+      const double busy = 3.0 * m;
+      for (const long b : zb.busy) EXPECT_EQ(b, 3 * m);
+      const double bubble = (zb.makespan - busy) / busy;
+      if (m >= p) EXPECT_DOUBLE_EQ(bubble, FormulaBubbleOverUseful(PipelineSchedule::kZeroBubbleH1, shape));
+      const Execution one_f_one_b =
+          Execute(shape, PipelineOrder(PipelineSchedule::k1F1B, shape), 1, 2);
+      EXPECT_LT(zb.makespan, one_f_one_b.makespan);
+      // Unequal passes: F 2, B 1, W 1 still never loses to 1F1B (F 2, B+W 2).
+      EXPECT_LE(Execute(shape, PipelineOrder(PipelineSchedule::kZeroBubbleH1, shape), 2, 1, 1).makespan,
+                Execute(shape, PipelineOrder(PipelineSchedule::k1F1B, shape), 2, 2).makespan);
+    }
+  }
+  // p = 2, m = 2 by hand: the last stage defers both W's to the drain, where
+  // stage 0 would otherwise wait for B1; 7 ticks against 1F1B's 9.
+  const auto orders = PipelineOrder(PipelineSchedule::kZeroBubbleH1, {2, 2, 1});
+  EXPECT_EQ(orders[0], (std::vector<PipelineSlot>{F(0), F(1), B(0), W(0), B(1), W(1)}));
+  EXPECT_EQ(orders[1], (std::vector<PipelineSlot>{F(0), B(0), F(1), B(1), W(0), W(1)}));
+  EXPECT_EQ(Execute({2, 2, 1}, orders, 1, 1, 1).makespan, 7);
 }
 
 TEST(PipelineScheduleTest, GlobalChunk) {
