@@ -107,18 +107,25 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
   const PipelineShape& shape = pipeline.params.shape;
   const PipelineMetrics& m = s.metrics;
   const int p = shape.stages;
-  out << "#\n# stage  layers      F (us)    B (us)  busy (us)  idle (us)  bubble  in-flight (formula)\n";
+  const bool split = SplitsBackward(pipeline.params.schedule);
+  out << "#\n# stage  layers      F (us)    B (us)" << (split ? "    W (us)" : "")
+      << "  busy (us)  idle (us)  bubble  in-flight (formula)\n";
   for (int st = 0; st < p; ++st) {
     const PipelineStageMetrics& sm = m.stages[static_cast<std::size_t>(st)];
     out << "# " << std::setw(5) << st << "  " << std::left << std::setw(9) << LayerRange(pipeline, st)
         << std::right << std::setw(9) << Fixed(sm.forward_ns / 1e3, 2) << std::setw(10)
-        << Fixed(sm.backward_ns / 1e3, 2) << std::setw(11) << Fixed(sm.busy_ns / 1e3, 2)
+        << Fixed(sm.backward_ns / 1e3, 2)
+        << (split ? (std::ostringstream() << std::setw(10) << Fixed(sm.weight_ns / 1e3, 2)).str()
+                  : std::string())
+        << std::setw(11) << Fixed(sm.busy_ns / 1e3, 2)
         << std::setw(11) << Fixed(sm.idle_ns / 1e3, 2) << std::setw(8)
         << Fixed(sm.bubble_over_useful, 3) << std::setw(6) << sm.peak_inflight << " ("
         << sm.formula_peak_inflight << ")\n";
   }
-  out << "#\n# Timeline: F forward, B backward (F3 = micro-batch 3; F/f and B/b alternate by\n"
-      << "# micro-batch when too narrow to label), . idle: the bubble.\n";
+  out << "#\n# Timeline: F forward, B backward"
+      << (split ? " (input gradient), W weight gradient" : "")
+      << " (F3 = micro-batch 3;\n# letters alternate case by micro-batch when too narrow to"
+      << " label), . idle: the bubble.\n";
   for (const std::string& row : PipelineChart(plan, shape, events)) out << "# " << row << "\n";
   const bool interleaved = pipeline.params.schedule == PipelineSchedule::kInterleaved1F1B;
   const std::string pm = "p=" + std::to_string(p) + ", m=" + std::to_string(shape.microbatches) +
@@ -126,25 +133,40 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
   out << "#\n# step time " << FormatTime(m.step_ns) << "   (forward/backward span "
       << FormatTime(m.span_ns) << ", then the optimizer step)\n"
       << "# bubble / useful time   " << Fixed(m.bubble_over_useful, 4) << "   formula "
-      << (interleaved ? "(p-1)/(v*m)" : "(p-1)/m") << " = " << Fixed(m.formula_bubble_over_useful, 4)
+      << FormulaBubbleOverUsefulText(pipeline.params.schedule) << " = "
+      << Fixed(m.formula_bubble_over_useful, 4)
       << "  (" << pm << ")\n"
       << "# bubble / step          " << Fixed(m.bubble_of_step, 4) << "   formula "
-      << (interleaved ? "(p-1)/(v*m+p-1)" : "(p-1)/(m+p-1)") << " = "
+      << FormulaBubbleOfStepText(pipeline.params.schedule) << " = "
       << Fixed(m.formula_bubble_of_step, 4) << "\n";
   const TransferTotals t = CountTransfers(plan);
   out << "# transfers              " << t.count << " activations and gradients, "
       << FormatBytes(t.bytes) << ", " << FormatTime(m.transfer_ns) << " in flight in all\n";
-  if (m.bubble_over_useful > m.formula_bubble_over_useful * 1.25 + 0.01 && t.count > 0) {
-    TimeNs forward = 0;
-    for (const PipelineStageMetrics& sm : m.stages) forward += sm.forward_ns;
+  if (m.bubble_over_useful > m.formula_bubble_over_useful * 1.25 + 0.01) {
+    // Say which of the formula's two assumptions fails here: free
+    // communication, or slots that all take the same time.
+    TimeNs forward = 0, backward = 0, weight = 0;
+    for (const PipelineStageMetrics& sm : m.stages) {
+      forward += sm.forward_ns;
+      backward += sm.backward_ns;
+      weight += sm.weight_ns;
+    }
     const double slots = static_cast<double>(p) * shape.microbatches * shape.chunks;
-    out << "# note: the bubble is above the formula, which assumes free communication and\n"
-        << "#       equal stages. Here a transfer between stages takes "
-        << FormatTime(m.transfer_ns / static_cast<double>(t.count)) << " on average beside\n"
-        << "#       " << FormatTime(forward / slots)
-        << " per forward slot; 1F1B waits for every gradient's round trip, GPipe\n"
-        << "#       only at the fill and drain. A wider model hides it: --width 4096 --batch 256\n"
-        << "#       --timing-only.\n";
+    const double hop = t.count > 0 ? m.transfer_ns / static_cast<double>(t.count) : 0;
+    out << "# note: the bubble is above the formula, which assumes free communication and\n";
+    if (hop > 0.05 * forward / slots) {
+      out << "#       equal slots. Here a transfer between stages takes " << FormatTime(hop)
+          << " on average beside\n#       " << FormatTime(forward / slots)
+          << " per forward slot; 1F1B and ZB-H1 wait for every gradient's round\n"
+          << "#       trip, GPipe only at the fill and drain. A wider model hides it:\n"
+          << "#       --width 4096 --batch 256 --timing-only.\n";
+    } else {
+      out << "#       slots that all take as long (F = B" << (split ? " = W" : "")
+          << ").\n#       Here the average slot is F " << FormatTime(forward / slots) << ", B "
+          << FormatTime(backward / slots)
+          << (split ? ", W " + FormatTime(weight / slots) : std::string()) << ", and stage 0\n"
+          << "#       skips the input gradient of its first layer.\n";
+    }
   }
   out << "#\n# Result: ";
   if (!s.check.checked) {
@@ -205,6 +227,7 @@ void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
     w.Field("layers", LayerRange(prepared.pipeline, static_cast<int>(i)));
     w.Field("forward_us", st.forward_ns / 1e3);
     w.Field("backward_us", st.backward_ns / 1e3);
+    if (SplitsBackward(params.schedule)) w.Field("weight_gradient_us", st.weight_ns / 1e3);
     w.Field("busy_us", st.busy_ns / 1e3);
     w.Field("idle_us", st.idle_ns / 1e3);
     w.Field("bubble_fraction", st.bubble_over_useful);
@@ -245,14 +268,15 @@ const CommandSpec& PipelineSpec() {
     s.description =
         "Splits an MLP (--layers layers of --width features) into --stages stages, one per GPU,\n"
         "and trains it for one step on a batch of --batch rows cut into --microbatches\n"
-        "micro-batches, with the GPipe, 1F1B (PipeDream-Flush) or interleaved 1F1B schedule.\n"
+        "micro-batches, with the GPipe, 1F1B (PipeDream-Flush), interleaved 1F1B or ZB-H1\n"
+        "schedule (zero bubble: the backward split into input and weight gradients).\n"
         "Activations and gradients cross stages as sends over the topology's links; the\n"
         "arithmetic is real, and the weights after the step are compared with one device\n"
         "training on the whole batch. Prints each stage's busy and idle time, the measured\n"
         "bubble beside (p-1)/m and (p-1)/(m+p-1), peak in-flight activations, and a text Gantt.\n"
         "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
     s.flags = {
-        {"schedule", 0, "NAME", "gpipe, 1f1b or interleaved (default: 1f1b)"},
+        {"schedule", 0, "NAME", "gpipe, 1f1b, interleaved or zb-h1 (default: 1f1b)"},
         {"stages", 'p', "N", "pipeline stages p, one per GPU (default: 4)"},
         {"microbatches", 'm', "N", "micro-batches m per step; must divide --batch (default: 8)"},
         {"chunks", 'v', "N", "model chunks per stage, interleaved only (default: 2 there, else 1)"},
@@ -273,6 +297,7 @@ const CommandSpec& PipelineSpec() {
         "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
         "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
         "  shardlab-cli run pipeline --schedule interleaved -p 4 -m 8 --chunks 2 --layers 16\n"
+        "  shardlab-cli run pipeline --schedule zb-h1 -p 4 -m 8 --width 4096 --batch 256 --timing-only\n"
         "  shardlab-cli run pipeline -p 8 -m 32 --width 8192 --layers 32 --batch 256 --timing-only\n";
     return s;
   }();

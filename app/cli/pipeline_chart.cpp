@@ -22,7 +22,8 @@ std::vector<std::string> PipelineChart(const Plan& plan, const PipelineShape& sh
   for (const Event& e : events) {
     if (e.kind != OpKind::kCompute) continue;
     const Phase phase = plan.ops[e.op].tags.phase;
-    if (phase != Phase::kForward && phase != Phase::kBackward) continue;
+    if (phase != Phase::kForward && phase != Phase::kBackward && phase != Phase::kWeightGrad)
+      continue;
     slots.push_back(&e);
     first = std::min(first, e.start_ns);
     last = std::max(last, e.end_ns);
@@ -64,7 +65,10 @@ std::vector<std::string> PipelineChart(const Plan& plan, const PipelineShape& sh
       std::fill(row.begin() + static_cast<std::ptrdiff_t>(begin),
                 row.begin() + static_cast<std::ptrdiff_t>(end),
                 // Case alternates by micro-batch, so neighbours stay apart.
-                "FfBb"[(tags.phase == Phase::kForward ? 0 : 2) + (tags.microbatch & 1)]);
+                "FfBbWw"[(tags.phase == Phase::kForward    ? 0
+                          : tags.phase == Phase::kBackward ? 2
+                                                           : 4) +
+                         (tags.microbatch & 1)]);
       continue;
     }
     std::fill(row.begin() + static_cast<std::ptrdiff_t>(begin),

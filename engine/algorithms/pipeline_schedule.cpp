@@ -236,6 +236,22 @@ double FormulaBubbleOfStep(PipelineSchedule s, const PipelineShape& shape) {
   return (shape.stages - 1) / (EffectiveMicrobatches(s, shape) + shape.stages - 1);
 }
 
+const char* FormulaBubbleOverUsefulText(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::kInterleaved1F1B: return "(p-1)/(v*m)";
+    case PipelineSchedule::kZeroBubbleH1: return "(p-1)/(3m)";
+    default: return "(p-1)/m";
+  }
+}
+
+const char* FormulaBubbleOfStepText(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::kInterleaved1F1B: return "(p-1)/(v*m+p-1)";
+    case PipelineSchedule::kZeroBubbleH1: return "(p-1)/(3m+p-1)";
+    default: return "(p-1)/(m+p-1)";
+  }
+}
+
 int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stage) {
   switch (s) {
     case PipelineSchedule::kGPipe: return shape.microbatches;

@@ -86,7 +86,8 @@ struct PipelineShape {
 /// (gpipe, 1f1b) or >= 2 (interleaved).
 void CheckPipelineShape(PipelineSchedule s, const PipelineShape& shape);
 
-/// The order in which each stage runs its slots: result[stage] has 2*m*v slots.
+/// The order in which each stage runs its slots: result[stage] has 2*m*v slots
+/// (3*m for zb-h1: F, B and W of each micro-batch).
 /// Throws like CheckPipelineShape.
 std::vector<std::vector<PipelineSlot>> PipelineOrder(PipelineSchedule s,
                                                      const PipelineShape& shape);
@@ -95,14 +96,20 @@ std::vector<std::vector<PipelineSlot>> PipelineOrder(PipelineSchedule s,
 /// (Megatron's interleaving: stage s holds model chunks s, s+p, s+2p, ...).
 int GlobalChunk(const PipelineShape& shape, int stage, int chunk);
 
-/// Formula bubble relative to useful time: (p-1)/m for gpipe and 1f1b, (p-1)/(v*m) interleaved.
+/// Formula bubble relative to useful time: (p-1)/m for gpipe and 1f1b, (p-1)/(v*m)
+/// interleaved, (p-1)/(3m) zb-h1 (F = B = W, m >= p).
 double FormulaBubbleOverUseful(PipelineSchedule s, const PipelineShape& shape);
 /// Formula bubble as share of the whole step: (p-1)/(m+p-1) for gpipe and 1f1b,
-/// (p-1)/(v*m+p-1) interleaved.
+/// (p-1)/(v*m+p-1) interleaved, (p-1)/(3m+p-1) zb-h1.
 double FormulaBubbleOfStep(PipelineSchedule s, const PipelineShape& shape);
+/// The two formulas as text, "(p-1)/m" and "(p-1)/(m+p-1)" and so on, for reports.
+const char* FormulaBubbleOverUsefulText(PipelineSchedule s);
+const char* FormulaBubbleOfStepText(PipelineSchedule s);
 
 /// Peak number of activations held at once on `stage` (chunk activations when
-/// interleaved): gpipe m; 1f1b min(m, p - stage); interleaved PeakInFlight of the order.
+/// interleaved): gpipe m; 1f1b min(m, p - stage); zb-h1 min(m, p), since a W
+/// runs `stage` slots after its B and the activation is kept until then;
+/// interleaved PeakInFlight of the order.
 int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stage);
 /// Peak of (forwards done - backwards done) walking `order` (one stage's
 /// slots); with a split backward an activation is held until its W.

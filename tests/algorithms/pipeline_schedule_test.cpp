@@ -210,7 +210,9 @@ TEST(PipelineScheduleTest, EverySlotOnceForwardBeforeBackward) {
       }
       for (int k = 0; k < m * v; ++k) {
         EXPECT_LT(position[0][k], position[1][k]);
-        if (passes == 3) EXPECT_LT(position[1][k], position[2][k]);
+        if (passes == 3) {
+          EXPECT_LT(position[1][k], position[2][k]);
+        }
       }
     }
   });
@@ -356,7 +358,9 @@ TEST(PipelineScheduleTest, ZeroBubbleH1CutsTheBubbleToAThird) {
       const double busy = 3.0 * m;
       for (const long b : zb.busy) EXPECT_EQ(b, 3 * m);
       const double bubble = (zb.makespan - busy) / busy;
-      if (m >= p) EXPECT_DOUBLE_EQ(bubble, FormulaBubbleOverUseful(PipelineSchedule::kZeroBubbleH1, shape));
+      if (m >= p) {
+        EXPECT_DOUBLE_EQ(bubble, FormulaBubbleOverUseful(PipelineSchedule::kZeroBubbleH1, shape));
+      }
       const Execution one_f_one_b =
           Execute(shape, PipelineOrder(PipelineSchedule::k1F1B, shape), 1, 2);
       EXPECT_LT(zb.makespan, one_f_one_b.makespan);

@@ -219,7 +219,7 @@ TEST(Pipeline, PeakInFlightIsMForGPipeAndAtMostPMinusStageFor1F1B) {
 // is exposed (the price of holding only p activations without overlapping
 // communication). Its growth is linear in c, at least GPipe's, and printed.
 TEST(Pipeline, SlowLinksGrowTheBubbleByWhatTheScheduleExposes) {
-  for (const auto [p, m] : {std::pair{4, 8}, {2, 8}, {8, 8}, {4, 16}}) {
+  for (const auto& [p, m] : {std::pair{4, 8}, {2, 8}, {8, 8}, {4, 16}}) {
     double one_f_one_b_growth[3] = {};
     const TimeNs hops[3] = {0.0, 100.0, 400.0};
     for (int i = 0; i < 3; ++i) {
@@ -239,8 +239,11 @@ TEST(Pipeline, SlowLinksGrowTheBubbleByWhatTheScheduleExposes) {
       one_f_one_b_growth[i] = o.span_ns - ideal_ns;
       // The bubble relative to useful time follows from the span.
       EXPECT_NEAR(o.bubble_over_useful, (o.span_ns - m * 3e3) / (m * 3e3), 1e-9) << shape;
-      if (c == 0) EXPECT_NEAR(o.bubble_over_useful, (p - 1.0) / m, 1e-9) << shape;
-      if (c > 0) EXPECT_GT(o.bubble_over_useful, (p - 1.0) / m) << shape;
+      if (c == 0) {
+        EXPECT_NEAR(o.bubble_over_useful, (p - 1.0) / m, 1e-9) << shape;
+      } else {
+        EXPECT_GT(o.bubble_over_useful, (p - 1.0) / m) << shape;
+      }
     }
     EXPECT_NEAR(one_f_one_b_growth[0], 0.0, 1.0);
     EXPECT_NEAR(one_f_one_b_growth[2], 4 * one_f_one_b_growth[1], 1.0) << "p=" << p << " m=" << m;

@@ -88,6 +88,26 @@ TEST(PipelineCli, TimingOnlyRunsAPaperSizedModelWithoutChecking) {
   EXPECT_NEAR(j["bubble_fraction"].number, 7.0 / 32.0, 0.05);
 }
 
+TEST(PipelineCli, ZeroBubbleIsCorrectAndBeats1F1BOnTheSameModel) {
+  TempDir dir;
+  auto run = [&](const std::string& schedule) {
+    const ProgramResult r = RunCli({"run", "pipeline", "--schedule", schedule, "-p", "4", "-m", "8",
+                                    "--width", "64", "--json"},
+                                   dir);
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    return ParseJson(r.out);
+  };
+  const Json zb = run("zb-h1"), one = run("1f1b");
+  EXPECT_TRUE(zb["correct"].boolean);
+  EXPECT_NEAR(zb["formula_bubble_fraction"].number, 3.0 / 24.0, 1e-8);
+  EXPECT_LT(zb["bubble_fraction"].number, one["bubble_fraction"].number);
+  EXPECT_LT(zb["step_time_us"].number, one["step_time_us"].number);
+  // Weight gradients are reported per stage, and activations live until their W.
+  EXPECT_GT(zb["per_stage"].items[0]["weight_gradient_us"].number, 0);
+  EXPECT_FALSE(one["per_stage"].items[0].Has("weight_gradient_us"));
+  for (const Json& peak : zb["peak_inflight_per_stage"].items) EXPECT_EQ(peak.number, 4);
+}
+
 TEST(PipelineCli, BadInputGetsOneLineNamingTheFlag) {
   TempDir dir;
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
