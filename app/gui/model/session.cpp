@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <utility>
 
 #include "engine/core/error.h"
 #include "engine/core/units.h"
+#include "engine/plan/kernel.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab::gui {
@@ -31,6 +33,26 @@ CollectiveScenario ScenarioFrom(const ScenarioSettings& settings) {
   scenario.topology = settings.topology;
   scenario.backend = settings.backend;
   scenario.ring_order = settings.ring_order;
+  scenario.timing_only = settings.timing_only;
+  return scenario;
+}
+
+/// The panel's pipeline fields as an engine scenario, with the CLI's
+/// defaults for what the panel does not show (learning rate, seed).
+PipelineScenario PipelineScenarioFrom(const ScenarioSettings& settings) {
+  PipelineScenario scenario;
+  PipelineParams& p = scenario.params;
+  p.schedule = ParsePipelineSchedule(settings.schedule);
+  p.shape.stages = settings.stages;
+  p.shape.microbatches = settings.microbatches;
+  p.shape.chunks = p.schedule == PipelineSchedule::kInterleaved1F1B ? settings.chunks : 1;
+  p.model.layers = settings.layers;
+  p.model.width = settings.width;
+  p.model.batch = settings.batch;
+  p.model.optimizer = ParseOptimizer(settings.optimizer);
+  p.model.learning_rate = p.model.optimizer == OptimizerKind::kAdam ? 1e-3f : 0.05f;
+  scenario.topology = settings.topology;
+  scenario.backend = settings.backend;
   scenario.timing_only = settings.timing_only;
   return scenario;
 }
@@ -106,7 +128,60 @@ Session::Session() = default;
 
 Session::~Session() { Cancel(); }
 
-int Session::num_steps() const { return prepared_ ? prepared_->plan.num_steps : 0; }
+int Session::num_steps() const {
+  const Plan* p = plan();
+  return p != nullptr ? p->num_steps : 0;
+}
+
+const Plan* Session::plan() const {
+  if (prepared_) return &prepared_->plan;
+  if (pipeline_) return &pipeline_->pipeline.plan;
+  return nullptr;
+}
+
+const Topology* Session::topology() const {
+  if (prepared_) return &prepared_->topology;
+  if (pipeline_) return &pipeline_->topology;
+  return nullptr;
+}
+
+std::string Session::Title() const {
+  if (prepared_) {
+    const CollectiveScenario& s = prepared_->scenario;
+    return std::string(CollectiveAlgoName(s.algo)) + " " + CollectiveKindName(s.kind) + ", " +
+           std::to_string(s.ranks) + " ranks on " + prepared_->topology.name;
+  }
+  if (pipeline_) {
+    const PipelineParams& p = pipeline_->pipeline.params;
+    return pipeline_->pipeline.plan.name + " (batch " + std::to_string(p.model.batch) + ") on " +
+           pipeline_->topology.name;
+  }
+  return "";
+}
+
+TimeNs Session::expected_ns() const {
+  if (prepared_) return prepared_->predicted_ns;
+  if (!pipeline_) return 0;
+  // The longest stage's compute at the topology's speed, stretched by the
+  // formula's bubble: enough to pace the replay before the run is recorded.
+  const Plan& plan = pipeline_->pipeline.plan;
+  const Topology& topology = pipeline_->topology;
+  std::vector<double> flops(static_cast<std::size_t>(plan.num_ranks), 0.0);
+  for (const Op& op : plan.ops) {
+    if (op.kind != OpKind::kCompute) continue;
+    for (int k = 0; k < op.kernel_count; ++k) {
+      flops[static_cast<std::size_t>(op.rank)] +=
+          KernelFlops(plan.kernels[static_cast<std::size_t>(op.kernel_begin + k)]);
+    }
+  }
+  const double tflops = topology.num_gpus() > 0
+                            ? topology.nodes[static_cast<std::size_t>(topology.gpus[0])].device.fp32_tflops
+                            : 0;
+  if (tflops <= 0 || flops.empty()) return 0;
+  const PipelineParams& p = pipeline_->pipeline.params;
+  const double busiest = *std::max_element(flops.begin(), flops.end());
+  return busiest / (tflops * 1e3) * (1 + FormulaBubbleOverUseful(p.schedule, p.shape));
+}
 
 std::uint64_t Session::dropped_events() const { return queue_ ? queue_->dropped() : 0; }
 
@@ -123,8 +198,13 @@ std::string Session::Check(const ScenarioSettings& settings) {
   if (has_last_check_ && settings == last_check_settings_) return last_check_message_;
   std::string message;
   try {
-    const CollectiveScenario scenario = ScenarioFrom(settings);
-    CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
+    if (settings.is_pipeline()) {
+      const PipelineScenario scenario = PipelineScenarioFrom(settings);
+      CheckPipelineScenario(scenario, CachedTopology(scenario.topology));
+    } else {
+      const CollectiveScenario scenario = ScenarioFrom(settings);
+      CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
+    }
   } catch (const std::exception& e) {
     message = e.what();
   }
@@ -134,12 +214,13 @@ std::string Session::Check(const ScenarioSettings& settings) {
   return message;
 }
 
-bool Session::Start(const ScenarioSettings& settings) {
-  Cancel();
+void Session::ResetRun() {
   prepared_.reset();
+  pipeline_.reset();
   store_.Clear();
   snapshots_.clear();
   outcome_ = CollectiveOutcomeSummary{};
+  pipeline_outcome_ = PipelineOutcomeSummary{};
   error_.clear();
   timing_only_reason_.clear();
   {
@@ -147,33 +228,62 @@ bool Session::Start(const ScenarioSettings& settings) {
     pending_snapshots_.clear();
     worker_error_.clear();
     worker_outcome_ = CollectiveOutcomeSummary{};
+    worker_pipeline_outcome_ = PipelineOutcomeSummary{};
   }
   steps_done_ = 0;
   worker_finished_ = false;
   cancel_ = false;
+}
+
+bool Session::Start(const ScenarioSettings& settings) {
+  Cancel();
+  ResetRun();
+  ++run_id_;
 
   try {
-    const CollectiveScenario scenario = ScenarioFrom(settings);
-    prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));
+    if (settings.is_pipeline()) {
+      PipelineScenario scenario = PipelineScenarioFrom(settings);
+      const double flops = PipelineHostFlops(scenario.params);
+      if (!scenario.timing_only && flops > kMaxCheckedHostFlops) {
+        scenario.timing_only = true;
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "timing only: one step is %.1f GFLOP of host arithmetic (the app checks up "
+                      "to %.0f GFLOP); a smaller width, batch or fewer layers are checked",
+                      flops / 1e9, kMaxCheckedHostFlops / 1e9);
+        timing_only_reason_ = text;
+      }
+      pipeline_ = PreparePipeline(scenario, CachedTopology(scenario.topology));
+    } else {
+      const CollectiveScenario scenario = ScenarioFrom(settings);
+      prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));
+    }
   } catch (const std::exception& e) {
     prepared_.reset();
+    pipeline_.reset();
     error_ = e.what();
     state_ = SessionState::kFailed;
     return false;
   }
 
-  Bytes host_bytes = 0;  // the simulator keeps each element as a float
-  for (const Buffer& b : prepared_->plan.buffers) host_bytes += b.count * Bytes{sizeof(float)};
-  if (!prepared_->scenario.timing_only && host_bytes > kMaxCheckedHostBytes) {
-    prepared_->scenario.timing_only = true;
-    timing_only_reason_ = "timing only: the data would need " + FormatBytes(host_bytes) +
-                          " of host memory (the limit is " + FormatBytes(kMaxCheckedHostBytes) +
-                          ")";
+  if (prepared_) {
+    Bytes host_bytes = 0;  // the simulator keeps each element as a float
+    for (const Buffer& b : prepared_->plan.buffers) host_bytes += b.count * Bytes{sizeof(float)};
+    if (!prepared_->scenario.timing_only && host_bytes > kMaxCheckedHostBytes) {
+      prepared_->scenario.timing_only = true;
+      timing_only_reason_ = "timing only: the data would need " + FormatBytes(host_bytes) +
+                            " of host memory (the limit is " + FormatBytes(kMaxCheckedHostBytes) +
+                            ")";
+    }
   }
 
   queue_ = std::make_unique<EventQueue>(kQueueCapacity);
   state_ = SessionState::kRunning;
-  worker_ = std::thread([this] { RunWorker(); });
+  if (prepared_) {
+    worker_ = std::thread([this] { RunCollectiveWorker(); });
+  } else {
+    worker_ = std::thread([this] { RunPipelineWorker(); });
+  }
   return true;
 }
 
@@ -218,6 +328,7 @@ void Session::Poll() {
   std::lock_guard lock(mutex_);
   if (worker_error_.empty()) {
     outcome_ = worker_outcome_;
+    pipeline_outcome_ = worker_pipeline_outcome_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -251,27 +362,57 @@ BufferSnapshot Session::Snapshot(int step, const ChunkState& chunks) const {
   return snapshot;
 }
 
-void Session::RunWorker() {
-  const PreparedCollective& prepared = *prepared_;
+bool Session::StepToEnd(Executor& executor, EventSink& sink,
+                        const std::function<void(int)>& after_step) {
+  {
+    std::lock_guard lock(mutex_);
+    running_executor_ = &executor;
+  }
+  // Clears running_executor_ however this scope is left.
+  struct Unpublish {
+    Session* session;
+    ~Unpublish() {
+      std::lock_guard lock(session->mutex_);
+      session->running_executor_ = nullptr;
+    }
+  } unpublish{this};
+  int step = 0;
+  while (!cancel_) {
+    // Pace: start a step only while the queue has room for it.
+    while (!cancel_ && queue_->size_approx() > queue_->capacity() / 2) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (cancel_ || !executor.StepOnce(sink)) break;
+    steps_done_ = ++step;
+    after_step(step);
+  }
+  if (!cancel_) return true;
+  std::lock_guard lock(mutex_);
+  worker_error_ = "run cancelled";
+  return false;
+}
+
+void Session::WorkerGuard(const std::function<void()>& body) {
   try {
+    body();
+  } catch (const Error& e) {
+    std::lock_guard lock(mutex_);
+    worker_error_ = e.kind() == ErrorKind::kCancelled ? "run cancelled" : e.what();
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    worker_error_ = std::string("the run failed: ") + e.what();
+  }
+  worker_finished_ = true;
+}
+
+void Session::RunCollectiveWorker() {
+  WorkerGuard([this] {
+    const PreparedCollective& prepared = *prepared_;
     RunOptions options;
     options.seed = prepared.scenario.seed;
     options.timing_only = prepared.scenario.timing_only;
     Executor executor(CreateBackend(prepared.scenario.backend), prepared.plan, prepared.topology,
                       options);
-    {
-      std::lock_guard lock(mutex_);
-      running_executor_ = &executor;
-    }
-    // Clears running_executor_ however this scope is left.
-    struct Unpublish {
-      Session* session;
-      ~Unpublish() {
-        std::lock_guard lock(session->mutex_);
-        session->running_executor_ = nullptr;
-      }
-    } unpublish{this};
-
     const Plan& plan = executor.plan();
     QueueSink to_queue(*queue_);
     CountingSink span;
@@ -294,34 +435,34 @@ void Session::RunWorker() {
       pending_snapshots_.push_back(std::move(snapshot));
     };
     publish(0);
-    int step = 0;
-    while (!cancel_) {
-      // Pace: start a step only while the queue has room for it.
-      while (!cancel_ && queue_->size_approx() > queue_->capacity() / 2) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      if (cancel_ || !executor.StepOnce(sink)) break;
-      steps_done_ = ++step;
-      publish(step);
-    }
-    if (cancel_) {
-      std::lock_guard lock(mutex_);
-      worker_error_ = "run cancelled";
-    } else {
-      CollectiveOutcomeSummary outcome =
-          SummarizeCollective(prepared, span.end_ns, span.count, executor.backend(), &plan);
-      if (!timing_only_reason_.empty()) outcome.not_checked_reason = timing_only_reason_;
-      std::lock_guard lock(mutex_);
-      worker_outcome_ = std::move(outcome);
-    }
-  } catch (const Error& e) {
+    if (!StepToEnd(executor, sink, publish)) return;
+    CollectiveOutcomeSummary outcome =
+        SummarizeCollective(prepared, span.end_ns, span.count, executor.backend(), &plan);
+    if (!timing_only_reason_.empty()) outcome.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
-    worker_error_ = e.kind() == ErrorKind::kCancelled ? "run cancelled" : e.what();
-  } catch (const std::exception& e) {
+    worker_outcome_ = std::move(outcome);
+  });
+}
+
+void Session::RunPipelineWorker() {
+  WorkerGuard([this] {
+    const PreparedPipeline& prepared = *pipeline_;
+    RunOptions options;
+    options.seed = prepared.scenario.seed;
+    options.timing_only = prepared.scenario.timing_only;
+    // The executor runs a copy: the views keep reading prepared.pipeline.plan.
+    Executor executor(CreateBackend(prepared.scenario.backend), prepared.pipeline.plan,
+                      prepared.topology, options);
+    QueueSink to_queue(*queue_);
+    VectorSink events;  // a pipeline step has hundreds of ops, not millions
+    TeeSink sink(to_queue, events);
+    if (!StepToEnd(executor, sink, [](int) {})) return;
+    PipelineOutcomeSummary outcome =
+        SummarizePipeline(prepared, events.events, executor.backend(), &executor.plan());
+    if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
-    worker_error_ = std::string("the run failed: ") + e.what();
-  }
-  worker_finished_ = true;
+    worker_pipeline_outcome_ = std::move(outcome);
+  });
 }
 
 }  // namespace shardlab::gui

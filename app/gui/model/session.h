@@ -4,7 +4,8 @@
 //   ScenarioSettings ──Check──► message shown in place (or "")
 //          │ Start
 //          ▼
-//   PreparedCollective (engine) ──► worker thread: Executor::StepOnce
+//   PreparedCollective or PreparedPipeline (engine)
+//          └──────────────────────► worker thread: Executor::StepOnce
 //          │                          ├─► QueueSink ─► EventQueue ─┐
 //          │                          └─► ChunkState ─► snapshot per step
 //          ▼                                                       │
@@ -17,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,20 +31,36 @@
 #include "engine/run/chunk_state.h"
 #include "engine/run/collective_scenario.h"
 #include "engine/run/executor.h"
+#include "engine/run/pipeline_scenario.h"
 
 namespace shardlab::gui {
 
+/// The scenario panel's name for pipeline training; every other scenario
+/// is a collective kind.
+inline constexpr const char* kPipelineScenario = "pipeline";
+
 /// What the scenario panel edits; text fields stay text until Check.
 struct ScenarioSettings {
-  std::string scenario = "allreduce";  // a collective kind (CLI spelling)
+  std::string scenario = "allreduce";  // a collective kind (CLI spelling) or "pipeline"
+  std::string topology = "dgx-a100";  // preset name or file path
+  std::string backend = "sim";
+  bool timing_only = false;
+  // Collectives.
   std::string algo = "ring";
   int ranks = 8;
   std::string size = "64M";           // ParseSize syntax
-  std::string topology = "dgx-a100";  // preset name or file path
-  std::string backend = "sim";
   std::string ring_order = "auto";    // auto | rank | "0,3,2,1"
-  bool timing_only = false;
+  // Pipeline training of the small MLP (as `shardlab-cli run pipeline`).
+  std::string schedule = "1f1b";      // gpipe | 1f1b | interleaved | zb-h1
+  int stages = 4;
+  int microbatches = 8;
+  int chunks = 2;                     // model chunks per stage; interleaved only
+  int layers = 8;
+  int width = 256;
+  int batch = 64;
+  std::string optimizer = "sgd";
 
+  bool is_pipeline() const { return scenario == kPipelineScenario; }
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -88,8 +106,27 @@ class Session {
   int steps_done() const { return steps_done_.load(); }
   int num_steps() const;
 
-  /// Valid after a successful Start (until the next one).
+  /// What every view needs, whatever the scenario: valid after a successful
+  /// Start (until the next one), else null.
+  const Plan* plan() const;
+  const Topology* topology() const;
+  /// Changes with every Start: views that cache per-run state compare it.
+  std::uint64_t run_id() const { return run_id_; }
+  /// "ring all-reduce, 8 ranks, 64 MiB on dgx-a100" or "1F1B (PipeDream-Flush),
+  /// 4 stages, 8 micro-batches, MLP 8x256 (batch 64) on dgx-a100".
+  std::string Title() const;
+  /// The formula's time for the run (collectives), else an estimate from
+  /// the plan's compute ops; 0 without a run. Paces the replay.
+  TimeNs expected_ns() const;
+
+  /// The collective run, or null (no run, or a pipeline).
   const PreparedCollective* prepared() const { return prepared_.get(); }
+  /// The pipeline run, or null (no run, or a collective).
+  const PreparedPipeline* pipeline() const { return pipeline_.get(); }
+  /// Bubble, in-flight peaks and the check, when state() == kDone on a pipeline.
+  const PipelineOutcomeSummary& pipeline_outcome() const { return pipeline_outcome_; }
+  /// Why a pipeline run was not checked ("" when it was, or was asked to be timed only).
+  const std::string& timing_only_reason() const { return timing_only_reason_; }
   const TimelineStore& store() const { return store_; }
   const std::vector<BufferSnapshot>& buffer_snapshots() const { return snapshots_; }
   /// Measured metrics and the check of the result, when state() == kDone.
@@ -104,9 +141,20 @@ class Session {
   static constexpr Bytes kMaxCheckedHostBytes = Bytes{1} << 30;
   /// Events the queue holds; the worker waits while it is more than half full.
   static constexpr std::size_t kQueueCapacity = std::size_t{1} << 18;
+  /// Above this much host arithmetic (one pipeline training step) a run is
+  /// timed only: about a second of a laptop's core.
+  static constexpr double kMaxCheckedHostFlops = 2e9;
 
  private:
-  void RunWorker();
+  /// Resets everything a run leaves behind (UI thread, worker joined).
+  void ResetRun();
+  /// Steps `executor` to the end into `sink`, paced by the queue; calls
+  /// after_step(step) after each. False when cancelled.
+  bool StepToEnd(Executor& executor, EventSink& sink, const std::function<void(int)>& after_step);
+  void RunCollectiveWorker();
+  void RunPipelineWorker();
+  /// Runs `body` on the worker thread, turning its errors into worker_error_.
+  void WorkerGuard(const std::function<void()>& body);
   /// The scenario's topology, loaded once per name (throws "topology: ...").
   const Topology& CachedTopology(const std::string& name);
   /// Moves queued events into the store (UI thread).
@@ -114,7 +162,10 @@ class Session {
   /// The buffer view after `step`, from the worker's ChunkState.
   BufferSnapshot Snapshot(int step, const ChunkState& chunks) const;
 
+  std::uint64_t run_id_ = 0;
   std::unique_ptr<PreparedCollective> prepared_;
+  std::unique_ptr<PreparedPipeline> pipeline_;
+  PipelineOutcomeSummary pipeline_outcome_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;
@@ -137,6 +188,7 @@ class Session {
   std::vector<BufferSnapshot> pending_snapshots_;
   std::string worker_error_;
   CollectiveOutcomeSummary worker_outcome_;
+  PipelineOutcomeSummary worker_pipeline_outcome_;
   Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
 };
 

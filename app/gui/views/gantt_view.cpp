@@ -237,13 +237,13 @@ GanttFrame ClampFrame(GanttFrame frame, TimeNs run_end_ns) {
 
 void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const Theme& theme = ctx.theme;
-  const PreparedCollective* prepared = ctx.session.prepared();
-  if (prepared == nullptr) {
+  const Plan* run_plan = ctx.session.plan();
+  if (run_plan == nullptr) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
                        "No run yet: the timeline fills in as the run's ops finish.");
     return;
   }
-  const Plan& plan = prepared->plan;
+  const Plan& plan = *run_plan;
   const TimelineStore& store = ctx.session.store();
   const ImGuiIO& io = ImGui::GetIO();
   const TimeNs run_end_ns = std::max(store.end_ns(), ctx.clock.run_end_ns());
@@ -271,7 +271,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (timeline_w < 50 || avail.y < ruler_h + row_h) return;
 
   // Fit while the run is still arriving, once more when it ends, and on request.
-  if (RunKeyChanged("##gantt_run", RunKey(*prepared))) state.fitted = false;
+  if (RunKeyChanged("##gantt_run", ctx.session.run_id())) state.fitted = false;
   state.frame.width_px = timeline_w;
   const bool running = ctx.session.state() == SessionState::kRunning;
   if (fit_clicked || (!state.fitted && store.event_count() > 0)) {

@@ -30,7 +30,7 @@ struct ScenarioPanelState {
 bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state);
 
 struct TransportBarState {
-  std::size_t run_key = 0;          // the run step_phase was built for
+  std::uint64_t run_id = 0;         // the run step_phase was built for
   std::vector<Phase> step_phase;    // phase of each logical step's ops
 };
 

@@ -1,24 +1,19 @@
-// RunKey: tells a view that the session now holds a different run.
+// RunKeyChanged: tells a view that the session now holds a different run.
 //
-// Comparing PreparedCollective pointers is not enough: Session::Start frees
-// the old run before it builds the new one, so the new one often lands at
-// the same address. Views that cache per-run state (a layout, LinkActivity
-// with its route cache, the Gantt's fit) compare this key instead.
+// Views that cache per-run state (a layout, LinkActivity with its route
+// cache, the Gantt's fit) keep the Session::run_id() they built it for in
+// their ImGui window's storage. An id, not the run's address: Start frees
+// the old run before it builds the new one, which often lands at the same
+// address.
 #pragma once
 
-#include <cstddef>
-
-#include "engine/run/collective_scenario.h"
+#include <cstdint>
 
 namespace shardlab::gui {
 
-/// A hash of what identifies a run: its address, plan and topology names
-/// and sizes.
-std::size_t RunKey(const PreparedCollective& prepared);
-
-/// True when `key` differs from the one last stored under `slot_name` in
+/// True when `run_id` differs from the one last stored under `slot_name` in
 /// the current ImGui window's state storage (and stores it). The first
 /// call for a window returns true.
-bool RunKeyChanged(const char* slot_name, std::size_t key);
+bool RunKeyChanged(const char* slot_name, std::uint64_t run_id);
 
 }  // namespace shardlab::gui

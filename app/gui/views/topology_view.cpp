@@ -365,14 +365,13 @@ void LinkTooltip(const Topology& topology, const LinkActivity* activity, int lin
 
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const Theme& theme = ctx.theme;
-  const PreparedCollective* prepared = ctx.session.prepared();
-  if (prepared == nullptr) {
+  if (ctx.session.plan() == nullptr) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
                        "No run yet: choose a scenario and press Run to see the machine.");
     return;
   }
-  const Topology& topology = prepared->topology;
-  const Plan& plan = prepared->plan;
+  const Topology& topology = *ctx.session.topology();
+  const Plan& plan = *ctx.session.plan();
   ImDrawList* list = ImGui::GetWindowDrawList();
 
   // Canvas: a caption line on top, the legend below, the drawing between.
@@ -397,7 +396,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
       ImVec2(canvas.GetWidth() - 2 * kCanvasMarginPx, canvas.GetHeight() - 2 * kCanvasMarginPx)};
   const float aspect = to_px.size_px.x / to_px.size_px.y;
   // A new run may reuse the old one's addresses: the key catches that.
-  if (RunKeyChanged("##topology_run", RunKey(*prepared))) {
+  if (RunKeyChanged("##topology_run", ctx.session.run_id())) {
     state.laid_out = nullptr;
     state.activity.reset();
     state.activity_plan = nullptr;

@@ -114,11 +114,11 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   ReplayClock& clock = ctx.clock;
   Session& session = ctx.session;
   const PreparedCollective* prepared = session.prepared();
-  if (prepared != nullptr) {
-    const std::size_t key = RunKey(*prepared);
-    if (key != state.run_key || state.step_phase.size() != static_cast<std::size_t>(prepared->plan.num_steps)) {
-      state.run_key = key;
-      state.step_phase = StepPhases(prepared->plan);
+  if (const Plan* plan = session.plan()) {
+    if (session.run_id() != state.run_id ||
+        state.step_phase.size() != static_cast<std::size_t>(plan->num_steps)) {
+      state.run_id = session.run_id();
+      state.step_phase = StepPhases(*plan);
     }
   } else {
     state.step_phase.clear();
@@ -170,7 +170,7 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   if (clock.cursor_ns() <= 0 && !clock.playing()) {
     // The first thing a newcomer needs: what to press.
     const bool ring = prepared != nullptr && prepared->scenario.algo == CollectiveAlgo::kRing;
-    const std::string what = ring ? "the ring" : "the algorithm";
+    const std::string what = ring ? "the ring" : session.pipeline() != nullptr ? "the schedule" : "the algorithm";
     const std::vector<std::string> hints = {
         "Press Step \xE2\x86\x92 to watch " + what + " step by step, or Play   " + when,
         "Press Step \xE2\x86\x92 to watch " + what + " step by step   " + when,
