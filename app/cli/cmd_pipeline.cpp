@@ -73,33 +73,6 @@ std::string Fixed(double value, int digits) {
   return out.str();
 }
 
-std::string LayerRange(const PipelinePlan& pipeline, int stage) {
-  std::string text;
-  const int p = pipeline.params.shape.stages;
-  for (std::size_t g = static_cast<std::size_t>(stage); g + 1 < pipeline.chunk_first_layer.size();
-       g += static_cast<std::size_t>(p)) {
-    const int a = pipeline.chunk_first_layer[g], b = pipeline.chunk_first_layer[g + 1] - 1;
-    if (!text.empty()) text += ",";
-    text += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
-  }
-  return text;
-}
-
-struct TransferTotals {
-  std::int64_t count = 0;
-  Bytes bytes = 0;
-};
-
-TransferTotals CountTransfers(const Plan& plan) {
-  TransferTotals t;
-  for (const Op& op : plan.ops)
-    if (op.kind == OpKind::kSend) {
-      ++t.count;
-      t.bytes += op.bytes;
-    }
-  return t;
-}
-
 void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& plan,
                const PipelineOutcomeSummary& s, std::span<const Event> events,
                const std::string& not_checked, const std::string& trace_path) {
@@ -112,7 +85,7 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
       << "  busy (us)  idle (us)  bubble  in-flight (formula)\n";
   for (int st = 0; st < p; ++st) {
     const PipelineStageMetrics& sm = m.stages[static_cast<std::size_t>(st)];
-    out << "# " << std::setw(5) << st << "  " << std::left << std::setw(9) << LayerRange(pipeline, st)
+    out << "# " << std::setw(5) << st << "  " << std::left << std::setw(9) << PipelineStageLayers(pipeline, st)
         << std::right << std::setw(9) << Fixed(sm.forward_ns / 1e3, 2) << std::setw(10)
         << Fixed(sm.backward_ns / 1e3, 2)
         << (split ? (std::ostringstream() << std::setw(10) << Fixed(sm.weight_ns / 1e3, 2)).str()
@@ -139,33 +112,24 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
       << "# bubble / step          " << Fixed(m.bubble_of_step, 4) << "   formula "
       << FormulaBubbleOfStepText(pipeline.params.schedule) << " = "
       << Fixed(m.formula_bubble_of_step, 4) << "\n";
-  const TransferTotals t = CountTransfers(plan);
-  out << "# transfers              " << t.count << " activations and gradients, "
-      << FormatBytes(t.bytes) << ", " << FormatTime(m.transfer_ns) << " in flight in all\n";
-  if (m.bubble_over_useful > m.formula_bubble_over_useful * 1.25 + 0.01) {
-    // Say which of the formula's two assumptions fails here: free
-    // communication, or slots that all take the same time.
-    TimeNs forward = 0, backward = 0, weight = 0;
-    for (const PipelineStageMetrics& sm : m.stages) {
-      forward += sm.forward_ns;
-      backward += sm.backward_ns;
-      weight += sm.weight_ns;
-    }
-    const double slots = static_cast<double>(p) * shape.microbatches * shape.chunks;
-    const double hop = t.count > 0 ? m.transfer_ns / static_cast<double>(t.count) : 0;
+  out << "# transfers              " << m.transfers << " activations and gradients, "
+      << FormatBytes(m.transfer_bytes) << ", " << FormatTime(m.transfer_ns) << " in flight in all\n";
+  const PipelineBubbleExcess excess = ExplainPipelineBubble(m, shape);
+  if (excess.above_formula) {
     out << "# note: the bubble is above the formula, which assumes free communication and\n";
-    if (hop > 0.05 * forward / slots) {
-      out << "#       equal slots. Here a transfer between stages takes " << FormatTime(hop)
-          << " on average beside\n#       " << FormatTime(forward / slots)
+    if (excess.communication) {
+      out << "#       equal slots. Here a transfer between stages takes "
+          << FormatTime(excess.transfer_ns) << " on average beside\n#       "
+          << FormatTime(excess.forward_ns)
           << " per forward slot; 1F1B and ZB-H1 wait for every gradient's round\n"
           << "#       trip, GPipe only at the fill and drain. A wider model hides it:\n"
           << "#       --width 4096 --batch 256 --timing-only.\n";
     } else {
-      out << "#       slots that all take as long (F = B" << (split ? " = W" : "")
-          << ").\n#       Here the average slot is F " << FormatTime(forward / slots) << ", B "
-          << FormatTime(backward / slots)
-          << (split ? ", W " + FormatTime(weight / slots) : std::string()) << ", and stage 0\n"
-          << "#       skips the input gradient of its first layer.\n";
+      out << "#       slots that all take as long (F = B" << (split ? " = W" : "") << ").\n"
+          << "#       Here the average slot is F " << FormatTime(excess.forward_ns) << ", B "
+          << FormatTime(excess.backward_ns)
+          << (split ? ", W " + FormatTime(excess.weight_ns) : std::string())
+          << ", and stage 0\n#       skips the input gradient of its first layer.\n";
     }
   }
   out << "#\n# Result: ";
@@ -224,7 +188,7 @@ void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
     const PipelineStageMetrics& st = m.stages[i];
     w.BeginObject();
     w.Field("stage", static_cast<std::int64_t>(i));
-    w.Field("layers", LayerRange(prepared.pipeline, static_cast<int>(i)));
+    w.Field("layers", PipelineStageLayers(prepared.pipeline, static_cast<int>(i)));
     w.Field("forward_us", st.forward_ns / 1e3);
     w.Field("backward_us", st.backward_ns / 1e3);
     if (SplitsBackward(params.schedule)) w.Field("weight_gradient_us", st.weight_ns / 1e3);
@@ -234,9 +198,8 @@ void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
     w.EndObject();
   }
   w.EndArray();
-  const TransferTotals t = CountTransfers(plan);
-  w.Field("transfers", t.count);
-  w.Field("transfer_bytes", t.bytes);
+  w.Field("transfers", m.transfers);
+  w.Field("transfer_bytes", m.transfer_bytes);
   w.Field("checked", s.check.checked);
   if (s.check.checked) {
     w.Field("correct", s.check.correct);

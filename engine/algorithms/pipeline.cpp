@@ -357,6 +357,18 @@ std::string PipelineSlotLabel(const OpTags& tags, const PipelineShape& shape) {
   return label;
 }
 
+std::string PipelineStageLayers(const PipelinePlan& pipeline, int stage) {
+  std::string text;
+  const int p = pipeline.params.shape.stages;
+  for (std::size_t g = static_cast<std::size_t>(stage); g + 1 < pipeline.chunk_first_layer.size();
+       g += static_cast<std::size_t>(p)) {
+    const int a = pipeline.chunk_first_layer[g], b = pipeline.chunk_first_layer[g + 1] - 1;
+    if (!text.empty()) text += ",";
+    text += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  }
+  return text;
+}
+
 PipelinePlan BuildPipeline(const PipelineParams& params) {
   CheckPipelineParams(params);
   return PipelineBuilder(params).Build();

@@ -75,6 +75,10 @@ std::vector<std::vector<int>> PipelineSlotTicks(const PipelineShape& shape,
 /// without a pipeline phase.
 std::string PipelineSlotLabel(const OpTags& tags, const PipelineShape& shape);
 
+/// The model layers stage `stage` holds, as "2-3", or "1,5" for chunks of
+/// an interleaved schedule.
+std::string PipelineStageLayers(const PipelinePlan& pipeline, int stage);
+
 /// Builds the plan (checks first). Ranks are stages: rank s runs stage s.
 PipelinePlan BuildPipeline(const PipelineParams& params);
 

@@ -23,7 +23,11 @@ PipelineMetrics MeasurePipeline(const PipelinePlan& pipeline, const Plan& plan,
   std::vector<std::vector<const Event*>> slots(stages);
   for (const Event& e : events) {
     const Op& op = plan.ops[e.op];
-    if (op.kind == OpKind::kSend) out.transfer_ns += e.duration_ns();
+    if (op.kind == OpKind::kSend) {
+      out.transfer_ns += e.duration_ns();
+      ++out.transfers;
+      out.transfer_bytes += e.bytes;
+    }
     if (op.kind != OpKind::kCompute) continue;
     PipelineStageMetrics& st = out.stages[e.rank];
     switch (op.tags.phase) {
@@ -59,6 +63,23 @@ PipelineMetrics MeasurePipeline(const PipelinePlan& pipeline, const Plan& plan,
   }
   out.bubble_over_useful = busy > 0 ? idle / busy : 0;
   out.bubble_of_step = out.span_ns > 0 ? idle / (stages * out.span_ns) : 0;
+  return out;
+}
+
+PipelineBubbleExcess ExplainPipelineBubble(const PipelineMetrics& metrics,
+                                           const PipelineShape& shape) {
+  PipelineBubbleExcess out;
+  out.above_formula =
+      metrics.bubble_over_useful > metrics.formula_bubble_over_useful * 1.25 + 0.01;
+  const double slots = static_cast<double>(shape.stages) * shape.microbatches * shape.chunks;
+  for (const PipelineStageMetrics& st : metrics.stages) {
+    out.forward_ns += st.forward_ns / slots;
+    out.backward_ns += st.backward_ns / slots;
+    out.weight_ns += st.weight_ns / slots;
+  }
+  out.transfer_ns =
+      metrics.transfers > 0 ? metrics.transfer_ns / static_cast<double>(metrics.transfers) : 0;
+  out.communication = out.transfer_ns > 0.05 * out.forward_ns;
   return out;
 }
 

@@ -37,12 +37,30 @@ struct PipelineMetrics {
   TimeNs span_ns = 0;      // first F start to last B end
   TimeNs step_ns = 0;      // the whole run, optimizer included
   TimeNs transfer_ns = 0;  // Σ duration of activation and gradient transfers
+  std::int64_t transfers = 0;  // sends between stages
+  Bytes transfer_bytes = 0;
   std::vector<PipelineStageMetrics> stages;
   double bubble_over_useful = 0;          // Σ idle / Σ busy
   double bubble_of_step = 0;              // Σ idle / (p · span)
   double formula_bubble_over_useful = 0;  // (p−1)/m, (p−1)/(v·m)
   double formula_bubble_of_step = 0;      // (p−1)/(m+p−1), (p−1)/(v·m+p−1)
 };
+
+/// Why a measured bubble exceeds the formula, which assumes free
+/// communication and slots that all take as long (F = B, and = W when split).
+struct PipelineBubbleExcess {
+  bool above_formula = false;  // measured > 1.25 × formula + 0.01
+  /// True when the average transfer is over 5% of a forward slot: the
+  /// communication assumption fails first; else the slots are unequal.
+  bool communication = false;
+  TimeNs transfer_ns = 0;      // average transfer
+  TimeNs forward_ns = 0;       // average slot of each pass, over all stages
+  TimeNs backward_ns = 0;
+  TimeNs weight_ns = 0;        // 0 unless the backward is split
+};
+
+PipelineBubbleExcess ExplainPipelineBubble(const PipelineMetrics& metrics,
+                                           const PipelineShape& shape);
 
 /// Metrics of `events`, every event of one run of `plan` (pipeline.plan,
 /// or the same plan after an Executor took it).

@@ -156,20 +156,23 @@ TEST(Pipeline, StagesRunTheirSlotsInTheSchedulesOrder) {
 }
 
 // Sets every F op to `forward_flops` and every B op to `backward_flops`.
-void UniformCosts(Plan& plan, double forward_flops, double backward_flops) {
+void UniformCosts(Plan& plan, double forward_flops, double backward_flops, double weight_flops) {
   for (Op& op : plan.ops) {
     if (op.kind != OpKind::kCompute) continue;
     if (op.tags.phase == Phase::kForward) op.flops = forward_flops;
     if (op.tags.phase == Phase::kBackward) op.flops = backward_flops;
-    if (op.tags.phase == Phase::kWeightGrad) op.flops = forward_flops;  // W as long as F
+    if (op.tags.phase == Phase::kWeightGrad) op.flops = weight_flops;
     if (op.tags.phase == Phase::kOptimizer) op.flops = 0;
   }
 }
 
 PipelineMetrics MeasureWithCosts(const PipelineScenario& scenario, const Topology& topology,
-                                 double forward_flops, double backward_flops) {
+                                 double forward_flops, double backward_flops,
+                                 double weight_flops = -1) {
   auto prepared = PreparePipeline(scenario, topology);
-  UniformCosts(prepared->pipeline.plan, forward_flops, backward_flops);
+  // W as long as F unless told otherwise.
+  UniformCosts(prepared->pipeline.plan, forward_flops, backward_flops,
+               weight_flops < 0 ? forward_flops : weight_flops);
   RunOptions options;
   options.timing_only = true;
   Executor ex(CreateBackend("sim"), prepared->pipeline.plan, topology, options);
@@ -250,6 +253,69 @@ TEST(Pipeline, SlowLinksGrowTheBubbleByWhatTheScheduleExposes) {
     std::printf("p=%d m=%d: per unit of hop time c, GPipe's step grows %d c, 1F1B's %.0f c\n", p,
                 m, 2 * (p - 1), one_f_one_b_growth[1] / hops[1]);
   }
+}
+
+TEST(Pipeline, ExcessOverTheFormulaIsBlamedOnWhatCausedIt) {
+  const int p = 4, m = 8;
+  // Free links and F = B: the formula holds, nothing to explain.
+  const PipelineMetrics exact =
+      MeasureWithCosts(MakeScenario(PipelineSchedule::k1F1B, p, m), FreeLinks(p), 1e6, 1e6);
+  EXPECT_FALSE(ExplainPipelineBubble(exact, {p, m, 1}).above_formula);
+  EXPECT_EQ(exact.transfers, 2 * (p - 1) * m);
+  // Hops as long as a forward slot: communication.
+  Topology slow = MakeUniformRing(p, 1e12, 1e3);
+  for (Node& node : slow.nodes) {
+    node.device.memory_gbps = 0;
+    node.device.fp32_tflops = 1;  // F = 1 us
+  }
+  const PipelineMetrics comm =
+      MeasureWithCosts(MakeScenario(PipelineSchedule::k1F1B, p, m), slow, 1e6, 1e6);
+  const PipelineBubbleExcess c = ExplainPipelineBubble(comm, {p, m, 1});
+  EXPECT_TRUE(c.above_formula);
+  EXPECT_TRUE(c.communication);
+  EXPECT_NEAR(c.transfer_ns, 1e3, 1.0);
+  EXPECT_NEAR(c.forward_ns, 1e3, 1.0);
+  // Free links, ZB-H1 with W a quarter of F: the slots are unequal.
+  const PipelineMetrics uneven = MeasureWithCosts(MakeScenario(PipelineSchedule::kZeroBubbleH1, p, m),
+                                                  FreeLinks(p), 1e6, 1e6, 0.25e6);
+  const PipelineBubbleExcess u = ExplainPipelineBubble(uneven, {p, m, 1});
+  EXPECT_TRUE(u.above_formula);
+  EXPECT_FALSE(u.communication);
+  EXPECT_NEAR(u.weight_ns, 0.25 * u.forward_ns, 1.0);
+}
+
+// The zero-bubble paper's account of ZB-H1: each of the p-1 warm-up slots
+// leaves F + B - W idle, so with W no longer than F or B the bubble is
+// (p-1)(F+B-W) over m(F+B+W) of useful time; (p-1)/(3m) is its F = B = W
+// case. (A longer W can no longer hide the round trip: the stage then waits
+// (p-1)max(F, B).)
+TEST(Pipeline, ZeroBubbleH1BubbleFollowsFPlusBMinusW) {
+  const int p = 4, m = 8;
+  for (const double f : {1.0, 2.0}) {
+    for (const double b : {0.5, 1.0, 2.0}) {
+      for (const double w : {0.25, 0.5, 1.0}) {
+        if (w > f || w > b) continue;
+        const PipelineMetrics x = MeasureWithCosts(MakeScenario(PipelineSchedule::kZeroBubbleH1, p, m),
+                                                   FreeLinks(p), f * 1e6, b * 1e6, w * 1e6);
+        EXPECT_NEAR(x.bubble_over_useful, (p - 1) * (f + b - w) / (m * (f + b + w)), 1e-6)
+            << "F " << f << " B " << b << " W " << w;
+      }
+    }
+  }
+}
+
+TEST(Pipeline, StageLayersNameEachStagesLayers) {
+  PipelineScenario s = MakeScenario(PipelineSchedule::kInterleaved1F1B, 2, 4, 2);
+  s.params.model.layers = 8;
+  const auto prepared = PreparePipeline(s, FreeLinks(2));
+  EXPECT_EQ(PipelineStageLayers(prepared->pipeline, 0), "0-1,4-5");
+  EXPECT_EQ(PipelineStageLayers(prepared->pipeline, 1), "2-3,6-7");
+  s = MakeScenario(PipelineSchedule::k1F1B, 3, 4);
+  s.params.model.layers = 4;  // uneven: 2, 1, 1
+  const auto uneven = PreparePipeline(s, FreeLinks(3));
+  std::string all;
+  for (int st = 0; st < 3; ++st) all += PipelineStageLayers(uneven->pipeline, st) + " ";
+  EXPECT_EQ(all, "0-1 2 3 ");
 }
 
 TEST(Pipeline, BadShapesAreRejectedWithTheField) {
