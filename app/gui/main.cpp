@@ -42,6 +42,9 @@ std::string AsFlagMessage(const std::string& message) {
       {"ranks: ", "--ranks: "},       {"size: ", "--size: "},         {"topology: ", "--topology: "},
       {"ring order: ", "--ring-order: "}, {"algo: ", "--algo: "},     {"backend: ", "--backend: "},
       {"scenario: ", "--scenario: "},
+      {"schedule: ", "--schedule: "}, {"stages: ", "--stages: "}, {"microbatches: ", "--microbatches: "},
+      {"chunks: ", "--chunks: "},     {"layers: ", "--layers: "}, {"width: ", "--model-width: "},
+      {"batch: ", "--batch: "},       {"optimizer: ", "--optimizer: "},
   };
   for (const auto& f : kFields) {
     const std::string field = f.field;

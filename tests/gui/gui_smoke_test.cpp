@@ -124,7 +124,7 @@ Image Screenshot(const ScratchDir& dir, std::vector<std::string> args) {
 
 /// What every screenshot must show: the window's size, a real picture, GPU
 /// tiles in the topology region and op boxes in the Gantt region.
-void ExpectPanelsDrawn(const Image& image, ThemeKind kind) {
+void ExpectPanelsDrawn(const Image& image, ThemeKind kind, bool pipeline = false) {
   ASSERT_EQ(image.width, kWidth);
   ASSERT_EQ(image.height, kHeight);
   // A blank or one-colour window has a handful; text, tiles and gradients give hundreds.
@@ -135,9 +135,15 @@ void ExpectPanelsDrawn(const Image& image, ThemeKind kind) {
   // Eight GPU tiles, each far more than 100 px of tile colour.
   EXPECT_GT(CountNear(image, layout.topology, theme.tile_gpu), 8 * 100)
       << "no GPU tiles in the topology region";
-  // Op boxes of the first steps: reduce-scatter sends and receives.
-  EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kReduceScatter)), 2000)
-      << "no reduce-scatter ops in the Gantt region";
+  if (pipeline) {
+    // Micro-batch 0's forward boxes on every stage.
+    EXPECT_GT(CountNear(image, layout.gantt, theme.MicrobatchColor(Phase::kForward, 0)), 400)
+        << "no forward of micro-batch 0 in the Gantt region";
+  } else {
+    // Op boxes of the first steps: reduce-scatter sends and receives.
+    EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kReduceScatter)), 2000)
+        << "no reduce-scatter ops in the Gantt region";
+  }
   // The menu bar is where the layout says: its band differs from the panels below.
   EXPECT_LT(layout.menu_bar.max.y, layout.scenario.max.y);
 }
@@ -169,6 +175,19 @@ TEST(GuiApp, LightThemeIsLightAndStillShowsEveryPanel) {
   const Rect& scenario = layout.scenario;
   const int area = static_cast<int>(scenario.width() * scenario.height());
   EXPECT_GT(CountNear(image, scenario, GetTheme(ThemeKind::kLight).background, 4), area / 2);
+}
+
+TEST(GuiApp, TrainsAPipelineAndShowsEveryPanel) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const fs::path trace = dir.path() / "pipeline.json";
+  const Image image = Screenshot(dir, {"--scenario", "pipeline", "--schedule", "1f1b", "--stages",
+                                       "4", "--microbatches", "8", "--play", "--frames", "90",
+                                       "--trace", trace.string()});
+  ExpectPanelsDrawn(image, ThemeKind::kDark, /*pipeline=*/true);
+  const std::string json = Slurp(trace);
+  EXPECT_NE(json.find("forward mb7"), std::string::npos) << "every micro-batch's forward";
+  EXPECT_NE(json.find("1F1B"), std::string::npos) << "the schedule in the trace's title";
 }
 
 TEST(GuiApp, WritesTheChromeTraceOfTheRun) {
@@ -230,6 +249,16 @@ TEST(GuiAppFlags, MoreRanksThanGpusIsAUsageError) {
 TEST(GuiAppFlags, BadThemeAndSizeAreUsageErrors) {
   ExpectUsageError({"--theme", "pink"}, "--theme");
   ExpectUsageError({"--size", "12Q"}, "--size");
+}
+
+TEST(GuiAppFlags, PipelineFieldsAreCheckedAndNamedAsFlags) {
+  ExpectUsageError({"--scenario", "pipeline", "--stages", "16", "--frames", "1"}, "--stages: ");
+  ExpectUsageError({"--scenario", "pipeline", "--microbatches", "5", "--frames", "1"},
+                   "--microbatches: ");
+  ExpectUsageError({"--scenario", "pipeline", "--schedule", "zigzag"}, "--schedule: ");
+  ExpectUsageError({"--scenario", "pipeline", "--model-width", "0"}, "--model-width");
+  ExpectUsageError({"--scenario", "pipeline", "--stages", "8", "--layers", "4", "--frames", "1"},
+                   "--stages: 8 stages but the model has only 4 layers");
 }
 
 TEST(GuiAppFlags, ScreenshotNeedsFrames) {

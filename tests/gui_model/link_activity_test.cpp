@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/algorithms/collective.h"
+#include "engine/algorithms/pipeline.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
@@ -171,6 +172,40 @@ TEST(LinkActivity, ChunkLettersCountLikeSpreadsheetColumns) {
   EXPECT_EQ(ChunkLetter(701), "ZZ");
   EXPECT_EQ(ChunkLetter(702), "AAA");
   EXPECT_EQ(ChunkLetter(-1), "");
+}
+
+// A pipeline's transfers are named for what they carry: F<mb> moves an
+// activation from stage s to s+1, B<mb> a gradient from s+1 back to s.
+TEST(LinkActivity, PipelineTransfersAreActivationsForwardAndGradientsBack) {
+  PipelineParams params;
+  params.shape = {4, 4, 1};
+  params.model.layers = 4;
+  params.model.width = 8;
+  params.model.batch = 8;
+  const PipelinePlan pipeline = BuildPipeline(params);
+  const Topology topology = MakeUniformRing(4, 100, 500);
+  const TimelineStore store = Simulate(pipeline.plan, topology);
+  LinkActivity activity(topology, pipeline.plan);
+  int forward = 0, backward = 0;
+  for (const TimelineRow& row : store.rows()) {
+    for (const Event& e : row.events) {
+      if (e.kind != OpKind::kRecv) continue;
+      activity.Update(store, (e.start_ns + e.end_ns) / 2);
+      bool found = false;
+      for (const InFlight& t : activity.in_flight()) {
+        if (t.from_rank != e.peer || t.to_rank != e.rank) continue;
+        const OpTags& tags = pipeline.plan.ops[static_cast<std::size_t>(e.op)].tags;
+        if (t.microbatch != tags.microbatch) continue;
+        found = true;
+        const bool goes_forward = e.rank == e.peer + 1;
+        EXPECT_EQ(t.label, (goes_forward ? "F" : "B") + std::to_string(tags.microbatch));
+        (goes_forward ? forward : backward) += 1;
+      }
+      EXPECT_TRUE(found) << "op " << e.op;
+    }
+  }
+  EXPECT_EQ(forward, 3 * 4);   // p-1 boundaries, m micro-batches
+  EXPECT_EQ(backward, 3 * 4);
 }
 
 }  // namespace

@@ -227,5 +227,82 @@ TEST(Session, CancelStopsARunAndAnotherStartWorks) {
   ASSERT_TRUE(session.Start(big)) << session.error();
 }
 
+ScenarioSettings Pipeline1F1B() {
+  ScenarioSettings s;
+  s.scenario = kPipelineScenario;
+  s.schedule = "1f1b";
+  s.stages = 4;
+  s.microbatches = 8;
+  s.layers = 8;
+  s.width = 32;
+  s.batch = 16;
+  s.topology = "dgx-a100";
+  return s;
+}
+
+TEST(Session, RunsAPipelineAndChecksItAgainstOneDevice) {
+  Session session;
+  ASSERT_TRUE(session.Start(Pipeline1F1B())) << session.error();
+  const std::uint64_t first_run = session.run_id();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_EQ(session.prepared(), nullptr);
+  ASSERT_NE(session.pipeline(), nullptr);
+  ASSERT_NE(session.plan(), nullptr);
+  EXPECT_EQ(session.topology()->name, "dgx-a100");
+  EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
+  EXPECT_TRUE(Contains(session.Title(), "1F1B")) << session.Title();
+  EXPECT_GT(session.expected_ns(), 0);
+  const PipelineOutcomeSummary& out = session.pipeline_outcome();
+  EXPECT_TRUE(out.check.checked);
+  EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
+  ASSERT_EQ(out.metrics.stages.size(), 4u);
+  for (int st = 0; st < 4; ++st) EXPECT_EQ(out.metrics.stages[static_cast<std::size_t>(st)].peak_inflight, 4 - st);
+  EXPECT_NEAR(out.metrics.formula_bubble_over_useful, 3.0 / 8.0, 1e-12);
+  EXPECT_TRUE(session.buffer_snapshots().empty());
+
+  // Back to a collective: the pipeline is gone, and the run id moved on.
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K())) << session.error();
+  EXPECT_GT(session.run_id(), first_run);
+  EXPECT_EQ(session.pipeline(), nullptr);
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_TRUE(session.outcome().verify.correct);
+}
+
+TEST(Session, PipelineCheckNamesTheField) {
+  Session session;
+  ScenarioSettings s = Pipeline1F1B();
+  EXPECT_EQ(session.Check(s), "");
+  s.stages = 16;
+  EXPECT_TRUE(Contains(session.Check(s), "stages")) << session.Check(s);
+  s = Pipeline1F1B();
+  s.microbatches = 3;  // does not divide 16 rows
+  EXPECT_TRUE(Contains(session.Check(s), "microbatches")) << session.Check(s);
+  s = Pipeline1F1B();
+  s.schedule = "interleaved";
+  s.chunks = 3;  // 8 layers over 4 x 3 chunks
+  EXPECT_TRUE(Contains(session.Check(s), "chunks")) << session.Check(s);
+  s = Pipeline1F1B();
+  s.schedule = "zigzag";
+  EXPECT_TRUE(Contains(session.Check(s), "schedule")) << session.Check(s);
+  EXPECT_FALSE(session.Start(s));
+  EXPECT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_EQ(session.plan(), nullptr);
+}
+
+TEST(Session, BigPipelinesAreTimedOnlyAndSayWhy) {
+  Session session;
+  ScenarioSettings s = Pipeline1F1B();
+  s.width = 4096;
+  s.batch = 256;
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_FALSE(session.pipeline_outcome().check.checked);
+  EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();
+  EXPECT_EQ(session.pipeline_outcome().check.not_checked_reason, session.timing_only_reason());
+}
+
 }  // namespace
 }  // namespace shardlab::gui

@@ -218,7 +218,7 @@ void App::Frame(double dt_s) {
   MenuBarInfo menu;
   menu.theme = theme_;
   menu.font_scale = font_scale_;
-  menu.can_export_trace = session_.prepared() != nullptr && session_.store().event_count() > 0;
+  menu.can_export_trace = session_.plan() != nullptr && session_.store().event_count() > 0;
   if (glfwGetTime() < status_until_s_) {
     menu.status = status_;
     menu.status_color = status_error_ ? theme.error : theme.text_dim;
@@ -255,8 +255,9 @@ void App::Frame(double dt_s) {
 void App::DrawPanels(ViewContext& ctx) {
   const ImGuiIO& io = ImGui::GetIO();
   const ImGuiStyle& style = ImGui::GetStyle();
-  PanelLayout layout = ComputePanelLayout(io.DisplaySize.x, io.DisplaySize.y,
-                                          MenuBarHeightPx(ImGui::GetFontSize()));
+  PanelLayout layout = ComputePanelLayout(
+      io.DisplaySize.x, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
+      session_.pipeline() != nullptr ? kPipelineMetricsShare : kCollectiveMetricsShare);
   // Big classroom text needs a taller transport bar than the layout's;
   // at normal size it fits and the layout stays exactly as computed.
   const float transport_need = ImGui::GetFrameHeight() + 2.0f * style.WindowPadding.y;
@@ -334,10 +335,10 @@ void App::StartRun(const ScenarioSettings& settings) {
   run_finished_ = false;
   ++runs_started_;
   session_.Start(settings);  // a rejected run shows its error in the panels
-  if (const PreparedCollective* p = session_.prepared()) {
+  if (session_.plan() != nullptr) {
     // Until the run is recorded, the formula's time stands in for its end,
     // so Play during recording already moves at a readable pace.
-    auto_speed_ = AutoReplaySpeed(p->predicted_ns, p->plan.num_steps);
+    auto_speed_ = AutoReplaySpeed(session_.expected_ns(), session_.num_steps());
     clock_.set_speed(auto_speed_);
   }
 }

@@ -8,6 +8,8 @@
 
 #include "app/common/args.h"
 #include "engine/algorithms/collective.h"
+#include "engine/algorithms/pipeline_schedule.h"
+#include "engine/model/mlp.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
@@ -24,7 +26,8 @@ const CommandSpec& AppSpec() {
     s.usage = "[flags]";
     s.description =
         "The ShardLab desktop app: pick a collective, a machine and a size, then step\n"
-        "through the run and watch which GPU sends which chunk over which link.\n"
+        "through the run and watch which GPU sends which chunk over which link; or\n"
+        "train a small MLP across pipeline stages and watch the schedule's bubble.\n"
         "Without flags it opens on ring all-reduce over 8 GPUs of a DGX A100.\n"
         "\n"
         "Keys: Space play/pause, Right step, Left step back, R reset, Ctrl +/- text size.";
@@ -32,10 +35,12 @@ const CommandSpec& AppSpec() {
         "  shardlab --ranks 8 --size 64M --topology dgx1-v100 --step 3 --frames 60 "
         "--screenshot out.png\n"
         "      (a scripted screenshot, for slides and tests)\n"
+        "  shardlab --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8\n"
+        "      (train the small MLP across 4 pipeline stages and watch the bubble)\n"
         "\n"
         "Exit codes: 0 success, 1 a failed run or export in scripted mode, 2 bad flags.\n";
     s.flags = {
-        {"scenario", 0, "KIND", "collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall (default allreduce)"},
+        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, or pipeline (default allreduce)"},
         {"algo", 0, "ALGO", "ring, tree (allreduce) or direct (alltoall); default: the kind's usual one"},
         {"ranks", 0, "N", "ranks, one per GPU (default 8)"},
         {"size", 0, "SIZE", "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default 64M)"},
@@ -43,6 +48,14 @@ const CommandSpec& AppSpec() {
         {"backend", 0, "NAME", "backend (default sim)"},
         {"ring-order", 0, "ORDER", "auto, rank or a list such as 0,3,2,1 (default auto)"},
         {"timing-only", 0, "", "skip the data: time the run without checking its result"},
+        {"schedule", 0, "NAME", "pipeline: gpipe, 1f1b, interleaved or zb-h1 (default 1f1b)"},
+        {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
+        {"microbatches", 0, "N", "pipeline: micro-batches per step (default 8)"},
+        {"chunks", 0, "N", "pipeline: model chunks per stage, interleaved only (default 2)"},
+        {"layers", 0, "N", "pipeline: layers of the MLP (default 8)"},
+        {"model-width", 0, "N", "pipeline: features of every layer (default 256)"},
+        {"batch", 0, "N", "pipeline: rows of one training step (default 64)"},
+        {"optimizer", 0, "NAME", "pipeline: sgd or adam (default sgd)"},
         {"play", 0, "", "start playing the replay once the run is recorded"},
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
         {"speed", 0, "X", "replay speed in nanoseconds of run per second of wall time (default: the whole run in about 20 s)"},
@@ -100,8 +113,26 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     }
   };
   if (name == "scenario") {
-    relabel([&] { ParseCollectiveKind(value); });
+    if (value != kPipelineScenario) relabel([&] { ParseCollectiveKind(value); });
     s.scenario = value;
+  } else if (name == "schedule") {
+    relabel([&] { ParsePipelineSchedule(value); });
+    s.schedule = value;
+  } else if (name == "optimizer") {
+    relabel([&] { ParseOptimizer(value); });
+    s.optimizer = value;
+  } else if (name == "stages") {
+    s.stages = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+  } else if (name == "microbatches") {
+    s.microbatches = static_cast<int>(ParseIntValue(spelling, value, 1, 65536));
+  } else if (name == "chunks") {
+    s.chunks = static_cast<int>(ParseIntValue(spelling, value, 1, 64));
+  } else if (name == "layers") {
+    s.layers = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+  } else if (name == "model-width") {
+    s.width = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
+  } else if (name == "batch") {
+    s.batch = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
   } else if (name == "algo") {
     relabel([&] { ParseCollectiveAlgo(value); });
     s.algo = value;
@@ -172,7 +203,7 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
     if (!parsed.Has(flag.name)) continue;
     Apply(flags, flag.name, parsed.Spelling(flag.name), parsed.Get(flag.name), algo_given);
   }
-  if (!algo_given) {
+  if (!algo_given && !flags.settings.is_pipeline()) {
     flags.settings.algo = CollectiveAlgoName(DefaultAlgo(ParseCollectiveKind(flags.settings.scenario)));
   }
   if (!flags.screenshot_path.empty() && !flags.scripted()) {

@@ -2,6 +2,8 @@
 //
 //   shardlab [--scenario allreduce --algo ring --ranks 8 --size 64M
 //             --topology dgx-a100 --backend sim --ring-order auto]
+//           [--scenario pipeline --schedule 1f1b --stages 4 --microbatches 8
+//             --chunks 2 --layers 8 --model-width 256 --batch 64 --optimizer sgd]
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--theme dark|light] [--font-scale F] [--width W --height H]

@@ -1,11 +1,14 @@
 // The two themes as data. Phase colours follow the Okabe–Ito palette, which
 // stays distinguishable for the common colour-vision deficiencies; the light
 // theme darkens and saturates them so they survive a washed-out projector
-// on white.
+// on white. Pipeline ops take their colour from the micro-batch instead
+// (MicrobatchColor; the rule lives in pipeline_gantt, where it is tested).
 #include "app/gui/app/theme.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "app/gui/model/pipeline_gantt.h"
 
 namespace shardlab::gui {
 namespace {
@@ -31,8 +34,8 @@ Color Mix(Color a, Color b, double t) {
 
 /// Phase colours and the three stops of the link load ramp of one theme.
 struct Palette {
-  Color phases[9];  // indexed by Phase
-  Color load_mid;   // half load: amber, so 50% reads differently from idle and full
+  Color phases[10];  // indexed by Phase
+  Color load_mid;    // half load: amber, so 50% reads differently from idle and full
 };
 
 Palette DarkPalette() {
@@ -46,6 +49,7 @@ Palette DarkPalette() {
               Rgb(0xF0E442),  // forward: yellow
               Rgb(0x3D8FD6),  // backward: blue
               Rgb(0xB8B8B8),  // optimizer: light grey
+              Rgb(0x8CCFD9),  // weight gradient: pale cyan, apart from forward and backward
           },
           Rgb(0xFFC233)};
 }
@@ -61,6 +65,7 @@ Palette LightPalette() {
               Rgb(0x8A6D00),  // forward: dark yellow
               Rgb(0x1F3D99),  // backward: navy
               Rgb(0x444444),  // optimizer: dark grey
+              Rgb(0x00707F),  // weight gradient: dark cyan
           },
           Rgb(0xE08A00)};
 }
@@ -82,6 +87,7 @@ Theme MakeDark() {
   t.link_busy = Rgb(0xFF4B2B);
   t.cursor = Rgb(0xFFFFFF);
   t.folded = Rgb(0x7C838D);
+  t.bubble = Rgb(0xFF5C5C);
   t.error = Rgb(0xFF6B6B);
   return t;
 }
@@ -103,6 +109,7 @@ Theme MakeLight() {
   t.link_busy = Rgb(0xC0001A);
   t.cursor = Rgb(0x000000);
   t.folded = Rgb(0x777777);
+  t.bubble = Rgb(0xD0101A);
   t.error = Rgb(0xC00000);
   return t;
 }
@@ -119,6 +126,13 @@ Color Theme::PhaseColor(Phase phase) const {
   const auto index = static_cast<std::size_t>(phase);
   const Palette& palette = PaletteOf(kind);
   return index < std::size(palette.phases) ? palette.phases[index] : palette.phases[0];
+}
+
+Color Theme::MicrobatchColor(Phase phase, int microbatch) const {
+  if (phase != Phase::kForward && phase != Phase::kBackward && phase != Phase::kWeightGrad) {
+    return PhaseColor(phase);
+  }
+  return Rgb(HsvToRgb(MicrobatchHsv(phase, microbatch, kind == ThemeKind::kLight)));
 }
 
 Color Theme::LinkLoadColor(double utilization) const {

@@ -30,10 +30,15 @@ struct Theme {
   Color link_busy = 0;        // a link at full bandwidth (load ramps idle -> busy)
   Color cursor = 0;           // the replay cursor line
   Color folded = 0;           // folded blocks of tiny ops in the Gantt
+  Color bubble = 0;           // a pipeline stage's idle time (hatched in the Gantt)
   Color error = 0;
 
   /// Op colour by phase (reduce-scatter, all-gather, forward, ...).
   Color PhaseColor(Phase phase) const;
+  /// Pipeline op colour: the micro-batch picks the hue (F3, B3 and W3 share
+  /// one), the pass the shade (forward light, backward deep, weight gradient
+  /// greyed); see pipeline_gantt.h. Other phases: PhaseColor.
+  Color MicrobatchColor(Phase phase, int microbatch) const;
   /// Link colour for a utilization in [0, 1].
   Color LinkLoadColor(double utilization) const;
 };

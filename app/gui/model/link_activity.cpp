@@ -83,7 +83,8 @@ void LinkActivity::Update(const TimelineStore& store, TimeNs t_ns) {
       if (e.op >= 0 && static_cast<std::size_t>(e.op) < plan_->ops.size()) {
         const OpTags& tags = plan_->ops[static_cast<std::size_t>(e.op)].tags;
         transfer.phase = tags.phase;
-        transfer.label = tags.chunk >= 0 ? ChunkLetter(tags.chunk) : PhaseName(tags.phase);
+        transfer.label = TransferLabel(tags);
+        transfer.microbatch = tags.microbatch;
       }
       // 1 byte per ns is 1 GB/s: the simulator's average rate for it.
       const Gbps rate_gbps = static_cast<double>(e.bytes) / (e.end_ns - e.start_ns);
@@ -118,6 +119,13 @@ std::string ChunkLetter(int chunk) {
   for (long long n = static_cast<long long>(chunk) + 1; n > 0; n = (n - 1) / 26)
     letters.insert(letters.begin(), static_cast<char>('A' + (n - 1) % 26));
   return letters;
+}
+
+std::string TransferLabel(const OpTags& tags) {
+  if (tags.microbatch >= 0 && (tags.phase == Phase::kForward || tags.phase == Phase::kBackward)) {
+    return (tags.phase == Phase::kForward ? "F" : "B") + std::to_string(tags.microbatch);
+  }
+  return tags.chunk >= 0 ? ChunkLetter(tags.chunk) : PhaseName(tags.phase);
 }
 
 }  // namespace shardlab::gui

@@ -24,8 +24,10 @@ struct InFlight {
   int to_rank = 0;
   int route = -1;              // index into LinkActivity's routes
   double progress = 0;         // 0..1 of the transfer's duration
-  std::string label;           // chunk letter(s): "C", or the phase
+  std::string label;           // chunk letter(s) "C"; "F3"/"B3" for a pipeline's
+                               // activation/gradient of micro-batch 3; else the phase
   Phase phase = Phase::kNone;
+  int microbatch = -1;         // pipelines: whose activation or gradient
 };
 
 class LinkActivity {
@@ -60,5 +62,9 @@ class LinkActivity {
 
 /// Chunk letters as the seed texts write them: 0 -> "A", 25 -> "Z", 26 -> "AA".
 std::string ChunkLetter(int chunk);
+
+/// What a transfer's dot says: "F3" (an activation of micro-batch 3 moving
+/// forward), "B3" (its gradient moving back), the chunk letter, or the phase.
+std::string TransferLabel(const OpTags& tags);
 
 }  // namespace shardlab::gui

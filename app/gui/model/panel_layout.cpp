@@ -4,7 +4,7 @@
 
 namespace shardlab::gui {
 
-PanelLayout ComputePanelLayout(float width, float height, float menu_height) {
+PanelLayout ComputePanelLayout(float width, float height, float menu_height, float metrics_share) {
   PanelLayout p;
   const float top = menu_height;
   const float body = std::max(height - top, 1.0f);
@@ -14,7 +14,7 @@ PanelLayout ComputePanelLayout(float width, float height, float menu_height) {
   const float gantt_h = std::clamp(body * 0.36f, std::min(180.0f, body * 0.5f), body * 0.5f);
   const float upper_bottom = top + body - gantt_h;
   const float transport_h = std::min(44.0f, (upper_bottom - top) * 0.2f);
-  const float metrics_h = (upper_bottom - top) * 0.40f;
+  const float metrics_h = (upper_bottom - top) * std::clamp(metrics_share, 0.1f, 0.9f);
 
   p.menu_bar = {{0, 0}, {width, top}};
   p.scenario = {{0, top}, {left_w, upper_bottom}};

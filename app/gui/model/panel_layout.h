@@ -25,8 +25,14 @@ struct PanelLayout {
   Rect gantt;
 };
 
+/// The share of the right column the metrics take above the buffer view:
+/// a collective's buffers need the room; a pipeline's per-stage table does.
+inline constexpr float kCollectiveMetricsShare = 0.40f;
+inline constexpr float kPipelineMetricsShare = 0.78f;
+
 /// Pixel rectangles for a window of `width` x `height` pixels whose menu
 /// bar is `menu_height` tall. Panels tile the window without overlap.
-PanelLayout ComputePanelLayout(float width, float height, float menu_height);
+PanelLayout ComputePanelLayout(float width, float height, float menu_height,
+                               float metrics_share = kCollectiveMetricsShare);
 
 }  // namespace shardlab::gui

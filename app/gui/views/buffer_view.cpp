@@ -87,6 +87,18 @@ void CellTooltip(const ChunkCell& cell, int rank, int chunk, int ranks, bool cha
 
 void DrawBufferView(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
+  if (const PreparedPipeline* pipeline = ctx.session.pipeline()) {
+    // A pipeline's buffers are activations and weights, not chunks of one
+    // vector: the Gantt and the metrics say what moved and what it held.
+    const PipelineShape& shape = pipeline->pipeline.params.shape;
+    ImGui::TextWrapped(
+        "Pipeline training holds no shared buffer to draw chunk by chunk: each GPU keeps its own "
+        "layers' weights, and up to the \"held\" count of micro-batch activations (see Metrics) "
+        "until their backward pass. %d stages exchange %d activations forward and as many "
+        "gradients back in one step.",
+        shape.stages, (shape.stages * shape.chunks - 1) * shape.microbatches);
+    return;
+  }
   const PreparedCollective* prepared = ctx.session.prepared();
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet: press Run in the scenario panel.");

@@ -7,6 +7,13 @@
 //   GPU0 recv │   │██B██│ │██C██│               │
 //   GPU1 send │██B██│  ...                      │ <- cursor
 //
+// A pipeline run adds, from pipeline_gantt.h: compute and transfer boxes
+// coloured by micro-batch and labelled "F3", "B3", "F3 ->1"; each stage's
+// bubble as a hatched red band behind its compute row; a legend line.
+//
+//   GPU0 compute │F0│F1│F2│F3│//////bubble//////│B0│F4│B1│ ...
+//   GPU3 compute │////bubble////│F0│B0│F1│B1│F2│ ...
+//
 // Each frame follows Tracy's split: a GanttFrame {view start, ns/px, width,
 // cursor} is filled once, then every visible row is prepared
 // (PrepareGanttRow: binary search + folding, plain C++, tested) and drawn.
@@ -17,6 +24,7 @@
 // past 65,536 vertices; without it the rows continue in a fresh child
 // window ("page") whenever the next row might overflow the current list.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -24,6 +32,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/model/pipeline_gantt.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
@@ -42,6 +51,13 @@ constexpr float kRowGapPx = 2.0f;          // vertical air between a row's boxes
 // plus a fixed allowance for the row's background and label.
 constexpr int kRowFixedVertices = 256;
 constexpr int kVertexLimit = 65536;
+constexpr float kMinBubblePx = 1.0f;       // narrower bubbles are not drawn
+constexpr float kHatchSpacingPx = 7.0f;    // between a bubble's diagonal lines
+constexpr float kMinHatchPx = 8.0f;        // narrower bubbles get the tint only
+// A bubble is hatched only when at least as wide as it is high, so its
+// 45-degree lines number at most 2 w / spacing + 1, each up to 8 vertices
+// (an anti-aliased line); plus the tint and the word's backing (4 each).
+constexpr float kBubbleVerticesPerPx = 8.0f * (2.0f / kHatchSpacingPx + 1.0f / kMinHatchPx) + 1.0f;
 
 std::string RowLabel(const TimelineRow& row) {
   return "GPU" + std::to_string(row.rank) + " " + LaneName(row.lane);
@@ -70,11 +86,17 @@ void OpLabels(const Event& e, const Op* op, std::string out[3]) {
   out[2] = lead;
 }
 
-void EventTooltip(const Event& e, const Op* op, const TimelineRow& row) {
+/// The op's tooltip; `pipeline` (null for collectives) adds what the op
+/// does for which micro-batch.
+void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const PipelinePlan* pipeline) {
   ImGui::BeginTooltip();
   ImGui::Text("op %d  %s%s%s", e.op, OpKindName(e.kind),
               op != nullptr && op->reduce != ReduceOp::kNone ? " + " : "",
               op != nullptr && op->reduce != ReduceOp::kNone ? ReduceOpName(op->reduce) : "");
+  if (pipeline != nullptr && op != nullptr) {
+    const std::string summary = PipelineOpSummary(*op, *pipeline);
+    if (!summary.empty()) ImGui::TextUnformatted(summary.c_str());
+  }
   if (e.peer >= 0 && e.kind == OpKind::kSend) {
     ImGui::Text("GPU%d -> GPU%d", e.rank, e.peer);
   } else if (e.peer >= 0 && e.kind == OpKind::kRecv) {
@@ -94,7 +116,8 @@ void EventTooltip(const Event& e, const Op* op, const TimelineRow& row) {
   ImGui::Text("step %d", e.step);
   if (op != nullptr) {
     if (op->tags.phase != Phase::kNone) ImGui::Text("phase %s", PhaseName(op->tags.phase));
-    if (op->tags.chunk >= 0) ImGui::Text("chunk %s", ChunkLetter(op->tags.chunk).c_str());
+    // A pipeline's chunk is a model chunk, named in the summary above.
+    if (op->tags.chunk >= 0 && pipeline == nullptr) ImGui::Text("chunk %s", ChunkLetter(op->tags.chunk).c_str());
   }
   if (e.clock != ClockKind::kSimulated) ImGui::TextDisabled("clock: %s", ClockKindName(e.clock));
   if (e.status != EventStatus::kOk) ImGui::TextDisabled("status: failed or cancelled");
@@ -106,6 +129,8 @@ struct RowPass {
   const Theme* theme = nullptr;
   const Plan* plan = nullptr;
   const GanttFrame* frame = nullptr;
+  const PipelinePlan* pipeline = nullptr;     // null: a collective run
+  const PipelineBubbles* bubbles = nullptr;   // with pipeline
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
   float left_x_px = 0;       // screen x of the label column
@@ -115,11 +140,124 @@ struct RowPass {
   int hovered_row = -1;
   int hovered_event = -1;
   int hovered_folded = 0;    // > 0: the ops count of a folded block under the mouse
+  int hovered_bubble = -1;   // index into the hovered row's stage bubbles
 };
 
 const Op* OpOf(const Plan& plan, const Event& e) {
   return e.op >= 0 && e.op < static_cast<int>(plan.ops.size()) ? &plan.ops[static_cast<std::size_t>(e.op)]
                                                                 : nullptr;
+}
+
+/// A box's fill: by micro-batch in a pipeline, else by phase.
+Color OpFill(const Theme& theme, const Op* op, bool pipeline) {
+  if (op == nullptr) return theme.PhaseColor(Phase::kNone);
+  return pipeline ? theme.MicrobatchColor(op->tags.phase, op->tags.microbatch) : theme.PhaseColor(op->tags.phase);
+}
+
+/// Labels for one op box, longest first (see OpLabels).
+void BoxLabels(const Event& e, const Op* op, const PipelinePlan* pipeline, std::string out[3]) {
+  if (pipeline == nullptr || op == nullptr) {
+    OpLabels(e, op, out);
+    return;
+  }
+  const std::array<std::string, 3> labels = PipelineOpLabels(*op, pipeline->params.shape);
+  std::copy(labels.begin(), labels.end(), out);
+}
+
+/// 45-degree lines across [min, max], spaced kHatchSpacingPx and anchored
+/// at screen x `anchor_x`, so the pattern moves with what it marks.
+void Hatch(ImDrawList* list, ImVec2 min, ImVec2 max, float anchor_x, Color color) {
+  const float h = max.y - min.y;
+  // Lines run from (a, max.y) up to (a + h, min.y); the first that reaches min.x.
+  float a = anchor_x + std::floor((min.x - h - anchor_x) / kHatchSpacingPx) * kHatchSpacingPx;
+  for (; a < max.x; a += kHatchSpacingPx) {
+    const float t0 = std::max(0.0f, min.x - a);
+    const float t1 = std::min(h, max.x - a);
+    if (t0 < t1) list->AddLine(ImVec2(a + t0, max.y - t0), ImVec2(a + t1, max.y - t1), color);
+  }
+}
+
+/// True when a box of `boxes` (sorted by x0, relative px) overlaps [x0, x1).
+bool BoxesOverlap(const std::vector<GanttBox>& boxes, double x0_px, double x1_px) {
+  const auto after = std::partition_point(boxes.begin(), boxes.end(),
+                                          [&](const GanttBox& b) { return b.x0_px < x1_px; });
+  // A widened block may reach under its successor: look at two boxes back.
+  for (auto it = after; it != boxes.begin() && after - it < 2;) {
+    --it;
+    if (it->x1_px > x0_px) return true;
+  }
+  return false;
+}
+
+/// The word "bubble" in the bubble [x0, x1], where no box covers it (the
+/// optimizer step sits inside a drain bubble): centred, else at either end.
+void BubbleWord(ImDrawList* list, const std::vector<GanttBox>& boxes, float x0, float x1, float text_y,
+                const RowPass& pass) {
+  const ImVec2 size = ImGui::CalcTextSize("bubble");
+  const float pad = 6.0f;
+  if (x1 - x0 < size.x + 2 * pad) return;
+  for (const float tx : {(x0 + x1 - size.x) * 0.5f, x0 + pad, x1 - pad - size.x}) {
+    const double rel = tx - pass.timeline_x_px;
+    if (BoxesOverlap(boxes, rel - 3, rel + size.x + 3)) continue;
+    // On a patch of background, so the hatching does not cut the letters.
+    list->AddRectFilled(ImVec2(tx - 3, text_y), ImVec2(tx + size.x + 3, text_y + size.y),
+                        WithAlpha(pass.theme->background, 0.85f));
+    list->AddText(ImVec2(tx, text_y), pass.theme->bubble, "bubble");
+    return;
+  }
+}
+
+/// Draws the bubbles of a compute row that the view and the cursor show:
+/// a red tint, hatching where there is room, and the word where it fits.
+void DrawBubbles(ImDrawList* list, const std::vector<PipelineBubble>& bubbles,
+                 const std::vector<GanttBox>& boxes, float y0, float y1, float text_y, const RowPass& pass) {
+  const Theme& theme = *pass.theme;
+  const GanttFrame& frame = *pass.frame;
+  const TimeNs shown_end = std::min(frame.view_end_ns(), frame.cursor_ns);
+  auto it = std::partition_point(bubbles.begin(), bubbles.end(),
+                                 [&](const PipelineBubble& b) { return b.end_ns < frame.view_start_ns; });
+  for (; it != bubbles.end() && it->start_ns < shown_end; ++it) {
+    const float anchor = pass.timeline_x_px + static_cast<float>(frame.TimeToPx(it->start_ns));
+    const float x0 = std::max(pass.timeline_x_px, anchor);
+    const float x1 = pass.timeline_x_px +
+                     static_cast<float>(std::min(frame.width_px, frame.TimeToPx(std::min(it->end_ns, frame.cursor_ns))));
+    const float width = x1 - x0;
+    if (width < kMinBubblePx) continue;
+    list->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), WithAlpha(theme.bubble, 0.16f));
+    if (width >= std::max(kMinHatchPx, y1 - y0)) {
+      Hatch(list, ImVec2(x0, y0), ImVec2(x1, y1), anchor, WithAlpha(theme.bubble, 0.6f));
+    }
+    BubbleWord(list, boxes, x0, x1, text_y, pass);
+  }
+}
+
+/// The stage bubble under screen x `x_px` of row `row` if it is drawn, else -1.
+int HoveredBubble(const TimelineRow& row, float x_px, const RowPass& pass) {
+  if (pass.bubbles == nullptr || row.lane != Lane::kCompute || row.rank < 0 ||
+      row.rank >= static_cast<int>(pass.bubbles->stages.size())) {
+    return -1;
+  }
+  const std::vector<PipelineBubble>& bubbles = pass.bubbles->stages[static_cast<std::size_t>(row.rank)];
+  const GanttFrame& frame = *pass.frame;
+  const TimeNs t_ns = frame.PxToTime(x_px - pass.timeline_x_px);
+  const int index = BubbleAt(bubbles, t_ns);
+  if (index < 0 || t_ns > frame.cursor_ns) return -1;
+  const PipelineBubble& b = bubbles[static_cast<std::size_t>(index)];
+  const double shown_px = frame.TimeToPx(std::min(b.end_ns, frame.cursor_ns)) - frame.TimeToPx(b.start_ns);
+  return shown_px >= kMinBubblePx ? index : -1;
+}
+
+void BubbleTooltip(const TimelineRow& row, const Plan& plan, const PipelineBubbles& bubbles, int index) {
+  const PipelineBubble& b = bubbles.stages[static_cast<std::size_t>(row.rank)][static_cast<std::size_t>(index)];
+  const TimeNs idle_ns = bubbles.IdleNs(row.rank);
+  const TimeNs span_ns = bubbles.span.end_ns - bubbles.span.start_ns;
+  ImGui::BeginTooltip();
+  ImGui::Text("idle: bubble, %s", FormatTime(b.duration_ns()).c_str());
+  ImGui::TextUnformatted(BubbleReason(row, plan, b, bubbles.span).c_str());
+  ImGui::Separator();
+  ImGui::Text("GPU%d idles %s of the %s span (%.0f%%)", row.rank, FormatTime(idle_ns).c_str(),
+              FormatTime(span_ns).c_str(), span_ns > 0 ? 100.0 * idle_ns / span_ns : 0.0);
+  ImGui::EndTooltip();
 }
 
 /// Draws row `r` of `store` at screen y `y_px` into `list`.
@@ -144,6 +282,11 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
   const std::vector<GanttBox> boxes = PrepareGanttRow(row, *pass.frame);
   const float by0 = y0 + kRowGapPx;
   const float by1 = y1 - kRowGapPx;
+  if (pass.bubbles != nullptr && row.lane == Lane::kCompute && row.rank >= 0 &&
+      row.rank < static_cast<int>(pass.bubbles->stages.size())) {
+    // Under the boxes: the optimizer step runs inside a drain bubble.
+    DrawBubbles(list, pass.bubbles->stages[static_cast<std::size_t>(row.rank)], boxes, by0, by1, text_y, pass);
+  }
   std::string labels[3];
   for (const GanttBox& box : boxes) {
     const float x0 = pass.timeline_x_px + static_cast<float>(box.x0_px);
@@ -163,14 +306,14 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     }
     const Event& e = row.events[static_cast<std::size_t>(box.first_event)];
     const Op* op = OpOf(*pass.plan, e);
-    const Color fill = theme.PhaseColor(op != nullptr ? op->tags.phase : Phase::kNone);
+    const Color fill = OpFill(theme, op, pass.pipeline != nullptr);
     list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), fill);
     if (box.in_flight && width >= 3.0f) {
       // The op the cursor cuts: a bright leading edge says "still running".
       list->AddRectFilled(ImVec2(x1 - 2, by0), ImVec2(x1, by1), theme.cursor);
     }
     if (width >= kMinLabelBoxPx) {
-      OpLabels(e, op, labels);
+      BoxLabels(e, op, pass.pipeline, labels);
       if (const std::string* text = FitText(labels, 3, width - 4)) {
         list->AddText(ImVec2(x0 + 2, text_y), ContrastText(fill), text->c_str());
       }
@@ -186,6 +329,7 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
         if (box.event_count > 1 && x >= box.x0_px && x < box.x1_px) pass.hovered_folded = box.event_count;
       }
     }
+    if (pass.hovered_event < 0 && pass.hovered_folded == 0) pass.hovered_bubble = HoveredBubble(row, pass.mouse.x, pass);
     list->AddRect(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.text, 0.25f));
   }
 }
@@ -220,6 +364,68 @@ void DrawRuler(ImDrawList* list, const GanttFrame& frame, ImVec2 origin, float h
     list->AddTriangleFilled(ImVec2(cx - 6, origin.y + height_px * 0.35f), ImVec2(cx + 6, origin.y + height_px * 0.35f),
                             ImVec2(cx, y), theme.cursor);
   }
+}
+
+/// One legend entry on the current line: a swatch (with `tag` in it, or
+/// hatched) and its words.
+void LegendEntry(const Theme& theme, Color fill, const char* tag, const char* words, bool hatched = false) {
+  const float h = ImGui::GetTextLineHeight();
+  const float w = tag != nullptr ? ImGui::CalcTextSize(tag).x + 8 : 2 * h;
+  const ImVec2 min = ImGui::GetCursorScreenPos();
+  const ImVec2 max(min.x + w, min.y + h);
+  ImGui::Dummy(ImVec2(w, h));
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  list->AddRectFilled(min, max, fill);
+  if (hatched) Hatch(list, min, max, min.x, WithAlpha(theme.bubble, 0.6f));
+  if (tag != nullptr) list->AddText(ImVec2(min.x + 4, min.y), ContrastText(fill), tag);
+  ImGui::SameLine(0, 4);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", words);
+  ImGui::SameLine(0, 14);
+}
+
+/// The pipeline legend line: the passes' shades, the micro-batch hues, the bubble.
+void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
+  LegendEntry(theme, theme.MicrobatchColor(Phase::kForward, 0), "F0", "forward");
+  LegendEntry(theme, theme.MicrobatchColor(Phase::kBackward, 0), "B0", "backward");
+  if (SplitsBackward(pipeline.params.schedule)) {
+    LegendEntry(theme, theme.MicrobatchColor(Phase::kWeightGrad, 0), "W0", "weight gradient");
+  }
+  // One swatch per hue in use: the micro-batch numbers a student will see.
+  const int hues = std::clamp(pipeline.params.shape.microbatches, 1, kMicrobatchHueCount);
+  for (int j = 0; j < hues; ++j) {
+    const std::string tag = std::to_string(j);
+    const ImVec2 min = ImGui::GetCursorScreenPos();
+    const float w = ImGui::CalcTextSize("0").x + 6;
+    ImGui::Dummy(ImVec2(w, ImGui::GetTextLineHeight()));
+    const Color fill = theme.MicrobatchColor(Phase::kForward, j);
+    ImGui::GetWindowDrawList()->AddRectFilled(min, ImVec2(min.x + w, min.y + ImGui::GetTextLineHeight()), fill);
+    ImGui::GetWindowDrawList()->AddText(ImVec2(min.x + 3, min.y), ContrastText(fill), tag.c_str());
+    ImGui::SameLine(0, 0);
+  }
+  ImGui::SameLine(0, 4);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "colour = micro-batch");
+  ImGui::SameLine(0, 14);
+  LegendEntry(theme, WithAlpha(theme.bubble, 0.16f), nullptr, "bubble: the stage idles", true);
+  ImGui::NewLine();
+}
+
+/// Every stage's bubbles, recomputed only when the run or its events change.
+const PipelineBubbles& CachedBubbles(const Session& session) {
+  struct Cache {
+    const Plan* plan = nullptr;
+    std::uint64_t run_id = 0;
+    std::size_t events = 0;
+    PipelineBubbles bubbles;
+  };
+  static Cache cache;
+  const Plan* plan = session.plan();
+  if (cache.plan != plan || cache.run_id != session.run_id() || cache.events != session.store().event_count()) {
+    cache.plan = plan;
+    cache.run_id = session.run_id();
+    cache.events = session.store().event_count();
+    cache.bubbles = plan != nullptr ? FindPipelineBubbles(session.store(), *plan) : PipelineBubbles{};
+  }
+  return cache.bubbles;
 }
 
 GanttFrame ClampFrame(GanttFrame frame, TimeNs run_end_ns) {
@@ -257,6 +463,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
                      "%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek",
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
+  const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
+  if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -348,6 +556,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   pass.theme = &theme;
   pass.plan = &plan;
   pass.frame = &state.frame;
+  pass.pipeline = pipeline;
+  pass.bubbles = pipeline != nullptr ? &CachedBubbles(ctx.session) : nullptr;
   pass.left_x_px = rows_pos.x;
   pass.timeline_x_px = rows_pos.x + label_w;
   pass.row_h_px = row_h;
@@ -367,8 +577,10 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
 
   const bool has_vtx_offset = (io.BackendFlags & ImGuiBackendFlags_RendererHasVtxOffset) != 0;
   const float narrowest_glyph_px = std::max(1.0f, ImGui::CalcTextSize("i").x);
+  const float bubble_vertices_per_px = pipeline != nullptr ? kBubbleVerticesPerPx : 0.0f;
   const int worst_row_vertices =
-      static_cast<int>((4.0f + 4.0f / narrowest_glyph_px) * timeline_w) + kRowFixedVertices;
+      static_cast<int>((4.0f + 4.0f / narrowest_glyph_px + bubble_vertices_per_px) * timeline_w) +
+      kRowFixedVertices;
   int page = 0;
   for (int r = first_row; r < last_row; ++r) {
     const float y = rows_pos.y - scroll_y + r * row_h;
@@ -397,10 +609,13 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (pass.hovered_row >= 0 && pass.hovered_event >= 0) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
-    EventTooltip(e, OpOf(plan, e), row);
+    EventTooltip(e, OpOf(plan, e), row, pipeline);
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);
+  } else if (pass.hovered_row >= 0 && pass.hovered_bubble >= 0) {
+    BubbleTooltip(store.rows()[static_cast<std::size_t>(pass.hovered_row)], plan, *pass.bubbles,
+                  pass.hovered_bubble);
   }
 }
 

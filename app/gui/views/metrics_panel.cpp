@@ -13,6 +13,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
@@ -32,13 +33,6 @@ std::string Number(double value) {
   return text;
 }
 
-/// "134,217,728": counts of values read better grouped.
-std::string Grouped(std::int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return value < 0 ? "-" + digits : digits;
-}
-
 const char* BusFactorText(CollectiveKind kind) {
   switch (kind) {
     case CollectiveKind::kAllReduce: return "algbw \xC3\x97 2(n-1)/n";
@@ -51,42 +45,11 @@ const char* BusFactorText(CollectiveKind kind) {
   return "";
 }
 
-/// One row of the two-column table: name, value, and a note beside the
-/// value when it fits the panel, else in the value's tooltip.
-void Row(const char* name, const std::string& value, const std::string& note, ImU32 value_color = 0) {
-  ImGui::TableNextRow();
-  ImGui::TableNextColumn();
-  ImGui::TextDisabled("%s", name);
-  ImGui::TableNextColumn();
-  if (value_color != 0) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(value_color), "%s", value.c_str());
-  } else {
-    ImGui::TextUnformatted(value.c_str());
-  }
-  if (note.empty()) return;
-  const bool hovered = ImGui::IsItemHovered();
-  const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  ImGui::SameLine();
-  if (ImGui::CalcTextSize(note.c_str()).x <= ImGui::GetContentRegionAvail().x - spacing) {
-    ImGui::TextDisabled("%s", note.c_str());
-  } else {
-    ImGui::TextDisabled("(?)");
-    if (hovered || ImGui::IsItemHovered()) ImGui::SetTooltip("%s", note.c_str());
-  }
-}
-
 std::string ScenarioLine(const PreparedCollective& p) {
   const CollectiveScenario& s = p.scenario;
   return CollectiveTitle(CollectiveKindName(s.kind), CollectiveAlgoName(s.algo)) + " \xC2\xB7 " +
          std::to_string(s.ranks) + " GPUs \xC2\xB7 " + FormatBytes(s.size_bytes) + " (" +
          DTypeName(p.params.dtype) + ") \xC2\xB7 " + p.topology.name + " \xC2\xB7 " + s.backend;
-}
-
-const char* ClockOf(const Session& session) {
-  for (const TimelineRow& row : session.store().rows()) {
-    if (!row.events.empty()) return ClockKindName(row.events.front().clock);
-  }
-  return "-";
 }
 
 }  // namespace
@@ -100,8 +63,12 @@ void DrawMetricsPanel(ViewContext& ctx) {
     ImGui::TextWrapped("The run failed: %s", session.error().c_str());
     ImGui::PopStyleColor();
     ImGui::TextDisabled("The app is fine: change the scenario and press Run.");
-    if (prepared == nullptr) return;
+    if (session.plan() == nullptr) return;
     ImGui::Separator();
+  }
+  if (session.pipeline() != nullptr) {
+    DrawPipelineMetrics(ctx);
+    return;
   }
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet.");
@@ -115,16 +82,16 @@ void DrawMetricsPanel(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      Row("time", FormatRunTime(out.metrics.time_ns), std::string(ClockOf(session)) + " clock");
-      Row("algbw", Gbps(out.metrics.algbw_gbps), "size / time");
-      Row("busbw", Gbps(out.metrics.busbw_gbps), BusFactorText(prepared->params.kind));
+      MetricsRow("time", FormatRunTime(out.metrics.time_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow("algbw", Gbps(out.metrics.algbw_gbps), "size / time");
+      MetricsRow("busbw", Gbps(out.metrics.busbw_gbps), BusFactorText(prepared->params.kind));
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
                     session.num_steps());
-      Row("time", text, "");
+      MetricsRow("time", text, "");
     }
-    Row("steps", std::to_string(prepared->plan.num_steps),
+    MetricsRow("steps", std::to_string(prepared->plan.num_steps),
         Grouped(static_cast<std::int64_t>(prepared->plan.ops.size())) + " ops, " +
             Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     if (prepared->predicted_ns > 0) {
@@ -135,21 +102,21 @@ void DrawMetricsPanel(ViewContext& ctx) {
                       out.metrics.time_ns / prepared->predicted_ns);
         note = ratio;
       }
-      Row("formula", FormatRunTime(prepared->predicted_ns), note);
+      MetricsRow("formula", FormatRunTime(prepared->predicted_ns), note);
     }
     if (done) {
       if (out.checked) {
-        Row("result", out.verify.correct ? "correct" : "WRONG",
+        MetricsRow("result", out.verify.correct ? "correct" : "WRONG",
             "max_abs_err " + Number(out.verify.max_abs_err) + " (" +
                 Grouped(out.verify.checked) + " values checked)",
             out.verify.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        Row("result", "not checked", "");
+        MetricsRow("result", "not checked", "");
       }
     }
     const std::uint64_t dropped = session.dropped_events();
     if (dropped > 0) {
-      Row("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
+      MetricsRow("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
           "the views miss them", theme.error);
     }
     ImGui::EndTable();

@@ -13,6 +13,7 @@
 
 #include "app/gui/views/panels.h"
 #include "engine/algorithms/collective.h"
+#include "engine/algorithms/pipeline_schedule.h"
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
 #include "engine/run/collective_scenario.h"
@@ -20,6 +21,8 @@
 
 namespace shardlab::gui {
 namespace {
+
+constexpr const char* kPipelineTitle = "pipeline training (MLP)";
 
 constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
@@ -71,24 +74,63 @@ int TopologyGpus(const std::string& name) {
   return gpus;
 }
 
-void KindCombo(ScenarioSettings& s) {
-  CollectiveKind kind = CollectiveKind::kAllReduce;
-  try {
-    kind = ParseCollectiveKind(s.scenario);
-  } catch (const std::exception&) {
-    s.scenario = CollectiveKindName(kind);
+constexpr PipelineSchedule kSchedules[] = {
+    PipelineSchedule::kGPipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved1F1B,
+    PipelineSchedule::kZeroBubbleH1,
+};
+
+const char* ScheduleTooltip(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::kGPipe:
+      return "All forwards, then all backwards: each stage holds m activations.";
+    case PipelineSchedule::k1F1B:
+      return "PipeDream-Flush: a warm-up of forwards, then one forward, one backward;\n"
+             "the same bubble as GPipe, but stage s holds at most p - s activations.";
+    case PipelineSchedule::kInterleaved1F1B:
+      return "Megatron's interleaving: each stage holds v model chunks, so the\n"
+             "fill and drain are v times shorter: bubble (p-1)/(v*m).";
+    case PipelineSchedule::kZeroBubbleH1:
+      return "Zero bubble (ZB-H1): the backward split into input gradient (B) and\n"
+             "weight gradient (W); W waits to fill the gaps: bubble (p-1)/(3m).";
   }
-  FieldLabel("Collective");
-  if (ImGui::BeginCombo("##kind", CollectiveTitle(s.scenario, "").c_str())) {
+  return "";
+}
+
+/// The scenario: the six collectives, then pipeline training. Returns
+/// true when it is a collective (whose algorithm combo follows).
+bool ScenarioCombo(ScenarioSettings& s) {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  if (!s.is_pipeline()) {
+    try {
+      kind = ParseCollectiveKind(s.scenario);
+    } catch (const std::exception&) {
+      s.scenario = CollectiveKindName(kind);
+    }
+  }
+  FieldLabel("Scenario");
+  const std::string preview =
+      s.is_pipeline() ? std::string(kPipelineTitle) : CollectiveTitle(s.scenario, "");
+  if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (CollectiveKind k : kKinds) {
       const std::string name = CollectiveKindName(k);
-      if (ImGui::Selectable(CollectiveTitle(name, "").c_str(), k == kind)) {
+      if (ImGui::Selectable(CollectiveTitle(name, "").c_str(), !s.is_pipeline() && k == kind)) {
         s.scenario = name;
         kind = k;
       }
     }
+    ImGui::Separator();
+    if (ImGui::Selectable(kPipelineTitle, s.is_pipeline())) s.scenario = kPipelineScenario;
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Train a small MLP for one step across pipeline stages (one per GPU)\n"
+                        "with GPipe, 1F1B, interleaved 1F1B or zero-bubble schedules");
+    }
     ImGui::EndCombo();
   }
+  return !s.is_pipeline();
+}
+
+void AlgoCombo(ScenarioSettings& s) {
+  const CollectiveKind kind = ParseCollectiveKind(s.scenario);
   // A kind change may leave an algorithm it does not have: take its usual one.
   const std::vector<CollectiveAlgo> algos = CollectiveAlgosFor(kind);
   const bool valid = std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
@@ -106,6 +148,81 @@ void KindCombo(ScenarioSettings& s) {
       if (ImGui::Selectable(AlgoWords(a), a == current)) s.algo = CollectiveAlgoName(a);
     }
     ImGui::EndCombo();
+  }
+}
+
+void ScheduleCombo(ScenarioSettings& s) {
+  PipelineSchedule current = PipelineSchedule::k1F1B;
+  try {
+    current = ParsePipelineSchedule(s.schedule);
+  } catch (const std::exception&) {
+    s.schedule = PipelineScheduleName(current);
+  }
+  FieldLabel("Schedule");
+  if (ImGui::BeginCombo("##schedule", PipelineScheduleTitle(current))) {
+    for (PipelineSchedule sch : kSchedules) {
+      if (ImGui::Selectable(PipelineScheduleTitle(sch), sch == current)) {
+        s.schedule = PipelineScheduleName(sch);
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ScheduleTooltip(sch));
+    }
+    ImGui::EndCombo();
+  }
+}
+
+/// An integer field that stays within [lo, hi]: a slider when the range is
+/// small enough to drag, else typed.
+void IntField(const char* label, const char* id, int& value, int lo, int hi, const char* format) {
+  FieldLabel(label);
+  if (hi - lo <= 64) {
+    ImGui::SliderInt(id, &value, lo, hi, format, ImGuiSliderFlags_AlwaysClamp);
+  } else {
+    ImGui::InputInt(id, &value, 1, 16);
+    value = std::clamp(value, lo, hi);
+  }
+}
+
+/// The pipeline's fields: schedule, stages (one per GPU), micro-batches,
+/// chunks when interleaved, the model and the optimizer.
+void PipelineFields(const Theme& theme, ScenarioSettings& s) {
+  ScheduleCombo(s);
+  const bool interleaved = s.schedule == PipelineScheduleName(PipelineSchedule::kInterleaved1F1B);
+  const int gpus = TopologyGpus(s.topology);
+  IntField("Stages", "##stages", s.stages, 1, gpus > 1 && gpus <= 64 ? gpus : 4096, "%d GPUs");
+  IntField("Micro-b.", "##microbatches", s.microbatches, 1, 64, "m = %d");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("micro-batches per training step (m)");
+  if (interleaved) {
+    IntField("Chunks", "##chunks", s.chunks, 2, 8, "v = %d per stage");
+  }
+  IntField("Layers", "##layers", s.layers, 1, 64, "%d layers");
+  FieldLabel("Width");
+  if (ImGui::BeginCombo("##width", std::to_string(s.width).c_str())) {
+    for (int w : {64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
+      if (ImGui::Selectable(std::to_string(w).c_str(), w == s.width)) s.width = w;
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("features in and out of every layer");
+  IntField("Batch", "##batch", s.batch, 1, 4096, "%d rows");
+  FieldLabel("Optimizer");
+  if (ImGui::BeginCombo("##optimizer", s.optimizer == "adam" ? "Adam" : "SGD")) {
+    if (ImGui::Selectable("SGD", s.optimizer == "sgd")) s.optimizer = "sgd";
+    if (ImGui::Selectable("Adam", s.optimizer == "adam")) s.optimizer = "adam";
+    ImGui::EndCombo();
+  }
+  // The shape in words, with the textbook bubble, before anything runs.
+  try {
+    const PipelineSchedule schedule = ParsePipelineSchedule(s.schedule);
+    const PipelineShape shape{s.stages, s.microbatches, interleaved ? s.chunks : 1};
+    if (s.stages >= 1 && s.microbatches >= 1 && s.batch % s.microbatches == 0) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%d rows per micro-batch; formula bubble %s = %.3f",
+                    s.batch / s.microbatches, FormulaBubbleOverUsefulText(schedule),
+                    FormulaBubbleOverUseful(schedule, shape));
+      DimWrapped(theme, text);
+    }
+  } catch (const std::exception&) {
+    // The Check message under the fields says what is wrong.
   }
 }
 
@@ -209,10 +326,10 @@ void RingOrderField(ScenarioPanelState& state) {
 }
 
 /// A few lines for someone who has never seen the app: what each panel says.
-void HowToRead(const Theme& theme) {
+void HowToRead(const Theme& theme, bool pipeline) {
   ImGui::Spacing();
   if (!ImGui::CollapsingHeader("How to read this", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  static const char* const kLines[] = {
+  static const char* const kCollectiveLines[] = {
       "Step (Right arrow) shows one more logical step of the algorithm; Play runs them in "
       "slow motion. The run itself took microseconds.",
       "Machine: dots are chunks in flight along their route; a link's colour is its load.",
@@ -220,10 +337,26 @@ void HowToRead(const Theme& theme) {
       "Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth.",
       "Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula.",
   };
+  static const char* const kPipelineLines[] = {
+      "Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
+      "more tick of the schedule; Play runs the training step in slow motion.",
+      "Timeline: F3 is the forward of micro-batch 3, B3 its backward (W3 its weight gradient "
+      "in ZB-H1); one colour per micro-batch. Hatched gaps are the bubble: a stage waiting.",
+      "Machine: activations flow to the next stage, gradients back to the previous one.",
+      "Metrics: the measured bubble beside the formula, activations held per stage, and "
+      "whether the trained weights equal one device's.",
+  };
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-  for (const char* line : kLines) {
-    ImGui::Bullet();
-    ImGui::TextWrapped("%s", line);
+  auto bullets = [](const auto& lines) {
+    for (const char* line : lines) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", line);
+    }
+  };
+  if (pipeline) {
+    bullets(kPipelineLines);
+  } else {
+    bullets(kCollectiveLines);
   }
   ImGui::PopStyleColor();
 }
@@ -234,12 +367,17 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
 
-  KindCombo(s);
+  if (ScenarioCombo(s)) AlgoCombo(s);
   TopologyField(theme, state);
-  RanksField(s);
-  SizeField(theme, s);
-  BackendField(s);
-  RingOrderField(state);
+  if (s.is_pipeline()) {
+    PipelineFields(theme, s);
+    BackendField(s);
+  } else {
+    RanksField(s);
+    SizeField(theme, s);
+    BackendField(s);
+    RingOrderField(state);
+  }
   ImGui::Checkbox("Timing only (skip the data)", &s.timing_only);
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("Time the run without moving real numbers: paper-sized runs in seconds,\n"
@@ -281,7 +419,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     ImGui::Spacing();
     DimWrapped(theme, "Ring: " + order + " (" + prepared->ring_order_mode + ")");
   }
-  HowToRead(theme);
+  HowToRead(theme, s.is_pipeline());
   return false;
 }
 

@@ -145,7 +145,8 @@ void LaneEnds(const FrameGeometry& g, int from, int to, float lane_width_px, ImV
 }
 
 /// Draws the legend (or only measures it when `list` is null); returns its height.
-float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme& theme) {
+float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme& theme,
+                   bool pipeline) {
   const float line_h = ImGui::GetTextLineHeight();
   const float row_h = line_h + 6.0f;
   const float spacing = 18.0f;
@@ -177,9 +178,18 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
                           theme.LinkLoadColor(static_cast<double>(i) / (kSteps - 1)));
     }
   });
-  item(14.0f, "chunk in flight (letter = chunk)", [&](ImVec2 left) {
-    list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
-  });
+  if (pipeline) {
+    item(14.0f, "F3: activation of micro-batch 3 to the next stage", [&](ImVec2 left) {
+      list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.MicrobatchColor(Phase::kForward, 3));
+    });
+    item(14.0f, "B3: its gradient back", [&](ImVec2 left) {
+      list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.MicrobatchColor(Phase::kBackward, 3));
+    });
+  } else {
+    item(14.0f, "chunk in flight (letter = chunk)", [&](ImVec2 left) {
+      list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
+    });
+  }
   item(26.0f, "two lanes per link: traffic keeps right", [&](ImVec2 left) {
     list->AddLine(ImVec2(left.x, left.y - 2.5f), ImVec2(left.x + 26, left.y - 2.5f), theme.link_idle, 2.0f);
     list->AddLine(ImVec2(left.x, left.y + 2.5f), ImVec2(left.x + 26, left.y + 2.5f), theme.link_idle, 2.0f);
@@ -379,7 +389,8 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (avail.x < 40 || avail.y < 40) return;
   const float caption_h = ImGui::GetTextLineHeightWithSpacing();
-  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme);
+  const bool pipeline = ctx.session.pipeline() != nullptr;
+  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline);
   const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
                       ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
   if (canvas.GetHeight() < 2 * kCanvasMarginPx) return;
@@ -527,7 +538,8 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     const InFlight& f = activity.in_flight()[k];
     if (in_flight_lanes[k].empty()) continue;
     const ImVec2 p = PointAlongLanes(in_flight_lanes[k], f.progress);
-    const Color fill = theme.PhaseColor(f.phase);
+    const Color fill = f.microbatch >= 0 ? theme.MicrobatchColor(f.phase, f.microbatch)
+                                         : theme.PhaseColor(f.phase);
     if (!g.labelled) {
       list->AddRectFilled(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + 2, p.y + 2), fill);
       continue;
@@ -547,12 +559,13 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
 
   // Caption: what machine, which arrangement, where the replay is.
   char caption[256];
-  std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d ranks  |  t = %s  |  step %d of %d  |  %zu in flight",
+  std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d %s  |  t = %s  |  step %d of %d  |  %zu in flight",
                 topology.name.c_str(), state.layout.shape.c_str(), plan.num_ranks,
+                pipeline ? "stages" : "ranks",
                 FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
                 activity.in_flight().size());
   list->AddText(origin, theme.text_dim, caption);
-  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme);
+  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline);
 
   if (hovered_node >= 0) {
     TileTooltip(topology, hovered_node);

@@ -43,5 +43,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state);
 void DrawGanttView(ViewContext& ctx, GanttViewState& state);
 void DrawBufferView(ViewContext& ctx);
 void DrawMetricsPanel(ViewContext& ctx);
+/// The metrics panel of a pipeline run (DrawMetricsPanel calls it).
+void DrawPipelineMetrics(ViewContext& ctx);
 
 }  // namespace shardlab::gui

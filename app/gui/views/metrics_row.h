@@ -1,0 +1,24 @@
+// The metrics panels' two-column rows: a dim name, a value, and a note
+// beside the value when it fits (else in its tooltip).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/gui/model/session.h"
+
+namespace shardlab::gui {
+
+/// One row of a two-column table begun by the caller.
+void MetricsRow(const char* name, const std::string& value, const std::string& note,
+                ImU32 value_color = 0);
+
+/// The clock the run's events were timed by ("simulated"), or "-".
+const char* ClockOf(const Session& session);
+
+/// "134,217,728": counts read better grouped.
+std::string Grouped(std::int64_t value);
+
+}  // namespace shardlab::gui
