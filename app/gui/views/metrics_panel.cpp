@@ -114,11 +114,7 @@ void DrawMetricsPanel(ViewContext& ctx) {
         MetricsRow("result", "not checked", "");
       }
     }
-    const std::uint64_t dropped = session.dropped_events();
-    if (dropped > 0) {
-      MetricsRow("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
-          "the views miss them", theme.error);
-    }
+    DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
   if (done && !out.checked && !out.not_checked_reason.empty()) {

@@ -24,6 +24,13 @@ void MetricsRow(const char* name, const std::string& value, const std::string& n
   }
 }
 
+void DroppedEventsRow(const Session& session, const Theme& theme) {
+  const std::uint64_t dropped = session.dropped_events();
+  if (dropped == 0) return;
+  MetricsRow("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
+             "the views miss them", theme.error);
+}
+
 const char* ClockOf(const Session& session) {
   for (const TimelineRow& row : session.store().rows()) {
     if (!row.events.empty()) return ClockKindName(row.events.front().clock);

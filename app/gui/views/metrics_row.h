@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/app/theme.h"
 #include "app/gui/model/session.h"
 
 namespace shardlab::gui {
@@ -14,6 +15,9 @@ namespace shardlab::gui {
 /// One row of a two-column table begun by the caller.
 void MetricsRow(const char* name, const std::string& value, const std::string& note,
                 ImU32 value_color = 0);
+
+/// A red "dropped N events" row when the event queue overflowed, else nothing.
+void DroppedEventsRow(const Session& session, const Theme& theme);
 
 /// The clock the run's events were timed by ("simulated"), or "-".
 const char* ClockOf(const Session& session);

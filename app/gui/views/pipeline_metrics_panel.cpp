@@ -198,11 +198,7 @@ void DrawPipelineMetrics(ViewContext& ctx) {
         MetricsRow("result", "not checked", "");
       }
     }
-    const std::uint64_t dropped = session.dropped_events();
-    if (dropped > 0) {
-      MetricsRow("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
-                 "the views miss them", theme.error);
-    }
+    DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
   if (!done) return;
