@@ -155,14 +155,14 @@ void MlpReference::TrainStep() {
       for (std::int64_t i = 0; i < rows * h; ++i)
         if (z[l][i] <= 0.0f) grad_z[i] = 0.0f;
     const std::vector<float>& layer_in = l == 0 ? input_ : a[l - 1];
-    std::vector<double> sum(static_cast<std::size_t>(h * h), 0.0);  // dW in double
+    std::vector<double> dw(static_cast<std::size_t>(h * h), 0.0);  // in double
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t i = 0; i < h; ++i) {
         const double x_ri = layer_in[r * h + i];
-        double* sum_row = &sum[i * h];
-        for (std::int64_t o = 0; o < h; ++o) sum_row[o] += x_ri * grad_z[r * h + o];
+        double* dw_row = &dw[i * h];
+        for (std::int64_t o = 0; o < h; ++o) dw_row[o] += x_ri * grad_z[r * h + o];
       }
-    for (std::int64_t i = 0; i < h * h; ++i) weight_grads_[l][i] = static_cast<float>(sum[i]);
+    for (std::int64_t i = 0; i < h * h; ++i) weight_grads_[l][i] = static_cast<float>(dw[i]);
     for (std::int64_t o = 0; o < h; ++o) {
       double sum = 0;
       for (std::int64_t r = 0; r < rows; ++r) sum += grad_z[r * h + o];

@@ -19,7 +19,17 @@ void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buff
     std::vector<float>& data = buffers.data[id];
     data.assign(static_cast<std::size_t>(b.count), 0.0f);
     if (b.init != BufferInit::kRandom) continue;
-    FillInputs(data, seed, b.init_stream >= 0 ? b.init_stream : static_cast<std::int64_t>(id));
+    const std::int64_t stream = b.init_stream >= 0 ? b.init_stream : static_cast<std::int64_t>(id);
+    if (b.init_offset == 0 && b.init_row == 0) {
+      FillInputs(data, seed, stream);
+    } else {
+      for (std::int64_t i = 0; i < b.count; ++i) {
+        const std::int64_t index =
+            b.init_row > 0 ? b.init_offset + (i / b.init_row) * b.init_stride + i % b.init_row
+                           : b.init_offset + i;
+        data[static_cast<std::size_t>(i)] = InputValue(seed, stream, index);
+      }
+    }
     if (b.init_scale != 1.0f)
       for (float& x : data) x *= b.init_scale;
   }

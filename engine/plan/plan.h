@@ -46,6 +46,14 @@ struct Buffer {
   /// every partition of a model starts from the same weights.
   std::int64_t init_stream = -1;
   float init_scale = 1.0f;
+  /// kRandom: which elements of the stream the buffer holds, so that a shard
+  /// of a larger tensor starts with that tensor's values. Element i reads
+  /// stream index init_offset + (i / init_row) * init_stride + i % init_row
+  /// (init_row 0: init_offset + i). A column block of a row-major R x C
+  /// tensor, columns [c0, c0 + w): init_offset c0, init_row w, init_stride C.
+  std::int64_t init_offset = 0;
+  std::int64_t init_row = 0;
+  std::int64_t init_stride = 0;
 
   Bytes size_bytes() const { return count * DTypeBytes(dtype); }
 };

@@ -191,6 +191,11 @@ void ValidatePlan(const Plan& plan) {
       throw Error("buffer " + std::to_string(i) + " ('" + b.name + "'): rank " +
                   std::to_string(b.rank) + " or count " + std::to_string(b.count) +
                   " out of range");
+    if (b.init_offset < 0 || b.init_row < 0 || (b.init_row > 0 && b.init_stride < b.init_row))
+      throw Error("buffer " + std::to_string(i) + " ('" + b.name + "'): init block offset " +
+                  std::to_string(b.init_offset) + ", row " + std::to_string(b.init_row) +
+                  ", stride " + std::to_string(b.init_stride) +
+                  " (needs offset >= 0, row >= 0 and stride >= row)");
   }
   if (plan.ops.size() > static_cast<std::size_t>(INT32_MAX))
     throw Error("plan '" + plan.name + "' has more ops than an OpId can name");
