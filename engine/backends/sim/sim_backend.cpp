@@ -157,10 +157,17 @@ class SimBackend final : public Backend {
       ++lowest_open_step_;
   }
 
-  // Time an op takes on its own rank's device.
+  // Time an op takes on its own rank's device: the roofline of the whole
+  // op, max(flops / rate, bytes / memory bandwidth). A compute op's kernels
+  // are summed first, so a memory-bound softmax inside a GEMM-heavy op is
+  // hidden under the GEMMs' time.
   TimeNs LocalOpNs(const Op& op) const {
     const DeviceSpec& dev = DeviceOf(op.rank);
-    const bool half = op.dst.valid() && plan_->buffers[op.dst.buffer].dtype != DType::kF32;
+    // Half precision runs on tensor cores: judged by what the op writes
+    // (a compute op's first kernel output when it names no dst).
+    BufferSlice written = op.dst;
+    if (!written.valid() && op.kernel_count > 0) written = plan_->kernels[op.kernel_begin].c;
+    const bool half = written.valid() && plan_->buffers[written.buffer].dtype != DType::kF32;
     const double tflops = half ? dev.fp16_tflops : dev.fp32_tflops;
     const TimeNs compute_ns = op.flops > 0 && tflops > 0 ? op.flops / (tflops * 1e3) : 0;
     // Memory traffic: a copy reads and writes, a reduction reads two and writes one.
