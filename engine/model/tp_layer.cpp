@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "engine/core/error.h"
 #include "engine/core/fill.h"
@@ -57,15 +58,20 @@ Mat ColumnSum(const Mat& a, std::int64_t m, std::int64_t n) {
   return s;
 }
 
+// Mean and 1/sqrt(var + epsilon) of row i.
+std::pair<double, double> RowStats(const Mat& x, std::int64_t i, std::int64_t n) {
+  double mean = 0, var = 0;
+  for (std::int64_t j = 0; j < n; ++j) mean += x[i * n + j];
+  mean /= n;
+  for (std::int64_t j = 0; j < n; ++j) var += (x[i * n + j] - mean) * (x[i * n + j] - mean);
+  return {mean, 1.0 / std::sqrt(var / n + kLayerNormEpsilon)};
+}
+
 // Rows normalized to mean 0 and variance 1 (no learned scale or shift).
 Mat LayerNorm(const Mat& x, std::int64_t m, std::int64_t n) {
   Mat y(x.size());
   for (std::int64_t i = 0; i < m; ++i) {
-    double mean = 0, var = 0;
-    for (std::int64_t j = 0; j < n; ++j) mean += x[i * n + j];
-    mean /= n;
-    for (std::int64_t j = 0; j < n; ++j) var += (x[i * n + j] - mean) * (x[i * n + j] - mean);
-    const double rstd = 1.0 / std::sqrt(var / n + kLayerNormEpsilon);
+    const auto [mean, rstd] = RowStats(x, i, n);
     for (std::int64_t j = 0; j < n; ++j) y[i * n + j] = (x[i * n + j] - mean) * rstd;
   }
   return y;
@@ -76,11 +82,7 @@ Mat LayerNormBackward(const Mat& dy, const Mat& x, std::int64_t m, std::int64_t 
   const Mat xh = LayerNorm(x, m, n);
   Mat dx(x.size());
   for (std::int64_t i = 0; i < m; ++i) {
-    double mean = 0, var = 0;
-    for (std::int64_t j = 0; j < n; ++j) mean += x[i * n + j];
-    mean /= n;
-    for (std::int64_t j = 0; j < n; ++j) var += (x[i * n + j] - mean) * (x[i * n + j] - mean);
-    const double rstd = 1.0 / std::sqrt(var / n + kLayerNormEpsilon);
+    const double rstd = RowStats(x, i, n).second;
     double mean_dy = 0, mean_dy_xh = 0;
     for (std::int64_t j = 0; j < n; ++j) {
       mean_dy += dy[i * n + j];
