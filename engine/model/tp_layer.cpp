@@ -339,6 +339,11 @@ void CheckTpLayerConfig(const TpLayerConfig& c) {
          std::to_string(kMaxTokens));
   range("hidden", c.hidden);
   if (c.ffn != 0) range("ffn", c.ffn);
+  // Element-wise kernels take a 32-bit length: one T × H activation must fit.
+  const std::int64_t activation = c.tokens() * c.hidden;
+  if (activation > std::int64_t{2147483647})
+    Fail("batch: " + std::to_string(c.tokens()) + " tokens × hidden " + std::to_string(c.hidden) +
+         " = " + std::to_string(activation) + " elements in one activation, more than 2^31 - 1");
   if (c.tp < 1 || c.tp > 4096) Fail("tp: " + std::to_string(c.tp) + " is outside 1..4096");
   if (c.dtype == DType::kBF16) Fail("dtype: bf16 is not supported here (choose fp32 or fp16)");
   if (c.kind != TpLayerKind::kAttention) {

@@ -312,6 +312,11 @@ TEST(TensorParallel, SplitsThatDoNotDivideAreRejectedWithTheField) {
   c = Small(TpLayerKind::kMlp, 2);
   c.batch = 0;
   EXPECT_TRUE(starts(message(c), "batch: ")) << message(c);
+  c = Small(TpLayerKind::kMlp, 2);
+  c.batch = 65536;
+  c.seq = 256;
+  c.hidden = 256;  // 2^24 tokens × 256 = 2^32 elements in one activation
+  EXPECT_TRUE(starts(message(c), "batch: 16777216 tokens × hidden 256")) << message(c);
   EXPECT_THROW(ParseTpLayerKind("attention-ish"), Error);
   EXPECT_EQ(ParseTpLayerKind("transformer"), TpLayerKind::kTransformer);
 }
