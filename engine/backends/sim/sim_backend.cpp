@@ -65,6 +65,7 @@ class SimBackend final : public Backend {
       }
     }
     route_cache_.clear();
+    memory_.Load(plan);
     Reset();
   }
 
@@ -85,6 +86,7 @@ class SimBackend final : public Backend {
     lowest_open_step_ = 0;
     AdvanceOpenStep();
     started_ = false;
+    memory_.Reset();
     if (!options_.timing_only) {
       AllocateHostBuffers(plan, options_.seed, data_);
     } else {
@@ -128,6 +130,7 @@ class SimBackend final : public Backend {
   }
 
   std::size_t completed_ops() const override { return completed_; }
+  const MemoryUsage* memory() const override { return &memory_.usage(); }
 
  private:
   void MapRanks() {
@@ -186,6 +189,7 @@ class SimBackend final : public Backend {
       return;
     }
     start_ns_[id] = now_;
+    memory_.OnOpStart(id);
     Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
   }
 
@@ -211,6 +215,8 @@ class SimBackend final : public Backend {
   void StartTransfer(OpId send) {
     const Op& op = plan_->ops[send];
     start_ns_[send] = start_ns_[op.match] = now_;
+    memory_.OnOpStart(send);
+    memory_.OnOpStart(op.match);
     const RouteResources& rr = RouteOf(op.rank, op.peer);
     if (rr.local) {  // two ranks sharing one GPU: a device-to-device copy
       const DeviceSpec& dev = DeviceOf(op.rank);
@@ -269,6 +275,7 @@ class SimBackend final : public Backend {
     e.end_ns = now_;
     e.bytes = op.bytes;
     sink_->OnEvent(e);
+    memory_.OnOpEnd(id);
     ++completed_;
     if (--remaining_per_step_[op.step] == 0) AdvanceOpenStep();
     for (const OpId* w = graph_.successors_begin(id); w != graph_.successors_end(id); ++w)
@@ -296,6 +303,7 @@ class SimBackend final : public Backend {
   std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<SimEvent>> heap_;
   FlowNetwork network_;
   HostBuffers data_;
+  MemoryTracker memory_;
   TimeNs now_ = 0;
   std::uint64_t seq_ = 0;
   std::size_t completed_ = 0;
