@@ -17,6 +17,7 @@ const char* KernelKindName(KernelKind kind) {
     case KernelKind::kSoftmaxBackward: return "softmax-backward";
     case KernelKind::kLayerNorm: return "layer-norm";
     case KernelKind::kLayerNormBackward: return "layer-norm-backward";
+    case KernelKind::kCopy: return "copy";
   }
   return "?";
 }
@@ -57,6 +58,7 @@ std::int64_t KernelCall::a_count() const {
     case KernelKind::kMatMul: return transpose_a ? Span(k, m, lda) : Span(m, k, lda);
     case KernelKind::kAddBias: return n;
     case KernelKind::kAxpy:
+    case KernelKind::kCopy:
     case KernelKind::kAdam: return n;
     default: return Elements(*this);
   }
@@ -81,6 +83,7 @@ std::int64_t KernelCall::c_count() const {
     case KernelKind::kColumnSum: return n;
     case KernelKind::kMseLoss: return 1;
     case KernelKind::kAxpy:
+    case KernelKind::kCopy:
     case KernelKind::kAdam: return n;
     default: return Elements(*this);
   }
@@ -99,6 +102,7 @@ Flops KernelFlops(const KernelCall& call) {
     case KernelKind::kSoftmaxBackward: return 5.0 * elements;
     case KernelKind::kLayerNorm: return 5.0 * elements;
     case KernelKind::kLayerNormBackward: return 10.0 * elements;
+    case KernelKind::kCopy: return 0;
     default: return elements;
   }
 }

@@ -32,6 +32,7 @@ enum class KernelKind : std::uint8_t {
   kSoftmaxBackward,   // c[m×n] = alpha·b⊙(a − rowsum(a⊙b))   (a = dP, b = P = softmax output)
   kLayerNorm,         // c[m×n] = (a − mean)/sqrt(var + epsilon), each row; no scale or shift
   kLayerNormBackward, // c[m×n] = dX of kLayerNorm       (a = dY, b = its input X)
+  kCopy,              // c[n] = a[n]  (a cast when the buffers' types differ)
 };
 const char* KernelKindName(KernelKind kind);
 
