@@ -16,28 +16,55 @@
 // backward (the seed text's 4 per layer); this plan holds one layer.
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "engine/algorithms/group_collective.h"
 #include "engine/model/tp_layer.h"
 #include "engine/plan/plan.h"
 
 namespace shardlab {
 
-/// What one rank holds of the layer, for reading results back.
-struct TpRankBuffers {
-  BufferId y = kNoBuffer;    // its output: Y_r (column) or all of Y
-  BufferId dx = kNoBuffer;   // its input gradient: all of dX, or dX_r (row)
-  BufferId dw1 = kNoBuffer, db1 = kNoBuffer;  // first linear's gradient shards
-  BufferId dw2 = kNoBuffer, db2 = kNoBuffer;  // the MLP's second linear's
+/// A block of a row-major tensor of the single-device layer: rows
+/// [row0, row0 + rows) and columns [col0, col0 + cols) of a tensor with
+/// `total_cols` columns. A whole tensor is one block.
+struct TpBlock {
+  std::int64_t row0 = 0, rows = 0;
+  std::int64_t col0 = 0, cols = 0;
+  std::int64_t total_rows = 0, total_cols = 0;
+};
+
+enum class TpTensorRole : std::uint8_t { kWeight, kOutput, kGradient };
+
+/// A buffer of one rank that holds a block of a tensor of the layer (named
+/// as in TpLayerReference: "Wq", "y", "dW1" ...): weights as placed at the
+/// start, outputs and gradients as left at the end of the run.
+struct TpTensorBlock {
+  std::string tensor;
+  TpTensorRole role = TpTensorRole::kWeight;
+  int rank = 0;
+  BufferId buffer = kNoBuffer;
+  TpBlock block;
+};
+
+/// One collective of the layer: an all-reduce, or with sequence
+/// parallelism the reduce-scatter or all-gather that replaces half of one.
+struct TpCollective {
+  int seq = 0;                      // the ops' collective_seq
+  GroupCollectiveKind kind = GroupCollectiveKind::kAllReduce;
+  bool forward = true;
+  std::int64_t count = 0;           // elements of the whole tensor (T × H)
+  std::string what;                 // "attention output (g)", "MLP input gradient (f)"
 };
 
 struct TpLayerPlan {
   TpLayerConfig config;
   Plan plan;
-  std::vector<TpRankBuffers> ranks;  // [tp]
-  int forward_allreduces = 0;        // all-reduces in the forward pass
+  std::vector<TpTensorBlock> blocks;     // every weight, output and gradient shard
+  std::vector<TpCollective> collectives; // in plan order
+  int forward_allreduces = 0;            // all-reduces (or RS+AG pairs) forward
   int backward_allreduces = 0;
-  std::int64_t allreduce_count = 0;  // elements each all-reduce reduces (T × H)
+  std::int64_t allreduce_count = 0;      // elements each all-reduce reduces (T × H)
 };
 
 /// Builds the layer over ranks 0 .. tp-1 (checks the config first).

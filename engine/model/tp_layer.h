@@ -20,27 +20,45 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/plan/op_kinds.h"
+
 namespace shardlab {
 
-enum class TpLayerKind : std::uint8_t { kColumnLinear, kRowLinear, kMlp };
+enum class TpLayerKind : std::uint8_t { kColumnLinear, kRowLinear, kMlp, kAttention, kTransformer };
 
-/// "column", "row", "mlp" (CLI spelling) and back; the parser throws
-/// Error(kInvalidInput) "layer: ..." listing them.
+/// "column", "row", "mlp", "attention", "transformer" (CLI spelling) and
+/// back; the parser throws Error(kInvalidInput) "layer: ..." listing them.
 const char* TpLayerKindName(TpLayerKind kind);
 TpLayerKind ParseTpLayerKind(std::string_view name);
 
 struct TpLayerConfig {
   TpLayerKind kind = TpLayerKind::kMlp;
-  int tokens = 64;  // T
+  int batch = 1;    // B
+  int seq = 64;     // S; the layer sees T = B × S tokens (rows b·S + s)
   int hidden = 64;  // H
   int ffn = 0;      // F; 0: 4H for the MLP, H for the linears
+  int heads = 0;    // attention heads; 0: H / 128 (GPT-3's head size)
   int tp = 2;       // ranks the layer is split over
+  /// Megatron's sequence parallelism: activations outside the split
+  /// linears are sharded by token rows, and each all-reduce becomes a
+  /// reduce-scatter and an all-gather (MLP, attention, transformer only).
+  bool sequence_parallel = false;
+  /// Element type of activations and weights; kF16 (tensor cores in the
+  /// simulator) is timing-only: the host kernels compute in float32.
+  DType dtype = DType::kF32;
 
+  std::int64_t tokens() const { return std::int64_t{batch} * seq; }
   int split_width() const;  // F with its default applied
+  int head_count() const;   // heads with its default applied (0 if none)
+  bool has_attention() const {
+    return kind == TpLayerKind::kAttention || kind == TpLayerKind::kTransformer;
+  }
 };
 
-/// Throws Error(kInvalidInput) naming the field: "tokens: ", "hidden: ",
-/// "ffn: " (F must split evenly over tp, as Megatron requires), "tp: ".
+/// Throws Error(kInvalidInput) naming the field: "batch: ", "seq: ",
+/// "hidden: ", "ffn: " (F must split evenly over tp, as Megatron requires),
+/// "heads: " (heads must divide H, and split evenly over tp), "tp: ",
+/// "sequence-parallel: " (T must split evenly over tp; not for one linear).
 void CheckTpLayerConfig(const TpLayerConfig& config);
 
 /// The tensors of a layer; the second linear's are the MLP's only.
