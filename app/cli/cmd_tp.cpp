@@ -97,35 +97,47 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
                const TpEstimate& e, const std::string& trace_path) {
   const TpMetrics& m = s.metrics;
   const TpLayerConfig& c = prepared.scenario.layer;
+  // A layer on one rank keeps its collectives in the plan's list but runs
+  // none of them: only those that ran are shown.
+  std::vector<const TpCollectiveTiming*> ran;
   std::size_t what_width = 4;
   for (const TpCollectiveTiming& t : m.collectives) {
+    if (t.events == 0) continue;
+    ran.push_back(&t);
     what_width = std::max(what_width, t.collective.what.size());
   }
   what_width += 2;
   out << "#\n#  seq  pass      collective      " << Pad("what", what_width, true)
       << Pad("tensor (B)", 12) << Pad("sent/rank (B)", 15) << Pad("time (us)", 12) << "\n";
-  for (const TpCollectiveTiming& t : m.collectives) {
+  for (const TpCollectiveTiming* p : ran) {
+    const TpCollectiveTiming& t = *p;
     out << "# " << Pad(std::to_string(t.collective.seq), 4) << "  "
         << Pad(t.collective.forward ? "forward" : "backward", 10, true)
         << Pad(TpCollectiveKindName(t.collective.kind), 16, true)
         << Pad(t.collective.what, what_width, true) << Pad(std::to_string(t.tensor_bytes), 12)
         << Pad(std::to_string(t.sent_per_rank), 15) << Pad(Micros(t.span_ns), 12) << "\n";
   }
-  if (m.collectives.empty()) out << "#    (none: one rank has nothing to exchange)\n";
-  out << "#   tensor = T x H x " << DTypeBytes(c.dtype) << " B (" << TpDTypeName(c.dtype) << "); "
-      << (c.sequence_parallel ? "a ring reduce-scatter or all-gather sends (n-1)/n"
-                              : "a ring all-reduce sends 2(n-1)/n")
-      << " of it from every rank\n#\n";
+  if (ran.empty()) {
+    out << "#    (none: one rank has nothing to exchange)\n#\n";
+  } else {
+    out << "#   tensor = T x H x " << DTypeBytes(c.dtype) << " B (" << TpDTypeName(c.dtype) << "); "
+        << (c.sequence_parallel ? "a ring reduce-scatter or all-gather sends (n-1)/n"
+                                : "a ring all-reduce sends 2(n-1)/n")
+        << " of it from every rank\n#\n";
+  }
 
   const std::string allreduces = std::to_string(m.forward_allreduces) + " forward and " +
                                  std::to_string(m.backward_allreduces) + " backward all-reduce" +
                                  (m.backward_allreduces == 1 ? "" : "s");
+  const std::string comm_text =
+      ran.empty() ? "none on one rank"
+                  : std::to_string(ran.size()) + " collective" + (ran.size() == 1 ? "" : "s") +
+                        " (" + allreduces +
+                        (c.sequence_parallel ? ", each a reduce-scatter + all-gather" : "") +
+                        "); compute waits for each";
   out << "# compute         " << Pad(FormatTime(m.compute_ns), 10, true)
       << "  the busiest rank's compute ops\n"
-      << "# communication   " << Pad(FormatTime(m.comm_ns), 10, true) << "  "
-      << m.collectives.size() << " collective" << (m.collectives.size() == 1 ? "" : "s") << " ("
-      << allreduces << (c.sequence_parallel ? ", each a reduce-scatter + all-gather" : "")
-      << "); compute waits for each\n"
+      << "# communication   " << Pad(FormatTime(m.comm_ns), 10, true) << "  " << comm_text << "\n"
       << "# comm share      " << Pad(Fixed(m.comm_share, 3), 10, true) << "  of the step\n"
       << "# step time       " << Pad(FormatTime(m.step_ns), 10, true)
       << "  forward + backward of the layer\n";

@@ -276,17 +276,24 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> word
     return 0;
   }
 
+  // Milliseconds for paper-sized layers, microseconds for small ones.
+  TimeNs largest_ns = single_ns;
+  for (const SweepRow& r : rows) largest_ns = std::max(largest_ns, r.row.metrics.step_ns);
+  const bool in_ms = largest_ns >= 1e6;
+  const char* unit = in_ms ? "ms" : "us";
+  const double per_unit_ns = in_ms ? 1e6 : 1e3;
   out << "#   one GPU: step " << FormatTime(single_ns) << " (the layer unsplit on GPU 0)\n#\n"
-      << "#    N  hosts  ring B (GB/s)  compute (ms)  comm (ms)  comm share  step (ms)"
-         "  speedup  efficiency\n";
+      << "#    N  hosts  ring B (GB/s)  compute (" << unit << ")  comm (" << unit
+      << ")  comm share  step (" << unit << ")  speedup  efficiency\n";
   bool any_ib = false;
   for (const SweepRow& r : rows) {
     const TpMetrics& m = r.row.metrics;
     any_ib = any_ib || r.row.crosses_nodes;
     out << "  " << Pad(std::to_string(r.row.tp), 5) << Pad(std::to_string(r.hosts), 7)
         << Pad(r.row.tp > 1 ? FormatGbps(r.ring_gbps) : "-", 15)
-        << Pad(Fixed(m.compute_ns / 1e6, 3), 14) << Pad(Fixed(m.comm_ns / 1e6, 3), 11)
-        << Pad(Fixed(m.comm_share, 3), 12) << Pad(Fixed(m.step_ns / 1e6, 3), 11)
+        << Pad(Fixed(m.compute_ns / per_unit_ns, 3), 14)
+        << Pad(Fixed(m.comm_ns / per_unit_ns, 3), 11) << Pad(Fixed(m.comm_share, 3), 12)
+        << Pad(Fixed(m.step_ns / per_unit_ns, 3), 11)
         << Pad(Fixed(r.row.speedup, 2), 9) << Pad(Fixed(r.row.efficiency, 2), 12)
         << (r.row.crosses_nodes ? "  IB" : "") << "\n";
   }
