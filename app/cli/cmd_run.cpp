@@ -116,7 +116,9 @@ const CommandSpec& RunSpec() {
     CommandSpec s;
     s.name = "run";
     s.summary = "run one collective: time, algbw, busbw, steps and a checked result";
-    s.usage = "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')";
+    s.usage =
+        "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')\n"
+        "       shardlab-cli run tp-LAYER [flags] (tensor parallel; see 'run tp-mlp --help')";
     s.description =
         "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
         "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
@@ -146,6 +148,9 @@ const CommandSpec& RunSpec() {
 
 int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front() == "pipeline") return PipelineMain(words.subspan(1));
+  if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
+    return TpRunMain(words.front(), words.subspan(1));
+  }
   const ParsedArgs args = ParseArgs(RunSpec(), words);
   if (args.help()) {
     std::cout << FormatHelp(RunSpec());

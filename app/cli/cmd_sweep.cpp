@@ -81,7 +81,9 @@ const CommandSpec& SweepSpec() {
     CommandSpec s;
     s.name = "sweep";
     s.summary = "run one collective over a range of sizes, as nccl-tests' *_perf tools";
-    s.usage = "sweep COLLECTIVE [flags]";
+    s.usage =
+        "sweep COLLECTIVE [flags]   |   sweep tp-LAYER [flags] (tensor parallel; see 'sweep "
+        "tp-mlp --help')";
     s.description =
         "Runs the collective for every size from -b to -e (multiplying by -f, or adding -i\n"
         "when -f is 1) and prints one row per size in nccl-tests' columns, then the average\n"
@@ -111,6 +113,9 @@ const CommandSpec& SweepSpec() {
 }
 
 int SweepMain(std::span<const std::string> words) {
+  if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
+    return TpSweepMain(words.front(), words.subspan(1));
+  }
   const ParsedArgs args = ParseArgs(SweepSpec(), words);
   if (args.help()) {
     std::cout << FormatHelp(SweepSpec());

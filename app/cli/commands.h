@@ -19,12 +19,19 @@ const CommandSpec& SweepSpec();
 const CommandSpec& TopoSpec();
 const CommandSpec& DemoSpec();
 const CommandSpec& PipelineSpec();
+const CommandSpec& TpRunSpec();
+const CommandSpec& TpSweepSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
 /// `run pipeline`: pipeline-parallel training of the small MLP (run's
 /// first word "pipeline" hands the rest of the words here).
 int PipelineMain(std::span<const std::string> args);
+/// `run tp-LAYER`: one tensor-parallel (Megatron) layer, forward and
+/// backward (run's first word "tp-..." hands that word and the rest here).
+int TpRunMain(const std::string& layer_word, std::span<const std::string> args);
+/// `sweep tp-LAYER`: the layer at several tp sizes, speedup and efficiency.
+int TpSweepMain(const std::string& layer_word, std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.

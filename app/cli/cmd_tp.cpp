@@ -1,0 +1,384 @@
+// `shardlab-cli run tp-LAYER`: one tensor-parallel (Megatron) layer, forward
+// and backward, split over --tp ranks and run on a backend. Prints every
+// collective the split costs (what it reduces, its bytes, its time), the
+// compute/communication split, the seed text's all-reduce estimate beside
+// the simulation, and whether the outputs and gradients equal the
+// single-device layer.
+#include <climits>
+#include <cstdint>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/output.h"
+#include "app/cli/tp_args.h"
+#include "engine/core/json.h"
+#include "engine/plan/dump.h"
+#include "engine/run/executor.h"
+#include "engine/run/trace_writer.h"
+#include "engine/run/vector_sink.h"
+
+namespace shardlab::cli {
+namespace {
+
+/// The seed text's NVLink figure: NVLink3's 12 links x 25 GB/s x 2 directions.
+constexpr Gbps kSeedNvlinkGbps = 600;
+
+std::string Fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+/// A time column in microseconds: two decimals while they mean something.
+std::string Micros(TimeNs ns) {
+  const double us = ns / 1e3;
+  return Fixed(us, us >= 10000 ? 0 : us >= 100 ? 1 : 2);
+}
+
+/// Bytes as the seed text writes them: "1.61 GB" (powers of ten).
+std::string DecimalBytes(Bytes bytes) {
+  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1000 && unit < 4) {
+    value /= 1000;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " B";
+  return Fixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2) + " " + kUnits[unit];
+}
+
+std::string Pad(const std::string& text, std::size_t width, bool left = false) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return left ? text + fill : fill + text;
+}
+
+/// The seed text's estimate and the same formula at its 600 GB/s.
+struct TpEstimate {
+  TpAllReduceFormula formula;
+  Bytes tensor_bytes = 0;
+  TimeNs seed_ns = 0;       // at 600 GB/s, the same α
+  TimeNs simulated_ns = 0;  // the run's mean time per all-reduce (an RS + AG pair counts once)
+};
+
+TpEstimate Estimate(const PreparedTp& prepared, const TpMetrics& m) {
+  TpEstimate e;
+  const TpLayerConfig& c = prepared.scenario.layer;
+  e.formula = TpAllReduceEstimate(prepared.scenario, prepared.topology);
+  e.tensor_bytes = c.tokens() * c.hidden * DTypeBytes(c.dtype);
+  e.seed_ns = RingAllReduceNs(e.tensor_bytes, c.tp, kSeedNvlinkGbps, e.formula.alpha_ns);
+  const int allreduces = m.forward_allreduces + m.backward_allreduces;
+  if (allreduces > 0) e.simulated_ns = m.comm_ns / allreduces;
+  return e;
+}
+
+std::string CheckText(const TpCheck& check) {
+  if (!check.checked) return "not checked: " + check.not_checked_reason;
+  std::ostringstream out;
+  out << std::setprecision(2);
+  const double worst = std::max(check.output_error, check.gradient_error);
+  if (check.correct) {
+    out << "correct: forward and every gradient equal the single-device layer (max rel error "
+        << worst << " over " << check.blocks_checked << " blocks)";
+  } else {
+    out << "WRONG: the split layer differs from the single-device layer (max rel error " << worst
+        << " above " << TpCheck::kTolerance << "; worst " << check.worst_tensor << ")";
+  }
+  return out.str();
+}
+
+void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s,
+               const TpEstimate& e, const std::string& trace_path) {
+  const TpMetrics& m = s.metrics;
+  const TpLayerConfig& c = prepared.scenario.layer;
+  // A layer on one rank keeps its collectives in the plan's list but runs
+  // none of them: only those that ran are shown.
+  std::vector<const TpCollectiveTiming*> ran;
+  std::size_t what_width = 4;
+  for (const TpCollectiveTiming& t : m.collectives) {
+    if (t.events == 0) continue;
+    ran.push_back(&t);
+    what_width = std::max(what_width, t.collective.what.size());
+  }
+  what_width += 2;
+  out << "#\n#  seq  pass      collective      " << Pad("what", what_width, true)
+      << Pad("tensor (B)", 12) << Pad("sent/rank (B)", 15) << Pad("time (us)", 12) << "\n";
+  for (const TpCollectiveTiming* p : ran) {
+    const TpCollectiveTiming& t = *p;
+    out << "# " << Pad(std::to_string(t.collective.seq), 4) << "  "
+        << Pad(t.collective.forward ? "forward" : "backward", 10, true)
+        << Pad(TpCollectiveKindName(t.collective.kind), 16, true)
+        << Pad(t.collective.what, what_width, true) << Pad(std::to_string(t.tensor_bytes), 12)
+        << Pad(std::to_string(t.sent_per_rank), 15) << Pad(Micros(t.span_ns), 12) << "\n";
+  }
+  if (ran.empty()) {
+    out << "#    (none: one rank has nothing to exchange)\n#\n";
+  } else {
+    out << "#   tensor = T x H x " << DTypeBytes(c.dtype) << " B (" << TpDTypeName(c.dtype) << "); "
+        << (c.sequence_parallel ? "a ring reduce-scatter or all-gather sends (n-1)/n"
+                                : "a ring all-reduce sends 2(n-1)/n")
+        << " of it from every rank\n#\n";
+  }
+
+  const std::string allreduces = std::to_string(m.forward_allreduces) + " forward and " +
+                                 std::to_string(m.backward_allreduces) + " backward all-reduce" +
+                                 (m.backward_allreduces == 1 ? "" : "s");
+  const std::string comm_text =
+      ran.empty() ? "none on one rank"
+                  : std::to_string(ran.size()) + " collective" + (ran.size() == 1 ? "" : "s") +
+                        " (" + allreduces +
+                        (c.sequence_parallel ? ", each a reduce-scatter + all-gather" : "") +
+                        "); compute waits for each";
+  out << "# compute         " << Pad(FormatTime(m.compute_ns), 10, true)
+      << "  the busiest rank's compute ops\n"
+      << "# communication   " << Pad(FormatTime(m.comm_ns), 10, true) << "  " << comm_text << "\n"
+      << "# comm share      " << Pad(Fixed(m.comm_share, 3), 10, true) << "  of the step\n"
+      << "# step time       " << Pad(FormatTime(m.step_ns), 10, true)
+      << "  forward + backward of the layer\n";
+  if (m.comm_share > 1) out << "# " << kOverlapNote << "\n";
+  out << "#\n";
+
+  if (c.tp <= 1) {
+    out << "# Estimate: one rank, no all-reduce\n";
+  } else {
+    out << "# Estimate (seed text): ring all-reduce of the " << DecimalBytes(e.tensor_bytes)
+        << " tensor M, B = slowest hop of GPUs 0.." << c.tp - 1 << ", per direction\n"
+        << "#   " << e.formula.text << "   (simulated: " << FormatTime(e.simulated_ns) << ")\n"
+        << "#   The seed's " << FormatGbps(kSeedNvlinkGbps) << " GB/s (" << FormatTime(e.seed_ns)
+        << ") is NVLink3's two directions added; a ring sends each byte one way, at B = "
+        << FormatGbps(e.formula.bandwidth_gbps) << " GB/s: " << FormatTime(e.formula.ns) << ".\n";
+  }
+  out << "#\n# Result: " << CheckText(s.check) << "\n";
+  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+}
+
+void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
+               const TpSummary& s, const TpEstimate& e, const std::string& trace_path,
+               const std::string& plan_dump) {
+  const TpScenario& sc = prepared.scenario;
+  const TpLayerConfig& c = sc.layer;
+  const TpMetrics& m = s.metrics;
+  JsonWriter w(out, /*pretty=*/true);
+  w.BeginObject();
+  w.Field("scenario", "tp");
+  w.Field("layer", TpLayerKindName(c.kind));
+  w.Field("tp", c.tp);
+  w.Field("batch", c.batch);
+  w.Field("seq", c.seq);
+  w.Field("tokens", c.tokens());
+  w.Field("hidden", c.hidden);
+  if (c.kind == TpLayerKind::kAttention) {
+    w.Key("ffn");
+    w.Null();
+  } else {
+    w.Field("ffn", c.split_width());
+  }
+  if (c.has_attention()) {
+    w.Field("heads", c.head_count());
+  } else {
+    w.Key("heads");
+    w.Null();
+  }
+  w.Field("sequence_parallel", c.sequence_parallel);
+  w.Field("dtype", TpDTypeName(c.dtype));
+  w.Field("topology", sc.topology);
+  w.Field("backend", sc.backend);
+  // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
+  if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
+    w.Field("seed", static_cast<std::int64_t>(sc.seed));
+  } else {
+    w.Field("seed", std::to_string(sc.seed));
+  }
+  w.Field("timing_only", sc.timing_only);
+  w.Field("steps", s.steps);
+  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
+  w.Field("events", static_cast<std::int64_t>(s.events));
+  w.Field("step_time_us", m.step_ns / 1e3);
+  w.Field("compute_us", m.compute_ns / 1e3);
+  w.Field("comm_us", m.comm_ns / 1e3);
+  w.Field("comm_share", m.comm_share);
+  w.Field("forward_allreduces", m.forward_allreduces);
+  w.Field("backward_allreduces", m.backward_allreduces);
+  w.Key("collectives");
+  w.BeginArray();
+  for (const TpCollectiveTiming& t : m.collectives) {
+    w.BeginObject();
+    w.Field("seq", t.collective.seq);
+    w.Field("pass", t.collective.forward ? "forward" : "backward");
+    w.Field("kind", TpCollectiveKindName(t.collective.kind));
+    w.Field("what", t.collective.what);
+    w.Field("count", t.collective.count);
+    w.Field("tensor_bytes", t.tensor_bytes);
+    w.Field("sent_per_rank_bytes", t.sent_per_rank);
+    w.Field("time_us", t.span_ns / 1e3);
+    w.Field("events", t.events);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("estimate");
+  w.BeginObject();
+  w.Field("tensor_bytes", e.tensor_bytes);
+  w.Field("formula", e.formula.text);
+  w.Field("allreduce_us", e.formula.ns / 1e3);
+  w.Field("bandwidth_gbps", e.formula.bandwidth_gbps);
+  w.Field("alpha_us", e.formula.alpha_ns / 1e3);
+  w.Field("seed_bandwidth_gbps", kSeedNvlinkGbps);
+  w.Field("seed_allreduce_us", e.seed_ns / 1e3);
+  w.Field("simulated_allreduce_us", e.simulated_ns / 1e3);
+  w.EndObject();
+  w.Field("checked", s.check.checked);
+  if (s.check.checked) {
+    w.Field("correct", s.check.correct);
+    w.Field("output_error", s.check.output_error);
+    w.Field("gradient_error", s.check.gradient_error);
+    w.Field("worst_tensor", s.check.worst_tensor);
+    w.Field("blocks_checked", s.check.blocks_checked);
+    w.Key("not_checked_reason");
+    w.Null();
+  } else {
+    for (const char* key : {"correct", "output_error", "gradient_error", "worst_tensor"}) {
+      w.Key(key);
+      w.Null();
+    }
+    w.Field("blocks_checked", 0);
+    w.Field("not_checked_reason", s.check.not_checked_reason);
+  }
+  if (!trace_path.empty()) w.Field("trace", trace_path);
+  if (!plan_dump.empty()) w.Field("plan", plan_dump);
+  w.EndObject();
+  out << "\n";
+}
+
+/// Fails before a long run, not after it; appending leaves an old trace intact.
+void CheckTracePath(const ParsedArgs& args, const std::string& path) {
+  if (path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  if (!std::ofstream(path, std::ios::app)) {
+    throw UsageError(args.Spelling("trace") + ": cannot write '" + path + "'");
+  }
+  if (!existed) std::filesystem::remove(path, ignored);
+}
+
+}  // namespace
+
+const CommandSpec& TpRunSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "run tp-LAYER";
+    s.summary = "one tensor-parallel (Megatron) layer: its all-reduces, comm share, checked result";
+    s.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
+    s.description =
+        "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
+        "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
+        "tp-attention (heads split, then a row linear) or tp-transformer (attention + MLP).\n"
+        "Each split costs all-reduces of the T x H activations or their gradient (the MLP: one\n"
+        "forward, one backward); with --sequence-parallel each becomes a reduce-scatter and an\n"
+        "all-gather. Prints every collective with its bytes and time, the compute/communication\n"
+        "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
+        "whether every output and gradient equals the single-device layer.\n"
+        "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
+        "--timing-only for paper-sized layers (fp16, nothing computed, nothing checked).\n"
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+    s.flags = {{"tp", 0, "N", "tensor-parallel ranks, one per GPU (GPUs 0..N-1; default: 2)"}};
+    AddTpLayerFlags(s.flags, TpDefaults{});
+    const std::vector<FlagSpec> own = {
+        {"backend", 0, "NAME", "backend to run on (default: sim)"},
+        {"timing-only", 0, "", "skip the arithmetic: time only (for paper-sized layers)"},
+        {"json", 0, "", "print one JSON object instead of the table"},
+        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
+        {"plan", 0, "", "print the plan, one op per line, before running it"},
+    };
+    s.flags.insert(s.flags.end(), own.begin(), own.end());
+    s.examples =
+        "  shardlab-cli run tp-mlp\n"
+        "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
+        "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
+        " --timing-only\n"
+        "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
+    return s;
+  }();
+  return spec;
+}
+
+int TpRunMain(const std::string& layer_word, std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(TpRunSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(TpRunSpec());
+    return 0;
+  }
+  const TpLayerKind kind = TpLayerFromWord("run", layer_word);
+  const bool json = args.Has("json");
+  const std::string trace_path = args.Get("trace");
+
+  std::unique_ptr<PreparedTp> prepared;
+  try {
+    TpScenario scenario = TpScenarioFromArgs(args, kind, args.Has("timing-only"), TpDefaults{});
+    if (args.Has("tp")) {
+      const std::string text = args.Get("tp");
+      if (text.find(',') != std::string::npos) {
+        throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
+                         "'); 'shardlab-cli sweep " + layer_word + " --tp " + text +
+                         "' runs a list");
+      }
+      scenario.layer.tp =
+          static_cast<int>(ParseIntValue(args.Spelling("tp"), text, INT32_MIN, INT32_MAX));
+    }
+    prepared = PrepareTp(scenario);
+  } catch (const Error& e) {
+    throw TpFlagError(e, args);
+  }
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
+
+  std::ostream& out = std::cout;
+  const TpScenario& sc = prepared->scenario;
+  const TpLayerConfig& c = sc.layer;
+  std::string plan_dump;
+  if (args.Has("plan")) plan_dump = DumpPlan(prepared->layer.plan);
+  if (!json) {
+    out << "# ShardLab: tensor-parallel " << TpLayerTitle(c.kind) << ", tp " << c.tp << ", "
+        << TpDTypeName(c.dtype) << ", sequence parallelism " << (c.sequence_parallel ? "on" : "off")
+        << ", on " << sc.topology << ", backend " << sc.backend << "\n"
+        << "#   " << TpShapeText(c) << "\n";
+    if (!plan_dump.empty()) out << "#\n" << plan_dump;
+    out.flush();
+  }
+
+  RunOptions options;
+  options.seed = sc.seed;
+  options.timing_only = sc.timing_only;
+  Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
+                    options);
+  VectorSink sink;
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone) {
+    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
+    return 1;
+  }
+  const Plan& plan = executor.plan();
+  const TpSummary s = SummarizeTp(*prepared, sink.events, executor.backend(), &plan);
+  const TpEstimate estimate = Estimate(*prepared, s.metrics);
+  if (args.Has("trace")) {
+    TraceInfo info;
+    info.title = plan.name + " on " + sc.topology + " (" + sc.backend + ")";
+    info.backend = sc.backend;
+    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+  }
+  if (json) {
+    WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);
+  } else {
+    out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
+        << (sc.timing_only ? "   timing only" : "") << "\n";
+    PrintText(out, *prepared, s, estimate, trace_path);
+  }
+  out.flush();
+  return s.check.checked && !s.check.correct ? 1 : 0;
+}
+
+}  // namespace shardlab::cli
