@@ -1,0 +1,399 @@
+// TpLayerView: a tensor-parallel layer's weights as blocks per rank, their
+// layout in a panel, and names for its collectives (see tp_layer_view.h).
+#include "app/gui/model/tp_layer_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace shardlab::gui {
+namespace {
+
+bool IsVector(std::int64_t rows, std::int64_t cols) { return rows == 1 || cols == 1; }
+
+bool IsWhole(const TpBlock& b, std::int64_t rows, std::int64_t cols) {
+  return b.row0 == 0 && b.rows == rows && b.col0 == 0 && b.cols == cols;
+}
+
+/// "32×128": the multiplication sign reads better than an x.
+std::string Shape(std::int64_t rows, std::int64_t cols) {
+  return std::to_string(rows) + "\xC3\x97" + std::to_string(cols);
+}
+
+std::string Range(std::int64_t first, std::int64_t count) {
+  return std::to_string(first) + "-" + std::to_string(first + count - 1);
+}
+
+/// A vector's block as a range along its length: [begin, begin + count).
+void AlongLength(const TpWeightMatrix& m, const TpBlock& b, std::int64_t* begin, std::int64_t* count) {
+  if (m.rows == 1) {
+    *begin = b.col0;
+    *count = b.cols;
+  } else {
+    *begin = b.row0;
+    *count = b.rows;
+  }
+}
+
+/// The shape of a matrix drawn at `px` pixels per element, its aspect
+/// clamped to kMaxAspect by growing the short side.
+Vec2 MatrixSize(const TpWeightMatrix& m, double px) {
+  double w = static_cast<double>(m.cols) * px;
+  double h = static_cast<double>(m.rows) * px;
+  if (w > kMaxAspect * h) h = w / kMaxAspect;
+  if (h > kMaxAspect * w) w = h / kMaxAspect;
+  return {std::max(static_cast<float>(w), kMinMatrixSidePx), std::max(static_cast<float>(h), kMinMatrixSidePx)};
+}
+
+/// Extra room a replicated matrix's stack of copies takes beyond one copy.
+float StackExtra(const TpWeightMatrix& m) {
+  return m.split == TpSplit::kReplicated ? kStackStepPx * static_cast<float>(m.blocks.size() - 1) : 0.0f;
+}
+
+/// A matrix item's width and height at a scale: two text lines over the drawing.
+Vec2 MatrixItemSize(const TpWeightMatrix& m, double px, float line_h) {
+  const Vec2 shape = MatrixSize(m, px);
+  const float extra = StackExtra(m);
+  return {std::max(shape.x + extra, kMinMatrixItemPx), 2 * line_h + 4 + shape.y + extra};
+}
+
+/// Height the matrices need when flowed into rows of `width` at scale `px`
+/// (and whether each fits the width at all).
+float FlowHeight(const std::vector<const TpWeightMatrix*>& items, double px, float width, float line_h,
+                 bool* too_wide) {
+  float x = 0, row_h = 0, total = 0;
+  *too_wide = false;
+  for (const TpWeightMatrix* m : items) {
+    const Vec2 size = MatrixItemSize(*m, px, line_h);
+    if (size.x > width) *too_wide = true;
+    if (x > 0 && x + size.x > width) {
+      total += row_h + kItemGapPx;
+      x = 0;
+      row_h = 0;
+    }
+    x += size.x + kItemGapPx;
+    row_h = std::max(row_h, size.y);
+  }
+  return items.empty() ? 0 : total + row_h;
+}
+
+/// Block rectangles of `m` drawn in `shape` (see the header's sketch).
+std::vector<Rect> BlockRects(const TpWeightMatrix& m, const Rect& shape) {
+  std::vector<Rect> rects;
+  rects.reserve(m.blocks.size());
+  const float w = shape.width();
+  const float h = shape.height();
+  const auto n = static_cast<float>(m.blocks.size());
+  for (std::size_t k = 0; k < m.blocks.size(); ++k) {
+    const TpBlock& b = m.blocks[k].block;
+    const auto kf = static_cast<float>(k);
+    Rect r;
+    if (m.split == TpSplit::kReplicated && m.vector) {
+      // Full length, one thin band of the strip's thickness per copy.
+      r = {{shape.min.x, shape.min.y + h * kf / n}, {shape.max.x, shape.min.y + h * (kf + 1) / n}};
+    } else if (m.split == TpSplit::kReplicated) {
+      // A stack of copies: copy k shifted k steps right and down, the last on top.
+      const float extra = StackExtra(m);
+      r = {{shape.min.x + kStackStepPx * kf, shape.min.y + kStackStepPx * kf},
+           {shape.max.x - extra + kStackStepPx * kf, shape.max.y - extra + kStackStepPx * kf}};
+    } else if (m.vector) {
+      std::int64_t begin = 0, count = 0;
+      AlongLength(m, b, &begin, &count);
+      const double length = static_cast<double>(m.length());
+      r = {{shape.min.x + static_cast<float>(w * begin / length), shape.min.y},
+           {shape.min.x + static_cast<float>(w * (begin + count) / length), shape.max.y}};
+    } else {
+      const double cols = static_cast<double>(m.cols);
+      const double rows = static_cast<double>(m.rows);
+      r = {{shape.min.x + static_cast<float>(w * b.col0 / cols), shape.min.y + static_cast<float>(h * b.row0 / rows)},
+           {shape.min.x + static_cast<float>(w * (b.col0 + b.cols) / cols),
+            shape.min.y + static_cast<float>(h * (b.row0 + b.rows) / rows)}};
+    }
+    rects.push_back(r);
+  }
+  return rects;
+}
+
+}  // namespace
+
+int BlockCoverage(std::int64_t rows, std::int64_t cols, const std::vector<TpRankBlock>& blocks) {
+  if (blocks.empty() || rows <= 0 || cols <= 0) return blocks.empty() ? 0 : -1;
+  // Cut the tensor at every block edge: each cell is covered by a block
+  // wholly or not at all, so counting per cell counts per element.
+  std::vector<std::int64_t> row_cuts{0, rows}, col_cuts{0, cols};
+  for (const TpRankBlock& rb : blocks) {
+    const TpBlock& b = rb.block;
+    if (b.row0 < 0 || b.col0 < 0 || b.rows <= 0 || b.cols <= 0 || b.row0 + b.rows > rows ||
+        b.col0 + b.cols > cols) {
+      return -1;
+    }
+    row_cuts.insert(row_cuts.end(), {b.row0, b.row0 + b.rows});
+    col_cuts.insert(col_cuts.end(), {b.col0, b.col0 + b.cols});
+  }
+  for (std::vector<std::int64_t>* cuts : {&row_cuts, &col_cuts}) {
+    std::sort(cuts->begin(), cuts->end());
+    cuts->erase(std::unique(cuts->begin(), cuts->end()), cuts->end());
+  }
+  int coverage = -2;  // not seen a cell yet
+  for (std::size_t i = 0; i + 1 < row_cuts.size(); ++i) {
+    for (std::size_t j = 0; j + 1 < col_cuts.size(); ++j) {
+      int count = 0;
+      for (const TpRankBlock& rb : blocks) {
+        const TpBlock& b = rb.block;
+        if (b.row0 <= row_cuts[i] && row_cuts[i] < b.row0 + b.rows && b.col0 <= col_cuts[j] &&
+            col_cuts[j] < b.col0 + b.cols) {
+          ++count;
+        }
+      }
+      if (coverage == -2) coverage = count;
+      if (count != coverage || count == 0) return -1;
+    }
+  }
+  return coverage;
+}
+
+TpSplit ClassifySplit(std::int64_t rows, std::int64_t cols, const std::vector<TpRankBlock>& blocks) {
+  if (blocks.empty()) return TpSplit::kOther;
+  const bool all_whole = std::all_of(blocks.begin(), blocks.end(),
+                                     [&](const TpRankBlock& b) { return IsWhole(b.block, rows, cols); });
+  if (all_whole) return TpSplit::kReplicated;
+  if (BlockCoverage(rows, cols, blocks) != 1) return TpSplit::kOther;
+  if (IsVector(rows, cols)) return TpSplit::kParts;
+  const bool all_rows = std::all_of(blocks.begin(), blocks.end(), [&](const TpRankBlock& b) {
+    return b.block.row0 == 0 && b.block.rows == rows;
+  });
+  const bool all_cols = std::all_of(blocks.begin(), blocks.end(), [&](const TpRankBlock& b) {
+    return b.block.col0 == 0 && b.block.cols == cols;
+  });
+  if (all_rows) return TpSplit::kColumns;
+  if (all_cols) return TpSplit::kRows;
+  return TpSplit::kOther;
+}
+
+std::vector<TpWeightMatrix> TpWeightMatrices(const std::vector<TpTensorBlock>& blocks) {
+  std::vector<TpWeightMatrix> matrices;
+  std::map<std::string, std::size_t> index;
+  for (const TpTensorBlock& b : blocks) {
+    if (b.role != TpTensorRole::kWeight) continue;
+    auto it = index.find(b.tensor);
+    if (it == index.end()) {
+      it = index.emplace(b.tensor, matrices.size()).first;
+      TpWeightMatrix m;
+      m.tensor = b.tensor;
+      m.rows = b.block.total_rows;
+      m.cols = b.block.total_cols;
+      matrices.push_back(std::move(m));
+    }
+    matrices[it->second].blocks.push_back({b.rank, b.block});
+  }
+  for (TpWeightMatrix& m : matrices) {
+    std::stable_sort(m.blocks.begin(), m.blocks.end(),
+                     [](const TpRankBlock& a, const TpRankBlock& b) { return a.rank < b.rank; });
+    m.vector = IsVector(m.rows, m.cols);
+    m.split = ClassifySplit(m.rows, m.cols, m.blocks);
+    m.coverage = BlockCoverage(m.rows, m.cols, m.blocks);
+  }
+  return matrices;
+}
+
+std::string RankList(const std::vector<int>& ranks) {
+  std::vector<int> r = ranks;
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  if (r.empty()) return "no GPU";
+  if (r.size() == 1) return "GPU " + std::to_string(r.front());
+  if (r.back() - r.front() + 1 == static_cast<int>(r.size())) {
+    return "GPUs " + std::to_string(r.front()) + "-" + std::to_string(r.back());
+  }
+  std::string text = "GPUs ";
+  for (std::size_t i = 0; i < r.size(); ++i) text += (i == 0 ? "" : ", ") + std::to_string(r[i]);
+  return text;
+}
+
+std::vector<std::string> TpSplitCaptions(const TpWeightMatrix& m) {
+  const std::string name = m.tensor + ": ";
+  const std::string n = std::to_string(m.blocks.size());
+  std::vector<int> ranks;
+  for (const TpRankBlock& b : m.blocks) ranks.push_back(b.rank);
+  switch (m.split) {
+    case TpSplit::kColumns:
+      return {name + "split by columns (column-parallel)", name + "by columns (column-parallel)",
+              name + "by columns", name + "cols"};
+    case TpSplit::kRows:
+      return {name + "split by rows (row-parallel)", name + "by rows (row-parallel)", name + "by rows",
+              name + "rows"};
+    case TpSplit::kParts:
+      return {name + "split in " + n + " parts (one per GPU)", name + "split in " + n + " parts",
+              name + n + " parts"};
+    case TpSplit::kReplicated:
+      if (m.blocks.size() == 1) {
+        return {name + "whole on " + RankList(ranks), name + "whole", m.tensor};
+      }
+      return {name + "replicated (all " + n + " GPUs hold all of it)", name + "replicated on " + n + " GPUs",
+              name + "replicated", name + n + " copies"};
+    case TpSplit::kOther: break;
+  }
+  return {name + n + " blocks on " + RankList(ranks), name + n + " blocks", m.tensor};
+}
+
+std::string TpBlockRange(const TpWeightMatrix& m, const TpRankBlock& rb) {
+  const TpBlock& b = rb.block;
+  if (m.vector) {
+    std::int64_t begin = 0, count = 0;
+    AlongLength(m, b, &begin, &count);
+    return "elements " + Range(begin, count) + " (" + std::to_string(count) + " values)";
+  }
+  return "rows " + Range(b.row0, b.rows) + ", cols " + Range(b.col0, b.cols) + " (" + Shape(b.rows, b.cols) +
+         ")";
+}
+
+TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, float width, float height,
+                               float line_h, const std::function<float(const std::string&)>& text_w) {
+  TpWeightLayout layout;
+  std::vector<const TpWeightMatrix*> grid;
+  std::vector<int> grid_index, vector_index;
+  for (std::size_t i = 0; i < matrices.size(); ++i) {
+    if (matrices[i].vector) {
+      vector_index.push_back(static_cast<int>(i));
+    } else {
+      grid.push_back(&matrices[i]);
+      grid_index.push_back(static_cast<int>(i));
+    }
+  }
+
+  // Vectors: one line each, in two columns when the panel is wide.
+  const float vector_row_h = std::max(line_h, kStripPx) + 4;
+  const int columns = width >= 560 && vector_index.size() > 2 ? 2 : 1;
+  const auto vector_rows = static_cast<int>((vector_index.size() + columns - 1) / columns);
+  const float vectors_h = vector_rows * vector_row_h;
+
+  // Matrices: the largest common scale whose flow fits above the vectors.
+  const float grid_h = std::max(0.0f, height - vectors_h - (vector_rows > 0 && !grid.empty() ? kItemGapPx : 0));
+  double lo = 1e-6, hi = 1e3, px = lo;
+  bool too_wide = false;
+  if (FlowHeight(grid, hi, width, line_h, &too_wide) <= grid_h && !too_wide) {
+    px = hi;
+  } else {
+    for (int i = 0; i < 60; ++i) {
+      const double mid = std::sqrt(lo * hi);  // bisect on a log scale
+      if (FlowHeight(grid, mid, width, line_h, &too_wide) <= grid_h && !too_wide) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    px = lo;
+  }
+  layout.px_per_element = px;
+
+  float x = 0, y = 0, row_h = 0;
+  for (std::size_t k = 0; k < grid.size(); ++k) {
+    const TpWeightMatrix& m = *grid[k];
+    const Vec2 size = MatrixItemSize(m, px, line_h);
+    if (x > 0 && x + size.x > width) {
+      y += row_h + kItemGapPx;
+      x = 0;
+      row_h = 0;
+    }
+    TpWeightBox box;
+    box.matrix = grid_index[k];
+    box.item = {{x, y}, {x + size.x, y + size.y}};
+    box.title = {{x, y}, {x + size.x, y + line_h}};
+    box.caption = {{x, y + line_h}, {x + size.x, y + 2 * line_h}};
+    const Vec2 shape = MatrixSize(m, px);
+    const float extra = StackExtra(m);
+    box.shape = {{x, y + 2 * line_h + 4}, {x + shape.x + extra, y + 2 * line_h + 4 + shape.y + extra}};
+    box.blocks = BlockRects(m, box.shape);
+    layout.boxes.push_back(std::move(box));
+    x += size.x + kItemGapPx;
+    row_h = std::max(row_h, size.y);
+  }
+  float vectors_top = grid.empty() ? 0 : y + row_h + kItemGapPx;
+  if (grid.empty()) vectors_top = 0;
+
+  // Vector lines: "a [128]" | strip (length by elements, longest gets the
+  // most) | caption in what is left.
+  if (!vector_index.empty()) {
+    const float column_w = (width - kItemGapPx * static_cast<float>(columns - 1)) / static_cast<float>(columns);
+    float label_w = 0;
+    std::int64_t longest = 1;
+    for (int i : vector_index) {
+      const TpWeightMatrix& m = matrices[static_cast<std::size_t>(i)];
+      label_w = std::max(label_w, text_w(m.tensor + " [" + std::to_string(m.length()) + "]"));
+      longest = std::max(longest, m.length());
+    }
+    label_w = std::min(label_w + 6, column_w * 0.3f);
+    const float strip_max = std::max(24.0f, (column_w - label_w) * 0.4f);
+    for (std::size_t k = 0; k < vector_index.size(); ++k) {
+      const TpWeightMatrix& m = matrices[static_cast<std::size_t>(vector_index[k])];
+      const int column = static_cast<int>(k) / vector_rows;
+      const int row = static_cast<int>(k) % vector_rows;
+      const float x0 = static_cast<float>(column) * (column_w + kItemGapPx);
+      const float y0 = vectors_top + static_cast<float>(row) * vector_row_h;
+      const float strip_w = std::max(
+          24.0f, strip_max * static_cast<float>(static_cast<double>(m.length()) / static_cast<double>(longest)));
+      const float strip_y = y0 + (vector_row_h - 4 - kStripPx) * 0.5f;
+      TpWeightBox box;
+      box.matrix = vector_index[k];
+      box.item = {{x0, y0}, {x0 + column_w, y0 + vector_row_h - 4}};
+      box.title = {{x0, y0}, {x0 + label_w, y0 + line_h}};
+      box.shape = {{x0 + label_w, strip_y}, {x0 + label_w + strip_w, strip_y + kStripPx}};
+      box.caption = {{box.shape.max.x + 8, y0}, {x0 + column_w, y0 + line_h}};
+      box.blocks = BlockRects(m, box.shape);
+      layout.boxes.push_back(std::move(box));
+    }
+    layout.height = vectors_top + vectors_h - 4;
+  } else {
+    layout.height = grid.empty() ? 0 : y + row_h;
+  }
+  return layout;
+}
+
+std::vector<RankCompute> RanksComputingAt(const TimelineStore& store, const Plan& plan, TimeNs t_ns) {
+  std::vector<RankCompute> ranks(static_cast<std::size_t>(std::max(plan.num_ranks, 0)));
+  for (const TimelineRow& row : store.rows()) {
+    if (row.lane != Lane::kCompute || row.rank < 0 || row.rank >= plan.num_ranks) continue;
+    // Ends are sorted like starts (one op at a time): the first op still
+    // running at t is the only candidate.
+    const auto it = std::partition_point(row.events.begin(), row.events.end(),
+                                         [&](const Event& e) { return e.end_ns <= t_ns; });
+    if (it == row.events.end() || it->start_ns > t_ns || it->kind != OpKind::kCompute) continue;
+    RankCompute& rc = ranks[static_cast<std::size_t>(row.rank)];
+    rc.busy = true;
+    if (it->op >= 0 && static_cast<std::size_t>(it->op) < plan.ops.size()) {
+      rc.phase = plan.ops[static_cast<std::size_t>(it->op)].tags.phase;
+    }
+  }
+  return ranks;
+}
+
+std::vector<TpCollectiveName> NameTpCollectives(const std::vector<TpCollective>& collectives) {
+  std::vector<TpCollectiveName> names;
+  int counts[3] = {0, 0, 0};
+  for (const TpCollective& c : collectives) {
+    TpCollectiveName n;
+    n.seq = c.seq;
+    n.forward = c.forward;
+    n.what = c.what;
+    const char* prefix = "AR";
+    switch (c.kind) {
+      case GroupCollectiveKind::kAllReduce: prefix = "AR"; break;
+      case GroupCollectiveKind::kReduceScatter: prefix = "RS"; break;
+      case GroupCollectiveKind::kAllGather: prefix = "AG"; break;
+    }
+    n.two_passes = c.kind == GroupCollectiveKind::kAllReduce;
+    n.tag = prefix + std::to_string(++counts[static_cast<int>(c.kind) % 3]);
+    n.name = n.tag + (c.forward ? " fwd" : " bwd");
+    names.push_back(std::move(n));
+  }
+  return names;
+}
+
+const TpCollectiveName* FindTpCollective(const std::vector<TpCollectiveName>& names, int seq) {
+  for (const TpCollectiveName& n : names) {
+    if (n.seq == seq) return &n;
+  }
+  return nullptr;
+}
+
+}  // namespace shardlab::gui
