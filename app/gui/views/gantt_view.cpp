@@ -277,7 +277,10 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
 
   const std::string label = RowLabel(row);
   const float text_y = y0 + (pass.row_h_px - ImGui::GetTextLineHeight()) * 0.5f;
-  list->AddText(ImVec2(pass.left_x_px + 6, text_y), first_of_rank ? theme.text : theme.text_dim, label.c_str());
+  // The rank's colour down the label's edge: GPU 2 wears it in every view.
+  list->AddRectFilled(ImVec2(pass.left_x_px + 1, y0 + 1), ImVec2(pass.left_x_px + 5, y1 - 1),
+                      theme.RankColor(row.rank));
+  list->AddText(ImVec2(pass.left_x_px + 9, text_y), first_of_rank ? theme.text : theme.text_dim, label.c_str());
 
   const std::vector<GanttBox> boxes = PrepareGanttRow(row, *pass.frame);
   const float by0 = y0 + kRowGapPx;
@@ -472,7 +475,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const float row_h = line_h + 6.0f;
   const float ruler_h = line_h + 8.0f;
   const int max_rank = store.rows().empty() ? 0 : store.rows().back().rank;
-  const float label_w = ImGui::CalcTextSize(("GPU" + std::to_string(max_rank) + " compute").c_str()).x + 14.0f;
+  const float label_w = ImGui::CalcTextSize(("GPU" + std::to_string(max_rank) + " compute").c_str()).x + 17.0f;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float timeline_w = avail.x - label_w - style.ScrollbarSize;
