@@ -33,6 +33,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/pipeline_gantt.h"
+#include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
@@ -88,11 +89,13 @@ void OpLabels(const Event& e, const Op* op, std::string out[3]) {
 
 /// The op's tooltip; `pipeline` (null for collectives) adds what the op
 /// does for which micro-batch.
-void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const PipelinePlan* pipeline) {
+void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const PipelinePlan* pipeline,
+                  const std::string& collective) {
   ImGui::BeginTooltip();
   ImGui::Text("op %d  %s%s%s", e.op, OpKindName(e.kind),
               op != nullptr && op->reduce != ReduceOp::kNone ? " + " : "",
               op != nullptr && op->reduce != ReduceOp::kNone ? ReduceOpName(op->reduce) : "");
+  if (!collective.empty()) ImGui::TextUnformatted(collective.c_str());
   if (pipeline != nullptr && op != nullptr) {
     const std::string summary = PipelineOpSummary(*op, *pipeline);
     if (!summary.empty()) ImGui::TextUnformatted(summary.c_str());
@@ -412,6 +415,33 @@ void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
   ImGui::NewLine();
 }
 
+/// The tensor-parallel legend line: compute passes, the all-reduces' two
+/// passes, and the rank colour beside each row.
+void DrawTpLegend(const Theme& theme) {
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "RS", "reduce-scatter pass");
+  LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), "AG", "all-gather pass");
+  const ImVec2 min = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  ImGui::Dummy(ImVec2(4 * 6.0f, h));
+  for (int r = 0; r < 4; ++r) {
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(min.x + 6.0f * r, min.y + 1), ImVec2(min.x + 6.0f * r + 4, min.y + h - 1),
+                                              theme.RankColor(r));
+  }
+  ImGui::SameLine(0, 4);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "GPU colour (as in Weights)");
+}
+
+/// "AR1 fwd: MLP output (g)" for a transfer of a tensor-parallel layer's collective.
+std::string TpCollectiveLine(const Session& session, const Op* op) {
+  const PreparedTp* tp = session.tp();
+  if (tp == nullptr || op == nullptr || op->collective_seq < 0) return "";
+  const std::vector<TpCollectiveName> names = NameTpCollectives(tp->layer.collectives);
+  const TpCollectiveName* n = FindTpCollective(names, op->collective_seq);
+  return n != nullptr ? n->name + ": " + n->what : "";
+}
+
 /// Every stage's bubbles, recomputed only when the run or its events change.
 const PipelineBubbles& CachedBubbles(const Session& session) {
   struct Cache {
@@ -468,6 +498,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
+  if (ctx.session.tp() != nullptr) DrawTpLegend(theme);
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -612,7 +643,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (pass.hovered_row >= 0 && pass.hovered_event >= 0) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
-    EventTooltip(e, OpOf(plan, e), row, pipeline);
+    const Op* op = OpOf(plan, e);
+    EventTooltip(e, op, row, pipeline, TpCollectiveLine(ctx.session, op));
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);
