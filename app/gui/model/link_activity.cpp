@@ -89,6 +89,7 @@ void LinkActivity::Update(const TimelineStore& store, TimeNs t_ns) {
                            static_cast<std::size_t>(e.collective_seq) < collective_labels_.size();
         transfer.label = named ? TransferLabel(tags, collective_labels_[static_cast<std::size_t>(e.collective_seq)])
                                : TransferLabel(tags);
+        transfer.compact_label = named ? TransferLabel(tags) : transfer.label;
       }
       // 1 byte per ns is 1 GB/s: the simulator's average rate for it.
       const Gbps rate_gbps = static_cast<double>(e.bytes) / (e.end_ns - e.start_ns);

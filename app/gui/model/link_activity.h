@@ -28,6 +28,8 @@ struct InFlight {
   std::string label;           // chunk letter(s) "C"; "F3"/"B3" for a pipeline's
                                // activation/gradient of micro-batch 3; "AR1 RS·B" for
                                // a named collective's chunk B; else the phase
+  std::string compact_label;   // what the dot says where dots crowd: the chunk
+                               // letter of a named collective's transfer, else label
   Phase phase = Phase::kNone;
   int microbatch = -1;         // pipelines: whose activation or gradient
   int collective_seq = -1;     // the op's collective call, -1 for none

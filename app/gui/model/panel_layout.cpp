@@ -12,7 +12,9 @@ PanelLayout ComputePanelLayout(float width, float height, float menu_height, flo
   // Side columns keep a readable minimum; the centre takes what is left.
   const float left_w = std::clamp(width * 0.20f, std::min(260.0f, width * 0.3f), 380.0f);
   const float right_w = std::clamp(width * 0.24f, std::min(300.0f, width * 0.3f), 460.0f);
-  const float gantt_h = std::clamp(body * 0.36f, std::min(180.0f, body * 0.5f), body * 0.5f);
+  // With weights beside it the band is taller: both want the rows.
+  const float band_share = weights_share > 0 ? 0.42f : 0.36f;
+  const float gantt_h = std::clamp(body * band_share, std::min(180.0f, body * 0.5f), body * 0.5f);
   const float upper_bottom = top + body - gantt_h;
   const float transport_h = std::min(44.0f, (upper_bottom - top) * 0.2f);
   const float metrics_h = (upper_bottom - top) * std::clamp(metrics_share, 0.1f, 1.0f);

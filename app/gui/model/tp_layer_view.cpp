@@ -57,6 +57,9 @@ Vec2 MatrixItemSize(const TpWeightMatrix& m, double px, float line_h) {
   return {std::max(shape.x + extra, kMinMatrixItemPx), 2 * line_h + 4 + shape.y + extra};
 }
 
+/// One vector line: its text or its strip, whichever is taller, and air.
+float VectorRowPx(float line_h) { return std::max(line_h, kStripPx) + 4; }
+
 /// Height the matrices need when flowed into rows of `width` at scale `px`
 /// (and whether each fits the width at all).
 float FlowHeight(const std::vector<const TpWeightMatrix*>& items, double px, float width, float line_h,
@@ -247,9 +250,137 @@ std::string TpBlockRange(const TpWeightMatrix& m, const TpRankBlock& rb) {
          ")";
 }
 
+namespace {
+
+/// The largest common scale at which `grid` flows into width × height.
+double BestScale(const std::vector<const TpWeightMatrix*>& grid, float width, float height, float line_h) {
+  bool too_wide = false;
+  double lo = 1e-6, hi = 1e3;
+  if (FlowHeight(grid, hi, width, line_h, &too_wide) <= height && !too_wide) return hi;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = std::sqrt(lo * hi);  // bisect on a log scale
+    if (FlowHeight(grid, mid, width, line_h, &too_wide) <= height && !too_wide) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// Places `grid` (whose indices into the matrices are `index`) at scale
+/// `px` in rows from (x0, y0) within `width`; returns the bottom edge.
+float PlaceGrid(const std::vector<const TpWeightMatrix*>& grid, const std::vector<int>& index, double px, float x0,
+                float y0, float width, float line_h, const std::function<float(const std::string&)>& text_w,
+                std::vector<TpWeightBox>* boxes) {
+  // Rows as the search flowed them; then each row's spare width widens its
+  // items so that all of them show a longer caption: the shortest captions
+  // first, longer ones while the spare width lasts.
+  std::vector<Vec2> sizes;
+  std::vector<int> row_of;
+  float x = 0;
+  int row = 0;
+  for (const TpWeightMatrix* m : grid) {
+    const Vec2 size = MatrixItemSize(*m, px, line_h);
+    if (x > 0 && x + size.x > width) {
+      ++row;
+      x = 0;
+    }
+    x += size.x + kItemGapPx;
+    sizes.push_back(size);
+    row_of.push_back(row);
+  }
+  for (std::size_t k = 0; k < grid.size();) {
+    std::size_t end = k;
+    float used = 0;
+    for (; end < grid.size() && row_of[end] == row_of[k]; ++end) used += sizes[end].x + (end > k ? kItemGapPx : 0);
+    float spare = width - used;
+    std::size_t levels = 0;
+    for (std::size_t i = k; i < end; ++i) levels = std::max(levels, TpSplitCaptions(*grid[i]).size());
+    for (std::size_t level = levels; level-- > 0;) {
+      // Level 0 is every item's longest caption; an item with fewer
+      // captions keeps its last one at the shorter levels.
+      std::vector<float> want(end - k);
+      float need = 0;
+      for (std::size_t i = k; i < end; ++i) {
+        const std::vector<std::string> captions = TpSplitCaptions(*grid[i]);
+        want[i - k] = std::max(sizes[i].x, text_w(captions[std::min(level, captions.size() - 1)]) + 4);
+        need += want[i - k] - sizes[i].x;
+      }
+      if (need > spare) break;
+      for (std::size_t i = k; i < end; ++i) sizes[i].x = want[i - k];
+      spare -= need;
+    }
+    k = end;
+  }
+  float y = y0, row_h = 0;
+  x = x0;
+  for (std::size_t k = 0; k < grid.size(); ++k) {
+    const TpWeightMatrix& m = *grid[k];
+    const Vec2 size = sizes[k];
+    if (k > 0 && row_of[k] != row_of[k - 1]) {
+      y += row_h + kItemGapPx;
+      x = x0;
+      row_h = 0;
+    }
+    TpWeightBox box;
+    box.matrix = index[k];
+    box.item = {{x, y}, {x + size.x, y + size.y}};
+    box.title = {{x, y}, {x + size.x, y + line_h}};
+    box.caption = {{x, y + line_h}, {x + size.x, y + 2 * line_h}};
+    const Vec2 shape = MatrixSize(m, px);
+    const float extra = StackExtra(m);
+    box.shape = {{x, y + 2 * line_h + 4}, {x + shape.x + extra, y + 2 * line_h + 4 + shape.y + extra}};
+    box.blocks = BlockRects(m, box.shape);
+    boxes->push_back(std::move(box));
+    x += size.x + kItemGapPx;
+    row_h = std::max(row_h, size.y);
+  }
+  return grid.empty() ? y0 : y + row_h;
+}
+
+/// Vector lines from (x0, y0) in `columns` columns across `width`:
+/// "a [128]" | strip (its length by elements, the longest the most) |
+/// caption in what is left. Returns the bottom edge.
+float PlaceVectors(const std::vector<TpWeightMatrix>& matrices, const std::vector<int>& index, float x0, float y0,
+                   float width, int columns, float line_h, const std::function<float(const std::string&)>& text_w,
+                   std::vector<TpWeightBox>* boxes) {
+  if (index.empty()) return y0;
+  const float row_h = VectorRowPx(line_h);
+  const auto rows = static_cast<int>((index.size() + static_cast<std::size_t>(columns) - 1) / columns);
+  const float column_w = (width - kItemGapPx * static_cast<float>(columns - 1)) / static_cast<float>(columns);
+  float label_w = 0;
+  std::int64_t longest = 1;
+  for (int i : index) {
+    const TpWeightMatrix& m = matrices[static_cast<std::size_t>(i)];
+    label_w = std::max(label_w, text_w(m.tensor + " [" + std::to_string(m.length()) + "]"));
+    longest = std::max(longest, m.length());
+  }
+  label_w = std::min(label_w + 6, column_w * 0.3f);
+  const float strip_max = std::max(24.0f, (column_w - label_w) * 0.4f);
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    const TpWeightMatrix& m = matrices[static_cast<std::size_t>(index[k])];
+    const float x = x0 + static_cast<float>(static_cast<int>(k) / rows) * (column_w + kItemGapPx);
+    const float y = y0 + static_cast<float>(static_cast<int>(k) % rows) * row_h;
+    const float strip_w =
+        std::max(24.0f, strip_max * static_cast<float>(static_cast<double>(m.length()) / static_cast<double>(longest)));
+    const float strip_y = y + (row_h - 4 - kStripPx) * 0.5f;
+    TpWeightBox box;
+    box.matrix = index[k];
+    box.item = {{x, y}, {x + column_w, y + row_h - 4}};
+    box.title = {{x, y}, {x + label_w, y + line_h}};
+    box.shape = {{x + label_w, strip_y}, {x + label_w + strip_w, strip_y + kStripPx}};
+    box.caption = {{std::min(box.shape.max.x + 8, x + column_w), y}, {x + column_w, y + line_h}};
+    box.blocks = BlockRects(m, box.shape);
+    boxes->push_back(std::move(box));
+  }
+  return y0 + static_cast<float>(rows) * row_h - 4;
+}
+
+}  // namespace
+
 TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, float width, float height,
                                float line_h, const std::function<float(const std::string&)>& text_w) {
-  TpWeightLayout layout;
   std::vector<const TpWeightMatrix*> grid;
   std::vector<int> grid_index, vector_index;
   for (std::size_t i = 0; i < matrices.size(); ++i) {
@@ -260,91 +391,33 @@ TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, floa
       grid_index.push_back(static_cast<int>(i));
     }
   }
+  const float row_h = VectorRowPx(line_h);
+  const auto vectors = static_cast<int>(vector_index.size());
 
-  // Vectors: one line each, in two columns when the panel is wide.
-  const float vector_row_h = std::max(line_h, kStripPx) + 4;
-  const int columns = width >= 560 && vector_index.size() > 2 ? 2 : 1;
-  const auto vector_rows = static_cast<int>((vector_index.size() + columns - 1) / columns);
-  const float vectors_h = vector_rows * vector_row_h;
+  // Below: the vectors under the matrices, in two columns when wide.
+  const int columns = width >= 560 && vectors > 2 ? 2 : 1;
+  const float below_h = static_cast<float>((vectors + columns - 1) / columns) * row_h;
+  const float gap = vectors > 0 && !grid.empty() ? kItemGapPx : 0;
+  const double below_px = BestScale(grid, width, std::max(0.0f, height - below_h - gap), line_h);
+  // Beside: the vectors in a column at the right, the matrices get the height.
+  const float side_w = std::clamp(width * 0.4f, 220.0f, 360.0f);
+  const bool can_side = !grid.empty() && vectors > 0 && width >= 520 &&
+                        static_cast<float>(vectors) * row_h <= height;
+  const double side_px = can_side ? BestScale(grid, width - side_w - kItemGapPx, height, line_h) : 0;
 
-  // Matrices: the largest common scale whose flow fits above the vectors.
-  const float grid_h = std::max(0.0f, height - vectors_h - (vector_rows > 0 && !grid.empty() ? kItemGapPx : 0));
-  double lo = 1e-6, hi = 1e3, px = lo;
-  bool too_wide = false;
-  if (FlowHeight(grid, hi, width, line_h, &too_wide) <= grid_h && !too_wide) {
-    px = hi;
+  TpWeightLayout layout;
+  if (can_side && side_px > below_px * 1.15) {
+    layout.px_per_element = side_px;
+    const float grid_bottom = PlaceGrid(grid, grid_index, side_px, 0, 0, width - side_w - kItemGapPx, line_h,
+                                        text_w, &layout.boxes);
+    const float vector_bottom = PlaceVectors(matrices, vector_index, width - side_w, 0, side_w, 1, line_h, text_w,
+                                             &layout.boxes);
+    layout.height = std::max(grid_bottom, vector_bottom);
   } else {
-    for (int i = 0; i < 60; ++i) {
-      const double mid = std::sqrt(lo * hi);  // bisect on a log scale
-      if (FlowHeight(grid, mid, width, line_h, &too_wide) <= grid_h && !too_wide) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    px = lo;
-  }
-  layout.px_per_element = px;
-
-  float x = 0, y = 0, row_h = 0;
-  for (std::size_t k = 0; k < grid.size(); ++k) {
-    const TpWeightMatrix& m = *grid[k];
-    const Vec2 size = MatrixItemSize(m, px, line_h);
-    if (x > 0 && x + size.x > width) {
-      y += row_h + kItemGapPx;
-      x = 0;
-      row_h = 0;
-    }
-    TpWeightBox box;
-    box.matrix = grid_index[k];
-    box.item = {{x, y}, {x + size.x, y + size.y}};
-    box.title = {{x, y}, {x + size.x, y + line_h}};
-    box.caption = {{x, y + line_h}, {x + size.x, y + 2 * line_h}};
-    const Vec2 shape = MatrixSize(m, px);
-    const float extra = StackExtra(m);
-    box.shape = {{x, y + 2 * line_h + 4}, {x + shape.x + extra, y + 2 * line_h + 4 + shape.y + extra}};
-    box.blocks = BlockRects(m, box.shape);
-    layout.boxes.push_back(std::move(box));
-    x += size.x + kItemGapPx;
-    row_h = std::max(row_h, size.y);
-  }
-  float vectors_top = grid.empty() ? 0 : y + row_h + kItemGapPx;
-  if (grid.empty()) vectors_top = 0;
-
-  // Vector lines: "a [128]" | strip (length by elements, longest gets the
-  // most) | caption in what is left.
-  if (!vector_index.empty()) {
-    const float column_w = (width - kItemGapPx * static_cast<float>(columns - 1)) / static_cast<float>(columns);
-    float label_w = 0;
-    std::int64_t longest = 1;
-    for (int i : vector_index) {
-      const TpWeightMatrix& m = matrices[static_cast<std::size_t>(i)];
-      label_w = std::max(label_w, text_w(m.tensor + " [" + std::to_string(m.length()) + "]"));
-      longest = std::max(longest, m.length());
-    }
-    label_w = std::min(label_w + 6, column_w * 0.3f);
-    const float strip_max = std::max(24.0f, (column_w - label_w) * 0.4f);
-    for (std::size_t k = 0; k < vector_index.size(); ++k) {
-      const TpWeightMatrix& m = matrices[static_cast<std::size_t>(vector_index[k])];
-      const int column = static_cast<int>(k) / vector_rows;
-      const int row = static_cast<int>(k) % vector_rows;
-      const float x0 = static_cast<float>(column) * (column_w + kItemGapPx);
-      const float y0 = vectors_top + static_cast<float>(row) * vector_row_h;
-      const float strip_w = std::max(
-          24.0f, strip_max * static_cast<float>(static_cast<double>(m.length()) / static_cast<double>(longest)));
-      const float strip_y = y0 + (vector_row_h - 4 - kStripPx) * 0.5f;
-      TpWeightBox box;
-      box.matrix = vector_index[k];
-      box.item = {{x0, y0}, {x0 + column_w, y0 + vector_row_h - 4}};
-      box.title = {{x0, y0}, {x0 + label_w, y0 + line_h}};
-      box.shape = {{x0 + label_w, strip_y}, {x0 + label_w + strip_w, strip_y + kStripPx}};
-      box.caption = {{box.shape.max.x + 8, y0}, {x0 + column_w, y0 + line_h}};
-      box.blocks = BlockRects(m, box.shape);
-      layout.boxes.push_back(std::move(box));
-    }
-    layout.height = vectors_top + vectors_h - 4;
-  } else {
-    layout.height = grid.empty() ? 0 : y + row_h;
+    layout.px_per_element = below_px;
+    const float grid_bottom = PlaceGrid(grid, grid_index, below_px, 0, 0, width, line_h, text_w, &layout.boxes);
+    layout.height = PlaceVectors(matrices, vector_index, 0, grid.empty() ? 0 : grid_bottom + gap, width, columns,
+                                 line_h, text_w, &layout.boxes);
   }
   return layout;
 }

@@ -108,13 +108,14 @@ struct TpWeightLayout {
 inline constexpr double kMaxAspect = 4.0;      // a matrix drawn wider than 4:1 gets taller
 inline constexpr float kMinMatrixSidePx = 18.0f;
 inline constexpr float kMinMatrixItemPx = 96.0f;  // room for a caption under a thin matrix
-inline constexpr float kStripPx = 10.0f;       // a vector's thickness
+inline constexpr float kStripPx = 12.0f;       // a vector's thickness
 inline constexpr float kStackStepPx = 4.0f;    // offset between copies of a replicated matrix
 inline constexpr float kItemGapPx = 14.0f;
 
 /// Lays out `matrices` in a panel of `width` × `height` pixels at (0, 0):
 /// matrices flow left to right in rows at the largest common scale that
-/// fits what the vectors leave; vectors follow, one per line, in one or
+/// fits what the vectors leave (a row's spare width then widens its items
+/// so their full captions fit); vectors follow, one per line, in one or
 /// two columns. `line_h` is a text line's height and `text_w` measures a
 /// string (the app passes ImGui's; tests a fixed advance).
 TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, float width, float height,

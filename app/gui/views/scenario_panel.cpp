@@ -25,7 +25,7 @@ namespace shardlab::gui {
 namespace {
 
 constexpr const char* kPipelineTitle = "pipeline training (MLP)";
-constexpr const char* kTpTitle = "tensor-parallel layer (Megatron)";
+constexpr const char* kTpTitle = "tensor-parallel layer";
 
 constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
@@ -332,17 +332,21 @@ void TpFields(const Theme& theme, ScenarioSettings& s) {
                                "only T / tp token rows, and every all-reduce becomes a reduce-scatter\n"
                                "and an all-gather: the same bytes, less activation memory.");
   }
-  // The shape in words before anything runs: the all-reduce's size.
+  // The shape in words before anything runs: F, the tokens, the all-reduce's size.
   if (s.tp >= 1 && s.tp_batch >= 1 && s.tp_seq >= 1 && s.tp_hidden >= 1) {
+    config.hidden = s.tp_hidden;
+    config.ffn = s.tp_ffn;
     const std::int64_t tokens = std::int64_t{s.tp_batch} * s.tp_seq;
     const Bytes bytes = tokens * s.tp_hidden * 4;
-    char text[200];
-    std::snprintf(text, sizeof text, "T = %lld tokens. Each all-reduce sums T x H x 4 B = %s%s.",
-                  static_cast<long long>(tokens), FormatBytes(bytes).c_str(),
-                  attention && s.tp_heads > 0 && s.tp_hidden % s.tp_heads == 0
-                      ? (", heads of " + std::to_string(s.tp_hidden / s.tp_heads) + " features").c_str()
-                      : "");
-    DimWrapped(theme, text);
+    std::string text;
+    if (kind != TpLayerKind::kAttention) {
+      text = "F = " + std::to_string(config.split_width()) + (s.tp_ffn == 0 ? " (the default)" : "") + ". ";
+    }
+    text += "T = " + std::to_string(tokens) + " tokens. Each all-reduce sums T x H x 4 B = " + FormatBytes(bytes);
+    if (attention && s.tp_heads > 0 && s.tp_hidden % s.tp_heads == 0) {
+      text += "; heads of " + std::to_string(s.tp_hidden / s.tp_heads) + " features";
+    }
+    DimWrapped(theme, text + ".");
   }
 }
 

@@ -608,6 +608,9 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   }
 
   // Chunks in flight: a pill on the sender's lane, labelled with the chunk.
+  // A pill whose full label would cover one drawn before it says only its
+  // compact label (the chunk letter), so crowded pills stay readable.
+  std::vector<PxRect> placed;
   for (std::size_t k = 0; k < activity.in_flight().size(); ++k) {
     const InFlight& f = activity.in_flight()[k];
     if (in_flight_lanes[k].empty()) continue;
@@ -618,16 +621,32 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
       list->AddRectFilled(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + 2, p.y + 2), fill);
       continue;
     }
-    const float text_w = ImGui::CalcTextSize(f.label.c_str()).x;
     const float radius = pill_radius_px;
-    const float half_w = std::max(radius, text_w * 0.5f + 5.0f);
+    auto pill_half_w = [&](const std::string& text) {
+      return std::max(radius, ImGui::CalcTextSize(text.c_str()).x * 0.5f + 5.0f);
+    };
+    const std::string* text = &f.label;
+    if (!f.compact_label.empty() && f.compact_label != f.label) {
+      const float w = pill_half_w(f.label);
+      const PxRect full{ImVec2(p.x - w, p.y - radius), ImVec2(p.x + w, p.y + radius)};
+      for (const PxRect& other : placed) {
+        const bool overlaps = full.Min.x < other.Max.x && other.Min.x < full.Max.x &&
+                              full.Min.y < other.Max.y && other.Min.y < full.Max.y;
+        if (overlaps) {
+          text = &f.compact_label;
+          break;
+        }
+      }
+    }
+    const float half_w = pill_half_w(*text);
+    placed.push_back({ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius)});
     // A soft glow first, so the pill stands out on a busy lane.
     list->AddRectFilled(ImVec2(p.x - half_w - 4, p.y - radius - 4), ImVec2(p.x + half_w + 4, p.y + radius + 4),
                         WithAlpha(fill, 0.25f), radius + 4);
     list->AddRectFilled(ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius), fill, radius);
     list->AddRect(ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius),
                   WithAlpha(theme.background, 0.8f), radius, 0, 1.0f);
-    DrawCenteredText(list, p, ContrastText(fill), f.label);
+    DrawCenteredText(list, p, ContrastText(fill), *text);
   }
   list->PopClipRect();
 

@@ -53,6 +53,27 @@ std::string NowLine(const std::vector<RankCompute>& ranks, TimeNs cursor_ns, boo
   return line + " with the lit blocks";
 }
 
+/// What each GPU computes with its blocks, in one sentence per layer kind.
+const char* LayerSentence(TpLayerKind kind) {
+  switch (kind) {
+    case TpLayerKind::kColumnLinear:
+      return "Y = X\xC2\xB7" "A + a: GPU r computes its own columns of Y with its columns of A; nothing to add up forward.";
+    case TpLayerKind::kRowLinear:
+      return "Y = X\xC2\xB7" "W + b: GPU r multiplies its columns of X by its rows of W, a partial sum of all of Y; "
+             "an all-reduce adds the partial sums.";
+    case TpLayerKind::kMlp:
+      return "Y = relu(X\xC2\xB7" "A + a)\xC2\xB7" "B + b: GPU r keeps its columns of A and its rows of B, so the "
+             "activation between them never moves; one all-reduce adds the partial outputs.";
+    case TpLayerKind::kAttention:
+      return "Each GPU computes its own heads with its columns of Wq, Wk and Wv, then multiplies by its rows of "
+             "Wo: a partial sum of the output, which an all-reduce adds up.";
+    case TpLayerKind::kTransformer:
+      return "Attention, then the MLP, each split the Megatron way: column-parallel in, row-parallel out, one "
+             "all-reduce after each half forward and one before each half backward.";
+  }
+  return "";
+}
+
 void BlockTooltip(const TpWeightMatrix& m, const TpRankBlock& b, DType dtype) {
   const std::int64_t values = b.block.rows * b.block.cols;
   ImGui::BeginTooltip();
@@ -92,6 +113,9 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
   const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), *ctx.session.plan(), cursor_ns);
   const bool any_busy = std::any_of(ranks.begin(), ranks.end(), [](const RankCompute& r) { return r.busy; });
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+  ImGui::TextWrapped("%s", LayerSentence(tp->layer.config.kind));
+  ImGui::PopStyleColor();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(any_busy ? theme.text : theme.text_dim), "%s",
                      NowLine(ranks, cursor_ns, any_busy).c_str());
 
