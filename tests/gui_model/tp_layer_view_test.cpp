@@ -325,20 +325,27 @@ TEST(TpLayerView, RanksComputingAtATimeFollowTheComputeLanes) {
       event(2, 2, Lane::kSend, OpKind::kSend, 0, 30),  // sending is not computing
   };
   store.Add(events);
-  auto busy = [&](TimeNs t) {
+  auto ranks_where = [&](TimeNs t, bool (*pick)(const RankCompute&)) {
     std::vector<int> out;
     const std::vector<RankCompute> ranks = RanksComputingAt(store, plan, t);
     for (std::size_t r = 0; r < ranks.size(); ++r)
-      if (ranks[r].busy) out.push_back(static_cast<int>(r));
+      if (pick(ranks[r])) out.push_back(static_cast<int>(r));
     return out;
   };
+  auto busy = [&](TimeNs t) { return ranks_where(t, [](const RankCompute& r) { return r.busy; }); };
+  auto lit = [&](TimeNs t) { return ranks_where(t, [](const RankCompute& r) { return r.lit(); }); };
   EXPECT_EQ(busy(0), (std::vector<int>{0}));
   EXPECT_EQ(busy(7), (std::vector<int>{0, 1}));
   EXPECT_EQ(busy(10), (std::vector<int>{1})) << "an op that ends at t is over";
+  EXPECT_EQ(lit(10), (std::vector<int>{0, 1})) << "but lit: paused right after it";
+  EXPECT_TRUE(RanksComputingAt(store, plan, 10)[0].just_done);
   EXPECT_EQ(busy(17), (std::vector<int>{}));
+  EXPECT_EQ(lit(17), (std::vector<int>{}));
+  EXPECT_EQ(busy(20), (std::vector<int>{0})) << "starting at t counts";
   EXPECT_EQ(busy(25), (std::vector<int>{0}));
   EXPECT_EQ(RanksComputingAt(store, plan, 25)[0].phase, Phase::kBackward);
   EXPECT_EQ(RanksComputingAt(store, plan, 2)[0].phase, Phase::kForward);
+  EXPECT_EQ(RanksComputingAt(store, plan, 30)[0].phase, Phase::kBackward) << "just done";
 }
 
 // --- The engine's own layers ----------------------------------------------

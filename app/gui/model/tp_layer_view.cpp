@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace shardlab::gui {
@@ -428,11 +429,18 @@ std::vector<RankCompute> RanksComputingAt(const TimelineStore& store, const Plan
     if (row.lane != Lane::kCompute || row.rank < 0 || row.rank >= plan.num_ranks) continue;
     // Ends are sorted like starts (one op at a time): the first op still
     // running at t is the only candidate.
-    const auto it = std::partition_point(row.events.begin(), row.events.end(),
-                                         [&](const Event& e) { return e.end_ns <= t_ns; });
-    if (it == row.events.end() || it->start_ns > t_ns || it->kind != OpKind::kCompute) continue;
+    auto it = std::partition_point(row.events.begin(), row.events.end(),
+                                   [&](const Event& e) { return e.end_ns <= t_ns; });
     RankCompute& rc = ranks[static_cast<std::size_t>(row.rank)];
-    rc.busy = true;
+    if (it != row.events.end() && it->start_ns <= t_ns && it->kind == OpKind::kCompute) {
+      rc.busy = true;
+    } else if (it != row.events.begin() && std::prev(it)->end_ns == t_ns && std::prev(it)->start_ns < t_ns &&
+               std::prev(it)->kind == OpKind::kCompute) {
+      rc.just_done = true;
+      --it;
+    } else {
+      continue;
+    }
     if (it->op >= 0 && static_cast<std::size_t>(it->op) < plan.ops.size()) {
       rc.phase = plan.ops[static_cast<std::size_t>(it->op)].tags.phase;
     }

@@ -123,12 +123,14 @@ TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, floa
 
 /// What one rank's compute lane does at a moment.
 struct RankCompute {
-  bool busy = false;
-  Phase phase = Phase::kNone;  // of the op running (forward, backward)
+  bool busy = false;           // an op runs at t (one that starts exactly at t counts)
+  bool just_done = false;      // else an op ended exactly at t: the replay paused after its step
+  Phase phase = Phase::kNone;  // of that op (forward, backward)
+  bool lit() const { return busy || just_done; }
 };
 
-/// Every rank of `plan` at `t_ns` (an op that starts exactly at t counts,
-/// one that ends at t does not): the blocks of busy ranks light up.
+/// Every rank of `plan` at `t_ns`: the blocks of lit ranks light up, so
+/// stepping (which pauses at a step's end) shows the compute it just did.
 std::vector<RankCompute> RanksComputingAt(const TimelineStore& store, const Plan& plan, TimeNs t_ns);
 
 /// Short names of the layer's collectives, numbered per kind in plan order

@@ -38,18 +38,22 @@ std::string Title(const TpWeightMatrix& m) {
 }
 
 /// The sentence for the header line: who computes at the cursor.
-std::string NowLine(const std::vector<RankCompute>& ranks, TimeNs cursor_ns, bool any_busy) {
-  if (!any_busy) {
+std::string NowLine(const std::vector<RankCompute>& ranks, TimeNs cursor_ns, bool any_lit) {
+  if (!any_lit) {
     return cursor_ns <= 0 ? "Blocks light up while their GPU computes: press Step or Play."
                           : "No GPU computes now (the layer waits for communication, or is done).";
   }
   std::vector<int> forward, backward;
+  bool running = false;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    if (ranks[r].busy) (ranks[r].phase == Phase::kBackward ? backward : forward).push_back(static_cast<int>(r));
+    if (!ranks[r].lit()) continue;
+    running = running || ranks[r].busy;
+    (ranks[r].phase == Phase::kBackward ? backward : forward).push_back(static_cast<int>(r));
   }
-  std::string line = "now: ";
-  if (!forward.empty()) line += RankList(forward) + " compute forward";
-  if (!backward.empty()) line += (forward.empty() ? "" : "; ") + RankList(backward) + " compute backward";
+  const char* verb = running ? " compute " : " just computed ";
+  std::string line = running ? "now: " : "";
+  if (!forward.empty()) line += RankList(forward) + verb + "forward";
+  if (!backward.empty()) line += (forward.empty() ? "" : "; ") + RankList(backward) + verb + "backward";
   return line + " with the lit blocks";
 }
 
@@ -112,7 +116,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
 
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
   const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), *ctx.session.plan(), cursor_ns);
-  const bool any_busy = std::any_of(ranks.begin(), ranks.end(), [](const RankCompute& r) { return r.busy; });
+  const bool any_busy = std::any_of(ranks.begin(), ranks.end(), [](const RankCompute& r) { return r.lit(); });
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   ImGui::TextWrapped("%s", LayerSentence(tp->layer.config.kind));
   ImGui::PopStyleColor();
@@ -158,12 +162,13 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
     list->PopClipRect();
 
     // The blocks, rank by rank (a replicated stack: the last copy on top).
+    bool strip_lit = false;
     for (std::size_t k = 0; k < m.blocks.size() && k < box.blocks.size(); ++k) {
       const TpRankBlock& b = m.blocks[k];
       const ImVec2 min = ToPx(origin, box.blocks[k].min);
       const ImVec2 max = ToPx(origin, box.blocks[k].max);
       const bool busy = b.rank >= 0 && static_cast<std::size_t>(b.rank) < ranks.size() &&
-                        ranks[static_cast<std::size_t>(b.rank)].busy;
+                        ranks[static_cast<std::size_t>(b.rank)].lit();
       Color fill = theme.RankColor(b.rank);
       if (any_busy && !busy) fill = MixColor(fill, theme.background, 0.62f);
       list->AddRectFilled(min, max, fill);
@@ -175,7 +180,9 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
         hovered_min = min;
         hovered_max = max;
       }
-      if (any_busy && busy) list->AddRect(min, max, theme.text, 0, 0, 2.0f);
+      // A thin strip gets one outline around it (below), not one per block.
+      if (any_busy && busy && !m.vector) list->AddRect(min, max, theme.text, 0, 0, 2.0f);
+      strip_lit = strip_lit || (busy && m.vector);
       // "GPU 2", else "2", where it fits; a stack names itself on its top copy.
       const bool top_of_stack = m.split == TpSplit::kReplicated && !m.vector && k + 1 == m.blocks.size();
       if (m.split == TpSplit::kReplicated && !top_of_stack) continue;
@@ -190,6 +197,10 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
       if (label != nullptr) {
         DrawCenteredText(list, ImVec2((min.x + max.x) * 0.5f, (min.y + max.y) * 0.5f), ContrastText(fill), *label);
       }
+    }
+    if (strip_lit && any_busy) {
+      list->AddRect(ToPx(origin, Vec2{box.shape.min.x - 1, box.shape.min.y - 1}),
+                    ToPx(origin, Vec2{box.shape.max.x + 1, box.shape.max.y + 1}), theme.text, 0, 0, 1.0f);
     }
   }
   if (hovered_block != nullptr) {
