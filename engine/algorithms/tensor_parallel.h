@@ -7,13 +7,16 @@
 //   row linear      rank r: P_r = X_r·W_r            forward: Y = Σ_r P_r + b, one all-reduce ("g")
 //                   backward: dX_r = dY·W_rᵀ          no communication
 //   MLP             column then row: one all-reduce forward (g), one backward (f)
+//   attention       heads split (Q, K, V column-parallel), Wo row-parallel: the same
+//   transformer     attention then MLP: two all-reduces forward, two backward
 //
 //   X[T×H] ──► A_r (H × F/tp) ──relu──► B_r (F/tp × H) ──► P_r ══all-reduce══► Y = ΣP_r + b
 //
 // Every all-reduce moves the T × H activations (or their gradient): 2(tp−1)
-// ring steps of T·H/tp elements per rank, T·H·4 bytes in float32. A
-// transformer layer (attention + MLP) has two of them forward and two
-// backward (the seed text's 4 per layer); this plan holds one layer.
+// ring steps of T·H/tp elements per rank, T·H·dtype bytes. With sequence
+// parallelism each becomes a reduce-scatter (leaving rank r the token rows
+// r·T/tp..) and, before the next split linear, an all-gather: the same
+// bytes, but LayerNorm, bias and residual run on T/tp rows per rank.
 #pragma once
 
 #include <string>
@@ -44,6 +47,7 @@ struct TpTensorBlock {
   TpTensorRole role = TpTensorRole::kWeight;
   int rank = 0;
   BufferId buffer = kNoBuffer;
+  std::int64_t offset = 0;  // element where the block starts in the buffer
   TpBlock block;
 };
 

@@ -3,21 +3,27 @@
 //   column linear   Y[T×F] = X[T×H]·A[H×F] + a        A split by columns
 //   row linear      Y[T×H] = X[T×F]·W[F×H] + b        W split by rows, X by columns
 //   MLP (Megatron)  Y[T×H] = relu(X·A + a)·B + b       A by columns, B by rows
+//   attention       Q, K, V = X·Wq + bq, ...; per head softmax(QKᵀ/√d)·V; ·Wo + bo
+//                   Wq, Wk, Wv by columns (whole heads per rank), Wo by rows
+//   transformer     pre-norm: h = X + attention(LN(X)); Y = h + MLP(LN(h))
 //
 // T = batch × sequence tokens, H the hidden size, F the split width (the
 // column layer's outputs, the row layer's inputs, the MLP's inner width,
-// 4H by default). The MLP's activation is ReLU where Megatron uses GeLU:
-// the split and its communication are the same, and ReLU keeps the kernels
-// few. A training step's upstream gradient dY is given (a random tensor),
-// so forward and backward are checked without a loss on top.
+// 4H by default). Simplifications, none of which changes the split or its
+// communication: ReLU where Megatron uses GeLU, no causal mask, LayerNorm
+// without learned scale and shift, no dropout. A training step's upstream
+// gradient dY is given (a random tensor), so forward and backward are
+// checked without a loss on top.
 //
-// Every tensor comes from its own input stream (TpLayerStream), so a
-// shard built as a block of that stream (Buffer::init_offset/row/stride)
-// starts with exactly the values the reference uses.
+// Every tensor comes from its own input stream (TpTensorSpec), so a shard
+// built as a block of that stream (Buffer::init_offset/row/stride) starts
+// with exactly the values the reference uses.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/plan/op_kinds.h"
@@ -61,21 +67,55 @@ struct TpLayerConfig {
 /// "sequence-parallel: " (T must split evenly over tp; not for one linear).
 void CheckTpLayerConfig(const TpLayerConfig& config);
 
-/// The tensors of a layer; the second linear's are the MLP's only.
-enum class TpTensor : std::uint8_t { kInput, kWeight1, kBias1, kWeight2, kBias2, kOutputGrad };
-/// Input stream and scale of a tensor (weights He-uniform ±sqrt(6/fan-in),
-/// biases ±0.1, input and output gradient ±1).
-std::int64_t TpLayerStream(TpTensor tensor);
-float TpLayerScale(const TpLayerConfig& config, TpTensor tensor);
+/// A tensor of the single-device layer, row-major rows × cols, and the
+/// FillInputs stream and scale it starts from (weights He-uniform
+/// ±sqrt(6/fan-in), biases ±0.1, the input and the output gradient ±1).
+/// Biases are one row.
+struct TpTensorSpec {
+  std::string name;  // "x", "dy", "A", "a", "B", "b", "W", "Wq", "bq", ... "Wo", "bo"
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t stream = 0;
+  float scale = 1.0f;
+  bool weight = false;  // a parameter (its gradient is "d" + name)
+};
 
-/// The whole layer on one device, row-major, plain loops (double sums).
-struct TpLayerReference {
+/// The layer's input "x" and upstream gradient "dy", then its weights in
+/// order. The MLP's are A[H×F], a[F], B[F×H], b[H]; a lone linear's A, a
+/// (column) or W, b (row); attention's Wq, Wk, Wv [H×H] with bq, bk, bv and
+/// Wo [H×H] with bo; the transformer's are attention's then the MLP's.
+std::vector<TpTensorSpec> TpLayerTensors(const TpLayerConfig& config);
+const TpTensorSpec& FindTpTensor(const std::vector<TpTensorSpec>& specs, const std::string& name);
+
+struct TpRefTensor {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<float> data;
+};
+
+/// The whole layer on one device, row-major, plain loops with double
+/// sums: the inputs and weights, the output "y", and the gradients "dx" and
+/// "d" + each weight's name, for the upstream gradient "dy".
+///
+///   attention   per batch b and head g (head size d = H/heads):
+///               Q = x·Wq + bq, K, V alike; P = softmax(Q_bg·K_bgᵀ/√d) (no
+///               causal mask); O_bg = P·V_bg; y = O·Wo + bo
+///   transformer pre-norm, as GPT and Megatron:  h = x + attention(LN(x)),
+///               y = h + MLP(LN(h)); LN without learned scale and shift
+class TpLayerReference {
+ public:
   TpLayerReference(const TpLayerConfig& config, std::uint64_t seed);
 
-  TpLayerConfig config;
-  std::vector<float> x, w1, b1, w2, b2, dy;  // inputs (w2, b2 empty unless MLP)
-  std::vector<float> y;                      // forward output
-  std::vector<float> dx, dw1, db1, dw2, db2; // gradients
+  const TpLayerConfig& config() const { return config_; }
+  /// Throws std::out_of_range for a name the layer does not have.
+  const TpRefTensor& tensor(const std::string& name) const;
+  bool has(const std::string& name) const;
+
+  /// The forward output for another input of the same shape (for
+  /// finite-difference checks of the gradients).
+  std::vector<double> Forward(const std::vector<double>& x) const;
+
+ private:
+  TpLayerConfig config_;
+  std::vector<std::pair<std::string, TpRefTensor>> tensors_;
 };
 
 }  // namespace shardlab

@@ -28,6 +28,11 @@ enum class KernelKind : std::uint8_t {
   kMseLoss,       // c[0] += alpha·Σ (a − b)²            over m×n elements
   kAxpy,          // c[n] += alpha·a[n]                   (SGD: alpha = −lr)
   kAdam,          // c = params, a = grads, b = first moment, d = second moment, n elements
+  kSoftmax,       // c[m×n] = softmax of each row of alpha·a
+  kSoftmaxBackward,   // c[m×n] = alpha·b⊙(a − rowsum(a⊙b))   (a = dP, b = P = softmax output)
+  kLayerNorm,         // c[m×n] = (a − mean)/sqrt(var + epsilon), each row; no scale or shift
+  kLayerNormBackward, // c[m×n] = dX of kLayerNorm       (a = dY, b = its input X)
+  kCopy,              // c[n] = a[n]  (a cast when the buffers' types differ)
 };
 const char* KernelKindName(KernelKind kind);
 
@@ -37,14 +42,19 @@ struct KernelCall {
   bool transpose_b = false;
   bool accumulate = false;
   std::int32_t m = 0, n = 0, k = 0;
+  /// MatMul only: row strides of the stored a, b and c (0: packed, the
+  /// stored row length), as BLAS's lda/ldb/ldc, so a product can read and
+  /// write a column block of a wider matrix (one attention head's columns).
+  std::int32_t lda = 0, ldb = 0, ldc = 0;
   BufferSlice a, b, c, d;
   float alpha = 1.0f;   // scale (MseGrad, MseLoss, Axpy) or learning rate (Adam)
   float beta1 = 0.9f;   // Adam only
   float beta2 = 0.999f;
-  float epsilon = 1e-8f;
+  float epsilon = 1e-8f;  // Adam; kLayerNorm and its backward use it too
   std::int32_t adam_step = 1;  // Adam's t, for bias correction
 
-  /// Elements each operand must hold (0: unused).
+  /// Elements each operand must span (0: unused): with a stride, from the
+  /// first element to the last one read or written.
   std::int64_t a_count() const;
   std::int64_t b_count() const;
   std::int64_t c_count() const;
@@ -62,7 +72,8 @@ KernelCall ElementwiseCall(KernelKind kind, BufferSlice a, BufferSlice b, Buffer
 /// Floating-point operations of one call (2mnk for a matrix product; one or a
 /// few per element otherwise).
 Flops KernelFlops(const KernelCall& call);
-/// Bytes the call reads and writes in device memory (float32 operands).
-Bytes KernelBytes(const KernelCall& call);
+/// Bytes the call reads and writes in device memory, with operands of
+/// `element_bytes` each (4: float32, 2: fp16).
+Bytes KernelBytes(const KernelCall& call, int element_bytes = 4);
 
 }  // namespace shardlab

@@ -63,4 +63,16 @@ const char* PhaseName(Phase phase) {
   return "?";
 }
 
+const char* MemoryCategoryName(MemoryCategory category) {
+  switch (category) {
+    case MemoryCategory::kOther: return "other";
+    case MemoryCategory::kParameters: return "parameters";
+    case MemoryCategory::kGradients: return "gradients";
+    case MemoryCategory::kOptimizerStates: return "optimizer states";
+    case MemoryCategory::kActivations: return "activations";
+    case MemoryCategory::kGatheredParameters: return "gathered parameters";
+  }
+  return "?";
+}
+
 }  // namespace shardlab

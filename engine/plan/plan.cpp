@@ -32,7 +32,9 @@ OpId PlanBuilder::AddCompute(Op op, const std::vector<KernelCall>& kernels,
   op.kernel_count = static_cast<std::int32_t>(kernels.size());
   for (const KernelCall& call : kernels) {
     op.flops += KernelFlops(call);
-    op.bytes += KernelBytes(call);
+    // Operands in the element type of what the kernel writes.
+    const bool typed = call.c.buffer >= 0 && call.c.buffer < static_cast<BufferId>(plan_.buffers.size());
+    op.bytes += KernelBytes(call, typed ? DTypeBytes(plan_.buffers[call.c.buffer].dtype) : 4);
   }
   plan_.kernels.insert(plan_.kernels.end(), kernels.begin(), kernels.end());
   return AddOp(op, deps);

@@ -35,6 +35,15 @@ enum class BufferInit : std::uint8_t {
   kRandom,  // FillInputs(seed, init_stream): exactly representable values
 };
 
+/// What a buffer holds, for memory accounting by category (ZeRO's
+/// parameters, gradients and optimizer states; activations; parameters
+/// gathered for one layer).
+enum class MemoryCategory : std::uint8_t {
+  kOther, kParameters, kGradients, kOptimizerStates, kActivations, kGatheredParameters,
+};
+inline constexpr int kMemoryCategoryCount = 6;
+const char* MemoryCategoryName(MemoryCategory category);  // "optimizer states"
+
 struct Buffer {
   std::string name;          // "data", "send", "recv", "act.mb3" ...
   std::int32_t rank = 0;
@@ -54,6 +63,12 @@ struct Buffer {
   std::int64_t init_offset = 0;
   std::int64_t init_row = 0;
   std::int64_t init_stride = 0;
+
+  MemoryCategory category = MemoryCategory::kOther;
+  /// Allocated when the first op that touches it starts and freed when the
+  /// last one ends (ZeRO-3's gathered layer parameters); otherwise it lives
+  /// for the whole run.
+  bool transient = false;
 
   Bytes size_bytes() const { return count * DTypeBytes(dtype); }
 };

@@ -11,6 +11,7 @@
 
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
+#include "engine/run/memory_tracker.h"
 #include "engine/topology/topology.h"
 
 namespace shardlab {
@@ -44,6 +45,11 @@ class Backend {
 
   /// Ops completed since Load or Reset.
   virtual std::size_t completed_ops() const = 0;
+
+  /// Device memory allocated for the plan's buffers so far, per rank and
+  /// category, with peaks (counted in timing-only runs too); null when the
+  /// backend does not track it.
+  virtual const MemoryUsage* memory() const { return nullptr; }
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;

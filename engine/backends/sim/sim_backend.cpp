@@ -65,6 +65,7 @@ class SimBackend final : public Backend {
       }
     }
     route_cache_.clear();
+    memory_.Load(plan);
     Reset();
   }
 
@@ -85,6 +86,7 @@ class SimBackend final : public Backend {
     lowest_open_step_ = 0;
     AdvanceOpenStep();
     started_ = false;
+    memory_.Reset();
     if (!options_.timing_only) {
       AllocateHostBuffers(plan, options_.seed, data_);
     } else {
@@ -128,6 +130,7 @@ class SimBackend final : public Backend {
   }
 
   std::size_t completed_ops() const override { return completed_; }
+  const MemoryUsage* memory() const override { return &memory_.usage(); }
 
  private:
   void MapRanks() {
@@ -157,10 +160,17 @@ class SimBackend final : public Backend {
       ++lowest_open_step_;
   }
 
-  // Time an op takes on its own rank's device.
+  // Time an op takes on its own rank's device: the roofline of the whole
+  // op, max(flops / rate, bytes / memory bandwidth). A compute op's kernels
+  // are summed first, so a memory-bound softmax inside a GEMM-heavy op is
+  // hidden under the GEMMs' time.
   TimeNs LocalOpNs(const Op& op) const {
     const DeviceSpec& dev = DeviceOf(op.rank);
-    const bool half = op.dst.valid() && plan_->buffers[op.dst.buffer].dtype != DType::kF32;
+    // Half precision runs on tensor cores: judged by what the op writes
+    // (a compute op's first kernel output when it names no dst).
+    BufferSlice written = op.dst;
+    if (!written.valid() && op.kernel_count > 0) written = plan_->kernels[op.kernel_begin].c;
+    const bool half = written.valid() && plan_->buffers[written.buffer].dtype != DType::kF32;
     const double tflops = half ? dev.fp16_tflops : dev.fp32_tflops;
     const TimeNs compute_ns = op.flops > 0 && tflops > 0 ? op.flops / (tflops * 1e3) : 0;
     // Memory traffic: a copy reads and writes, a reduction reads two and writes one.
@@ -179,6 +189,7 @@ class SimBackend final : public Backend {
       return;
     }
     start_ns_[id] = now_;
+    memory_.OnOpStart(id);
     Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
   }
 
@@ -204,6 +215,8 @@ class SimBackend final : public Backend {
   void StartTransfer(OpId send) {
     const Op& op = plan_->ops[send];
     start_ns_[send] = start_ns_[op.match] = now_;
+    memory_.OnOpStart(send);
+    memory_.OnOpStart(op.match);
     const RouteResources& rr = RouteOf(op.rank, op.peer);
     if (rr.local) {  // two ranks sharing one GPU: a device-to-device copy
       const DeviceSpec& dev = DeviceOf(op.rank);
@@ -262,6 +275,7 @@ class SimBackend final : public Backend {
     e.end_ns = now_;
     e.bytes = op.bytes;
     sink_->OnEvent(e);
+    memory_.OnOpEnd(id);
     ++completed_;
     if (--remaining_per_step_[op.step] == 0) AdvanceOpenStep();
     for (const OpId* w = graph_.successors_begin(id); w != graph_.successors_end(id); ++w)
@@ -289,6 +303,7 @@ class SimBackend final : public Backend {
   std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<SimEvent>> heap_;
   FlowNetwork network_;
   HostBuffers data_;
+  MemoryTracker memory_;
   TimeNs now_ = 0;
   std::uint64_t seq_ = 0;
   std::size_t completed_ = 0;

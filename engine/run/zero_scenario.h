@@ -1,0 +1,76 @@
+// ZeroScenario: data-parallel / ZeRO training of the small MLP, from named
+// parameters to a plan, and from its run to memory per rank by category
+// (what the backend allocated, beside the formulas), communication per
+// step (beside 2Ψ and 3Ψ), and the trained parameters checked against the
+// single-device reference. Shared by the CLI and the app.
+//
+// Errors are shardlab::Error (kInvalidInput) whose message starts with the
+// field: "stage: ", "ranks: ", "steps: ", "bucket: ", "batch: ", "layers: ",
+// "width: ", "params: ", "topology: ", "backend: ".
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/algorithms/zero.h"
+#include "engine/core/event.h"
+#include "engine/model/zero_memory.h"
+#include "engine/run/backend.h"
+#include "engine/topology/topology.h"
+
+namespace shardlab {
+
+struct ZeroScenario {
+  ZeroParams params;
+  std::string topology = "dgx-a100";  // rank r on GPU r
+  std::string backend = "sim";
+  std::uint64_t seed = 1;
+  bool timing_only = false;
+};
+
+struct PreparedZero {
+  ZeroScenario scenario;
+  Topology topology;
+  ZeroPlan zero;  // its plan is moved out when an Executor takes it
+};
+
+/// An MLP of about `parameters` parameters: a power-of-two width near
+/// sqrt(Ψ/16) (64 .. 16384) and as many layers as make up Ψ (for
+/// `--params 1B` in timing-only runs).
+MlpConfig MlpForParameterCount(double parameters);
+
+void CheckZeroScenario(const ZeroScenario& scenario, const Topology& topology);
+std::unique_ptr<PreparedZero> PrepareZero(const ZeroScenario& scenario);
+std::unique_ptr<PreparedZero> PrepareZero(const ZeroScenario& scenario, const Topology& topology);
+
+struct ZeroCheck {
+  bool checked = false;
+  std::string not_checked_reason;
+  bool correct = false;
+  double parameter_error = 0;  // max |ours − reference| / max |reference|, fp32 master
+  double loss = 0, reference_loss = 0;  // of the last step
+  static constexpr double kTolerance = 1e-4;
+};
+
+struct ZeroSummary {
+  double parameter_count = 0;            // Ψ
+  std::vector<RankMemory> memory;        // what the backend allocated, per rank
+  ZeroMemoryFormula formula;             // K = 12: what the run holds (master, m, v)
+  ZeroMemoryFormula formula_seed;        // K = 8: the seed texts' count
+  std::vector<Bytes> sent_bytes;         // per rank, over all steps
+  double sent_elements_per_step = 0;     // the most any rank sent, per step
+  double formula_elements_per_step = 0;  // 2(N−1)/N·Ψ, or 3(N−1)/N·Ψ for stage 3
+  TimeNs step_ns = 0;                    // run span / steps
+  int collectives_per_step = 0;
+  std::size_t events = 0;
+  ZeroCheck check;
+};
+
+/// `ran` is the plan the backend ran when it was moved out of
+/// prepared.zero.plan; null means that plan.
+ZeroSummary SummarizeZero(const PreparedZero& prepared, std::span<const Event> events,
+                          const Backend& backend, const Plan* ran = nullptr);
+
+}  // namespace shardlab
