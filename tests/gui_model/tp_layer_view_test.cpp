@@ -402,6 +402,24 @@ TEST(TpLayerView, EveryEngineWeightIsSplitOnceOrHeldByEveryRank) {
   }
 }
 
+TEST(TpLayerView, TransformerWeightsComeInTheEnginesTensorOrder) {
+  const TpLayerPlan layer = BuildTpLayer(Layer(TpLayerKind::kTransformer, 4, true));
+  std::vector<std::string> want;
+  for (const TpTensorSpec& spec : TpLayerTensors(layer.config))
+    if (spec.weight) want.push_back(spec.name);
+  std::vector<std::string> got;
+  for (const TpWeightMatrix& m : TpWeightMatrices(layer)) got.push_back(m.tensor);
+  EXPECT_EQ(got, want);
+  // Attention's projections split as Megatron splits them.
+  const std::vector<TpWeightMatrix> ms = TpWeightMatrices(layer);
+  for (const char* name : {"Wq", "Wk", "Wv"}) {
+    ASSERT_NE(Find(ms, name), nullptr) << name;
+    EXPECT_EQ(Find(ms, name)->split, TpSplit::kColumns) << name;
+  }
+  ASSERT_NE(Find(ms, "Wo"), nullptr);
+  EXPECT_EQ(Find(ms, "Wo")->split, TpSplit::kRows);
+}
+
 TEST(TpLayerView, MachineViewNamesEveryTransferOfTheMlpByItsAllReduce) {
   const TpLayerPlan layer = BuildTpLayer(Layer(TpLayerKind::kMlp, 4));
   const Topology topology = MakeTopologyPreset("dgx-a100");

@@ -76,6 +76,30 @@ TpScenario TpScenarioFrom(const ScenarioSettings& settings) {
   return scenario;
 }
 
+/// Checks `scenario` as the engine would run it. A layer the engine will
+/// only time (too big for host buffers, or fp16) is not an error in the
+/// app: as for a big pipeline, it runs timing-only and `why` says so
+/// (empty when the real run is fine). Throws what the engine throws when
+/// even timing-only cannot run it.
+void CheckTpOrTimeOnly(TpScenario& scenario, const Topology& topology, std::string* why) {
+  why->clear();
+  try {
+    CheckTpScenario(scenario, topology);
+    return;
+  } catch (const Error& real) {
+    if (scenario.timing_only) throw;
+    TpScenario timed = scenario;
+    timed.timing_only = true;
+    CheckTpScenario(timed, topology);  // throws the error a student must fix
+    // Only the real run's limits failed: time it instead.
+    scenario.timing_only = true;
+    std::string message = real.what();
+    const std::size_t colon = message.find(": ");
+    if (colon != std::string::npos && colon < 20) message = message.substr(colon + 2);
+    *why = "timing only: " + message.substr(0, message.find("; use --timing-only"));
+  }
+}
+
 /// Floating-point work of every compute op of `plan`, per rank.
 std::vector<double> ComputeFlopsPerRank(const Plan& plan) {
   std::vector<double> flops(static_cast<std::size_t>(std::max(plan.num_ranks, 0)), 0.0);
@@ -255,8 +279,9 @@ std::string Session::Check(const ScenarioSettings& settings) {
       const PipelineScenario scenario = PipelineScenarioFrom(settings);
       CheckPipelineScenario(scenario, CachedTopology(scenario.topology));
     } else if (settings.is_tp()) {
-      const TpScenario scenario = TpScenarioFrom(settings);
-      CheckTpScenario(scenario, CachedTopology(scenario.topology));
+      TpScenario scenario = TpScenarioFrom(settings);
+      std::string timed_only;  // fine: Start runs it timing-only and says why
+      CheckTpOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
@@ -314,7 +339,10 @@ bool Session::Start(const ScenarioSettings& settings) {
       }
       pipeline_ = PreparePipeline(scenario, CachedTopology(scenario.topology));
     } else if (settings.is_tp()) {
-      tp_ = PrepareTp(TpScenarioFrom(settings), CachedTopology(settings.topology));
+      TpScenario scenario = TpScenarioFrom(settings);
+      const Topology& topology = CachedTopology(scenario.topology);
+      CheckTpOrTimeOnly(scenario, topology, &timing_only_reason_);
+      tp_ = PrepareTp(scenario, topology);
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));

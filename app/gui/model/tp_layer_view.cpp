@@ -52,34 +52,14 @@ float StackExtra(const TpWeightMatrix& m) {
 }
 
 /// A matrix item's width and height at a scale: two text lines over the drawing.
-Vec2 MatrixItemSize(const TpWeightMatrix& m, double px, float line_h) {
+Vec2 MatrixItemSize(const TpWeightMatrix& m, double px, float line_h, float min_w) {
   const Vec2 shape = MatrixSize(m, px);
   const float extra = StackExtra(m);
-  return {std::max(shape.x + extra, kMinMatrixItemPx), 2 * line_h + 4 + shape.y + extra};
+  return {std::max(shape.x + extra, min_w), 2 * line_h + 4 + shape.y + extra};
 }
 
 /// One vector line: its text or its strip, whichever is taller, and air.
 float VectorRowPx(float line_h) { return std::max(line_h, kStripPx) + 4; }
-
-/// Height the matrices need when flowed into rows of `width` at scale `px`
-/// (and whether each fits the width at all).
-float FlowHeight(const std::vector<const TpWeightMatrix*>& items, double px, float width, float line_h,
-                 bool* too_wide) {
-  float x = 0, row_h = 0, total = 0;
-  *too_wide = false;
-  for (const TpWeightMatrix* m : items) {
-    const Vec2 size = MatrixItemSize(*m, px, line_h);
-    if (size.x > width) *too_wide = true;
-    if (x > 0 && x + size.x > width) {
-      total += row_h + kItemGapPx;
-      x = 0;
-      row_h = 0;
-    }
-    x += size.x + kItemGapPx;
-    row_h = std::max(row_h, size.y);
-  }
-  return items.empty() ? 0 : total + row_h;
-}
 
 /// Block rectangles of `m` drawn in `shape` (see the header's sketch).
 std::vector<Rect> BlockRects(const TpWeightMatrix& m, const Rect& shape) {
@@ -200,6 +180,24 @@ std::vector<TpWeightMatrix> TpWeightMatrices(const std::vector<TpTensorBlock>& b
   return matrices;
 }
 
+std::vector<TpWeightMatrix> TpWeightMatrices(const TpLayerPlan& layer) {
+  std::vector<TpWeightMatrix> matrices = TpWeightMatrices(layer.blocks);
+  const std::vector<TpTensorSpec> specs = TpLayerTensors(layer.config);
+  auto rank_of = [&](const TpWeightMatrix& m) {
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].name == m.tensor) return i;
+    return specs.size();
+  };
+  std::stable_sort(matrices.begin(), matrices.end(),
+                   [&](const TpWeightMatrix& a, const TpWeightMatrix& b) { return rank_of(a) < rank_of(b); });
+  return matrices;
+}
+
+std::string TpWeightTitle(const TpWeightMatrix& m) {
+  if (m.vector) return m.tensor + " [" + std::to_string(m.length()) + "]";
+  return m.tensor + " " + Shape(m.rows, m.cols);
+}
+
 std::string RankList(const std::vector<int>& ranks) {
   std::vector<int> r = ranks;
   std::sort(r.begin(), r.end());
@@ -253,91 +251,163 @@ std::string TpBlockRange(const TpWeightMatrix& m, const TpRankBlock& rb) {
 
 namespace {
 
+/// Matrices placed in lines at one scale: rows that wrap at the panel's
+/// width, or columns that wrap at its height (a tall B beside a stack of
+/// square attention weights packs better in columns).
+struct Flow {
+  std::vector<Vec2> pos;   // each item's top-left, relative to the flow's
+  std::vector<Vec2> size;  // each item's width and height
+  std::vector<int> line;   // the row or column each item is in
+  float w = 0, h = 0;      // the extent of all of them
+  bool fits = true;        // within width × height
+};
+
+Flow FlowItems(const std::vector<const TpWeightMatrix*>& grid, const std::vector<float>& min_w, double px,
+               float width, float height, float line_h, bool columns) {
+  Flow f;
+  float x = 0, y = 0, line_extent = 0;  // line_extent: the current line's thickness
+  int line = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const Vec2 size = MatrixItemSize(*grid[i], px, line_h, min_w[i]);
+    if (!columns && x > 0 && x + size.x > width) {
+      y += line_extent + kItemGapPx;
+      x = 0;
+      line_extent = 0;
+      ++line;
+    }
+    if (columns && y > 0 && y + size.y > height) {
+      x += line_extent + kItemGapPx;
+      y = 0;
+      line_extent = 0;
+      ++line;
+    }
+    f.pos.push_back({x, y});
+    f.size.push_back(size);
+    f.line.push_back(line);
+    f.w = std::max(f.w, x + size.x);
+    f.h = std::max(f.h, y + size.y);
+    if (columns) {
+      y += size.y + kItemGapPx;
+      line_extent = std::max(line_extent, size.x);
+    } else {
+      x += size.x + kItemGapPx;
+      line_extent = std::max(line_extent, size.y);
+    }
+  }
+  f.fits = f.w <= width && f.h <= height;
+  return f;
+}
+
 /// The largest common scale at which `grid` flows into width × height.
-double BestScale(const std::vector<const TpWeightMatrix*>& grid, float width, float height, float line_h) {
-  bool too_wide = false;
+double BestScale(const std::vector<const TpWeightMatrix*>& grid, const std::vector<float>& min_w, float width,
+                 float height, float line_h, bool columns) {
   double lo = 1e-6, hi = 1e3;
-  if (FlowHeight(grid, hi, width, line_h, &too_wide) <= height && !too_wide) return hi;
+  if (FlowItems(grid, min_w, hi, width, height, line_h, columns).fits) return hi;
   for (int i = 0; i < 60; ++i) {
     const double mid = std::sqrt(lo * hi);  // bisect on a log scale
-    if (FlowHeight(grid, mid, width, line_h, &too_wide) <= height && !too_wide) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
+    (FlowItems(grid, min_w, mid, width, height, line_h, columns).fits ? lo : hi) = mid;
   }
   return lo;
 }
 
-/// Places `grid` (whose indices into the matrices are `index`) at scale
-/// `px` in rows from (x0, y0) within `width`; returns the bottom edge.
-float PlaceGrid(const std::vector<const TpWeightMatrix*>& grid, const std::vector<int>& index, double px, float x0,
-                float y0, float width, float line_h, const std::function<float(const std::string&)>& text_w,
-                std::vector<TpWeightBox>* boxes) {
-  // Rows as the search flowed them; then each row's spare width widens its
-  // items so that all of them show a longer caption: the shortest captions
-  // first, longer ones while the spare width lasts.
-  std::vector<Vec2> sizes;
-  std::vector<int> row_of;
-  float x = 0;
-  int row = 0;
+/// Spends the width a flow leaves on longer captions: every line (a row's
+/// items, or a whole column) grows to show the next longer caption of its
+/// items, the shortest captions first, while the spare width lasts.
+void WidenForCaptions(const std::vector<const TpWeightMatrix*>& grid, float width, bool columns,
+                      const std::function<float(const std::string&)>& text_w, Flow* f) {
+  if (grid.empty()) return;
+  const int lines = f->line.back() + 1;
+  std::vector<std::vector<std::string>> captions;
+  std::size_t levels = 0;
   for (const TpWeightMatrix* m : grid) {
-    const Vec2 size = MatrixItemSize(*m, px, line_h);
-    if (x > 0 && x + size.x > width) {
-      ++row;
-      x = 0;
-    }
-    x += size.x + kItemGapPx;
-    sizes.push_back(size);
-    row_of.push_back(row);
+    captions.push_back(TpSplitCaptions(*m));
+    levels = std::max(levels, captions.back().size());
   }
-  for (std::size_t k = 0; k < grid.size();) {
-    std::size_t end = k;
-    float used = 0;
-    for (; end < grid.size() && row_of[end] == row_of[k]; ++end) used += sizes[end].x + (end > k ? kItemGapPx : 0);
+  auto want = [&](std::size_t i, std::size_t level) {
+    const std::vector<std::string>& c = captions[i];
+    return text_w(c[std::min(level, c.size() - 1)]) + 4;
+  };
+  if (columns) {
+    // A column is as wide as its widest item; all of them take that width.
+    std::vector<float> col_w(static_cast<std::size_t>(lines), 0);
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      float& w = col_w[static_cast<std::size_t>(f->line[i])];
+      w = std::max(w, f->size[i].x);
+    }
+    float used = kItemGapPx * static_cast<float>(lines - 1);
+    for (float w : col_w) used += w;
     float spare = width - used;
-    std::size_t levels = 0;
-    for (std::size_t i = k; i < end; ++i) levels = std::max(levels, TpSplitCaptions(*grid[i]).size());
     for (std::size_t level = levels; level-- > 0;) {
-      // Level 0 is every item's longest caption; an item with fewer
-      // captions keeps its last one at the shorter levels.
-      std::vector<float> want(end - k);
-      float need = 0;
-      for (std::size_t i = k; i < end; ++i) {
-        const std::vector<std::string> captions = TpSplitCaptions(*grid[i]);
-        want[i - k] = std::max(sizes[i].x, text_w(captions[std::min(level, captions.size() - 1)]) + 4);
-        need += want[i - k] - sizes[i].x;
+      std::vector<float> next = col_w;
+      for (std::size_t i = 0; i < grid.size(); ++i) {
+        float& w = next[static_cast<std::size_t>(f->line[i])];
+        w = std::max(w, want(i, level));
       }
+      float need = 0;
+      for (int c = 0; c < lines; ++c) need += next[static_cast<std::size_t>(c)] - col_w[static_cast<std::size_t>(c)];
       if (need > spare) break;
-      for (std::size_t i = k; i < end; ++i) sizes[i].x = want[i - k];
+      col_w = next;
       spare -= need;
     }
-    k = end;
+    std::vector<float> col_x(static_cast<std::size_t>(lines), 0);
+    for (int c = 1; c < lines; ++c) {
+      col_x[static_cast<std::size_t>(c)] = col_x[static_cast<std::size_t>(c - 1)] + col_w[static_cast<std::size_t>(c - 1)] + kItemGapPx;
+    }
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      f->pos[i].x = col_x[static_cast<std::size_t>(f->line[i])];
+      f->size[i].x = col_w[static_cast<std::size_t>(f->line[i])];
+    }
+  } else {
+    // Each row separately: its items grow in place and move right.
+    for (int row = 0; row < lines; ++row) {
+      std::vector<std::size_t> items;
+      for (std::size_t i = 0; i < grid.size(); ++i)
+        if (f->line[i] == row) items.push_back(i);
+      float used = kItemGapPx * static_cast<float>(items.size() - 1);
+      for (std::size_t i : items) used += f->size[i].x;
+      float spare = width - used;
+      for (std::size_t level = levels; level-- > 0;) {
+        float need = 0;
+        for (std::size_t i : items) need += std::max(0.0f, want(i, level) - f->size[i].x);
+        if (need > spare) break;
+        for (std::size_t i : items) f->size[i].x = std::max(f->size[i].x, want(i, level));
+        spare -= need;
+      }
+      float x = 0;
+      for (std::size_t i : items) {
+        f->pos[i].x = x;
+        x += f->size[i].x + kItemGapPx;
+      }
+    }
   }
-  float y = y0, row_h = 0;
-  x = x0;
+  f->w = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i) f->w = std::max(f->w, f->pos[i].x + f->size[i].x);
+}
+
+/// Places `grid` (whose indices into the matrices are `index`) at scale
+/// `px` from (x0, y0) in a width × height area; returns the bottom edge.
+float PlaceGrid(const std::vector<const TpWeightMatrix*>& grid, const std::vector<float>& min_w,
+                const std::vector<int>& index, double px, float x0, float y0, float width, float height, bool columns,
+                float line_h, const std::function<float(const std::string&)>& text_w,
+                std::vector<TpWeightBox>* boxes) {
+  Flow f = FlowItems(grid, min_w, px, width, height, line_h, columns);
+  WidenForCaptions(grid, width, columns, text_w, &f);
   for (std::size_t k = 0; k < grid.size(); ++k) {
     const TpWeightMatrix& m = *grid[k];
-    const Vec2 size = sizes[k];
-    if (k > 0 && row_of[k] != row_of[k - 1]) {
-      y += row_h + kItemGapPx;
-      x = x0;
-      row_h = 0;
-    }
+    const float x = x0 + f.pos[k].x;
+    const float y = y0 + f.pos[k].y;
     TpWeightBox box;
     box.matrix = index[k];
-    box.item = {{x, y}, {x + size.x, y + size.y}};
-    box.title = {{x, y}, {x + size.x, y + line_h}};
-    box.caption = {{x, y + line_h}, {x + size.x, y + 2 * line_h}};
+    box.item = {{x, y}, {x + f.size[k].x, y + f.size[k].y}};
+    box.title = {{x, y}, {x + f.size[k].x, y + line_h}};
+    box.caption = {{x, y + line_h}, {x + f.size[k].x, y + 2 * line_h}};
     const Vec2 shape = MatrixSize(m, px);
     const float extra = StackExtra(m);
     box.shape = {{x, y + 2 * line_h + 4}, {x + shape.x + extra, y + 2 * line_h + 4 + shape.y + extra}};
     box.blocks = BlockRects(m, box.shape);
     boxes->push_back(std::move(box));
-    x += size.x + kItemGapPx;
-    row_h = std::max(row_h, size.y);
   }
-  return grid.empty() ? y0 : y + row_h;
+  return grid.empty() ? y0 : y0 + f.h;
 }
 
 /// Vector lines from (x0, y0) in `columns` columns across `width`:
@@ -354,7 +424,7 @@ float PlaceVectors(const std::vector<TpWeightMatrix>& matrices, const std::vecto
   std::int64_t longest = 1;
   for (int i : index) {
     const TpWeightMatrix& m = matrices[static_cast<std::size_t>(i)];
-    label_w = std::max(label_w, text_w(m.tensor + " [" + std::to_string(m.length()) + "]"));
+    label_w = std::max(label_w, text_w(TpWeightTitle(m)));
     longest = std::max(longest, m.length());
   }
   label_w = std::min(label_w + 6, column_w * 0.3f);
@@ -394,29 +464,50 @@ TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, floa
   }
   const float row_h = VectorRowPx(line_h);
   const auto vectors = static_cast<int>(vector_index.size());
+  // A matrix item is never narrower than its title, nor than room for a short caption.
+  std::vector<float> min_w;
+  for (const TpWeightMatrix* m : grid) min_w.push_back(std::max(kMinMatrixItemPx, text_w(TpWeightTitle(*m)) + 8));
 
-  // Below: the vectors under the matrices, in two columns when wide.
-  const int columns = width >= 560 && vectors > 2 ? 2 : 1;
+  // Where the vectors go: under the matrices (in two columns when wide),
+  // or in a column at the right, leaving the matrices the whole height.
+  const int columns = width >= 420 && vectors > 2 ? 2 : 1;
   const float below_h = static_cast<float>((vectors + columns - 1) / columns) * row_h;
   const float gap = vectors > 0 && !grid.empty() ? kItemGapPx : 0;
-  const double below_px = BestScale(grid, width, std::max(0.0f, height - below_h - gap), line_h);
-  // Beside: the vectors in a column at the right, the matrices get the height.
   const float side_w = std::clamp(width * 0.4f, 220.0f, 360.0f);
   const bool can_side = !grid.empty() && vectors > 0 && width >= 520 &&
                         static_cast<float>(vectors) * row_h <= height;
-  const double side_px = can_side ? BestScale(grid, width - side_w - kItemGapPx, height, line_h) : 0;
+
+  // Every arrangement at its best scale; the first (rows, vectors below)
+  // unless another draws the matrices at least 10% larger.
+  struct Choice {
+    bool side = false, flow_columns = false;
+    float grid_w = 0, grid_h = 0;
+    double px = 0;
+  };
+  std::vector<Choice> choices;
+  for (bool side : {false, true}) {
+    if (side && !can_side) continue;
+    for (bool flow_columns : {false, true}) {
+      Choice c{side, flow_columns, side ? width - side_w - kItemGapPx : width,
+               side ? height : std::max(0.0f, height - below_h - gap), 0};
+      c.px = BestScale(grid, min_w, c.grid_w, c.grid_h, line_h, flow_columns);
+      choices.push_back(c);
+    }
+  }
+  Choice best = choices.front();
+  for (const Choice& c : choices) {
+    if (c.px > best.px * 1.1) best = c;
+  }
 
   TpWeightLayout layout;
-  if (can_side && side_px > below_px * 1.15) {
-    layout.px_per_element = side_px;
-    const float grid_bottom = PlaceGrid(grid, grid_index, side_px, 0, 0, width - side_w - kItemGapPx, line_h,
-                                        text_w, &layout.boxes);
+  layout.px_per_element = best.px;
+  const float grid_bottom = PlaceGrid(grid, min_w, grid_index, best.px, 0, 0, best.grid_w, best.grid_h, best.flow_columns,
+                                      line_h, text_w, &layout.boxes);
+  if (best.side) {
     const float vector_bottom = PlaceVectors(matrices, vector_index, width - side_w, 0, side_w, 1, line_h, text_w,
                                              &layout.boxes);
     layout.height = std::max(grid_bottom, vector_bottom);
   } else {
-    layout.px_per_element = below_px;
-    const float grid_bottom = PlaceGrid(grid, grid_index, below_px, 0, 0, width, line_h, text_w, &layout.boxes);
     layout.height = PlaceVectors(matrices, vector_index, 0, grid.empty() ? 0 : grid_bottom + gap, width, columns,
                                  line_h, text_w, &layout.boxes);
   }

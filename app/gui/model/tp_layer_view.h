@@ -16,8 +16,8 @@
 // Matrices share one scale (pixels per element), so A looks four times
 // the size of a square H×H weight; an aspect ratio past kMaxAspect is
 // clamped by growing the short side. Vectors (biases, norms) are thin
-// strips listed under the matrices. A replicated matrix is drawn as a
-// stack of copies, one per rank, offset a few pixels each.
+// strips listed under the matrices or beside them. A replicated matrix is
+// drawn as a stack of copies, one per rank, offset a few pixels each.
 //
 // Invariants the tests check: the blocks of a split weight cover every
 // element exactly once, a replicated one exactly tp times (BlockCoverage);
@@ -65,6 +65,10 @@ struct TpWeightMatrix {
 /// The weights (role kWeight) of `blocks`, in the order they first appear,
 /// each with its blocks, split and coverage.
 std::vector<TpWeightMatrix> TpWeightMatrices(const std::vector<TpTensorBlock>& blocks);
+/// The weights of `layer` in the order the engine lists the layer's
+/// tensors (TpLayerTensors: Wq, bq, Wk, ... then A, a, B, b), any it does
+/// not list after them.
+std::vector<TpWeightMatrix> TpWeightMatrices(const TpLayerPlan& layer);
 
 /// How `blocks` cut a rows × cols tensor (see TpSplit). A vector is a
 /// tensor with one row or one column; its ranges make kParts.
@@ -81,6 +85,9 @@ int BlockCoverage(std::int64_t rows, std::int64_t cols, const std::vector<TpRank
 /// columns", "A: cols"}; "B: split by rows (row-parallel)"; "b: replicated
 /// (every GPU holds all of it)"; "a: split in 4 parts (one per GPU)".
 std::vector<std::string> TpSplitCaptions(const TpWeightMatrix& matrix);
+
+/// A weight's title over its drawing: "A 32×128", or "a [128]" for a vector.
+std::string TpWeightTitle(const TpWeightMatrix& matrix);
 
 /// "rows 0-31, cols 32-63 (32×32)" or, for a vector, "elements 32-63 (32)".
 std::string TpBlockRange(const TpWeightMatrix& matrix, const TpRankBlock& block);
@@ -107,16 +114,16 @@ struct TpWeightLayout {
 /// Geometry constants of the layout, in pixels.
 inline constexpr double kMaxAspect = 4.0;      // a matrix drawn wider than 4:1 gets taller
 inline constexpr float kMinMatrixSidePx = 18.0f;
-inline constexpr float kMinMatrixItemPx = 96.0f;  // room for a caption under a thin matrix
+inline constexpr float kMinMatrixItemPx = 96.0f;  // room for a caption under a thin matrix (and its title)
 inline constexpr float kStripPx = 12.0f;       // a vector's thickness
 inline constexpr float kStackStepPx = 4.0f;    // offset between copies of a replicated matrix
 inline constexpr float kItemGapPx = 14.0f;
 
 /// Lays out `matrices` in a panel of `width` × `height` pixels at (0, 0):
-/// matrices flow left to right in rows at the largest common scale that
-/// fits what the vectors leave (a row's spare width then widens its items
-/// so their full captions fit); vectors follow, one per line, in one or
-/// two columns. `line_h` is a text line's height and `text_w` measures a
+/// the matrices at the largest common scale that fits, flowed in rows (or
+/// in columns, when that draws them at least 10% larger), the vectors one
+/// per line under them or in a column at their right (likewise); spare
+/// width then lengthens the matrices' captions. `line_h` is a text line's height and `text_w` measures a
 /// string (the app passes ImGui's; tests a fixed advance).
 TpWeightLayout LayoutTpWeights(const std::vector<TpWeightMatrix>& matrices, float width, float height,
                                float line_h, const std::function<float(const std::string&)>& text_w);

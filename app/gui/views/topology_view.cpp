@@ -417,7 +417,9 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
   if (!forward.empty()) line = RankList(forward) + " compute their forward blocks";
   if (!backward.empty()) line += (line.empty() ? "" : "; ") + RankList(backward) + " compute their backward blocks";
   if (!line.empty()) return "now: " + line + " (no communication)";
-  return cursor_ns <= 0 ? "before the layer: press Step or Play" : "now: nothing runs";
+  if (cursor_ns <= 0) return "before the layer: press Step or Play";
+  if (cursor_ns >= ctx.clock.run_end_ns()) return "done: the layer's forward and backward pass are over";
+  return "now: nothing runs";
 }
 
 }  // namespace

@@ -82,13 +82,14 @@ const TpAllReduceFormula& CachedFormula(const Session& session, const PreparedTp
 /// One row per collective: its name, what it carries, bytes and span.
 void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics& m) {
   if (m.collectives.empty()) return;
-  if (!ImGui::BeginTable("##tp_collectives", 4,
+  // Three columns, the words wrapped: a right column 300 px wide has no
+  // room for a fourth; what each GPU sent is in the row's tooltip.
+  if (!ImGui::BeginTable("##tp_collectives", 3,
                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     return;
   }
   ImGui::TableSetupColumn("collective");
   ImGui::TableSetupColumn("carries", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("sent/GPU");
   ImGui::TableSetupColumn("span");
   ImGui::TableHeadersRow();
   for (const TpCollectiveTiming& t : m.collectives) {
@@ -96,16 +97,18 @@ void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(n != nullptr ? n->name.c_str() : "?");
+    bool hovered = ImGui::IsItemHovered();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(t.collective.what.c_str());
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("%s of the whole %s tensor (T x H), %d ops", t.collective.what.c_str(),
-                        FormatBytes(t.tensor_bytes).c_str(), t.events);
-    }
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(FormatBytes(t.sent_per_rank).c_str());
+    ImGui::TextWrapped("%s", t.collective.what.c_str());
+    hovered = hovered || ImGui::IsItemHovered();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(FormatRunTime(t.span_ns).c_str());
+    if (hovered || ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s: %s\nthe whole tensor: %s (T x H); each GPU sent %s\n%d ops, %s from the first to the last",
+                        n != nullptr ? n->name.c_str() : "?", t.collective.what.c_str(),
+                        FormatBytes(t.tensor_bytes).c_str(), FormatBytes(t.sent_per_rank).c_str(), t.events,
+                        FormatRunTime(t.span_ns).c_str());
+    }
   }
   ImGui::EndTable();
 }
@@ -150,11 +153,13 @@ void DrawTpMetrics(ViewContext& ctx) {
     MetricsRow("size", FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
     if (formula.ns > 0) {
       std::string note = "per all-reduce, ring formula";
-      if (done && !m.collectives.empty() && !split) {
+      if (done && !m.collectives.empty() && fwd + bwd > 0) {
+        // An all-reduce is one collective, or with SP a reduce-scatter and an all-gather.
         TimeNs measured = 0;
         for (const TpCollectiveTiming& t : m.collectives) measured += t.span_ns;
-        measured /= static_cast<double>(m.collectives.size());
-        note = "per all-reduce; measured " + FormatRunTime(measured) + " on average";
+        measured /= static_cast<double>(fwd + bwd);
+        note = std::string("per all-reduce; measured ") + FormatRunTime(measured) +
+               (split ? " per RS + AG pair" : " on average");
       }
       MetricsRow("formula", FormatRunTime(formula.ns), note);
     }

@@ -14,6 +14,7 @@
 // weight's GPUs finish their partial sums before the all-reduce starts.
 // Hover a block: which rows and columns it is, and its bytes.
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,14 +29,15 @@
 namespace shardlab::gui {
 namespace {
 
+/// Blocks thinner than this get no outline of their own: on an 18-pixel
+/// weight split eight ways, outlines would be all there is to see.
+constexpr float kMinOutlinedBlockPx = 6.0f;
+/// Below this much height the panel keeps its lines for the drawing.
+constexpr float kRoomyPanelPx = 320.0f;
+
 ImVec2 ToPx(ImVec2 origin, Vec2 v) { return {origin.x + v.x, origin.y + v.y}; }
 
 bool Inside(ImVec2 p, ImVec2 min, ImVec2 max) { return p.x >= min.x && p.x < max.x && p.y >= min.y && p.y < max.y; }
-
-std::string Title(const TpWeightMatrix& m) {
-  if (m.vector) return m.tensor + " [" + std::to_string(m.length()) + "]";
-  return m.tensor + " " + std::to_string(m.rows) + "\xC3\x97" + std::to_string(m.cols);
-}
 
 /// The sentence for the header line: who computes at the cursor.
 std::string NowLine(const std::vector<RankCompute>& ranks, TimeNs cursor_ns, bool any_lit) {
@@ -106,7 +108,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   }
   if (state.run_id != ctx.session.run_id()) {
     state.run_id = ctx.session.run_id();
-    state.matrices = TpWeightMatrices(tp->layer.blocks);
+    state.matrices = TpWeightMatrices(tp->layer);
     state.laid_out_w = 0;
   }
   if (state.matrices.empty()) {
@@ -117,11 +119,18 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
   const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), *ctx.session.plan(), cursor_ns);
   const bool any_busy = std::any_of(ranks.begin(), ranks.end(), [](const RankCompute& r) { return r.lit(); });
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-  ImGui::TextWrapped("%s", LayerSentence(tp->layer.config.kind));
-  ImGui::PopStyleColor();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(any_busy ? theme.text : theme.text_dim), "%s",
-                     NowLine(ranks, cursor_ns, any_busy).c_str());
+  // The layer in a sentence where the panel has height to spare; else in
+  // the tooltip of the line saying who computes.
+  const char* sentence = LayerSentence(tp->layer.config.kind);
+  const bool roomy = ImGui::GetContentRegionAvail().y >= kRoomyPanelPx;
+  if (roomy) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+    ImGui::TextWrapped("%s", sentence);
+    ImGui::PopStyleColor();
+  }
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(any_busy ? theme.text : theme.text_dim), "%s%s",
+                     NowLine(ranks, cursor_ns, any_busy).c_str(), roomy ? "" : "  (?)");
+  if (!roomy && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", sentence);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (avail.x < 60 || avail.y < 40) return;
@@ -151,7 +160,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
     const TpWeightMatrix& m = state.matrices[static_cast<std::size_t>(box.matrix)];
     // Title and caption (the longest caption that fits).
     const ImVec2 title_at = ToPx(origin, box.title.min);
-    list->AddText(ImVec2(title_at.x, title_at.y), theme.text, Title(m).c_str());
+    list->AddText(ImVec2(title_at.x, title_at.y), theme.text, TpWeightTitle(m).c_str());
     const std::vector<std::string> captions = TpSplitCaptions(m);
     const std::string* caption = FitText(captions.data(), static_cast<int>(captions.size()), box.caption.width());
     if (caption == nullptr) caption = &captions.back();
@@ -162,7 +171,12 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
     list->PopClipRect();
 
     // The blocks, rank by rank (a replicated stack: the last copy on top).
-    bool strip_lit = false;
+    // Blocks too thin for an outline of their own share one around the
+    // whole drawing, as a strip's always do.
+    float thinnest = FLT_MAX;
+    for (const Rect& r : box.blocks) thinnest = std::min(thinnest, std::min(r.width(), r.height()));
+    const bool own_outlines = !m.vector && thinnest >= kMinOutlinedBlockPx;
+    bool shape_lit = false;
     for (std::size_t k = 0; k < m.blocks.size() && k < box.blocks.size(); ++k) {
       const TpRankBlock& b = m.blocks[k];
       const ImVec2 min = ToPx(origin, box.blocks[k].min);
@@ -173,16 +187,15 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
       if (any_busy && !busy) fill = MixColor(fill, theme.background, 0.62f);
       list->AddRectFilled(min, max, fill);
       // A seam in the background colour keeps neighbouring blocks apart.
-      list->AddRect(min, max, theme.background, 0, 0, 1.0f);
+      if (own_outlines) list->AddRect(min, max, theme.background, 0, 0, 1.0f);
       if (hovered_canvas && Inside(mouse, min, max)) {
         hovered_matrix = &m;
         hovered_block = &b;  // later (upper) blocks win
         hovered_min = min;
         hovered_max = max;
       }
-      // A thin strip gets one outline around it (below), not one per block.
-      if (any_busy && busy && !m.vector) list->AddRect(min, max, theme.text, 0, 0, 2.0f);
-      strip_lit = strip_lit || (busy && m.vector);
+      if (any_busy && busy && own_outlines) list->AddRect(min, max, theme.text, 0, 0, 2.0f);
+      shape_lit = shape_lit || (busy && !own_outlines);
       // "GPU 2", else "2", where it fits; a stack names itself on its top copy.
       const bool top_of_stack = m.split == TpSplit::kReplicated && !m.vector && k + 1 == m.blocks.size();
       if (m.split == TpSplit::kReplicated && !top_of_stack) continue;
@@ -198,7 +211,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
         DrawCenteredText(list, ImVec2((min.x + max.x) * 0.5f, (min.y + max.y) * 0.5f), ContrastText(fill), *label);
       }
     }
-    if (strip_lit && any_busy) {
+    if (shape_lit && any_busy) {
       list->AddRect(ToPx(origin, Vec2{box.shape.min.x - 1, box.shape.min.y - 1}),
                     ToPx(origin, Vec2{box.shape.max.x + 1, box.shape.max.y + 1}), theme.text, 0, 0, 1.0f);
     }
