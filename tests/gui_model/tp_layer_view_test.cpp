@@ -420,6 +420,42 @@ TEST(TpLayerView, TransformerWeightsComeInTheEnginesTensorOrder) {
   EXPECT_EQ(Find(ms, "Wo")->split, TpSplit::kRows);
 }
 
+// The weights view lights the blocks the running op uses: each compute op
+// of the transformer touches only its own rank's weights, the attention
+// weights and the MLP's are in use at different ops, and every weight block
+// is used by some forward op of its rank.
+TEST(TpLayerView, ComputeOpsUseTheirRanksWeightsAttentionAndMlpApart) {
+  const TpLayerPlan layer = BuildTpLayer(Layer(TpLayerKind::kTransformer, 2));
+  const std::vector<TpWeightMatrix> ms = TpWeightMatrices(layer);
+  std::set<std::pair<std::string, int>> used_forward;
+  bool attention_and_mlp_together = false;
+  for (std::size_t op = 0; op < layer.plan.ops.size(); ++op) {
+    const Op& o = layer.plan.ops[op];
+    if (o.kind != OpKind::kCompute) {
+      EXPECT_TRUE(BuffersOfOp(layer.plan, static_cast<int>(op)).empty());
+      continue;
+    }
+    const std::vector<BufferId> buffers = BuffersOfOp(layer.plan, static_cast<int>(op));
+    EXPECT_TRUE(std::is_sorted(buffers.begin(), buffers.end()));
+    bool attention = false, mlp = false;
+    for (const TpWeightMatrix& m : ms) {
+      for (const TpRankBlock& b : m.blocks) {
+        if (!std::binary_search(buffers.begin(), buffers.end(), b.buffer)) continue;
+        EXPECT_EQ(b.rank, o.rank) << m.tensor << " of another rank in op " << op;
+        if (o.tags.phase == Phase::kForward) used_forward.insert({m.tensor, b.rank});
+        (m.tensor[0] == 'W' || m.tensor.size() == 2 ? attention : mlp) = true;
+      }
+    }
+    attention_and_mlp_together = attention_and_mlp_together || (attention && mlp);
+  }
+  EXPECT_FALSE(attention_and_mlp_together) << "one op used attention's and the MLP's weights";
+  for (const TpWeightMatrix& m : ms) {
+    for (const TpRankBlock& b : m.blocks) {
+      EXPECT_TRUE(used_forward.count({m.tensor, b.rank})) << m.tensor << " of rank " << b.rank << " never used forward";
+    }
+  }
+}
+
 TEST(TpLayerView, MachineViewNamesEveryTransferOfTheMlpByItsAllReduce) {
   const TpLayerPlan layer = BuildTpLayer(Layer(TpLayerKind::kMlp, 4));
   const Topology topology = MakeTopologyPreset("dgx-a100");

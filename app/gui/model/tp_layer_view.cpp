@@ -7,6 +7,8 @@
 #include <iterator>
 #include <map>
 
+#include "engine/plan/kernel.h"
+
 namespace shardlab::gui {
 namespace {
 
@@ -168,7 +170,7 @@ std::vector<TpWeightMatrix> TpWeightMatrices(const std::vector<TpTensorBlock>& b
       m.cols = b.block.total_cols;
       matrices.push_back(std::move(m));
     }
-    matrices[it->second].blocks.push_back({b.rank, b.block});
+    matrices[it->second].blocks.push_back({b.rank, b.block, b.buffer});
   }
   for (TpWeightMatrix& m : matrices) {
     std::stable_sort(m.blocks.begin(), m.blocks.end(),
@@ -534,9 +536,28 @@ std::vector<RankCompute> RanksComputingAt(const TimelineStore& store, const Plan
     }
     if (it->op >= 0 && static_cast<std::size_t>(it->op) < plan.ops.size()) {
       rc.phase = plan.ops[static_cast<std::size_t>(it->op)].tags.phase;
+      rc.op = it->op;
     }
   }
   return ranks;
+}
+
+std::vector<BufferId> BuffersOfOp(const Plan& plan, int op) {
+  std::vector<BufferId> buffers;
+  if (op < 0 || static_cast<std::size_t>(op) >= plan.ops.size()) return buffers;
+  const Op& o = plan.ops[static_cast<std::size_t>(op)];
+  if (o.kind != OpKind::kCompute) return buffers;
+  for (int k = 0; k < o.kernel_count; ++k) {
+    const std::size_t index = static_cast<std::size_t>(o.kernel_begin + k);
+    if (index >= plan.kernels.size()) break;
+    const KernelCall& call = plan.kernels[index];
+    for (const BufferSlice* slice : {&call.a, &call.b, &call.c, &call.d}) {
+      if (slice->buffer != kNoBuffer && slice->count > 0) buffers.push_back(slice->buffer);
+    }
+  }
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  return buffers;
 }
 
 std::vector<TpCollectiveName> NameTpCollectives(const std::vector<TpCollective>& collectives) {

@@ -48,6 +48,7 @@ enum class TpSplit : std::uint8_t {
 struct TpRankBlock {
   int rank = 0;
   TpBlock block;
+  BufferId buffer = kNoBuffer;  // the rank's buffer holding it
 };
 
 /// One weight of the layer with every rank's block of it.
@@ -133,12 +134,18 @@ struct RankCompute {
   bool busy = false;           // an op runs at t (one that starts exactly at t counts)
   bool just_done = false;      // else an op ended exactly at t: the replay paused after its step
   Phase phase = Phase::kNone;  // of that op (forward, backward)
+  int op = -1;                 // that op
   bool lit() const { return busy || just_done; }
 };
 
 /// Every rank of `plan` at `t_ns`: the blocks of lit ranks light up, so
 /// stepping (which pauses at a step's end) shows the compute it just did.
 std::vector<RankCompute> RanksComputingAt(const TimelineStore& store, const Plan& plan, TimeNs t_ns);
+
+/// The buffers compute op `op`'s kernels read or write, sorted: a block
+/// whose buffer is among them is in use by that op (attention's weights
+/// while attention runs, the MLP's after). Empty for other ops.
+std::vector<BufferId> BuffersOfOp(const Plan& plan, int op);
 
 /// Short names of the layer's collectives, numbered per kind in plan order
 /// so every one is unique: AR1, AR2 (all-reduce), RS1 and AG1 (sequence

@@ -9,9 +9,10 @@
 //   │GPU 0│GPU 1│GPU 2│GPU 3│        │ GPU 0 │ ...
 //   a [128]  ▬▬▬▬▬▬▬▬  a: split in 4 parts (one per GPU)
 //
-// While the replay runs, blocks of GPUs whose compute lane is busy at the
-// cursor are outlined and the others fade, so a student sees a row-parallel
-// weight's GPUs finish their partial sums before the all-reduce starts.
+// While the replay runs, the blocks a GPU's running op reads or writes are
+// outlined and the others fade (attention's weights while attention runs,
+// the MLP's after), and the header names them; paused at a step's end, the
+// op that step finished counts.
 // Hover a block: which rows and columns it is, and its bytes.
 #include <algorithm>
 #include <cfloat>
@@ -39,10 +40,23 @@ ImVec2 ToPx(ImVec2 origin, Vec2 v) { return {origin.x + v.x, origin.y + v.y}; }
 
 bool Inside(ImVec2 p, ImVec2 min, ImVec2 max) { return p.x >= min.x && p.x < max.x && p.y >= min.y && p.y < max.y; }
 
-/// The sentence for the header line: who computes at the cursor.
-std::string NowLine(const std::vector<RankCompute>& ranks, TimeNs cursor_ns, bool any_lit) {
+/// Whether block `b` is in use at the cursor: its rank is lit and that
+/// rank's op reads or writes the block's buffer (`buffers`: BuffersOfOp of
+/// each rank's op).
+bool InUse(const TpRankBlock& b, const std::vector<RankCompute>& ranks,
+           const std::vector<std::vector<BufferId>>& buffers) {
+  if (b.rank < 0 || static_cast<std::size_t>(b.rank) >= ranks.size()) return false;
+  const auto r = static_cast<std::size_t>(b.rank);
+  if (!ranks[r].lit()) return false;
+  return b.buffer == kNoBuffer || std::binary_search(buffers[r].begin(), buffers[r].end(), b.buffer);
+}
+
+/// The sentence for the header line: who computes at the cursor, with
+/// which weights ("now: GPUs 0-3 compute forward with Wq, Wk, Wv").
+std::string NowLine(const std::vector<RankCompute>& ranks, const std::vector<TpWeightMatrix>& matrices,
+                    const std::vector<std::vector<BufferId>>& buffers, TimeNs cursor_ns, bool any_lit) {
   if (!any_lit) {
-    return cursor_ns <= 0 ? "Blocks light up while their GPU computes: press Step or Play."
+    return cursor_ns <= 0 ? "Blocks light up while their GPU computes with them: press Step or Play."
                           : "No GPU computes now (the layer waits for communication, or is done).";
   }
   std::vector<int> forward, backward;
@@ -52,11 +66,17 @@ std::string NowLine(const std::vector<RankCompute>& ranks, TimeNs cursor_ns, boo
     running = running || ranks[r].busy;
     (ranks[r].phase == Phase::kBackward ? backward : forward).push_back(static_cast<int>(r));
   }
+  std::string used;
+  for (const TpWeightMatrix& m : matrices) {
+    const bool in_use = std::any_of(m.blocks.begin(), m.blocks.end(),
+                                    [&](const TpRankBlock& b) { return InUse(b, ranks, buffers); });
+    if (in_use) used += (used.empty() ? "" : ", ") + m.tensor;
+  }
   const char* verb = running ? " compute " : " just computed ";
   std::string line = running ? "now: " : "";
   if (!forward.empty()) line += RankList(forward) + verb + "forward";
   if (!backward.empty()) line += (forward.empty() ? "" : "; ") + RankList(backward) + verb + "backward";
-  return line + " with the lit blocks";
+  return line + (used.empty() ? " without a weight (norm, softmax or residual)" : " with " + used);
 }
 
 /// What each GPU computes with its blocks, in one sentence per layer kind.
@@ -119,6 +139,10 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
   const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), *ctx.session.plan(), cursor_ns);
   const bool any_busy = std::any_of(ranks.begin(), ranks.end(), [](const RankCompute& r) { return r.lit(); });
+  std::vector<std::vector<BufferId>> buffers(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (ranks[r].lit()) buffers[r] = BuffersOfOp(*ctx.session.plan(), ranks[r].op);
+  }
   // The layer in a sentence where the panel has height to spare; else in
   // the tooltip of the line saying who computes.
   const char* sentence = LayerSentence(tp->layer.config.kind);
@@ -129,7 +153,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
     ImGui::PopStyleColor();
   }
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(any_busy ? theme.text : theme.text_dim), "%s%s",
-                     NowLine(ranks, cursor_ns, any_busy).c_str(), roomy ? "" : "  (?)");
+                     NowLine(ranks, state.matrices, buffers, cursor_ns, any_busy).c_str(), roomy ? "" : "  (?)");
   if (!roomy && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", sentence);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -181,8 +205,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
       const TpRankBlock& b = m.blocks[k];
       const ImVec2 min = ToPx(origin, box.blocks[k].min);
       const ImVec2 max = ToPx(origin, box.blocks[k].max);
-      const bool busy = b.rank >= 0 && static_cast<std::size_t>(b.rank) < ranks.size() &&
-                        ranks[static_cast<std::size_t>(b.rank)].lit();
+      const bool busy = InUse(b, ranks, buffers);
       Color fill = theme.RankColor(b.rank);
       if (any_busy && !busy) fill = MixColor(fill, theme.background, 0.62f);
       list->AddRectFilled(min, max, fill);
