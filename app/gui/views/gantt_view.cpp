@@ -14,6 +14,10 @@
 //   GPU0 compute │F0│F1│F2│F3│//////bubble//////│B0│F4│B1│ ...
 //   GPU3 compute │////bubble////│F0│B0│F1│B1│F2│ ...
 //
+// A tensor-parallel layer adds a legend line (forward and backward compute,
+// the all-reduces' reduce-scatter and all-gather passes, the GPU colours)
+// and names each transfer's collective in its tooltip: "AR1 fwd: MLP output (g)".
+//
 // Each frame follows Tracy's split: a GanttFrame {view start, ns/px, width,
 // cursor} is filled once, then every visible row is prepared
 // (PrepareGanttRow: binary search + folding, plain C++, tested) and drawn.

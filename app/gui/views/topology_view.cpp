@@ -7,6 +7,12 @@
 //         ▲ ║ (C)──►       ║          ═══ lower lane: GPU1 -> GPU0
 //           ║              ║          (C) chunk C in flight, 40% of its route
 //
+// A tensor-parallel layer names its collectives on the pills ("AR1 RS·B":
+// all-reduce 1, reduce-scatter pass, chunk B; crowded pills keep only the
+// chunk) and adds a line under the caption: which collective runs and what
+// it carries, or which GPUs compute. Every GPU tile of a rank wears the
+// rank's colour along its bottom edge, as the Gantt rows and weights do.
+//
 // Per frame: lay out (only when the topology or the panel's aspect
 // changes), update LinkActivity at the cursor, then draw back to front:
 // host frames, links (shader callback or plain lines), tiles, pills,
@@ -147,7 +153,7 @@ void LaneEnds(const FrameGeometry& g, int from, int to, float lane_width_px, ImV
 
 /// Draws the legend (or only measures it when `list` is null); returns its height.
 float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme& theme,
-                   bool pipeline, bool tensor_parallel) {
+                   bool pipeline, const PreparedTp* tp) {
   const float line_h = ImGui::GetTextLineHeight();
   const float row_h = line_h + 6.0f;
   const float spacing = 18.0f;
@@ -179,8 +185,11 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
                           theme.LinkLoadColor(static_cast<double>(i) / (kSteps - 1)));
     }
   });
-  if (tensor_parallel) {
-    item(14.0f, "AR1 RS\xC2\xB7" "B: chunk B of all-reduce 1, reduce-scatter pass (AG: all-gather)",
+  if (tp != nullptr) {
+    const bool sp = tp->layer.config.sequence_parallel;
+    item(14.0f,
+         sp ? "RS1\xC2\xB7" "B: chunk B of reduce-scatter 1 (AG2\xC2\xB7" "C: of all-gather 2)"
+            : "AR1 RS\xC2\xB7" "B: chunk B of all-reduce 1, reduce-scatter pass (AG: all-gather)",
          [&](ImVec2 left) {
            list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
          });
@@ -443,7 +452,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const PreparedTp* tp = ctx.session.tp();
   // A tensor-parallel layer adds a second caption line: what is happening now.
   const float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr ? 2.0f : 1.0f);
-  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp != nullptr);
+  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp);
   const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
                       ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
   if (canvas.GetHeight() < 2 * kCanvasMarginPx) return;
@@ -664,7 +673,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     const std::string now = TpNowLine(ctx, plan, activity, state.tp_collectives, cursor_ns);
     list->AddText(ImVec2(origin.x, origin.y + ImGui::GetTextLineHeightWithSpacing()), theme.text, now.c_str());
   }
-  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp != nullptr);
+  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp);
 
   if (hovered_node >= 0) {
     TileTooltip(topology, hovered_node);

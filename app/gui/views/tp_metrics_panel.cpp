@@ -79,6 +79,17 @@ const TpAllReduceFormula& CachedFormula(const Session& session, const PreparedTp
   return formula;
 }
 
+/// What a collective carries without the kind its name already says:
+/// "MLP input, all-gather (g)" -> "MLP input (g)" beside AG2.
+std::string CarriesWords(const std::string& what) {
+  std::string text = what;
+  for (const char* kind : {", all-gather", ", reduce-scatter", ", all-reduce"}) {
+    const std::size_t at = text.find(kind);
+    if (at != std::string::npos) text.erase(at, std::string(kind).size());
+  }
+  return text;
+}
+
 /// One row per collective: its name, what it carries, bytes and span.
 void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics& m) {
   if (m.collectives.empty()) return;
@@ -99,7 +110,7 @@ void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics
     ImGui::TextUnformatted(n != nullptr ? n->name.c_str() : "?");
     bool hovered = ImGui::IsItemHovered();
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", t.collective.what.c_str());
+    ImGui::TextWrapped("%s", CarriesWords(t.collective.what).c_str());
     hovered = hovered || ImGui::IsItemHovered();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(FormatRunTime(t.span_ns).c_str());

@@ -54,10 +54,12 @@ bool InUse(const TpRankBlock& b, const std::vector<RankCompute>& ranks,
 /// The sentence for the header line: who computes at the cursor, with
 /// which weights ("now: GPUs 0-3 compute forward with Wq, Wk, Wv").
 std::string NowLine(const std::vector<RankCompute>& ranks, const std::vector<TpWeightMatrix>& matrices,
-                    const std::vector<std::vector<BufferId>>& buffers, TimeNs cursor_ns, bool any_lit) {
+                    const std::vector<std::vector<BufferId>>& buffers, TimeNs cursor_ns, bool any_lit,
+                    bool at_end) {
+  if (at_end) return "Done: every weight as its GPUs hold it.";
   if (!any_lit) {
     return cursor_ns <= 0 ? "Blocks light up while their GPU computes with them: press Step or Play."
-                          : "No GPU computes now (the layer waits for communication, or is done).";
+                          : "No GPU computes now: the layer waits for communication, or is done.";
   }
   std::vector<int> forward, backward;
   bool running = false;
@@ -137,7 +139,11 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   }
 
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
-  const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), *ctx.session.plan(), cursor_ns);
+  // At the end of a recorded run nothing is lit: the whole layer is shown
+  // as it is held, in full colour.
+  const bool at_end = ctx.session.state() == SessionState::kDone && cursor_ns >= ctx.clock.run_end_ns();
+  std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), *ctx.session.plan(), cursor_ns);
+  if (at_end) ranks.assign(ranks.size(), RankCompute{});
   const bool any_busy = std::any_of(ranks.begin(), ranks.end(), [](const RankCompute& r) { return r.lit(); });
   std::vector<std::vector<BufferId>> buffers(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -153,7 +159,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
     ImGui::PopStyleColor();
   }
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(any_busy ? theme.text : theme.text_dim), "%s%s",
-                     NowLine(ranks, state.matrices, buffers, cursor_ns, any_busy).c_str(), roomy ? "" : "  (?)");
+                     NowLine(ranks, state.matrices, buffers, cursor_ns, any_busy, at_end).c_str(), roomy ? "" : "  (?)");
   if (!roomy && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", sentence);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
