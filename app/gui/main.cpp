@@ -3,6 +3,7 @@
 //   shardlab                                   ring all-reduce, 8 GPUs, DGX A100
 //   shardlab --topology dgx1-v100 --step 3     the cube-mesh, three steps in
 //   shardlab --play --frames 240 --screenshot out.png   render, save, exit
+//   shardlab --scenario tp --layer mlp --tp 4  Megatron's MLP over 4 GPUs
 //
 // Exit codes as shardlab-cli: 0 success, 1 a runtime failure (no display,
 // a failed run or export in scripted mode), 2 bad flags. Every failure
@@ -45,6 +46,9 @@ std::string AsFlagMessage(const std::string& message) {
       {"schedule: ", "--schedule: "}, {"stages: ", "--stages: "}, {"microbatches: ", "--microbatches: "},
       {"chunks: ", "--chunks: "},     {"layers: ", "--layers: "}, {"width: ", "--model-width: "},
       {"batch: ", "--batch: "},       {"optimizer: ", "--optimizer: "},
+      {"layer: ", "--layer: "},       {"tp: ", "--tp: "},         {"seq: ", "--seq: "},
+      {"hidden: ", "--hidden: "},     {"ffn: ", "--ffn: "},       {"heads: ", "--heads: "},
+      {"sequence-parallel: ", "--sequence-parallel: "},
   };
   for (const auto& f : kFields) {
     const std::string field = f.field;

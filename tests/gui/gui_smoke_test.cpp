@@ -190,6 +190,32 @@ TEST(GuiApp, TrainsAPipelineAndShowsEveryPanel) {
   EXPECT_NE(json.find("1F1B"), std::string::npos) << "the schedule in the trace's title";
 }
 
+TEST(GuiApp, SplitsATensorParallelMlpAndDrawsItsWeightBlocks) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const fs::path trace = dir.path() / "tp.json";
+  // To the end of the run: no GPU computes, so every block shows its full colour.
+  const Image image = Screenshot(dir, {"--scenario", "tp", "--layer", "mlp", "--tp", "4", "--batch", "2",
+                                       "--seq", "8", "--hidden", "32", "--step", "1000", "--frames", "10",
+                                       "--trace", trace.string()});
+  ASSERT_EQ(image.width, kWidth);
+  ASSERT_EQ(image.height, kHeight);
+  EXPECT_GT(DistinctColors(image), 200u);
+  const Theme& theme = GetTheme(ThemeKind::kDark);
+  const PanelLayout layout = ComputePanelLayout(kWidth, kHeight, MenuBarHeightPx(FontPixels(1.0f)),
+                                                kTpMetricsShare, kTpWeightsShare);
+  EXPECT_GT(CountNear(image, layout.topology, theme.tile_gpu), 8 * 100) << "no GPU tiles";
+  EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kForward)), 200) << "no forward compute";
+  EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kReduceScatter)), 200) << "no all-reduce";
+  // Every GPU's blocks of A and B, in that GPU's colour, in the weights panel.
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_GT(CountNear(image, layout.weights, theme.RankColor(r), 6), 400) << "no blocks of GPU " << r;
+  }
+  const std::string json = Slurp(trace);
+  EXPECT_NE(json.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(json.find("GPU 3"), std::string::npos) << "a process per rank";
+}
+
 TEST(GuiApp, WritesTheChromeTraceOfTheRun) {
   SKIP_WITHOUT_DISPLAY();
   ScratchDir dir;
@@ -259,6 +285,16 @@ TEST(GuiAppFlags, PipelineFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "pipeline", "--model-width", "0"}, "--model-width");
   ExpectUsageError({"--scenario", "pipeline", "--stages", "8", "--layers", "4", "--frames", "1"},
                    "--stages: 8 stages but the model has only 4 layers");
+}
+
+TEST(GuiAppFlags, TensorParallelFieldsAreCheckedAndNamedAsFlags) {
+  ExpectUsageError({"--scenario", "tp", "--tp", "16", "--frames", "1"}, "--tp: ");
+  ExpectUsageError({"--scenario", "tp", "--layer", "conv"}, "--layer: ");
+  ExpectUsageError({"--scenario", "tp", "--layer", "attention", "--heads", "3", "--frames", "1"}, "--heads: ");
+  ExpectUsageError({"--scenario", "tp", "--ffn", "30", "--frames", "1"}, "--ffn: ");
+  ExpectUsageError({"--scenario", "tp", "--layer", "row", "--sequence-parallel", "--frames", "1"},
+                   "--sequence-parallel: ");
+  ExpectUsageError({"--scenario", "tp", "--hidden", "0"}, "--hidden");
 }
 
 TEST(GuiAppFlags, ScreenshotNeedsFrames) {

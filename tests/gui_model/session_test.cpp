@@ -304,5 +304,126 @@ TEST(Session, BigPipelinesAreTimedOnlyAndSayWhy) {
   EXPECT_EQ(session.pipeline_outcome().check.not_checked_reason, session.timing_only_reason());
 }
 
+ScenarioSettings TpMlp() {
+  ScenarioSettings s;
+  s.scenario = kTensorParallelScenario;
+  s.tp_layer = "mlp";
+  s.tp = 4;
+  s.tp_batch = 2;
+  s.tp_seq = 8;
+  s.tp_hidden = 32;
+  s.topology = "dgx-a100";
+  return s;
+}
+
+TEST(Session, RunsATensorParallelMlpAndChecksItAgainstOneDevice) {
+  Session session;
+  ASSERT_EQ(session.Check(TpMlp()), "");
+  ASSERT_TRUE(session.Start(TpMlp())) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  ASSERT_NE(session.tp(), nullptr);
+  EXPECT_EQ(session.prepared(), nullptr);
+  EXPECT_EQ(session.pipeline(), nullptr);
+  ASSERT_NE(session.plan(), nullptr);
+  EXPECT_EQ(session.plan(), &session.tp()->layer.plan);
+  EXPECT_EQ(session.topology()->name, "dgx-a100");
+  EXPECT_EQ(session.backend(), "sim");
+  EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
+  EXPECT_GT(session.expected_ns(), 0);
+  EXPECT_TRUE(Contains(session.Title(), "dgx-a100")) << session.Title();
+  const TpSummary& out = session.tp_outcome();
+  EXPECT_TRUE(out.check.checked) << out.check.not_checked_reason;
+  EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
+  EXPECT_EQ(out.metrics.tp, 4);
+  EXPECT_EQ(out.metrics.forward_allreduces, 1);  // g after B
+  EXPECT_EQ(out.metrics.backward_allreduces, 1); // f before A
+  EXPECT_GT(out.metrics.comm_ns, 0);
+  EXPECT_GT(out.metrics.compute_ns, 0);
+  EXPECT_TRUE(session.timing_only_reason().empty());
+  EXPECT_TRUE(session.buffer_snapshots().empty());
+}
+
+TEST(Session, RunsATransformerLayerWithSequenceParallelism) {
+  Session session;
+  ScenarioSettings s = TpMlp();
+  s.tp_layer = "transformer";
+  s.tp_heads = 4;
+  s.sequence_parallel = true;
+  ASSERT_EQ(session.Check(s), "");
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  const TpSummary& out = session.tp_outcome();
+  EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
+  // Two all-reduces each way (the seed text's four per layer), each an RS + AG pair.
+  EXPECT_EQ(out.metrics.forward_allreduces, 2);
+  EXPECT_EQ(out.metrics.backward_allreduces, 2);
+  EXPECT_TRUE(session.tp()->layer.config.sequence_parallel);
+}
+
+TEST(Session, TensorParallelCheckNamesTheField) {
+  Session session;
+  ScenarioSettings s = TpMlp();
+  s.tp = 16;  // dgx-a100 has 8 GPUs
+  EXPECT_TRUE(Contains(session.Check(s), "tp")) << session.Check(s);
+  s = TpMlp();
+  s.tp_layer = "conv";
+  EXPECT_TRUE(Contains(session.Check(s), "layer")) << session.Check(s);
+  s = TpMlp();
+  s.tp_ffn = 30;  // does not split over 4 GPUs
+  EXPECT_TRUE(Contains(session.Check(s), "ffn")) << session.Check(s);
+  s = TpMlp();
+  s.tp_layer = "attention";
+  s.tp_heads = 3;  // does not divide H = 32
+  EXPECT_TRUE(Contains(session.Check(s), "heads")) << session.Check(s);
+  s = TpMlp();
+  s.tp_layer = "column";
+  s.sequence_parallel = true;
+  EXPECT_TRUE(Contains(session.Check(s), "sequence-parallel")) << session.Check(s);
+  EXPECT_FALSE(session.Start(s));
+  EXPECT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_EQ(session.plan(), nullptr);
+  EXPECT_EQ(session.tp(), nullptr);
+  // The session stays usable.
+  ASSERT_TRUE(session.Start(TpMlp())) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
+}
+
+TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
+  // Too much arithmetic to check at once: 512 tokens x 512 x 2048, forward
+  // and backward, is about 6 GFLOP (the app checks up to 2).
+  Session session;
+  ScenarioSettings s = TpMlp();
+  s.tp_hidden = 512;
+  s.tp_seq = 256;
+  ASSERT_EQ(session.Check(s), "");
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_FALSE(session.tp_outcome().check.checked);
+  EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();
+  EXPECT_EQ(session.tp_outcome().check.not_checked_reason, session.timing_only_reason());
+
+  // Too big for the engine's host buffers: not an error in the app, a
+  // timing-only run in the engine's words.
+  s.tp_hidden = 1024;
+  s.tp_seq = 512;
+  s.tp_batch = 4;
+  EXPECT_EQ(session.Check(s), "");
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  EXPECT_EQ(session.timing_only_reason().rfind("timing only: ", 0), 0u) << session.timing_only_reason();
+  EXPECT_TRUE(Contains(session.timing_only_reason(), "host buffers")) << session.timing_only_reason();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_FALSE(session.tp_outcome().check.checked);
+  EXPECT_GT(session.tp_outcome().metrics.step_ns, 0);
+
+  // What timing-only cannot fix is still an error.
+  s.tp = 16;
+  EXPECT_TRUE(Contains(session.Check(s), "tp")) << session.Check(s);
+}
+
 }  // namespace
 }  // namespace shardlab::gui

@@ -255,9 +255,11 @@ void App::Frame(double dt_s) {
 void App::DrawPanels(ViewContext& ctx) {
   const ImGuiIO& io = ImGui::GetIO();
   const ImGuiStyle& style = ImGui::GetStyle();
+  const bool tp = session_.tp() != nullptr;
   PanelLayout layout = ComputePanelLayout(
       io.DisplaySize.x, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
-      session_.pipeline() != nullptr ? kPipelineMetricsShare : kCollectiveMetricsShare);
+      tp ? kTpMetricsShare : session_.pipeline() != nullptr ? kPipelineMetricsShare : kCollectiveMetricsShare,
+      tp ? kTpWeightsShare : 0.0f);
   // Big classroom text needs a taller transport bar than the layout's;
   // at normal size it fits and the layout stays exactly as computed.
   const float transport_need = ImGui::GetFrameHeight() + 2.0f * style.WindowPadding.y;
@@ -282,10 +284,19 @@ void App::DrawPanels(ViewContext& ctx) {
   ImGui::End();
   if (BeginPanel("Metrics###metrics", layout.metrics)) DrawMetricsPanel(ctx);
   ImGui::End();
-  if (BeginPanel("Buffers: whose parts each chunk holds###buffers", layout.buffers)) {
-    DrawBufferView(ctx);
+  if (layout.buffers.height() >= 1.0f) {
+    if (BeginPanel("Buffers: whose parts each chunk holds###buffers", layout.buffers)) {
+      DrawBufferView(ctx);
+    }
+    ImGui::End();
   }
-  ImGui::End();
+  if (layout.weights.width() >= 1.0f) {
+    if (BeginPanel("Weights: the block of each matrix every GPU holds###tp_weights", layout.weights,
+                   ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+      DrawTpWeightsView(ctx, tp_weights_state_);
+    }
+    ImGui::End();
+  }
   if (BeginPanel("Timeline: one row per GPU and lane###gantt", layout.gantt,
                  ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     DrawGanttView(ctx, gantt_state_);

@@ -76,6 +76,7 @@ class App {
   TransportBarState transport_state_;
   TopologyViewState topology_state_;
   GanttViewState gantt_state_;
+  TpWeightsViewState tp_weights_state_;
   ExportDialog export_dialog_;
 
   // Bookkeeping of the current run.

@@ -10,6 +10,7 @@
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/pipeline_schedule.h"
 #include "engine/model/mlp.h"
+#include "engine/model/tp_layer.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
@@ -27,7 +28,9 @@ const CommandSpec& AppSpec() {
     s.description =
         "The ShardLab desktop app: pick a collective, a machine and a size, then step\n"
         "through the run and watch which GPU sends which chunk over which link; or\n"
-        "train a small MLP across pipeline stages and watch the schedule's bubble.\n"
+        "train a small MLP across pipeline stages and watch the schedule's bubble; or\n"
+        "split one transformer layer over GPUs (Megatron tensor parallelism) and see\n"
+        "which GPU holds which block of each weight and when the all-reduces run.\n"
         "Without flags it opens on ring all-reduce over 8 GPUs of a DGX A100.\n"
         "\n"
         "Keys: Space play/pause, Right step, Left step back, R reset, Ctrl +/- text size.";
@@ -37,10 +40,16 @@ const CommandSpec& AppSpec() {
         "      (a scripted screenshot, for slides and tests)\n"
         "  shardlab --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8\n"
         "      (train the small MLP across 4 pipeline stages and watch the bubble)\n"
+        "  shardlab --scenario tp --layer mlp --tp 4 --batch 2 --seq 8 --hidden 32\n"
+        "      (Megatron's MLP over 4 GPUs: A split by columns, B by rows, one\n"
+        "       all-reduce forward and one backward)\n"
+        "  shardlab --scenario tp --layer transformer --tp 4 --heads 4 --sequence-parallel\n"
+        "      (a whole layer; with sequence parallelism each all-reduce becomes a\n"
+        "       reduce-scatter and an all-gather)\n"
         "\n"
         "Exit codes: 0 success, 1 a failed run or export in scripted mode, 2 bad flags.\n";
     s.flags = {
-        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, or pipeline (default allreduce)"},
+        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, pipeline, or tp (default allreduce)"},
         {"algo", 0, "ALGO", "ring, tree (allreduce) or direct (alltoall); default: the kind's usual one"},
         {"ranks", 0, "N", "ranks, one per GPU (default 8)"},
         {"size", 0, "SIZE", "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default 64M)"},
@@ -54,8 +63,15 @@ const CommandSpec& AppSpec() {
         {"chunks", 0, "N", "pipeline: model chunks per stage, interleaved only (default 2)"},
         {"layers", 0, "N", "pipeline: layers of the MLP (default 8)"},
         {"model-width", 0, "N", "pipeline: features of every layer (default 256)"},
-        {"batch", 0, "N", "pipeline: rows of one training step (default 64)"},
+        {"batch", 0, "N", "pipeline: rows of one training step (default 64); tp: sequences B (default 2)"},
         {"optimizer", 0, "NAME", "pipeline: sgd or adam (default sgd)"},
+        {"layer", 0, "KIND", "tp: column, row, mlp, attention or transformer (default mlp)"},
+        {"tp", 0, "N", "tp: GPUs the layer is split over (default 4)"},
+        {"seq", 0, "N", "tp: tokens per sequence S; the layer sees T = B x S (default 8)"},
+        {"hidden", 0, "N", "tp: hidden size H (default 32)"},
+        {"ffn", 0, "N", "tp: split width F (default 0: 4H for the MLP, H for one linear)"},
+        {"heads", 0, "N", "tp: attention heads, attention and transformer only (default 4)"},
+        {"sequence-parallel", 0, "", "tp: Megatron's sequence parallelism (each all-reduce becomes RS + AG)"},
         {"play", 0, "", "start playing the replay once the run is recorded"},
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
         {"speed", 0, "X", "replay speed in nanoseconds of run per second of wall time (default: the whole run in about 20 s)"},
@@ -113,8 +129,25 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     }
   };
   if (name == "scenario") {
-    if (value != kPipelineScenario) relabel([&] { ParseCollectiveKind(value); });
+    if (value != kPipelineScenario && value != kTensorParallelScenario) {
+      relabel([&] { ParseCollectiveKind(value); });
+    }
     s.scenario = value;
+  } else if (name == "layer") {
+    relabel([&] { ParseTpLayerKind(value); });
+    s.tp_layer = value;
+  } else if (name == "tp") {
+    s.tp = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+  } else if (name == "seq") {
+    s.tp_seq = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
+  } else if (name == "hidden") {
+    s.tp_hidden = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
+  } else if (name == "ffn") {
+    s.tp_ffn = static_cast<int>(ParseIntValue(spelling, value, 0, 1 << 18));
+  } else if (name == "heads") {
+    s.tp_heads = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 12));
+  } else if (name == "sequence-parallel") {
+    s.sequence_parallel = true;
   } else if (name == "schedule") {
     relabel([&] { ParsePipelineSchedule(value); });
     s.schedule = value;
@@ -132,7 +165,9 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "model-width") {
     s.width = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
   } else if (name == "batch") {
-    s.batch = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
+    // One flag, two scenarios: --scenario comes first in the table, so it is known here.
+    const int batch = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
+    (s.is_tp() ? s.tp_batch : s.batch) = batch;
   } else if (name == "algo") {
     relabel([&] { ParseCollectiveAlgo(value); });
     s.algo = value;
@@ -203,7 +238,7 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
     if (!parsed.Has(flag.name)) continue;
     Apply(flags, flag.name, parsed.Spelling(flag.name), parsed.Get(flag.name), algo_given);
   }
-  if (!algo_given && !flags.settings.is_pipeline()) {
+  if (!algo_given && flags.settings.is_collective()) {
     flags.settings.algo = CollectiveAlgoName(DefaultAlgo(ParseCollectiveKind(flags.settings.scenario)));
   }
   if (!flags.screenshot_path.empty() && !flags.scripted()) {

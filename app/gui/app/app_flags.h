@@ -4,6 +4,8 @@
 //             --topology dgx-a100 --backend sim --ring-order auto]
 //           [--scenario pipeline --schedule 1f1b --stages 4 --microbatches 8
 //             --chunks 2 --layers 8 --model-width 256 --batch 64 --optimizer sgd]
+//           [--scenario tp --layer mlp --tp 4 --batch 2 --seq 8 --hidden 32
+//             --ffn 0 --heads 4 --sequence-parallel]
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--theme dark|light] [--font-scale F] [--width W --height H]

@@ -3,6 +3,8 @@
 // theme darkens and saturates them so they survive a washed-out projector
 // on white. Pipeline ops take their colour from the micro-batch instead
 // (MicrobatchColor; the rule lives in pipeline_gantt, where it is tested).
+// Ranks have eight hues of their own (RankColor), spaced around the wheel
+// and told apart by lightness too, so GPU 2 is one colour in every view.
 #include "app/gui/app/theme.h"
 
 #include <algorithm>
@@ -133,6 +135,17 @@ Color Theme::MicrobatchColor(Phase phase, int microbatch) const {
     return PhaseColor(phase);
   }
   return Rgb(HsvToRgb(MicrobatchHsv(phase, microbatch, kind == ThemeKind::kLight)));
+}
+
+Color Theme::RankColor(int rank) const {
+  // Blue, orange, green, red, purple, yellow, teal, pink: neighbours in
+  // rank order differ in hue and in lightness.
+  static constexpr std::uint32_t kDark[] = {0x4E9BE6, 0xF28E2B, 0x59C26A, 0xE45756,
+                                            0xB07AE0, 0xE8C547, 0x5CC8C0, 0xF58FB8};
+  static constexpr std::uint32_t kLight[] = {0x1F5FAF, 0xC25E00, 0x2E8540, 0xB8282A,
+                                             0x6F3FA0, 0x8F7400, 0x1F7F78, 0xB8196B};
+  const std::size_t index = static_cast<std::size_t>(rank < 0 ? 0 : rank) % std::size(kDark);
+  return Rgb(kind == ThemeKind::kLight ? kLight[index] : kDark[index]);
 }
 
 Color Theme::LinkLoadColor(double utilization) const {

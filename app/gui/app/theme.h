@@ -39,6 +39,10 @@ struct Theme {
   /// one), the pass the shade (forward light, backward deep, weight gradient
   /// greyed); see pipeline_gantt.h. Other phases: PhaseColor.
   Color MicrobatchColor(Phase phase, int microbatch) const;
+  /// The colour of rank (GPU) `rank` wherever the views name a rank: the
+  /// GPU tiles, the Gantt's row labels, a tensor-parallel weight's blocks.
+  /// Eight distinct hues, then they repeat.
+  Color RankColor(int rank) const;
   /// Link colour for a utilization in [0, 1].
   Color LinkLoadColor(double utilization) const;
 };

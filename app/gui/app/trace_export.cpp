@@ -19,8 +19,7 @@ std::string WriteSessionTrace(const Session& session, const std::string& path) {
     }
     TraceInfo info;
     info.title = "shardlab: " + session.Title();
-    info.backend = session.prepared() != nullptr ? session.prepared()->scenario.backend
-                                                 : session.pipeline()->scenario.backend;
+    info.backend = session.backend();
     WriteChromeTraceFile(path, *session.plan(), *session.topology(), events, info);
     return "";
   } catch (const std::exception& e) {

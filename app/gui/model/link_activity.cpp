@@ -83,8 +83,13 @@ void LinkActivity::Update(const TimelineStore& store, TimeNs t_ns) {
       if (e.op >= 0 && static_cast<std::size_t>(e.op) < plan_->ops.size()) {
         const OpTags& tags = plan_->ops[static_cast<std::size_t>(e.op)].tags;
         transfer.phase = tags.phase;
-        transfer.label = TransferLabel(tags);
         transfer.microbatch = tags.microbatch;
+        transfer.collective_seq = e.collective_seq;
+        const bool named = e.collective_seq >= 0 &&
+                           static_cast<std::size_t>(e.collective_seq) < collective_labels_.size();
+        transfer.label = named ? TransferLabel(tags, collective_labels_[static_cast<std::size_t>(e.collective_seq)])
+                               : TransferLabel(tags);
+        transfer.compact_label = named ? TransferLabel(tags) : transfer.label;
       }
       // 1 byte per ns is 1 GB/s: the simulator's average rate for it.
       const Gbps rate_gbps = static_cast<double>(e.bytes) / (e.end_ns - e.start_ns);
@@ -126,6 +131,18 @@ std::string TransferLabel(const OpTags& tags) {
     return (tags.phase == Phase::kForward ? "F" : "B") + std::to_string(tags.microbatch);
   }
   return tags.chunk >= 0 ? ChunkLetter(tags.chunk) : PhaseName(tags.phase);
+}
+
+std::string TransferLabel(const OpTags& tags, const CollectiveLabel& collective) {
+  if (collective.tag.empty()) return TransferLabel(tags);
+  std::string label = collective.tag;
+  if (collective.two_passes) {
+    if (tags.phase == Phase::kReduceScatter) label += " RS";
+    if (tags.phase == Phase::kAllGather) label += " AG";
+  }
+  // A middle dot binds the chunk to the pass: "AR1 RS·B".
+  if (tags.chunk >= 0) label += "\xC2\xB7" + ChunkLetter(tags.chunk);
+  return label;
 }
 
 }  // namespace shardlab::gui

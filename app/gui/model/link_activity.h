@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gui/model/timeline_store.h"
@@ -25,9 +26,20 @@ struct InFlight {
   int route = -1;              // index into LinkActivity's routes
   double progress = 0;         // 0..1 of the transfer's duration
   std::string label;           // chunk letter(s) "C"; "F3"/"B3" for a pipeline's
-                               // activation/gradient of micro-batch 3; else the phase
+                               // activation/gradient of micro-batch 3; "AR1 RS·B" for
+                               // a named collective's chunk B; else the phase
+  std::string compact_label;   // what the dot says where dots crowd: the chunk
+                               // letter of a named collective's transfer, else label
   Phase phase = Phase::kNone;
   int microbatch = -1;         // pipelines: whose activation or gradient
+  int collective_seq = -1;     // the op's collective call, -1 for none
+};
+
+/// How the transfers of one collective call are named on the machine view
+/// when a scenario runs several (a tensor-parallel layer's all-reduces).
+struct CollectiveLabel {
+  std::string tag;             // "AR1", "RS2"
+  bool two_passes = false;     // an all-reduce: name its RS and AG passes too
 };
 
 class LinkActivity {
@@ -46,6 +58,9 @@ class LinkActivity {
   /// Load as a fraction of the link's bandwidth (may exceed 1 only by rounding).
   double Utilization(int link, bool forward) const;
   const std::vector<InFlight>& in_flight() const { return in_flight_; }
+  /// Names transfers of collective call `seq` by labels[seq] from the next
+  /// Update on (an empty tag keeps the plain label).
+  void SetCollectiveLabels(std::vector<CollectiveLabel> labels) { collective_labels_ = std::move(labels); }
   /// The route (node ids along it) of an in-flight transfer.
   const Route& route(int index) const { return routes_[static_cast<std::size_t>(index)]; }
 
@@ -58,6 +73,7 @@ class LinkActivity {
   std::vector<double> load_forward_gbps_;     // per link
   std::vector<double> load_backward_gbps_;
   std::vector<InFlight> in_flight_;
+  std::vector<CollectiveLabel> collective_labels_;  // by collective_seq
 };
 
 /// Chunk letters as the seed texts write them: 0 -> "A", 25 -> "Z", 26 -> "AA".
@@ -66,5 +82,9 @@ std::string ChunkLetter(int chunk);
 /// What a transfer's dot says: "F3" (an activation of micro-batch 3 moving
 /// forward), "B3" (its gradient moving back), the chunk letter, or the phase.
 std::string TransferLabel(const OpTags& tags);
+/// The same for a transfer of a named collective: "AR1 RS·B" (chunk B
+/// in the reduce-scatter pass of all-reduce AR1), "AG2·C" (chunk C of
+/// all-gather AG2); TransferLabel(tags) when the tag is empty.
+std::string TransferLabel(const OpTags& tags, const CollectiveLabel& collective);
 
 }  // namespace shardlab::gui

@@ -57,6 +57,69 @@ PipelineScenario PipelineScenarioFrom(const ScenarioSettings& settings) {
   return scenario;
 }
 
+/// The panel's tensor-parallel fields as an engine scenario. Heads matter
+/// only to a layer with attention; the linears and the MLP ignore them.
+TpScenario TpScenarioFrom(const ScenarioSettings& settings) {
+  TpScenario scenario;
+  TpLayerConfig& c = scenario.layer;
+  c.kind = ParseTpLayerKind(settings.tp_layer);
+  c.tp = settings.tp;
+  c.batch = settings.tp_batch;
+  c.seq = settings.tp_seq;
+  c.hidden = settings.tp_hidden;
+  c.ffn = settings.tp_ffn;
+  c.heads = c.has_attention() ? settings.tp_heads : 0;
+  c.sequence_parallel = settings.sequence_parallel;
+  scenario.topology = settings.topology;
+  scenario.backend = settings.backend;
+  scenario.timing_only = settings.timing_only;
+  return scenario;
+}
+
+/// Checks `scenario` as the engine would run it. A layer the engine will
+/// only time (too big for host buffers, or fp16) is not an error in the
+/// app: as for a big pipeline, it runs timing-only and `why` says so
+/// (empty when the real run is fine). Throws what the engine throws when
+/// even timing-only cannot run it.
+void CheckTpOrTimeOnly(TpScenario& scenario, const Topology& topology, std::string* why) {
+  why->clear();
+  try {
+    CheckTpScenario(scenario, topology);
+    return;
+  } catch (const Error& real) {
+    if (scenario.timing_only) throw;
+    TpScenario timed = scenario;
+    timed.timing_only = true;
+    CheckTpScenario(timed, topology);  // throws the error a student must fix
+    // Only the real run's limits failed: time it instead.
+    scenario.timing_only = true;
+    std::string message = real.what();
+    const std::size_t colon = message.find(": ");
+    if (colon != std::string::npos && colon < 20) message = message.substr(colon + 2);
+    *why = "timing only: " + message.substr(0, message.find("; use --timing-only"));
+  }
+}
+
+/// Floating-point work of every compute op of `plan`, per rank.
+std::vector<double> ComputeFlopsPerRank(const Plan& plan) {
+  std::vector<double> flops(static_cast<std::size_t>(std::max(plan.num_ranks, 0)), 0.0);
+  for (const Op& op : plan.ops) {
+    if (op.kind != OpKind::kCompute || op.rank < 0 || op.rank >= plan.num_ranks) continue;
+    for (int k = 0; k < op.kernel_count; ++k) {
+      flops[static_cast<std::size_t>(op.rank)] +=
+          KernelFlops(plan.kernels[static_cast<std::size_t>(op.kernel_begin + k)]);
+    }
+  }
+  return flops;
+}
+
+/// GPU 0's float32 rate in TFLOP/s, 0 when the topology has no GPU figure.
+double Fp32Tflops(const Topology& topology) {
+  return topology.num_gpus() > 0
+             ? topology.nodes[static_cast<std::size_t>(topology.gpus[0])].device.fp32_tflops
+             : 0;
+}
+
 /// The ranks chunk `chunk` of rank `rank`'s output holds when the
 /// collective is over (empty: the chunk is not part of the result).
 std::vector<int> FinalContributors(const CollectiveParams& params, int rank, int chunk) {
@@ -136,13 +199,22 @@ int Session::num_steps() const {
 const Plan* Session::plan() const {
   if (prepared_) return &prepared_->plan;
   if (pipeline_) return &pipeline_->pipeline.plan;
+  if (tp_) return &tp_->layer.plan;
   return nullptr;
 }
 
 const Topology* Session::topology() const {
   if (prepared_) return &prepared_->topology;
   if (pipeline_) return &pipeline_->topology;
+  if (tp_) return &tp_->topology;
   return nullptr;
+}
+
+std::string Session::backend() const {
+  if (prepared_) return prepared_->scenario.backend;
+  if (pipeline_) return pipeline_->scenario.backend;
+  if (tp_) return tp_->scenario.backend;
+  return "";
 }
 
 std::string Session::Title() const {
@@ -156,27 +228,32 @@ std::string Session::Title() const {
     return pipeline_->pipeline.plan.name + " (batch " + std::to_string(p.model.batch) + ") on " +
            pipeline_->topology.name;
   }
+  if (tp_) return tp_->layer.plan.name + " on " + tp_->topology.name;
   return "";
 }
 
 TimeNs Session::expected_ns() const {
   if (prepared_) return prepared_->predicted_ns;
+  if (tp_) {
+    // The busiest rank's compute at the topology's speed, plus the ring
+    // formula for each all-reduce: compute waits for every one of them.
+    const std::vector<double> flops = ComputeFlopsPerRank(tp_->layer.plan);
+    const double tflops = Fp32Tflops(tp_->topology);
+    const double busiest = flops.empty() ? 0 : *std::max_element(flops.begin(), flops.end());
+    TimeNs comm_ns = 0;
+    try {
+      comm_ns = TpAllReduceEstimate(tp_->scenario, tp_->topology).ns *
+                (tp_->layer.forward_allreduces + tp_->layer.backward_allreduces);
+    } catch (const std::exception&) {
+      comm_ns = 0;  // the estimate only paces the replay
+    }
+    return (tflops > 0 ? busiest / (tflops * 1e3) : 0) + comm_ns;
+  }
   if (!pipeline_) return 0;
   // The longest stage's compute at the topology's speed, stretched by the
   // formula's bubble: enough to pace the replay before the run is recorded.
-  const Plan& plan = pipeline_->pipeline.plan;
-  const Topology& topology = pipeline_->topology;
-  std::vector<double> flops(static_cast<std::size_t>(plan.num_ranks), 0.0);
-  for (const Op& op : plan.ops) {
-    if (op.kind != OpKind::kCompute) continue;
-    for (int k = 0; k < op.kernel_count; ++k) {
-      flops[static_cast<std::size_t>(op.rank)] +=
-          KernelFlops(plan.kernels[static_cast<std::size_t>(op.kernel_begin + k)]);
-    }
-  }
-  const double tflops = topology.num_gpus() > 0
-                            ? topology.nodes[static_cast<std::size_t>(topology.gpus[0])].device.fp32_tflops
-                            : 0;
+  const std::vector<double> flops = ComputeFlopsPerRank(pipeline_->pipeline.plan);
+  const double tflops = Fp32Tflops(pipeline_->topology);
   if (tflops <= 0 || flops.empty()) return 0;
   const PipelineParams& p = pipeline_->pipeline.params;
   const double busiest = *std::max_element(flops.begin(), flops.end());
@@ -201,6 +278,10 @@ std::string Session::Check(const ScenarioSettings& settings) {
     if (settings.is_pipeline()) {
       const PipelineScenario scenario = PipelineScenarioFrom(settings);
       CheckPipelineScenario(scenario, CachedTopology(scenario.topology));
+    } else if (settings.is_tp()) {
+      TpScenario scenario = TpScenarioFrom(settings);
+      std::string timed_only;  // fine: Start runs it timing-only and says why
+      CheckTpOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
@@ -217,10 +298,12 @@ std::string Session::Check(const ScenarioSettings& settings) {
 void Session::ResetRun() {
   prepared_.reset();
   pipeline_.reset();
+  tp_.reset();
   store_.Clear();
   snapshots_.clear();
   outcome_ = CollectiveOutcomeSummary{};
   pipeline_outcome_ = PipelineOutcomeSummary{};
+  tp_outcome_ = TpSummary{};
   error_.clear();
   timing_only_reason_.clear();
   {
@@ -229,6 +312,7 @@ void Session::ResetRun() {
     worker_error_.clear();
     worker_outcome_ = CollectiveOutcomeSummary{};
     worker_pipeline_outcome_ = PipelineOutcomeSummary{};
+    worker_tp_outcome_ = TpSummary{};
   }
   steps_done_ = 0;
   worker_finished_ = false;
@@ -254,6 +338,11 @@ bool Session::Start(const ScenarioSettings& settings) {
         timing_only_reason_ = text;
       }
       pipeline_ = PreparePipeline(scenario, CachedTopology(scenario.topology));
+    } else if (settings.is_tp()) {
+      TpScenario scenario = TpScenarioFrom(settings);
+      const Topology& topology = CachedTopology(scenario.topology);
+      CheckTpOrTimeOnly(scenario, topology, &timing_only_reason_);
+      tp_ = PrepareTp(scenario, topology);
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));
@@ -261,6 +350,7 @@ bool Session::Start(const ScenarioSettings& settings) {
   } catch (const std::exception& e) {
     prepared_.reset();
     pipeline_.reset();
+    tp_.reset();
     error_ = e.what();
     state_ = SessionState::kFailed;
     return false;
@@ -277,10 +367,29 @@ bool Session::Start(const ScenarioSettings& settings) {
     }
   }
 
+  if (tp_ && !tp_->scenario.timing_only) {
+    // The plan is built, so its arithmetic is known exactly: a layer too
+    // big to check at once is timed only, and says so.
+    const std::vector<double> flops = ComputeFlopsPerRank(tp_->layer.plan);
+    double total = 0;
+    for (double f : flops) total += f;
+    if (total > kMaxCheckedHostFlops) {
+      tp_->scenario.timing_only = true;
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "timing only: the layer is %.1f GFLOP of host arithmetic (the app checks up "
+                    "to %.0f GFLOP); fewer tokens or a smaller hidden size are checked",
+                    total / 1e9, kMaxCheckedHostFlops / 1e9);
+      timing_only_reason_ = text;
+    }
+  }
+
   queue_ = std::make_unique<EventQueue>(kQueueCapacity);
   state_ = SessionState::kRunning;
   if (prepared_) {
     worker_ = std::thread([this] { RunCollectiveWorker(); });
+  } else if (tp_) {
+    worker_ = std::thread([this] { RunTpWorker(); });
   } else {
     worker_ = std::thread([this] { RunPipelineWorker(); });
   }
@@ -329,6 +438,7 @@ void Session::Poll() {
   if (worker_error_.empty()) {
     outcome_ = worker_outcome_;
     pipeline_outcome_ = worker_pipeline_outcome_;
+    tp_outcome_ = worker_tp_outcome_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -462,6 +572,26 @@ void Session::RunPipelineWorker() {
     if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
     worker_pipeline_outcome_ = std::move(outcome);
+  });
+}
+
+void Session::RunTpWorker() {
+  WorkerGuard([this] {
+    const PreparedTp& prepared = *tp_;
+    RunOptions options;
+    options.seed = prepared.scenario.seed;
+    options.timing_only = prepared.scenario.timing_only;
+    // As the pipeline: the executor runs a copy, the views read prepared's plan.
+    Executor executor(CreateBackend(prepared.scenario.backend), prepared.layer.plan,
+                      prepared.topology, options);
+    QueueSink to_queue(*queue_);
+    VectorSink events;  // one layer: tens of compute ops and the ring steps
+    TeeSink sink(to_queue, events);
+    if (!StepToEnd(executor, sink, [](int) {})) return;
+    TpSummary outcome = SummarizeTp(prepared, events.events, executor.backend(), &executor.plan());
+    if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
+    std::lock_guard lock(mutex_);
+    worker_tp_outcome_ = std::move(outcome);
   });
 }
 

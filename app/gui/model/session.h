@@ -4,7 +4,7 @@
 //   ScenarioSettings ──Check──► message shown in place (or "")
 //          │ Start
 //          ▼
-//   PreparedCollective or PreparedPipeline (engine)
+//   PreparedCollective, PreparedPipeline or PreparedTp (engine)
 //          └──────────────────────► worker thread: Executor::StepOnce
 //          │                          ├─► QueueSink ─► EventQueue ─┐
 //          │                          └─► ChunkState ─► snapshot per step
@@ -32,16 +32,18 @@
 #include "engine/run/collective_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/run/pipeline_scenario.h"
+#include "engine/run/tp_scenario.h"
 
 namespace shardlab::gui {
 
-/// The scenario panel's name for pipeline training; every other scenario
-/// is a collective kind.
+/// The scenario panel's names for pipeline training and for one
+/// tensor-parallel (Megatron) layer; every other scenario is a collective kind.
 inline constexpr const char* kPipelineScenario = "pipeline";
+inline constexpr const char* kTensorParallelScenario = "tp";
 
 /// What the scenario panel edits; text fields stay text until Check.
 struct ScenarioSettings {
-  std::string scenario = "allreduce";  // a collective kind (CLI spelling) or "pipeline"
+  std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline" or "tp"
   std::string topology = "dgx-a100";  // preset name or file path
   std::string backend = "sim";
   bool timing_only = false;
@@ -59,8 +61,20 @@ struct ScenarioSettings {
   int width = 256;
   int batch = 64;
   std::string optimizer = "sgd";
+  // One tensor-parallel layer (as `shardlab-cli run tp`): small enough by
+  // default that the simulator does the real arithmetic at once.
+  std::string tp_layer = "mlp";       // column | row | mlp | attention | transformer
+  int tp = 4;                         // ranks the layer is split over, one per GPU
+  int tp_batch = 2;                   // B
+  int tp_seq = 8;                     // S: the layer sees T = B x S tokens
+  int tp_hidden = 32;                 // H
+  int tp_ffn = 0;                     // F; 0: the engine's default (4H for the MLP)
+  int tp_heads = 4;                   // attention heads (attention, transformer)
+  bool sequence_parallel = false;     // Megatron's SP: each all-reduce becomes RS + AG
 
   bool is_pipeline() const { return scenario == kPipelineScenario; }
+  bool is_tp() const { return scenario == kTensorParallelScenario; }
+  bool is_collective() const { return !is_pipeline() && !is_tp(); }
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -112,11 +126,13 @@ class Session {
   const Topology* topology() const;
   /// Changes with every Start: views that cache per-run state compare it.
   std::uint64_t run_id() const { return run_id_; }
-  /// "ring all-reduce, 8 ranks, 64 MiB on dgx-a100" or "1F1B (PipeDream-Flush),
-  /// 4 stages, 8 micro-batches, MLP 8x256 (batch 64) on dgx-a100".
+  /// "ring all-reduce, 8 ranks, 64 MiB on dgx-a100", "1F1B (PipeDream-Flush),
+  /// 4 stages, 8 micro-batches, MLP 8x256 (batch 64) on dgx-a100" or the
+  /// tensor-parallel layer's plan name on its machine.
   std::string Title() const;
   /// The formula's time for the run (collectives), else an estimate from
-  /// the plan's compute ops; 0 without a run. Paces the replay.
+  /// the plan's compute ops (and a tensor-parallel layer's all-reduce
+  /// formula); 0 without a run. Paces the replay.
   TimeNs expected_ns() const;
 
   /// The collective run, or null (no run, or a pipeline).
@@ -125,7 +141,15 @@ class Session {
   const PreparedPipeline* pipeline() const { return pipeline_.get(); }
   /// Bubble, in-flight peaks and the check, when state() == kDone on a pipeline.
   const PipelineOutcomeSummary& pipeline_outcome() const { return pipeline_outcome_; }
-  /// Why a pipeline run was not checked ("" when it was, or was asked to be timed only).
+  /// The tensor-parallel layer run, or null (no run, or another scenario).
+  const PreparedTp* tp() const { return tp_.get(); }
+  /// Compute/communication split, all-reduces and the check, when
+  /// state() == kDone on a tensor-parallel layer.
+  const TpSummary& tp_outcome() const { return tp_outcome_; }
+  /// The backend the current run uses ("sim"); "" without a run.
+  std::string backend() const;
+  /// Why a pipeline or tensor-parallel run was not checked ("" when it was,
+  /// or was asked to be timed only).
   const std::string& timing_only_reason() const { return timing_only_reason_; }
   const TimelineStore& store() const { return store_; }
   const std::vector<BufferSnapshot>& buffer_snapshots() const { return snapshots_; }
@@ -153,6 +177,7 @@ class Session {
   bool StepToEnd(Executor& executor, EventSink& sink, const std::function<void(int)>& after_step);
   void RunCollectiveWorker();
   void RunPipelineWorker();
+  void RunTpWorker();
   /// Runs `body` on the worker thread, turning its errors into worker_error_.
   void WorkerGuard(const std::function<void()>& body);
   /// The scenario's topology, loaded once per name (throws "topology: ...").
@@ -166,6 +191,8 @@ class Session {
   std::unique_ptr<PreparedCollective> prepared_;
   std::unique_ptr<PreparedPipeline> pipeline_;
   PipelineOutcomeSummary pipeline_outcome_;
+  std::unique_ptr<PreparedTp> tp_;
+  TpSummary tp_outcome_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;
@@ -189,6 +216,7 @@ class Session {
   std::string worker_error_;
   CollectiveOutcomeSummary worker_outcome_;
   PipelineOutcomeSummary worker_pipeline_outcome_;
+  TpSummary worker_tp_outcome_;
   Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
 };
 

@@ -99,6 +99,11 @@ void DrawBufferView(ViewContext& ctx) {
         shape.stages, (shape.stages * shape.chunks - 1) * shape.microbatches);
     return;
   }
+  if (ctx.session.tp() != nullptr) {
+    // The app shows a tensor-parallel layer's shards in the weights panel.
+    ImGui::TextWrapped("A tensor-parallel layer's buffers are blocks of its weights: see the weights panel.");
+    return;
+  }
   const PreparedCollective* prepared = ctx.session.prepared();
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet: press Run in the scenario panel.");

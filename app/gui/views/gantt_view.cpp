@@ -14,6 +14,10 @@
 //   GPU0 compute │F0│F1│F2│F3│//////bubble//////│B0│F4│B1│ ...
 //   GPU3 compute │////bubble////│F0│B0│F1│B1│F2│ ...
 //
+// A tensor-parallel layer adds a legend line (forward and backward compute,
+// the all-reduces' reduce-scatter and all-gather passes, the GPU colours)
+// and names each transfer's collective in its tooltip: "AR1 fwd: MLP output (g)".
+//
 // Each frame follows Tracy's split: a GanttFrame {view start, ns/px, width,
 // cursor} is filled once, then every visible row is prepared
 // (PrepareGanttRow: binary search + folding, plain C++, tested) and drawn.
@@ -33,6 +37,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/pipeline_gantt.h"
+#include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
@@ -88,11 +93,13 @@ void OpLabels(const Event& e, const Op* op, std::string out[3]) {
 
 /// The op's tooltip; `pipeline` (null for collectives) adds what the op
 /// does for which micro-batch.
-void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const PipelinePlan* pipeline) {
+void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const PipelinePlan* pipeline,
+                  const std::string& collective) {
   ImGui::BeginTooltip();
   ImGui::Text("op %d  %s%s%s", e.op, OpKindName(e.kind),
               op != nullptr && op->reduce != ReduceOp::kNone ? " + " : "",
               op != nullptr && op->reduce != ReduceOp::kNone ? ReduceOpName(op->reduce) : "");
+  if (!collective.empty()) ImGui::TextUnformatted(collective.c_str());
   if (pipeline != nullptr && op != nullptr) {
     const std::string summary = PipelineOpSummary(*op, *pipeline);
     if (!summary.empty()) ImGui::TextUnformatted(summary.c_str());
@@ -277,7 +284,10 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
 
   const std::string label = RowLabel(row);
   const float text_y = y0 + (pass.row_h_px - ImGui::GetTextLineHeight()) * 0.5f;
-  list->AddText(ImVec2(pass.left_x_px + 6, text_y), first_of_rank ? theme.text : theme.text_dim, label.c_str());
+  // The rank's colour down the label's edge: GPU 2 wears it in every view.
+  list->AddRectFilled(ImVec2(pass.left_x_px + 1, y0 + 1), ImVec2(pass.left_x_px + 5, y1 - 1),
+                      theme.RankColor(row.rank));
+  list->AddText(ImVec2(pass.left_x_px + 9, text_y), first_of_rank ? theme.text : theme.text_dim, label.c_str());
 
   const std::vector<GanttBox> boxes = PrepareGanttRow(row, *pass.frame);
   const float by0 = y0 + kRowGapPx;
@@ -409,6 +419,33 @@ void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
   ImGui::NewLine();
 }
 
+/// The tensor-parallel legend line: compute passes, the all-reduces' two
+/// passes, and the rank colour beside each row.
+void DrawTpLegend(const Theme& theme) {
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "RS", "reduce-scatter pass");
+  LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), "AG", "all-gather pass");
+  const ImVec2 min = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  ImGui::Dummy(ImVec2(4 * 6.0f, h));
+  for (int r = 0; r < 4; ++r) {
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(min.x + 6.0f * r, min.y + 1), ImVec2(min.x + 6.0f * r + 4, min.y + h - 1),
+                                              theme.RankColor(r));
+  }
+  ImGui::SameLine(0, 4);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "GPU colour (as in Weights)");
+}
+
+/// "AR1 fwd: MLP output (g)" for a transfer of a tensor-parallel layer's collective.
+std::string TpCollectiveLine(const Session& session, const Op* op) {
+  const PreparedTp* tp = session.tp();
+  if (tp == nullptr || op == nullptr || op->collective_seq < 0) return "";
+  const std::vector<TpCollectiveName> names = NameTpCollectives(tp->layer.collectives);
+  const TpCollectiveName* n = FindTpCollective(names, op->collective_seq);
+  return n != nullptr ? n->name + ": " + n->what : "";
+}
+
 /// Every stage's bubbles, recomputed only when the run or its events change.
 const PipelineBubbles& CachedBubbles(const Session& session) {
   struct Cache {
@@ -465,6 +502,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
+  if (ctx.session.tp() != nullptr) DrawTpLegend(theme);
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -472,7 +510,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const float row_h = line_h + 6.0f;
   const float ruler_h = line_h + 8.0f;
   const int max_rank = store.rows().empty() ? 0 : store.rows().back().rank;
-  const float label_w = ImGui::CalcTextSize(("GPU" + std::to_string(max_rank) + " compute").c_str()).x + 14.0f;
+  const float label_w = ImGui::CalcTextSize(("GPU" + std::to_string(max_rank) + " compute").c_str()).x + 17.0f;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float timeline_w = avail.x - label_w - style.ScrollbarSize;
@@ -609,7 +647,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (pass.hovered_row >= 0 && pass.hovered_event >= 0) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
-    EventTooltip(e, OpOf(plan, e), row, pipeline);
+    const Op* op = OpOf(plan, e);
+    EventTooltip(e, op, row, pipeline, TpCollectiveLine(ctx.session, op));
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);

@@ -70,6 +70,10 @@ void DrawMetricsPanel(ViewContext& ctx) {
     DrawPipelineMetrics(ctx);
     return;
   }
+  if (session.tp() != nullptr) {
+    DrawTpMetrics(ctx);
+    return;
+  }
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet.");
     return;

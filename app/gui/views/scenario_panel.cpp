@@ -4,6 +4,7 @@
 // explained in place instead of failing later.
 #include <algorithm>
 #include <cfloat>
+#include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/pipeline_schedule.h"
 #include "engine/core/units.h"
+#include "engine/model/tp_layer.h"
 #include "engine/run/backend.h"
 #include "engine/run/collective_scenario.h"
 #include "engine/topology/presets.h"
@@ -23,6 +25,7 @@ namespace shardlab::gui {
 namespace {
 
 constexpr const char* kPipelineTitle = "pipeline training (MLP)";
+constexpr const char* kTpTitle = "tensor-parallel layer";
 
 constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
@@ -96,11 +99,12 @@ const char* ScheduleTooltip(PipelineSchedule s) {
   return "";
 }
 
-/// The scenario: the six collectives, then pipeline training. Returns
-/// true when it is a collective (whose algorithm combo follows).
+/// The scenario: the six collectives, then pipeline training and one
+/// tensor-parallel layer. Returns true when it is a collective (whose
+/// algorithm combo follows).
 bool ScenarioCombo(ScenarioSettings& s) {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  if (!s.is_pipeline()) {
+  if (s.is_collective()) {
     try {
       kind = ParseCollectiveKind(s.scenario);
     } catch (const std::exception&) {
@@ -108,12 +112,13 @@ bool ScenarioCombo(ScenarioSettings& s) {
     }
   }
   FieldLabel("Scenario");
-  const std::string preview =
-      s.is_pipeline() ? std::string(kPipelineTitle) : CollectiveTitle(s.scenario, "");
+  const std::string preview = s.is_pipeline() ? std::string(kPipelineTitle)
+                              : s.is_tp()     ? std::string(kTpTitle)
+                                              : CollectiveTitle(s.scenario, "");
   if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (CollectiveKind k : kKinds) {
       const std::string name = CollectiveKindName(k);
-      if (ImGui::Selectable(CollectiveTitle(name, "").c_str(), !s.is_pipeline() && k == kind)) {
+      if (ImGui::Selectable(CollectiveTitle(name, "").c_str(), s.is_collective() && k == kind)) {
         s.scenario = name;
         kind = k;
       }
@@ -124,9 +129,14 @@ bool ScenarioCombo(ScenarioSettings& s) {
       ImGui::SetTooltip("Train a small MLP for one step across pipeline stages (one per GPU)\n"
                         "with GPipe, 1F1B, interleaved 1F1B or zero-bubble schedules");
     }
+    if (ImGui::Selectable(kTpTitle, s.is_tp())) s.scenario = kTensorParallelScenario;
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Split one layer's weights over GPUs as Megatron-LM does (columns, then\n"
+                        "rows) and watch the all-reduces a forward and backward pass need");
+    }
     ImGui::EndCombo();
   }
-  return !s.is_pipeline();
+  return s.is_collective();
 }
 
 void AlgoCombo(ScenarioSettings& s) {
@@ -223,6 +233,120 @@ void PipelineFields(const Theme& theme, ScenarioSettings& s) {
     }
   } catch (const std::exception&) {
     // The Check message under the fields says what is wrong.
+  }
+}
+
+constexpr TpLayerKind kTpLayers[] = {
+    TpLayerKind::kColumnLinear, TpLayerKind::kRowLinear, TpLayerKind::kMlp,
+    TpLayerKind::kAttention,    TpLayerKind::kTransformer,
+};
+
+const char* TpLayerTitle(TpLayerKind kind) {
+  switch (kind) {
+    case TpLayerKind::kColumnLinear: return "column-parallel linear";
+    case TpLayerKind::kRowLinear: return "row-parallel linear";
+    case TpLayerKind::kMlp: return "MLP (column, then row)";
+    case TpLayerKind::kAttention: return "self-attention";
+    case TpLayerKind::kTransformer: return "transformer layer";
+  }
+  return "?";
+}
+
+const char* TpLayerTooltip(TpLayerKind kind) {
+  switch (kind) {
+    case TpLayerKind::kColumnLinear:
+      return "Y = X\xC2\xB7" "A + a with A split by columns: each GPU computes its own columns of Y.\n"
+             "No communication forward; backward, the input gradients are all-reduced.";
+    case TpLayerKind::kRowLinear:
+      return "Y = X\xC2\xB7" "W + b with W split by rows (and X by columns): each GPU has a partial\n"
+             "sum of Y, so forward ends with an all-reduce; backward needs none.";
+    case TpLayerKind::kMlp:
+      return "Megatron's MLP: A split by columns, then B by rows, so the activation\n"
+             "between them never moves. One all-reduce forward (g), one backward (f).";
+    case TpLayerKind::kAttention:
+      return "Self-attention with the heads spread over the GPUs (Wq, Wk, Wv by\n"
+             "columns) and the output projection Wo by rows: one all-reduce each way.";
+    case TpLayerKind::kTransformer:
+      return "Attention and MLP with their layer norms: two all-reduces forward and\n"
+             "two backward, the seed text's four per layer.";
+  }
+  return "";
+}
+
+/// The tensor-parallel layer's fields: kind, tp (one GPU each), the token
+/// shape B x S, H, F, heads where there is attention, and sequence
+/// parallelism where the layer has it.
+void TpFields(const Theme& theme, ScenarioSettings& s) {
+  TpLayerKind kind = TpLayerKind::kMlp;
+  try {
+    kind = ParseTpLayerKind(s.tp_layer);
+  } catch (const std::exception&) {
+    s.tp_layer = TpLayerKindName(kind);
+  }
+  FieldLabel("Layer");
+  if (ImGui::BeginCombo("##tp_layer", TpLayerTitle(kind))) {
+    for (TpLayerKind k : kTpLayers) {
+      if (ImGui::Selectable(TpLayerTitle(k), k == kind)) {
+        s.tp_layer = TpLayerKindName(k);
+        kind = k;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", TpLayerTooltip(k));
+    }
+    ImGui::EndCombo();
+  }
+  const int gpus = TopologyGpus(s.topology);
+  IntField("TP", "##tp", s.tp, 1, gpus > 1 && gpus <= 64 ? gpus : 4096, "tp = %d GPUs");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("GPUs the layer's weights are split over (rank r on GPU r)");
+  IntField("Batch", "##tp_batch", s.tp_batch, 1, 64, "B = %d");
+  IntField("Sequence", "##tp_seq", s.tp_seq, 1, 1 << 16, "%d");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("tokens per sequence (S); the layer sees T = B x S token rows");
+  FieldLabel("Hidden");
+  if (ImGui::BeginCombo("##tp_hidden", ("H = " + std::to_string(s.tp_hidden)).c_str())) {
+    for (int h : {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 12288}) {
+      if (ImGui::Selectable(std::to_string(h).c_str(), h == s.tp_hidden)) s.tp_hidden = h;
+    }
+    ImGui::EndCombo();
+  }
+  FieldLabel("FFN");
+  ImGui::InputInt("##tp_ffn", &s.tp_ffn, 16, 256);
+  s.tp_ffn = std::clamp(s.tp_ffn, 0, 1 << 18);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("the split width F: the MLP's inner size, or one linear's outputs (column)\n"
+                      "or inputs (row); 0 takes 4H for the MLP and H for one linear");
+  }
+  TpLayerConfig config;
+  config.kind = kind;
+  const bool attention = config.has_attention();
+  if (attention) {
+    IntField("Heads", "##tp_heads", s.tp_heads, 1, 64, "%d heads");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("attention heads; each GPU computes heads / tp of them");
+  }
+  const bool linear = kind == TpLayerKind::kColumnLinear || kind == TpLayerKind::kRowLinear;
+  if (linear) s.sequence_parallel = false;
+  ImGui::BeginDisabled(linear);
+  ImGui::Checkbox("Sequence parallelism", &s.sequence_parallel);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip(linear ? "Only for the MLP, attention and a transformer layer."
+                             : "Megatron's sequence parallelism: outside the split linears each GPU keeps\n"
+                               "only T / tp token rows, and every all-reduce becomes a reduce-scatter\n"
+                               "and an all-gather: the same bytes, less activation memory.");
+  }
+  // The shape in words before anything runs: F, the tokens, the all-reduce's size.
+  if (s.tp >= 1 && s.tp_batch >= 1 && s.tp_seq >= 1 && s.tp_hidden >= 1) {
+    config.hidden = s.tp_hidden;
+    config.ffn = s.tp_ffn;
+    const std::int64_t tokens = std::int64_t{s.tp_batch} * s.tp_seq;
+    const Bytes bytes = tokens * s.tp_hidden * 4;
+    std::string text;
+    if (kind != TpLayerKind::kAttention) {
+      text = "F = " + std::to_string(config.split_width()) + (s.tp_ffn == 0 ? " (the default)" : "") + ". ";
+    }
+    text += "T = " + std::to_string(tokens) + " tokens. Each all-reduce sums T x H x 4 B = " + FormatBytes(bytes);
+    if (attention && s.tp_heads > 0 && s.tp_hidden % s.tp_heads == 0) {
+      text += "; heads of " + std::to_string(s.tp_hidden / s.tp_heads) + " features";
+    }
+    DimWrapped(theme, text + ".");
   }
 }
 
@@ -326,7 +450,7 @@ void RingOrderField(ScenarioPanelState& state) {
 }
 
 /// A few lines for someone who has never seen the app: what each panel says.
-void HowToRead(const Theme& theme, bool pipeline) {
+void HowToRead(const Theme& theme, const ScenarioSettings& s) {
   ImGui::Spacing();
   if (!ImGui::CollapsingHeader("How to read this", ImGuiTreeNodeFlags_DefaultOpen)) return;
   static const char* const kCollectiveLines[] = {
@@ -336,6 +460,16 @@ void HowToRead(const Theme& theme, bool pipeline) {
       "Buffers: what each GPU holds after the step shown.",
       "Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth.",
       "Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula.",
+  };
+  static const char* const kTpLines[] = {
+      "One layer's weights are split over the GPUs: Weights (bottom right) shows every matrix "
+      "and which GPU holds which block, in that GPU's colour. Lit blocks are computing now.",
+      "Column-parallel weights need no communication forward; row-parallel ones leave each "
+      "GPU with a partial sum, which an all-reduce (AR) adds up. Backward it is the reverse.",
+      "Machine: AR1 RS\xC2\xB7" "B is chunk B of all-reduce 1 in its reduce-scatter pass; the line "
+      "above the GPUs says which all-reduce runs and what it carries.",
+      "Metrics: compute against communication, the all-reduces counted and sized (T x H x 4 B), "
+      "and whether every output and gradient equals one GPU's.",
   };
   static const char* const kPipelineLines[] = {
       "Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
@@ -353,7 +487,9 @@ void HowToRead(const Theme& theme, bool pipeline) {
       ImGui::TextWrapped("%s", line);
     }
   };
-  if (pipeline) {
+  if (s.is_tp()) {
+    bullets(kTpLines);
+  } else if (s.is_pipeline()) {
     bullets(kPipelineLines);
   } else {
     bullets(kCollectiveLines);
@@ -371,6 +507,9 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   TopologyField(theme, state);
   if (s.is_pipeline()) {
     PipelineFields(theme, s);
+    BackendField(s);
+  } else if (s.is_tp()) {
+    TpFields(theme, s);
     BackendField(s);
   } else {
     RanksField(s);
@@ -399,7 +538,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   const PreparedCollective* prepared = ctx.session.prepared();
   if (ctx.session.state() == SessionState::kFailed) {
     ErrorWrapped(theme, "The last run failed: " + ctx.session.error());
-  } else if (prepared != nullptr && !(s == state.last_run) && problem.empty()) {
+  } else if (ctx.session.plan() != nullptr && !(s == state.last_run) && problem.empty()) {
     DimWrapped(theme, "Changed: press Run to record the new run.");
   }
 
@@ -419,7 +558,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     ImGui::Spacing();
     DimWrapped(theme, "Ring: " + order + " (" + prepared->ring_order_mode + ")");
   }
-  HowToRead(theme, s.is_pipeline());
+  HowToRead(theme, s);
   return false;
 }
 

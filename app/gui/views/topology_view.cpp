@@ -7,6 +7,12 @@
 //         ▲ ║ (C)──►       ║          ═══ lower lane: GPU1 -> GPU0
 //           ║              ║          (C) chunk C in flight, 40% of its route
 //
+// A tensor-parallel layer names its collectives on the pills ("AR1 RS·B":
+// all-reduce 1, reduce-scatter pass, chunk B; crowded pills keep only the
+// chunk) and adds a line under the caption: which collective runs and what
+// it carries, or which GPUs compute. Every GPU tile of a rank wears the
+// rank's colour along its bottom edge, as the Gantt rows and weights do.
+//
 // Per frame: lay out (only when the topology or the panel's aspect
 // changes), update LinkActivity at the cursor, then draw back to front:
 // host frames, links (shader callback or plain lines), tiles, pills,
@@ -20,6 +26,7 @@
 #include <imgui.h>
 
 #include "app/gui/gl/link_renderer.h"
+#include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
@@ -146,7 +153,7 @@ void LaneEnds(const FrameGeometry& g, int from, int to, float lane_width_px, ImV
 
 /// Draws the legend (or only measures it when `list` is null); returns its height.
 float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme& theme,
-                   bool pipeline) {
+                   bool pipeline, const PreparedTp* tp) {
   const float line_h = ImGui::GetTextLineHeight();
   const float row_h = line_h + 6.0f;
   const float spacing = 18.0f;
@@ -178,7 +185,21 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
                           theme.LinkLoadColor(static_cast<double>(i) / (kSteps - 1)));
     }
   });
-  if (pipeline) {
+  if (tp != nullptr) {
+    const bool sp = tp->layer.config.sequence_parallel;
+    item(14.0f,
+         sp ? "RS1\xC2\xB7" "B: chunk B of reduce-scatter 1 (AG2\xC2\xB7" "C: of all-gather 2)"
+            : "AR1 RS\xC2\xB7" "B: chunk B of all-reduce 1, reduce-scatter pass (AG: all-gather)",
+         [&](ImVec2 left) {
+           list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
+         });
+    item(22.0f, "GPU colour, as in the weight blocks", [&](ImVec2 left) {
+      for (int r = 0; r < 4; ++r) {
+        list->AddRectFilled(ImVec2(left.x + 5.5f * r, left.y - 3), ImVec2(left.x + 5.5f * r + 4.5f, left.y + 3),
+                            theme.RankColor(r));
+      }
+    });
+  } else if (pipeline) {
     item(14.0f, "F3: activation of micro-batch 3 to the next stage", [&](ImVec2 left) {
       list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.MicrobatchColor(Phase::kForward, 3));
     });
@@ -371,6 +392,45 @@ void LinkTooltip(const Topology& topology, const LinkActivity* activity, int lin
   ImGui::EndTooltip();
 }
 
+/// A tensor-parallel layer's second caption line: the collectives in
+/// flight and what they carry, else who computes what, else "idle".
+std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivity& activity,
+                      const std::vector<TpCollectiveName>& names, TimeNs cursor_ns) {
+  std::vector<int> seqs;
+  std::vector<Phase> passes;
+  for (const InFlight& f : activity.in_flight()) {
+    if (f.collective_seq < 0) continue;
+    if (std::find(seqs.begin(), seqs.end(), f.collective_seq) == seqs.end()) {
+      seqs.push_back(f.collective_seq);
+      passes.push_back(f.phase);
+    }
+  }
+  std::string line;
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    const TpCollectiveName* n = FindTpCollective(names, seqs[i]);
+    if (n == nullptr) continue;
+    if (!line.empty()) line += "; ";
+    line += n->name + ": " + n->what;
+    if (n->two_passes) {
+      line += passes[i] == Phase::kReduceScatter ? ", reduce-scatter pass (summing)"
+                                                 : ", all-gather pass (sharing the sums)";
+    }
+  }
+  if (!line.empty()) return "now: " + line;
+  const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), plan, cursor_ns);
+  std::vector<int> forward, backward;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (!ranks[r].busy) continue;
+    (ranks[r].phase == Phase::kBackward ? backward : forward).push_back(static_cast<int>(r));
+  }
+  if (!forward.empty()) line = RankList(forward) + " compute their forward blocks";
+  if (!backward.empty()) line += (line.empty() ? "" : "; ") + RankList(backward) + " compute their backward blocks";
+  if (!line.empty()) return "now: " + line + " (no communication)";
+  if (cursor_ns <= 0) return "before the layer: press Step or Play";
+  if (cursor_ns >= ctx.clock.run_end_ns()) return "done: the layer's forward and backward pass are over";
+  return "now: nothing runs";
+}
+
 }  // namespace
 
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
@@ -388,9 +448,11 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (avail.x < 40 || avail.y < 40) return;
-  const float caption_h = ImGui::GetTextLineHeightWithSpacing();
   const bool pipeline = ctx.session.pipeline() != nullptr;
-  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline);
+  const PreparedTp* tp = ctx.session.tp();
+  // A tensor-parallel layer adds a second caption line: what is happening now.
+  const float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr ? 2.0f : 1.0f);
+  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp);
   const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
                       ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
   if (canvas.GetHeight() < 2 * kCanvasMarginPx) return;
@@ -421,6 +483,18 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   if (!state.activity || state.activity_plan != &plan) {
     state.activity = std::make_unique<LinkActivity>(topology, plan);
     state.activity_plan = &plan;
+    state.tp_collectives.clear();
+    if (tp != nullptr) {
+      // Each all-reduce of the layer gets its own name on the pills.
+      state.tp_collectives = NameTpCollectives(tp->layer.collectives);
+      std::vector<CollectiveLabel> labels;
+      for (const TpCollectiveName& n : state.tp_collectives) {
+        if (n.seq < 0) continue;
+        if (labels.size() <= static_cast<std::size_t>(n.seq)) labels.resize(static_cast<std::size_t>(n.seq) + 1);
+        labels[static_cast<std::size_t>(n.seq)] = {n.tag, n.two_passes};
+      }
+      state.activity->SetCollectiveLabels(std::move(labels));
+    }
   }
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
   state.activity->Update(ctx.session.store(), cursor_ns);
@@ -514,6 +588,10 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     for (std::size_t i = 0; i + 1 < lanes.size(); i += 2) list->AddLine(lanes[i], lanes[i + 1], trace, 1.5f);
   }
 
+  std::vector<int> gpu_rank(topology.nodes.size(), -1);  // by node id
+  for (int r = 0; r < topology.num_gpus(); ++r) {
+    gpu_rank[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(r)])] = r;
+  }
   // GPUs sending right now get a ring in the colour of what they send.
   std::vector<Color> sending(topology.nodes.size(), 0);
   for (const InFlight& f : activity.in_flight()) {
@@ -531,9 +609,19 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
                     2.5f);
     }
     DrawTile(list, r, topology.nodes[n], tile, theme, g.labelled, tile.node == hovered_node);
+    // The rank's colour along the tile's bottom edge (rank r runs on GPU r).
+    const int rank = gpu_rank[n];
+    if (g.labelled && rank >= 0 && rank < plan.num_ranks) {
+      const float inset = std::min(6.0f, r.GetWidth() * 0.15f);
+      list->AddRectFilled(ImVec2(r.Min.x + inset, r.Max.y - 5), ImVec2(r.Max.x - inset, r.Max.y - 2),
+                          theme.RankColor(rank), 1.5f);
+    }
   }
 
   // Chunks in flight: a pill on the sender's lane, labelled with the chunk.
+  // A pill whose full label would cover one drawn before it says only its
+  // compact label (the chunk letter), so crowded pills stay readable.
+  std::vector<PxRect> placed;
   for (std::size_t k = 0; k < activity.in_flight().size(); ++k) {
     const InFlight& f = activity.in_flight()[k];
     if (in_flight_lanes[k].empty()) continue;
@@ -544,16 +632,32 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
       list->AddRectFilled(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + 2, p.y + 2), fill);
       continue;
     }
-    const float text_w = ImGui::CalcTextSize(f.label.c_str()).x;
     const float radius = pill_radius_px;
-    const float half_w = std::max(radius, text_w * 0.5f + 5.0f);
+    auto pill_half_w = [&](const std::string& text) {
+      return std::max(radius, ImGui::CalcTextSize(text.c_str()).x * 0.5f + 5.0f);
+    };
+    const std::string* text = &f.label;
+    if (!f.compact_label.empty() && f.compact_label != f.label) {
+      const float w = pill_half_w(f.label);
+      const PxRect full{ImVec2(p.x - w, p.y - radius), ImVec2(p.x + w, p.y + radius)};
+      for (const PxRect& other : placed) {
+        const bool overlaps = full.Min.x < other.Max.x && other.Min.x < full.Max.x &&
+                              full.Min.y < other.Max.y && other.Min.y < full.Max.y;
+        if (overlaps) {
+          text = &f.compact_label;
+          break;
+        }
+      }
+    }
+    const float half_w = pill_half_w(*text);
+    placed.push_back({ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius)});
     // A soft glow first, so the pill stands out on a busy lane.
     list->AddRectFilled(ImVec2(p.x - half_w - 4, p.y - radius - 4), ImVec2(p.x + half_w + 4, p.y + radius + 4),
                         WithAlpha(fill, 0.25f), radius + 4);
     list->AddRectFilled(ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius), fill, radius);
     list->AddRect(ImVec2(p.x - half_w, p.y - radius), ImVec2(p.x + half_w, p.y + radius),
                   WithAlpha(theme.background, 0.8f), radius, 0, 1.0f);
-    DrawCenteredText(list, p, ContrastText(fill), f.label);
+    DrawCenteredText(list, p, ContrastText(fill), *text);
   }
   list->PopClipRect();
 
@@ -561,11 +665,15 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   char caption[256];
   std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d %s  |  t = %s  |  step %d of %d  |  %zu in flight",
                 topology.name.c_str(), state.layout.shape.c_str(), plan.num_ranks,
-                pipeline ? "stages" : "ranks",
+                pipeline ? "stages" : tp != nullptr ? "ranks (tp)" : "ranks",
                 FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
                 activity.in_flight().size());
   list->AddText(origin, theme.text_dim, caption);
-  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline);
+  if (tp != nullptr) {
+    const std::string now = TpNowLine(ctx, plan, activity, state.tp_collectives, cursor_ns);
+    list->AddText(ImVec2(origin.x, origin.y + ImGui::GetTextLineHeightWithSpacing()), theme.text, now.c_str());
+  }
+  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp);
 
   if (hovered_node >= 0) {
     TileTooltip(topology, hovered_node);

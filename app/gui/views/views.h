@@ -4,7 +4,9 @@
 // structs below, owned by the App.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "app/gui/app/theme.h"
 #include "app/gui/model/gantt_layout.h"
@@ -12,6 +14,7 @@
 #include "app/gui/model/replay_clock.h"
 #include "app/gui/model/session.h"
 #include "app/gui/model/topology_layout.h"
+#include "app/gui/model/tp_layer_view.h"
 
 namespace shardlab::gui {
 
@@ -31,6 +34,7 @@ struct TopologyViewState {
   float laid_out_aspect = 0;
   std::unique_ptr<LinkActivity> activity; // rebuilt per run
   const Plan* activity_plan = nullptr;
+  std::vector<TpCollectiveName> tp_collectives;  // a tensor-parallel run's, else empty
 };
 
 struct GanttViewState {
@@ -39,11 +43,23 @@ struct GanttViewState {
   bool follow_cursor = true;              // keep the cursor in view while playing
 };
 
+struct TpWeightsViewState {
+  std::uint64_t run_id = 0;               // the run `matrices` were read from
+  std::vector<TpWeightMatrix> matrices;
+  TpWeightLayout layout;                  // for the size and text height below
+  float laid_out_w = 0, laid_out_h = 0, laid_out_line_h = 0;
+};
+
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state);
 void DrawGanttView(ViewContext& ctx, GanttViewState& state);
 void DrawBufferView(ViewContext& ctx);
 void DrawMetricsPanel(ViewContext& ctx);
 /// The metrics panel of a pipeline run (DrawMetricsPanel calls it).
 void DrawPipelineMetrics(ViewContext& ctx);
+/// The metrics panel of a tensor-parallel layer (DrawMetricsPanel calls it).
+void DrawTpMetrics(ViewContext& ctx);
+/// A tensor-parallel layer's weights, each split into the blocks the GPUs
+/// hold, in the ranks' colours; the blocks of GPUs computing now are lit.
+void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state);
 
 }  // namespace shardlab::gui

@@ -1,0 +1,228 @@
+// The metrics panel of a tensor-parallel layer: how the step splits into
+// compute and communication, the all-reduces counted and sized beside the
+// ring formula, every collective's span, and whether each output and
+// gradient block equals the single-device layer's.
+//
+//   MLP · tp 4 · B 2 × S 8 = 16 tokens · H 32 · F 128 · dgx-a100 · sim
+//   step         9.81 µs     simulated clock, forward + backward
+//   compute      6.02 µs     the busiest GPU
+//   comm         3.79 µs     Σ of the collectives' spans
+//   comm share   38.6%       comm / step
+//   all-reduces  1 fwd + 1 bwd    each T×H×4 B = 2 KiB
+//   formula      1.62 µs     per all-reduce (ring)
+//   result       correct     within 1.2e-07 of one GPU (16 blocks)
+//   collective   carries                  sent/GPU   span
+//   AR1 fwd      MLP output (g)           1.5 KiB    1.71 µs
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/gui/views/metrics_row.h"
+#include "app/gui/views/panels.h"
+#include "app/gui/views/views.h"
+#include "engine/core/units.h"
+
+namespace shardlab::gui {
+namespace {
+
+std::string Scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", value);
+  return text;
+}
+
+std::string Percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
+  return text;
+}
+
+const char* LayerWords(TpLayerKind kind) {
+  switch (kind) {
+    case TpLayerKind::kColumnLinear: return "column linear";
+    case TpLayerKind::kRowLinear: return "row linear";
+    case TpLayerKind::kMlp: return "MLP";
+    case TpLayerKind::kAttention: return "attention";
+    case TpLayerKind::kTransformer: return "transformer layer";
+  }
+  return "?";
+}
+
+std::string ScenarioLine(const PreparedTp& p) {
+  const TpLayerConfig& c = p.layer.config;
+  const std::string dot = " \xC2\xB7 ";
+  const std::string times = " \xC3\x97 ";
+  std::string line = std::string(LayerWords(c.kind)) + dot + "tp " + std::to_string(c.tp) + dot + "B " +
+                     std::to_string(c.batch) + times + "S " + std::to_string(c.seq) + " = " +
+                     std::to_string(c.tokens()) + " tokens" + dot + "H " + std::to_string(c.hidden);
+  if (c.kind != TpLayerKind::kAttention) line += dot + "F " + std::to_string(c.split_width());
+  if (c.has_attention()) line += dot + std::to_string(c.head_count()) + " heads";
+  if (c.sequence_parallel) line += dot + "sequence parallel";
+  return line + dot + p.topology.name + dot + p.scenario.backend;
+}
+
+/// The ring formula for the layer's T × H all-reduce, once per run.
+const TpAllReduceFormula& CachedFormula(const Session& session, const PreparedTp& p) {
+  static std::uint64_t run_id = 0;
+  static TpAllReduceFormula formula;
+  if (run_id != session.run_id()) {
+    run_id = session.run_id();
+    try {
+      formula = TpAllReduceEstimate(p.scenario, p.topology);
+    } catch (const std::exception& e) {
+      formula = TpAllReduceFormula{};
+      formula.text = std::string("no formula: ") + e.what();
+    }
+  }
+  return formula;
+}
+
+/// What a collective carries without the kind its name already says:
+/// "MLP input, all-gather (g)" -> "MLP input (g)" beside AG2.
+std::string CarriesWords(const std::string& what) {
+  std::string text = what;
+  for (const char* kind : {", all-gather", ", reduce-scatter", ", all-reduce"}) {
+    const std::size_t at = text.find(kind);
+    if (at != std::string::npos) text.erase(at, std::string(kind).size());
+  }
+  return text;
+}
+
+/// One row per collective: its name, what it carries, bytes and span.
+void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics& m) {
+  if (m.collectives.empty()) return;
+  // Three columns, the words wrapped: a right column 300 px wide has no
+  // room for a fourth; what each GPU sent is in the row's tooltip.
+  if (!ImGui::BeginTable("##tp_collectives", 3,
+                         ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    return;
+  }
+  ImGui::TableSetupColumn("collective");
+  ImGui::TableSetupColumn("carries", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("span");
+  ImGui::TableHeadersRow();
+  for (const TpCollectiveTiming& t : m.collectives) {
+    const TpCollectiveName* n = FindTpCollective(names, t.collective.seq);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(n != nullptr ? n->name.c_str() : "?");
+    bool hovered = ImGui::IsItemHovered();
+    ImGui::TableNextColumn();
+    ImGui::TextWrapped("%s", CarriesWords(t.collective.what).c_str());
+    hovered = hovered || ImGui::IsItemHovered();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(FormatRunTime(t.span_ns).c_str());
+    if (hovered || ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s: %s\nthe whole tensor: %s (T x H); each GPU sent %s\n%d ops, %s from the first to the last",
+                        n != nullptr ? n->name.c_str() : "?", t.collective.what.c_str(),
+                        FormatBytes(t.tensor_bytes).c_str(), FormatBytes(t.sent_per_rank).c_str(), t.events,
+                        FormatRunTime(t.span_ns).c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void DrawTpMetrics(ViewContext& ctx) {
+  const Theme& theme = ctx.theme;
+  const Session& session = ctx.session;
+  const PreparedTp& prepared = *session.tp();
+  const TpLayerPlan& layer = prepared.layer;
+  const TpLayerConfig& c = layer.config;
+  ImGui::TextWrapped("%s", ScenarioLine(prepared).c_str());
+
+  const bool done = session.state() == SessionState::kDone;
+  const TpSummary& out = session.tp_outcome();
+  const TpMetrics& m = out.metrics;
+  const TpCheck& check = out.check;
+  const Bytes tensor_bytes = layer.allreduce_count * Bytes{DTypeBytes(c.dtype)};
+  const TpAllReduceFormula& formula = CachedFormula(session, prepared);
+  const bool split = c.sequence_parallel;
+  if (ImGui::BeginTable("##tp_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    if (done) {
+      MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
+      MetricsRow("compute", FormatRunTime(m.compute_ns), "the busiest GPU");
+      MetricsRow("comm", FormatRunTime(m.comm_ns), "\xCE\xA3 of the collectives' spans");
+      MetricsRow("comm share", Percent(m.comm_share), "comm / step: the GPUs wait for it");
+    } else {
+      char text[64];
+      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
+      MetricsRow("step", text, "");
+    }
+    // Counted from the events when done (the plan's counts before).
+    const int fwd = done ? m.forward_allreduces : layer.forward_allreduces;
+    const int bwd = done ? m.backward_allreduces : layer.backward_allreduces;
+    MetricsRow("all-reduces", std::to_string(fwd) + " fwd + " + std::to_string(bwd) + " bwd",
+               std::string(split ? "each an RS + AG pair of " : "each sums ") + "T\xC3\x97H\xC3\x97" +
+                   std::to_string(DTypeBytes(c.dtype)) + " B = " + std::to_string(c.tokens()) + "\xC3\x97" +
+                   std::to_string(c.hidden) + "\xC3\x97" + std::to_string(DTypeBytes(c.dtype)) + " B");
+    MetricsRow("size", FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
+    if (formula.ns > 0) {
+      std::string note = "per all-reduce, ring formula";
+      if (done && !m.collectives.empty() && fwd + bwd > 0) {
+        // An all-reduce is one collective, or with SP a reduce-scatter and an all-gather.
+        TimeNs measured = 0;
+        for (const TpCollectiveTiming& t : m.collectives) measured += t.span_ns;
+        measured /= static_cast<double>(fwd + bwd);
+        note = std::string("per all-reduce; measured ") + FormatRunTime(measured) +
+               (split ? " per RS + AG pair" : " on average");
+      }
+      MetricsRow("formula", FormatRunTime(formula.ns), note);
+    }
+    if (done) {
+      if (check.checked) {
+        MetricsRow("result", check.correct ? "correct" : "WRONG",
+                   "outputs within " + Scientific(check.output_error) + ", gradients within " +
+                       Scientific(check.gradient_error) + " of one GPU (" + std::to_string(check.blocks_checked) +
+                       " blocks)",
+                   check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
+      } else {
+        MetricsRow("result", "not checked", "");
+      }
+    }
+    MetricsRow("ticks", std::to_string(layer.plan.num_steps),
+               Grouped(static_cast<std::int64_t>(layer.plan.ops.size())) + " ops, " +
+                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+    DroppedEventsRow(session, theme);
+    ImGui::EndTable();
+  }
+  if (done && !check.checked && !check.not_checked_reason.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+    ImGui::TextWrapped("%s", check.not_checked_reason.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (done && check.checked && !check.correct) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "worst tensor: %s", check.worst_tensor.c_str());
+  }
+  if (done) {
+    ImGui::Spacing();
+    CollectiveTable(NameTpCollectives(layer.collectives), m);
+  }
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+  if (!formula.text.empty()) ImGui::TextWrapped("%s", formula.text.c_str());
+  const int total = layer.forward_allreduces + layer.backward_allreduces;
+  char why[400];
+  std::snprintf(why, sizeof why,
+                "Every all-reduce carries the whole T x H activation (%s), however many GPUs share "
+                "the layer: tp cuts each GPU's arithmetic by 1/tp, not the %d all-reduce%s.%s",
+                FormatBytes(tensor_bytes).c_str(), total, total == 1 ? "" : "s",
+                split ? " Sequence parallelism sends the same bytes as a reduce-scatter and an all-gather, "
+                        "and keeps only T/tp rows of the activations per GPU between them."
+                      : "");
+  ImGui::TextWrapped("%s", why);
+  if (done && m.comm_share > 0.5) {
+    // The lesson of a small layer: the all-reduce does not shrink with it as fast.
+    ImGui::TextWrapped("Communication dominates here: per GPU the arithmetic grows as T x H x F / tp, "
+                       "an all-reduce only as T x H, and each ring step pays a link's latency. A "
+                       "bigger layer (hidden 4096, sequence 2048, timing only) turns the share around.");
+  }
+  ImGui::PopStyleColor();
+}
+
+}  // namespace shardlab::gui
