@@ -26,7 +26,6 @@ namespace shardlab::cli {
 namespace {
 
 /// The seed text's NVLink figure: NVLink3's 12 links x 25 GB/s x 2 directions.
-constexpr Gbps kSeedNvlinkGbps = 600;
 
 std::string Fixed(double value, int digits) {
   std::ostringstream out;
@@ -72,7 +71,7 @@ TpEstimate Estimate(const PreparedTp& prepared, const TpMetrics& m) {
   const TpLayerConfig& c = prepared.scenario.layer;
   e.formula = TpAllReduceEstimate(prepared.scenario, prepared.topology);
   e.tensor_bytes = c.tokens() * c.hidden * DTypeBytes(c.dtype);
-  e.seed_ns = RingAllReduceNs(e.tensor_bytes, c.tp, kSeedNvlinkGbps, e.formula.alpha_ns);
+  e.seed_ns = RingAllReduceNs(e.tensor_bytes, c.tp, kSeedNvlink3Gbps, e.formula.alpha_ns);
   const int allreduces = m.forward_allreduces + m.backward_allreduces;
   if (allreduces > 0) e.simulated_ns = m.comm_ns / allreduces;
   return e;
@@ -141,7 +140,6 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
       << "# comm share      " << Pad(Fixed(m.comm_share, 3), 10, true) << "  of the step\n"
       << "# step time       " << Pad(FormatTime(m.step_ns), 10, true)
       << "  forward + backward of the layer\n";
-  if (m.comm_share > 1) out << "# " << kOverlapNote << "\n";
   out << "#\n";
 
   if (c.tp <= 1) {
@@ -150,7 +148,7 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
     out << "# Estimate (seed text): ring all-reduce of the " << DecimalBytes(e.tensor_bytes)
         << " tensor M, B = slowest hop of GPUs 0.." << c.tp - 1 << ", per direction\n"
         << "#   " << e.formula.text << "   (simulated: " << FormatTime(e.simulated_ns) << ")\n"
-        << "#   The seed's " << FormatGbps(kSeedNvlinkGbps) << " GB/s (" << FormatTime(e.seed_ns)
+        << "#   The seed's " << FormatGbps(kSeedNvlink3Gbps) << " GB/s (" << FormatTime(e.seed_ns)
         << ") is NVLink3's two directions added; a ring sends each byte one way, at B = "
         << FormatGbps(e.formula.bandwidth_gbps) << " GB/s: " << FormatTime(e.formula.ns) << ".\n";
   }
@@ -228,7 +226,7 @@ void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
   w.Field("allreduce_us", e.formula.ns / 1e3);
   w.Field("bandwidth_gbps", e.formula.bandwidth_gbps);
   w.Field("alpha_us", e.formula.alpha_ns / 1e3);
-  w.Field("seed_bandwidth_gbps", kSeedNvlinkGbps);
+  w.Field("seed_bandwidth_gbps", kSeedNvlink3Gbps);
   w.Field("seed_allreduce_us", e.seed_ns / 1e3);
   w.Field("simulated_allreduce_us", e.simulated_ns / 1e3);
   w.EndObject();

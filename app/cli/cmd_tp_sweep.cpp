@@ -78,7 +78,7 @@ std::string Pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
-/// What the sweep measured beyond the engine's rows: hosts and the ring's B.
+/// A row of the table: the engine's, with its hosts and ring B at hand.
 struct SweepRow {
   TpScalingRow row;
   int hosts = 1;
@@ -207,12 +207,8 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> word
   std::vector<SweepRow> rows;
   for (TpScalingRow& r : engine_rows) {
     SweepRow row;
-    row.hosts = TpHostsSpanned(topology, r.tp);
-    if (r.tp > 1) {
-      TpScenario s = scenario;
-      s.layer.tp = r.tp;
-      row.ring_gbps = TpAllReduceEstimate(s, topology).bandwidth_gbps;
-    }
+    row.hosts = r.hosts;
+    row.ring_gbps = r.ring_gbps;
     row.row = std::move(r);
     rows.push_back(std::move(row));
   }
@@ -303,10 +299,6 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> word
            "(ring B is its slowest hop).\n";
   }
   for (const std::string& line : collapse) out << "# " << line << "\n";
-  if (std::any_of(rows.begin(), rows.end(),
-                  [](const SweepRow& r) { return r.row.metrics.comm_share > 1; })) {
-    out << "# " << kOverlapNote << "\n";
-  }
   out.flush();
   return 0;
 }

@@ -33,11 +33,6 @@ DType ParseTpDType(const std::string& spelling, const std::string& text) {
 
 }  // namespace
 
-const char* const kOverlapNote =
-    "note: a comm share above 1 is an artefact: communication sums each collective's span\n"
-    "#   (first op to last), and here spans overlap: fast ranks start the next collective\n"
-    "#   while slow ranks finish the last.";
-
 std::string TpLayerWords() {
   std::vector<std::string> words;
   for (const TpLayerKind k : kKinds) words.push_back(std::string("tp-") + TpLayerKindName(k));
@@ -161,14 +156,6 @@ std::string TpShapeText(const TpLayerConfig& c) {
   return text;
 }
 
-int TpHostsSpanned(const Topology& topology, int tp) {
-  std::set<int> hosts;
-  for (int g = 0; g < tp && g < topology.num_gpus(); ++g) {
-    const std::int32_t node = topology.gpus[static_cast<std::size_t>(g)];
-    hosts.insert(topology.nodes[static_cast<std::size_t>(node)].host);
-  }
-  return static_cast<int>(hosts.size());
-}
 
 const char* TpCollectiveKindName(GroupCollectiveKind kind) {
   switch (kind) {

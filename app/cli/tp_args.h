@@ -60,13 +60,6 @@ std::string TpLayerTitle(TpLayerKind kind);
 /// and, with attention, ", heads 4 (2 per rank)".
 std::string TpShapeText(const TpLayerConfig& config);
 
-/// The line printed when a comm share passes 1 (TpMetrics::comm_ns sums
-/// spans that can overlap).
-extern const char* const kOverlapNote;
-
-/// How many hosts (boxes) GPUs 0 .. tp-1 of `topology` sit in.
-int TpHostsSpanned(const Topology& topology, int tp);
-
 /// "all-reduce", "reduce-scatter" or "all-gather".
 const char* TpCollectiveKindName(GroupCollectiveKind kind);
 

@@ -11,9 +11,14 @@
 // then a shard of rows and u is all-gathered from the shards. Backward runs
 // the stages in reverse with the roles swapped (Megatron's f and g):
 //
-//                      forward                    backward
-//   plain              Σ = all-reduce (g)          all-reduce of du (f)
-//   sequence parallel  all-gather u, reduce-scatter all-gather dout, reduce-scatter du
+//                      forward                         backward
+//   plain              Σ = all-reduce (g)               all-reduce of du (f)
+//   sequence parallel  all-gather u (g), reduce-scatter  all-gather dout (ḡ), reduce-scatter
+//                      the partial sums (ḡ)             du (g)
+//
+// (Megatron's operators: f is identity forward and all-reduce backward, g
+// the reverse; with sequence parallelism g all-gathers forward and
+// reduce-scatters backward, ḡ the reverse.)
 #include "engine/algorithms/tensor_parallel.h"
 
 #include <cmath>
@@ -181,8 +186,10 @@ class TpLayerBuilder {
     g.first_step = step_;
     g.tags.layer = 0;
     g.collective_seq = seq_;
-    out_.collectives.push_back(TpCollective{seq_, kind, forward, t_ * h_, std::move(what)});
-    ++seq_;
+    if (tp() > 1) {  // one rank: nothing to reduce, and no ops are added
+      out_.collectives.push_back(TpCollective{seq_, kind, forward, t_ * h_, std::move(what)});
+      ++seq_;
+    }
     const GroupCollectiveOps ops = AppendGroupCollective(builder_, g);
     step_ += ops.steps;
     return ops.done;
@@ -446,7 +453,7 @@ class TpLayerBuilder {
     ++step_;
     const auto reduced =
         sp ? Collective(GroupCollectiveKind::kReduceScatter, st.partial, computed, true,
-                        st.sub.name + " output, reduce-scatter (g)")
+                        st.sub.name + " output, reduce-scatter (ḡ)")
            : Collective(GroupCollectiveKind::kAllReduce, st.partial, computed, true,
                         st.sub.name + " output (g)");
     std::vector<OpId> last(static_cast<std::size_t>(tp()));
@@ -475,7 +482,7 @@ class TpLayerBuilder {
                          {AddInto(st.dout[r], ChunkRows(st.dy_full[r].buffer, r))}, {ready[r]});
       ++step_;
       const auto done = Collective(GroupCollectiveKind::kAllGather, st.dy_full, pre, false,
-                                   st.sub.name + " output gradient, all-gather (g)");
+                                   st.sub.name + " output gradient, all-gather (ḡ)");
       for (int r = 0; r < tp(); ++r) ready[r] = done[r].back();
     }
     std::vector<OpId> computed(static_cast<std::size_t>(tp()));
@@ -484,7 +491,7 @@ class TpLayerBuilder {
     ++step_;
     const auto reduced =
         sp ? Collective(GroupCollectiveKind::kReduceScatter, st.du_partial, computed, false,
-                        st.sub.name + " input gradient, reduce-scatter (f)")
+                        st.sub.name + " input gradient, reduce-scatter (g)")
            : Collective(GroupCollectiveKind::kAllReduce, st.du_partial, computed, false,
                         st.sub.name + " input gradient (f)");
     std::vector<OpId> last(static_cast<std::size_t>(tp()));

@@ -17,17 +17,20 @@ namespace {
 // ranks, ask for timing-only.
 constexpr std::int64_t kMaxRealElements = std::int64_t{1} << 27;
 
-std::int64_t PlanElements(const TpLayerConfig& c) {
+double PlanElements(const TpLayerConfig& c) {
   // Upper bound that needs no plan: activations T × max(H, F) a few times
   // per rank, attention's B·S² per head, and the weights.
   const std::int64_t t = c.tokens(), h = c.hidden, f = c.split_width();
   const std::int64_t heads = c.head_count();
-  const std::int64_t per_rank = 16 * t * std::max(h, f) + 4 * h * f + 8 * h * h +
-                                2 * heads * c.batch * std::int64_t{c.seq} * c.seq;
+  const double per_rank = 16.0 * t * std::max(h, f) + 4.0 * h * f + 8.0 * h * h +
+                         2.0 * heads * c.batch * static_cast<double>(c.seq) * c.seq;
   return per_rank * c.tp;
 }
 
 }  // namespace
+
+double TpRealRunHostBytes(const TpLayerConfig& config) { return 4.0 * PlanElements(config); }
+double TpMaxRealRunBytes() { return 4.0 * static_cast<double>(kMaxRealElements); }
 
 void CheckTpScenario(const TpScenario& scenario, const Topology& topology) {
   CheckScenarioBackend(scenario.backend);
@@ -40,12 +43,12 @@ void CheckTpScenario(const TpScenario& scenario, const Topology& topology) {
                 std::to_string(gpus) + " GPUs (one rank per GPU)");
   }
   if (c.dtype != DType::kF32 && !scenario.timing_only)
-    throw Error("dtype: " + std::string(DTypeName(c.dtype)) +
-                " runs are timing-only (the host kernels compute in float32): add --timing-only "
+    throw Error("dtype: fp16 runs are timing-only (the host kernels compute in float32): add --timing-only "
                 "or use fp32");
-  if (!scenario.timing_only && PlanElements(c) > kMaxRealElements)
-    throw Error("batch: a real run of this layer would hold about " +
-                FormatBytes(PlanElements(c) * 4) +
+  if (!scenario.timing_only && TpRealRunHostBytes(c) > TpMaxRealRunBytes())
+    throw Error("batch: a real run of this layer (batch × seq × hidden, ffn, heads over tp " +
+                std::to_string(c.tp) + ") would hold about " +
+                FormatBytes(static_cast<Bytes>(TpRealRunHostBytes(c))) +
                 " of host buffers; use --timing-only for shapes this large");
 }
 
@@ -95,14 +98,23 @@ TpMetrics MeasureTp(const TpLayerPlan& layer, const Plan& plan, std::span<const 
   }
   m.step_ns = any ? end - begin : 0;
   m.compute_ns = *std::max_element(compute.begin(), compute.end());
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
   for (std::size_t i = 0; i < m.collectives.size(); ++i) {
     TpCollectiveTiming& t = m.collectives[i];
     if (t.events == 0) continue;
     t.span_ns = last[i] - first[i];
+    spans.emplace_back(first[i], last[i]);
     for (const auto& [rank, bytes] : sent[i]) t.sent_per_rank = std::max(t.sent_per_rank, bytes);
-    m.comm_ns += t.span_ns;
     if (t.collective.kind != GroupCollectiveKind::kAllGather)
       (t.collective.forward ? m.forward_allreduces : m.backward_allreduces)++;
+  }
+  // The union of the spans: overlapping collectives count once.
+  std::sort(spans.begin(), spans.end());
+  TimeNs covered_to = -INFINITY;
+  for (const auto& [from, to] : spans) {
+    if (to <= covered_to) continue;
+    m.comm_ns += to - std::max(from, covered_to);
+    covered_to = to;
   }
   m.comm_share = m.step_ns > 0 ? static_cast<double>(m.comm_ns) / static_cast<double>(m.step_ns) : 0;
   return m;
@@ -215,6 +227,11 @@ std::vector<TpScalingRow> RunTpScaling(const TpScenario& scenario, const std::ve
       throw Error("tp " + std::to_string(tp) + ": the run failed: " + ex.error(), ErrorKind::kRuntime);
     return MeasureTp(layer, layer.plan, sink.events);
   };
+  for (const int tp : tps) {  // every size checked before anything runs
+    TpScenario s = base;
+    s.layer.tp = tp;
+    CheckTpScenario(s, topology);
+  }
   // One GPU: the same layer unsplit (heads and widths always divide by 1).
   const TimeNs single = run(1).step_ns;
   std::vector<TpScalingRow> rows;
@@ -228,7 +245,11 @@ std::vector<TpScalingRow> RunTpScaling(const TpScenario& scenario, const std::ve
     std::set<int> hosts;
     for (int g = 0; g < tp && g < topology.num_gpus(); ++g)
       hosts.insert(topology.nodes[static_cast<std::size_t>(topology.gpus[g])].host);
+    row.hosts = static_cast<int>(hosts.size());
     row.crosses_nodes = hosts.size() > 1;
+    TpScenario s = base;
+    s.layer.tp = tp;
+    row.ring_gbps = TpAllReduceEstimate(s, topology).bandwidth_gbps;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -49,6 +49,11 @@ struct PreparedTp {
 /// timing-only, the layer's own checks) without building the plan.
 void CheckTpScenario(const TpScenario& scenario, const Topology& topology);
 
+/// Host memory a real (not timing-only) run of `config` would hold, about;
+/// CheckTpScenario rejects real runs above TpMaxRealRunBytes().
+double TpRealRunHostBytes(const TpLayerConfig& config);
+double TpMaxRealRunBytes();
+
 std::unique_ptr<PreparedTp> PrepareTp(const TpScenario& scenario);
 std::unique_ptr<PreparedTp> PrepareTp(const TpScenario& scenario, const Topology& topology);
 
@@ -64,8 +69,11 @@ struct TpMetrics {
   int tp = 0;
   TimeNs step_ns = 0;      // forward + backward of the layer, first event to last
   TimeNs compute_ns = 0;   // the busiest rank's compute time
-  TimeNs comm_ns = 0;      // Σ of the collectives' spans: compute waits for every one
-  double comm_share = 0;   // comm_ns / step_ns
+  /// Time during which some collective is running: the union of the
+  /// collectives' spans (with sequence parallelism a fast rank may start
+  /// the next one while a slow one finishes the last, so they can overlap).
+  TimeNs comm_ns = 0;
+  double comm_share = 0;   // comm_ns / step_ns, at most 1
   std::vector<TpCollectiveTiming> collectives;
   int forward_allreduces = 0;   // counted from the events (an RS + AG pair counts once)
   int backward_allreduces = 0;
@@ -114,6 +122,10 @@ TpAllReduceFormula TpAllReduceEstimate(const TpScenario& scenario, const Topolog
 /// The same formula at a bandwidth the caller names (the seed's 600 GB/s).
 TimeNs RingAllReduceNs(Bytes bytes, int n, Gbps gbps, TimeNs alpha_ns);
 
+/// The NVLink 3 figure the seed text puts in the ring formula: an A100's
+/// two directions added (a ring sends each byte one way, 300 GB/s).
+inline constexpr Gbps kSeedNvlink3Gbps = 600;
+
 /// One row of a scaling table: the layer at tp = N, timing-only on the
 /// simulator, against the same layer on one GPU of the topology.
 struct TpScalingRow {
@@ -123,10 +135,13 @@ struct TpScalingRow {
   double speedup = 0;           // single / step
   double efficiency = 0;        // speedup / tp
   bool crosses_nodes = false;   // GPUs 0..tp−1 span more than one host
+  int hosts = 1;                // hosts GPUs 0..tp−1 sit in
+  Gbps ring_gbps = 0;           // slowest hop of the rank-order ring (0 at tp 1)
 };
 
 /// Runs `scenario` (forced timing-only, backend sim) at each tp in `tps`.
-/// Throws Error "tp: ..." when a tp does not fit the topology or split the
+/// Every tp is checked before anything runs: throws Error "tp: ..." (or
+/// the layer's field) when one does not fit the topology or split the
 /// layer.
 std::vector<TpScalingRow> RunTpScaling(const TpScenario& scenario, const std::vector<int>& tps);
 

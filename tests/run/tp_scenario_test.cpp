@@ -99,6 +99,8 @@ TEST(TpScenario, ScalingCollapsesAcrossInfiniBand) {
   ASSERT_EQ(rows.size(), 4u);
   for (const TpScalingRow& row : rows) {
     EXPECT_EQ(row.crosses_nodes, row.tp == 16) << row.tp;
+    EXPECT_EQ(row.hosts, row.tp == 16 ? 2 : 1) << row.tp;
+    EXPECT_NEAR(row.ring_gbps, row.tp == 16 ? 25 : 300, 1) << row.tp;
     EXPECT_GT(row.speedup, 0);
     EXPECT_LE(row.efficiency, 1.0 + 1e-9) << row.tp;
   }
@@ -106,6 +108,24 @@ TEST(TpScenario, ScalingCollapsesAcrossInfiniBand) {
   EXPECT_LT(rows[3].efficiency, rows[2].efficiency / 2);
   EXPECT_GT(rows[3].metrics.comm_share, 0.5);
   EXPECT_LT(rows[3].speedup, rows[2].speedup);
+  // A size that does not fit is found before anything runs.
+  EXPECT_THROW(RunTpScaling(SeedExample(1, "dgx-a100"), {2, 16}), Error);
+}
+
+// With sequence parallelism a fast rank starts the next collective while a
+// slow one finishes the last: overlapping spans count once, so the share
+// stays a share.
+TEST(TpScenario, CommunicationShareNeverExceedsTheStep) {
+  TpScenario s = SeedExample(16, "2x-dgx-a100-ib");
+  s.layer.kind = TpLayerKind::kAttention;
+  s.layer.sequence_parallel = true;
+  const auto ran = RunScenario(s);
+  const TpMetrics& m = ran->summary.metrics;
+  TimeNs sum = 0;
+  for (const TpCollectiveTiming& t : m.collectives) sum += t.span_ns;
+  EXPECT_LE(m.comm_ns, sum);
+  EXPECT_LE(m.comm_share, 1.0);
+  EXPECT_GT(m.comm_share, 0.5);  // across InfiniBand
 }
 
 TEST(TpScenario, ARealSmallRunIsChecked) {
@@ -145,7 +165,7 @@ TEST(TpScenario, BadInputNamesTheField) {
   s = SeedExample(8, "dgx-a100");
   s.timing_only = false;
   s.layer.dtype = DType::kF32;
-  EXPECT_EQ(message(s).rfind("batch: a real run of this layer would hold", 0), 0u) << message(s);
+  EXPECT_EQ(message(s).rfind("batch: a real run of this layer (", 0), 0u) << message(s);
   s = TpScenario{};
   s.topology = "no-such-machine";
   EXPECT_EQ(message(s).rfind("topology: ", 0), 0u) << message(s);

@@ -16,6 +16,7 @@ const ImWchar* GlyphRanges() {
   static const ImWchar ranges[] = {
       0x0020, 0x00FF,  // Basic Latin + Latin-1 (µ, ·, ×)
       0x0370, 0x03FF,  // Greek (α, β, Ψ)
+      0x1E21, 0x1E21,  // ḡ (Megatron's sequence-parallel operator)
       0x2010, 0x2027,  // dashes, quotes, bullet, ellipsis
       0x2190, 0x21FF,  // arrows (→ ← ↔)
       0x2200, 0x22FF,  // maths (− ≈ ≤ ∑)
