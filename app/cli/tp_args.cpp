@@ -1,7 +1,6 @@
 #include "app/cli/tp_args.h"
 
 #include <climits>
-#include <set>
 
 namespace shardlab::cli {
 namespace {
