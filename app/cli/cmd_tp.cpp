@@ -52,9 +52,17 @@ std::string DecimalBytes(Bytes bytes) {
   return Fixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2) + " " + kUnits[unit];
 }
 
+// Characters a terminal shows for UTF-8 `text` ("ḡ" is three bytes, one column).
+std::size_t Columns(const std::string& text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 std::string Pad(const std::string& text, std::size_t width, bool left = false) {
-  if (text.size() >= width) return text;
-  const std::string fill(width - text.size(), ' ');
+  const std::size_t shown = Columns(text);
+  if (shown >= width) return text;
+  const std::string fill(width - shown, ' ');
   return left ? text + fill : fill + text;
 }
 
@@ -103,7 +111,7 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
   for (const TpCollectiveTiming& t : m.collectives) {
     if (t.events == 0) continue;
     ran.push_back(&t);
-    what_width = std::max(what_width, t.collective.what.size());
+    what_width = std::max(what_width, Columns(t.collective.what));
   }
   what_width += 2;
   out << "#\n#  seq  pass      collective      " << Pad("what", what_width, true)

@@ -224,7 +224,7 @@ TEST(RingAllReduce, PlanNameSaysAlgorithmRanksAndSize) {
   EXPECT_EQ(BuildCollective(bcast).name, "ring broadcast, 4 ranks, 1 KiB, root 2");
 }
 
-TEST(RingAllReduce, PaperSizedPlanOfOneThousandRanksBuildsQuickly) {
+TEST(RingAllReduce, PaperSizedPlanOfOneThousandRanksHasTheRingsShape) {
   // 26 GB of gradients over 1,024 ranks (timing-only scale): ~4.2M ops.
   CollectiveParams params = MakeParams(CollectiveKind::kAllReduce, CollectiveAlgo::kRing, 1024,
                                        std::int64_t{26'000'000'000} / 4);
@@ -234,10 +234,9 @@ TEST(RingAllReduce, PaperSizedPlanOfOneThousandRanksBuildsQuickly) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(plan.ops.size(), std::size_t{4} * 1024 * 1023);
   EXPECT_EQ(plan.num_steps, 2 * 1023);
+  // Recorded, not asserted: speed goals live in bench/ (a loaded CI machine
+  // must not fail a test for being slow).
   RecordProperty("build_seconds", std::to_string(seconds));
-#ifdef NDEBUG
-  EXPECT_LT(seconds, 2.0) << "building took " << seconds << " s";
-#endif
   // Per-rank traffic at this size: 2(n-1)/n of 26 GB, up to the floor split.
   const PlanTraffic traffic = CountTraffic(plan);
   const double share = static_cast<double>(traffic.sent_bytes[17]) / 26e9;

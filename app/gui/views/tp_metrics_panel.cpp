@@ -6,7 +6,7 @@
 //   MLP · tp 4 · B 2 × S 8 = 16 tokens · H 32 · F 128 · dgx-a100 · sim
 //   step         9.81 µs     simulated clock, forward + backward
 //   compute      6.02 µs     the busiest GPU
-//   comm         3.79 µs     Σ of the collectives' spans
+//   comm         3.79 µs     while any collective runs
 //   comm share   38.6%       comm / step
 //   all-reduces  1 fwd + 1 bwd    each T×H×4 B = 2 KiB
 //   formula      1.62 µs     per all-reduce (ring)
@@ -147,7 +147,7 @@ void DrawTpMetrics(ViewContext& ctx) {
     if (done) {
       MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
       MetricsRow("compute", FormatRunTime(m.compute_ns), "the busiest GPU");
-      MetricsRow("comm", FormatRunTime(m.comm_ns), "\xCE\xA3 of the collectives' spans");
+      MetricsRow("comm", FormatRunTime(m.comm_ns), "while any collective runs");
       MetricsRow("comm share", Percent(m.comm_share), "comm / step: the GPUs wait for it");
     } else {
       char text[64];
