@@ -173,26 +173,8 @@ void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
   JsonWriter w(out, /*pretty=*/true);
   w.BeginObject();
   w.Field("scenario", "tp");
-  w.Field("layer", TpLayerKindName(c.kind));
+  WriteTpShapeFields(w, c);
   w.Field("tp", c.tp);
-  w.Field("batch", c.batch);
-  w.Field("seq", c.seq);
-  w.Field("tokens", c.tokens());
-  w.Field("hidden", c.hidden);
-  if (c.kind == TpLayerKind::kAttention) {
-    w.Key("ffn");
-    w.Null();
-  } else {
-    w.Field("ffn", c.split_width());
-  }
-  if (c.has_attention()) {
-    w.Field("heads", c.head_count());
-  } else {
-    w.Key("heads");
-    w.Null();
-  }
-  w.Field("sequence_parallel", c.sequence_parallel);
-  w.Field("dtype", TpDTypeName(c.dtype));
   w.Field("topology", sc.topology);
   w.Field("backend", sc.backend);
   // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.

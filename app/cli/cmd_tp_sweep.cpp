@@ -219,25 +219,7 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> word
     JsonWriter w(out, /*pretty=*/true);
     w.BeginObject();
     w.Field("scenario", "tp-sweep");
-    w.Field("layer", TpLayerKindName(kind));
-    w.Field("batch", c.batch);
-    w.Field("seq", c.seq);
-    w.Field("tokens", c.tokens());
-    w.Field("hidden", c.hidden);
-    if (c.kind == TpLayerKind::kAttention) {
-      w.Key("ffn");
-      w.Null();
-    } else {
-      w.Field("ffn", c.split_width());
-    }
-    if (c.has_attention()) {
-      w.Field("heads", c.head_count());
-    } else {
-      w.Key("heads");
-      w.Null();
-    }
-    w.Field("sequence_parallel", c.sequence_parallel);
-    w.Field("dtype", TpDTypeName(c.dtype));
+    WriteTpShapeFields(w, c);
     w.Field("topology", scenario.topology);
     w.Field("backend", "sim");
     w.Field("timing_only", true);

@@ -165,4 +165,20 @@ const char* TpCollectiveKindName(GroupCollectiveKind kind) {
   return "?";
 }
 
+void WriteTpShapeFields(JsonWriter& w, const TpLayerConfig& c) {
+  w.Field("layer", TpLayerKindName(c.kind));
+  w.Field("batch", c.batch);
+  w.Field("seq", c.seq);
+  w.Field("tokens", c.tokens());
+  w.Field("hidden", c.hidden);
+  w.Key("ffn");
+  if (c.kind == TpLayerKind::kAttention) w.Null();
+  else w.Int(c.split_width());
+  w.Key("heads");
+  if (c.has_attention()) w.Int(c.head_count());
+  else w.Null();
+  w.Field("sequence_parallel", c.sequence_parallel);
+  w.Field("dtype", TpDTypeName(c.dtype));
+}
+
 }  // namespace shardlab::cli

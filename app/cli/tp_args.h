@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/common/args.h"
+#include "engine/core/json.h"
 #include "engine/run/tp_scenario.h"
 
 namespace shardlab::cli {
@@ -52,6 +53,11 @@ Error TpFlagError(const Error& error, const ParsedArgs& args);
 
 /// "fp32" or "fp16", as --dtype spells them.
 std::string TpDTypeName(DType dtype);
+
+/// The layer's shape as JSON fields: layer, batch, seq, tokens, hidden,
+/// ffn (null for attention), heads (null without attention),
+/// sequence_parallel, dtype.
+void WriteTpShapeFields(JsonWriter& w, const TpLayerConfig& c);
 
 /// "MLP (column then row linear)", "self-attention (heads split)", ...
 std::string TpLayerTitle(TpLayerKind kind);

@@ -299,6 +299,16 @@ Topology LoadScenarioTopology(const std::string& preset_or_path) {
   }
 }
 
+void CheckRanksFitTopology(const char* field, int count, const char* noun, const std::string& named,
+                           const Topology& topology) {
+  const int gpus = topology.num_gpus();
+  if (count <= gpus) return;
+  const std::string& name = named.empty() ? topology.name : named;
+  throw Error(std::string(field) + ": " + std::to_string(count) + " " + noun + "s but topology '" +
+              name + "' has only " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+              " (one " + noun + " per GPU)");
+}
+
 void CheckScenarioBackend(const std::string& backend) {
   const std::vector<BackendInfo> backends = ListBackends();
   std::string known;  // "sim, cuda or mpi"
@@ -317,17 +327,12 @@ std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScen
 
   CheckScenarioBackend(scenario.backend);
 
-  const int gpus = topology.num_gpus();
   const std::string& topology_name = scenario.topology.empty() ? topology.name : scenario.topology;
   if (scenario.ranks < 1) {
     throw FieldError("ranks",
                      "must be at least 1 (got " + std::to_string(scenario.ranks) + ")");
   }
-  if (scenario.ranks > gpus) {
-    throw FieldError("ranks", std::to_string(scenario.ranks) + " ranks but topology '" +
-                                  topology_name + "' has only " + std::to_string(gpus) + " GPU" +
-                                  (gpus == 1 ? "" : "s") + " (one rank per GPU)");
-  }
+  CheckRanksFitTopology("ranks", scenario.ranks, "rank", topology_name, topology);
   CheckSize(scenario.size_bytes, scenario.dtype);
   if (!CollectiveHasAlgo(scenario.kind, scenario.algo)) {
     const std::string valid = CollectiveAlgoList(scenario.kind);

@@ -85,6 +85,12 @@ struct PreparedCollective {
 /// A preset name or topology file, loaded; throws Error "topology: ...".
 Topology LoadScenarioTopology(const std::string& preset_or_path);
 
+/// Throws Error "<field>: 16 ranks but topology 'dgx-a100' has only 8 GPUs
+/// (one rank per GPU)" when `count` ranks (or stages: `noun`) do not fit.
+/// `named` is the topology as the user named it (empty: topology.name).
+void CheckRanksFitTopology(const char* field, int count, const char* noun, const std::string& named,
+                           const Topology& topology);
+
 /// Throws Error "backend: unknown backend 'x' (available: sim or cuda)"
 /// unless `backend` is registered.
 void CheckScenarioBackend(const std::string& backend);

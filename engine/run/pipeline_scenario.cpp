@@ -17,12 +17,7 @@ double PipelineHostFlops(const PipelineParams& params) {
 void CheckPipelineScenario(const PipelineScenario& scenario, const Topology& topology) {
   CheckScenarioBackend(scenario.backend);
   CheckPipelineParams(scenario.params);
-  const int stages = scenario.params.shape.stages, gpus = topology.num_gpus();
-  if (stages > gpus) {
-    const std::string& name = scenario.topology.empty() ? topology.name : scenario.topology;
-    throw Error("stages: " + std::to_string(stages) + " stages but topology '" + name +
-                "' has only " + std::to_string(gpus) + " GPUs (one stage per GPU)");
-  }
+  CheckRanksFitTopology("stages", scenario.params.shape.stages, "stage", scenario.topology, topology);
 }
 
 std::unique_ptr<PreparedPipeline> PreparePipeline(const PipelineScenario& scenario) {

@@ -36,12 +36,7 @@ void CheckTpScenario(const TpScenario& scenario, const Topology& topology) {
   CheckScenarioBackend(scenario.backend);
   CheckTpLayerConfig(scenario.layer);
   const TpLayerConfig& c = scenario.layer;
-  const int gpus = topology.num_gpus();
-  if (c.tp > gpus) {
-    const std::string& name = scenario.topology.empty() ? topology.name : scenario.topology;
-    throw Error("tp: " + std::to_string(c.tp) + " ranks but topology '" + name + "' has only " +
-                std::to_string(gpus) + " GPUs (one rank per GPU)");
-  }
+  CheckRanksFitTopology("tp", c.tp, "rank", scenario.topology, topology);
   if (c.dtype != DType::kF32 && !scenario.timing_only)
     throw Error("dtype: fp16 runs are timing-only (the host kernels compute in float32): add --timing-only "
                 "or use fp32");

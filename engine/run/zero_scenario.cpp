@@ -37,12 +37,7 @@ MlpConfig MlpForParameterCount(double parameters) {
 void CheckZeroScenario(const ZeroScenario& scenario, const Topology& topology) {
   CheckScenarioBackend(scenario.backend);
   CheckZeroParams(scenario.params);
-  const int gpus = topology.num_gpus();
-  if (scenario.params.ranks > gpus) {
-    const std::string& name = scenario.topology.empty() ? topology.name : scenario.topology;
-    throw Error("ranks: " + std::to_string(scenario.params.ranks) + " ranks but topology '" + name +
-                "' has only " + std::to_string(gpus) + " GPUs (one rank per GPU)");
-  }
+  CheckRanksFitTopology("ranks", scenario.params.ranks, "rank", scenario.topology, topology);
   if (!scenario.timing_only && HostBytes(scenario.params) > kMaxRealBytes)
     throw Error("params: a real run of " + std::to_string(MlpParameterCount(scenario.params.model)) +
                 " parameters on " + std::to_string(scenario.params.ranks) +
