@@ -21,6 +21,7 @@ const CommandSpec& DemoSpec();
 const CommandSpec& PipelineSpec();
 const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
+const CommandSpec& MemorySpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -32,6 +33,8 @@ int PipelineMain(std::span<const std::string> args);
 int TpRunMain(const std::string& layer_word, std::span<const std::string> args);
 /// `sweep tp-LAYER`: the layer at several tp sizes, speedup and efficiency.
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> args);
+/// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
+int MemoryMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.
