@@ -5,6 +5,7 @@
 // 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3); and whether the trained parameters
 // equal the single-device model's after the same Adam steps.
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "app/cli/zero_args.h"
@@ -248,6 +251,11 @@ std::vector<RankColumn> RankColumns(const std::vector<RankMemory>& memory) {
   for (std::size_t r = 1; r < memory.size(); ++r) {
     if (memory[r].peak_total < memory[least].peak_total) least = r;
     if (memory[r].peak_total > memory[most].peak_total) most = r;
+  }
+  // Equal peaks with different rows: show the first and the last rank.
+  if (least == most) {
+    least = 0;
+    most = memory.size() - 1;
   }
   return {{RanksTitle(static_cast<int>(least), static_cast<int>(least)) + " (least)", cells[least]},
           {RanksTitle(static_cast<int>(most), static_cast<int>(most)) + " (most)", cells[most]}};
