@@ -21,6 +21,8 @@ const CommandSpec& DemoSpec();
 const CommandSpec& PipelineSpec();
 const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
+const CommandSpec& ZeroRunSpec();
+const CommandSpec& MemorySpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -32,6 +34,12 @@ int PipelineMain(std::span<const std::string> args);
 int TpRunMain(const std::string& layer_word, std::span<const std::string> args);
 /// `sweep tp-LAYER`: the layer at several tp sizes, speedup and efficiency.
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> args);
+/// `run zero`: data-parallel / ZeRO training of the small MLP with Adam:
+/// memory per rank by category, traffic per step, a checked result (run's
+/// first word "zero" hands the rest of the words here).
+int ZeroRunMain(std::span<const std::string> args);
+/// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
+int MemoryMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.

@@ -3,6 +3,7 @@
 //   shardlab-cli run allreduce --ranks 8 --size 64M --topology dgx-a100
 //   shardlab-cli sweep allreduce -b 8 -e 1G -f 2
 //   shardlab-cli topo --list
+//   shardlab-cli memory --params 175B --ranks 64 --stage 3
 //
 // Exit codes: 0 success, 1 runtime failure (wrong result, backend error,
 // out of memory), 2 bad input. Every failure prints exactly one line,
@@ -30,7 +31,8 @@ struct CommandEntry {
 
 const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
-      {RunSpec, RunMain}, {SweepSpec, SweepMain}, {TopoSpec, TopoMain}, {DemoSpec, DemoMain}};
+      {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
+      {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}};
   return commands;
 }
 

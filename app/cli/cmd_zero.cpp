@@ -1,0 +1,623 @@
+// `shardlab-cli run zero`: data-parallel training of the small MLP with
+// Adam, as plain data parallelism (stage 0) or ZeRO stage 1, 2 or 3, run on
+// a backend. Prints what every rank allocated, by category, beside the
+// ZeRO paper's formulas; the elements each rank sent per step beside
+// 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3); and whether the trained parameters
+// equal the single-device model's after the same Adam steps.
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/zero_args.h"
+#include "engine/core/json.h"
+#include "engine/plan/dump.h"
+#include "engine/run/executor.h"
+#include "engine/run/trace_writer.h"
+#include "engine/run/vector_sink.h"
+#include "engine/run/zero_scenario.h"
+
+namespace shardlab::cli {
+namespace {
+
+/// Defaults of a real run: its arithmetic and check take well under a second.
+constexpr int kDefaultStage = 3;
+constexpr int kDefaultRanks = 4;
+constexpr int kDefaultLayers = 4;
+constexpr int kDefaultWidth = 64;
+constexpr int kDefaultRowsPerRank = 8;  // --batch defaults to 8 x ranks (32 at 4 ranks)
+constexpr int kDefaultSteps = 2;
+constexpr float kDefaultAdamLr = 1e-3f;
+
+/// --params builds the nearest MLP; further off than this it says so.
+constexpr double kParamsTolerance = 0.10;
+
+/// Above this many rank groups the memory table shows the least and the
+/// most loaded rank instead of one column per group.
+constexpr std::size_t kMaxRankColumns = 4;
+
+int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
+  if (!args.Has(flag)) return fallback;
+  // Any int goes through: whether it fits the run is the engine's call.
+  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT_MIN, INT_MAX));
+}
+
+/// The flag that set the model's size, for the engine's "params: ..." (a
+/// real run too large for the host).
+std::string SizeFlag(const ParsedArgs& args) {
+  for (const char* flag : {"params", "width", "layers"})
+    if (args.Has(flag)) return flag;
+  return "batch";
+}
+
+std::string ModelText(const MlpConfig& m) {
+  const double psi = static_cast<double>(MlpParameterCount(m));
+  return std::to_string(m.layers) + (m.layers == 1 ? " layer" : " layers") + " x " +
+         std::to_string(m.width) + " = " + ParameterCountText(psi) + " parameters";
+}
+
+/// The MLP --params asks for, or a UsageError when the nearest one the
+/// engine builds is far from it.
+MlpConfig ModelForParams(const ParsedArgs& args, double asked) {
+  const MlpConfig m = MlpForParameterCount(asked);
+  const double built = static_cast<double>(MlpParameterCount(m));
+  if (std::fabs(built / asked - 1) <= kParamsTolerance) return m;
+  std::string hint = built > asked
+                         ? "give --layers and --width for a smaller model"
+                         : "for the formulas alone, 'shardlab-cli memory --params " +
+                               args.Get("params") + "'";
+  throw UsageError(args.Spelling("params") + ": the nearest MLP (" + ModelText(m) +
+                   ") is more than 10% from " + ParameterCountText(asked) + "; " + hint);
+}
+
+float ParseLearningRate(const ParsedArgs& args) {
+  if (!args.Has("lr")) return kDefaultAdamLr;
+  const std::string text = args.Get("lr");
+  char* end = nullptr;
+  const double lr = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size())
+    throw UsageError(args.Spelling("lr") + ": must be a number (got '" + text + "')");
+  return static_cast<float>(lr);  // the engine refuses what is not positive
+}
+
+ZeroScenario ScenarioFromArgs(const ParsedArgs& args, double* asked_params) {
+  ZeroScenario s;
+  ZeroParams& p = s.params;
+  p.stage = IntFlag(args, "stage", kDefaultStage);
+  p.ranks = IntFlag(args, "ranks", kDefaultRanks);
+  if (args.Has("params")) {
+    if (args.Has("layers") || args.Has("width")) {
+      const std::string other = args.Has("layers") ? "layers" : "width";
+      throw UsageError(args.Spelling("params") + ": give either --params or --layers and "
+                       "--width, not both (got " + args.Spelling(other) + " too)");
+    }
+    *asked_params = ParseZeroParams(args);
+    p.model = ModelForParams(args, *asked_params);
+  } else {
+    p.model.layers = IntFlag(args, "layers", kDefaultLayers);
+    p.model.width = IntFlag(args, "width", kDefaultWidth);
+  }
+  // A default that always splits: the batch follows the ranks.
+  p.model.batch = IntFlag(args, "batch", kDefaultRowsPerRank * std::clamp(p.ranks, 1, 1 << 16));
+  p.model.optimizer = OptimizerKind::kAdam;
+  p.model.learning_rate = ParseLearningRate(args);
+  p.steps = IntFlag(args, "steps", kDefaultSteps);
+  if (args.Has("bucket")) p.bucket_bytes = ParseSizeValue(args.Spelling("bucket"), args.Get("bucket"), 1);
+  p.overlap = !args.Has("no-overlap");
+  s.topology = args.Get("topology", "dgx-a100");
+  if (s.topology.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
+  s.backend = args.Get("backend", "sim");
+  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
+  s.timing_only = args.Has("timing-only");
+  return s;
+}
+
+std::string Fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+/// A float as the double its shortest text reads (0.001, not 0.00100000005).
+double FloatAsTyped(float value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(value));
+  return std::strtod(buf, nullptr);
+}
+
+/// "3(N-1)/N·Ψ": what a rank sends per step under the stage.
+std::string ElementsFormulaText(int stage) {
+  return stage == 3 ? "3(N-1)/N·Ψ" : "2(N-1)/N·Ψ";
+}
+
+/// Per-category formula text of one GPU's share: "2Ψ", "2Ψ/N", "12Ψ/N".
+std::string CategoryFormulaText(int bytes_per_parameter, bool sharded) {
+  return std::to_string(bytes_per_parameter) + "Ψ" + (sharded ? "/N" : "");
+}
+
+/// Which collectives a step runs, in words, for the stage.
+std::string CollectivesText(const ZeroPlan& zero) {
+  const std::size_t units = zero.units.size();
+  const std::string u = std::to_string(units);
+  switch (zero.params.stage) {
+    case 0:
+      return u + (units == 1 ? " bucket" : " buckets") +
+             " x all-reduce of the gradient (a ring: reduce-scatter + all-gather)";
+    case 1:
+    case 2:
+      return u + (units == 1 ? " bucket" : " buckets") +
+             " x (reduce-scatter of the gradient, all-gather of the updated parameters)";
+    case 3:
+      return u + (units == 1 ? " layer" : " layers") +
+             " x (all-gather before forward, all-gather before backward, reduce-scatter of "
+             "the gradient)";
+  }
+  return "";
+}
+
+std::string UnitsText(const ZeroPlan& zero) {
+  const ZeroParams& p = zero.params;
+  const std::size_t units = zero.units.size();
+  if (p.stage == 3) {
+    return std::to_string(units) + " units (one per layer, gathered when needed)";
+  }
+  return std::to_string(units) + (units == 1 ? " bucket" : " buckets") + " of up to " +
+         FormatBytes(p.bucket_bytes) + " of fp16 gradient (whole layers, from the last one)";
+}
+
+// ---- memory per rank ------------------------------------------------------
+
+/// The rows of the memory table, in order.
+enum MemoryRow {
+  kRowParameters, kRowGradients, kRowOptimizer, kRowModelStates, kRowActivations,
+  kRowBucketPeak, kRowGatheredPeak, kRowOtherPeak, kRowTotalPeak, kRowCount,
+};
+
+const char* MemoryRowTitle(int row) {
+  switch (row) {
+    case kRowParameters: return "parameters (fp16)";
+    case kRowGradients: return "gradients (fp16)";
+    case kRowOptimizer: return "optimizer states (fp32)";
+    case kRowModelStates: return "model states";
+    case kRowActivations: return "activations (fp16)";
+    case kRowBucketPeak: return "full gradients (peak)";
+    case kRowGatheredPeak: return "gathered parameters (peak)";
+    case kRowOtherPeak: return "staging and losses (peak)";
+    case kRowTotalPeak: return "total (peak)";
+  }
+  return "?";
+}
+
+Bytes At(const std::array<Bytes, kMemoryCategoryCount>& bytes, MemoryCategory c) {
+  return bytes[static_cast<std::size_t>(c)];
+}
+
+std::array<Bytes, kRowCount> MemoryRows(const RankMemory& m) {
+  std::array<Bytes, kRowCount> rows{};
+  rows[kRowParameters] = At(m.persistent, MemoryCategory::kParameters);
+  rows[kRowGradients] = At(m.persistent, MemoryCategory::kGradients);
+  rows[kRowOptimizer] = At(m.persistent, MemoryCategory::kOptimizerStates);
+  rows[kRowModelStates] = rows[kRowParameters] + rows[kRowGradients] + rows[kRowOptimizer];
+  rows[kRowActivations] = At(m.persistent, MemoryCategory::kActivations);
+  // Stages 2-3 reduce-scatter each bucket from a transient full gradient.
+  rows[kRowBucketPeak] = At(m.peak, MemoryCategory::kGradients) - rows[kRowGradients];
+  rows[kRowGatheredPeak] = At(m.peak, MemoryCategory::kGatheredParameters);
+  rows[kRowOtherPeak] = At(m.peak, MemoryCategory::kOther);
+  rows[kRowTotalPeak] = m.peak_total;
+  return rows;
+}
+
+/// A column of the memory table: a run of ranks that print the same.
+struct RankColumn {
+  std::string title;
+  std::array<std::string, kRowCount> cells;
+};
+
+std::string RanksTitle(int first, int last) {
+  return first == last ? "rank " + std::to_string(first)
+                       : "ranks " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+std::vector<RankColumn> RankColumns(const std::vector<RankMemory>& memory) {
+  std::vector<RankColumn> columns;
+  std::vector<std::array<std::string, kRowCount>> cells;
+  for (const RankMemory& m : memory) {
+    const std::array<Bytes, kRowCount> rows = MemoryRows(m);
+    std::array<std::string, kRowCount> text;
+    for (int r = 0; r < kRowCount; ++r) text[r] = ModelBytesText(static_cast<double>(rows[r]));
+    cells.push_back(text);
+  }
+  // Consecutive ranks whose every cell prints the same share a column
+  // (shards differ by an element when N does not divide a unit).
+  std::size_t begin = 0;
+  for (std::size_t r = 1; r <= cells.size(); ++r) {
+    if (r < cells.size() && cells[r] == cells[begin]) continue;
+    columns.push_back({RanksTitle(static_cast<int>(begin), static_cast<int>(r - 1)), cells[begin]});
+    begin = r;
+  }
+  if (columns.size() <= kMaxRankColumns) return columns;
+  // Too many to show: the least and the most loaded rank at their peak.
+  std::size_t least = 0, most = 0;
+  for (std::size_t r = 1; r < memory.size(); ++r) {
+    if (memory[r].peak_total < memory[least].peak_total) least = r;
+    if (memory[r].peak_total > memory[most].peak_total) most = r;
+  }
+  // Equal peaks with different rows: show the first and the last rank.
+  if (least == most) {
+    least = 0;
+    most = memory.size() - 1;
+  }
+  return {{RanksTitle(static_cast<int>(least), static_cast<int>(least)) + " (least)", cells[least]},
+          {RanksTitle(static_cast<int>(most), static_cast<int>(most)) + " (most)", cells[most]}};
+}
+
+/// The formula column of a row ("" where the ZeRO paper has none).
+std::string RowFormula(int row, int stage, int k, const ZeroMemoryFormula& f) {
+  auto with = [](const std::string& text, double bytes) { return text + " = " + ModelBytesText(bytes); };
+  switch (row) {
+    case kRowParameters: return with(CategoryFormulaText(2, stage >= 3), f.parameters);
+    case kRowGradients: return with(CategoryFormulaText(2, stage >= 2), f.gradients);
+    case kRowOptimizer: return with(CategoryFormulaText(k, stage >= 1), f.optimizer_states);
+    case kRowModelStates: return with(ZeroMemoryFormulaText(stage, k), f.total());
+  }
+  return "";
+}
+
+/// A note beside a row.
+std::string RowNote(int row, int stage) {
+  switch (row) {
+    case kRowOptimizer: return "master copy, Adam m and v";
+    case kRowActivations: return "kept for the backward pass";
+    case kRowBucketPeak:
+      return stage == 3 ? "a layer's, until its reduce-scatter" : "a bucket's, until its reduce-scatter";
+    case kRowGatheredPeak: return "all-gathered layers alive at once";
+    case kRowOtherPeak: return "fp32 initial weights while loading";
+    case kRowTotalPeak: return "the most alive at once, loading included";
+  }
+  return "";
+}
+
+void PrintMemory(std::ostream& out, const PreparedZero& prepared, const ZeroSummary& s, int k) {
+  const int stage = prepared.scenario.params.stage;
+  const ZeroMemoryFormula& f = k == kSeedTextK ? s.formula_seed : s.formula;
+  const std::vector<RankColumn> columns = RankColumns(s.memory);
+  std::vector<std::size_t> widths;
+  for (const RankColumn& c : columns) {
+    std::size_t w = c.title.size();
+    for (const std::string& cell : c.cells) w = std::max(w, cell.size());
+    widths.push_back(w + 3);
+  }
+  std::vector<std::string> formulas(kRowCount);
+  std::size_t formula_width = 0;
+  for (int row = 0; row < kRowCount; ++row) {
+    formulas[row] = RowFormula(row, stage, k, f);
+    formula_width = std::max(formula_width, formulas[row].size());
+  }
+  constexpr std::size_t kTitleWidth = 28;
+  out << "#\n# Memory per rank: what the backend allocated, by category\n"
+      << "#   " << PadColumns("", kTitleWidth, true);
+  for (std::size_t c = 0; c < columns.size(); ++c) out << PadColumns(columns[c].title, widths[c]);
+  out << "   formula (K = " << k << ")\n";
+  for (int row = 0; row < kRowCount; ++row) {
+    // Rows that are zero on every rank (no buckets, nothing gathered) say nothing.
+    const bool all_zero = std::all_of(s.memory.begin(), s.memory.end(), [&](const RankMemory& m) {
+      return MemoryRows(m)[static_cast<std::size_t>(row)] == 0;
+    });
+    if (all_zero && row != kRowParameters && row != kRowGradients && row != kRowOptimizer) continue;
+    out << "#   " << PadColumns(MemoryRowTitle(row), kTitleWidth, true);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      out << PadColumns(columns[c].cells[static_cast<std::size_t>(row)], widths[c]);
+    const std::string note = RowNote(row, stage);
+    std::string tail = formulas[row];
+    if (!note.empty()) tail = PadColumns(tail, formula_width, true) + "  " + note;
+    if (!tail.empty()) out << "   " << tail;
+    out << "\n";
+  }
+  const ZeroMemoryFormula& other = k == kSeedTextK ? s.formula : s.formula_seed;
+  const int other_k = k == kSeedTextK ? kZeroPaperK : kSeedTextK;
+  out << "#   Model states per GPU: " << ZeroMemoryFormulaText(stage, k) << " = "
+      << ModelBytesText(f.total()) << " with K = " << k << "; " << ZeroMemoryFormulaText(stage, other_k)
+      << " = " << ModelBytesText(other.total()) << " with K = " << other_k << ".\n"
+      << "#   K = bytes of optimizer state per parameter. The run always holds the fp32 master\n"
+      << "#   copy and Adam's m and v (4 + 4 + 4 B), so its optimizer states match K = 12 (the\n"
+      << "#   ZeRO paper); the seed texts count K = 8 (m and v only: 12Ψ for data parallel).\n";
+}
+
+// ---- the report -----------------------------------------------------------
+
+std::string CheckText(const ZeroCheck& check, int steps) {
+  if (!check.checked) return "not checked: " + check.not_checked_reason;
+  std::ostringstream out;
+  out << std::setprecision(2);
+  const std::string after = "after " + std::to_string(steps) + " Adam step" + (steps == 1 ? "" : "s");
+  if (check.correct) {
+    out << "correct (parameters " << after << " equal the single-device model, max rel error "
+        << check.parameter_error;
+  } else {
+    out << "WRONG (parameters " << after << " differ from the single-device model: max rel error "
+        << check.parameter_error << ", tolerance " << ZeroCheck::kTolerance;
+  }
+  out << std::setprecision(6) << "; loss " << check.loss << " vs " << check.reference_loss << ")";
+  return out.str();
+}
+
+void PrintHeader(std::ostream& out, const PreparedZero& prepared, double asked) {
+  const ZeroScenario& sc = prepared.scenario;
+  const ZeroParams& p = prepared.zero.params;
+  const MlpConfig& m = p.model;
+  out << "# ShardLab: " << ZeroStageName(p.stage) << " (" << ZeroStageSharding(p.stage) << "), "
+      << p.ranks << (p.ranks == 1 ? " rank" : " ranks") << ", on " << sc.topology << ", backend "
+      << sc.backend << "\n"
+      << "#   model  MLP of " << ModelText(m) << " (Ψ = " << prepared.zero.parameter_count;
+  if (asked > 0) out << ", asked " << ParameterCountText(asked);
+  out << "), Adam, lr " << m.learning_rate << "\n"
+      << "#   batch  " << m.batch << " rows (" << m.batch / p.ranks << " per rank), " << p.steps
+      << (p.steps == 1 ? " step" : " steps") << "\n"
+      << "#   units  " << UnitsText(prepared.zero) << ", overlap " << (p.overlap ? "on" : "off")
+      << "\n";
+}
+
+void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummary& s, int k,
+               const std::string& trace_path) {
+  const ZeroParams& p = prepared.zero.params;
+  PrintMemory(out, prepared, s, k);
+  const double ratio =
+      s.formula_elements_per_step > 0 ? s.sent_elements_per_step / s.formula_elements_per_step : 0;
+  out << "#\n# Communication per step\n"
+      << "#   elements sent   " << ParameterCountText(s.sent_elements_per_step)
+      << " by the busiest rank (fp16); formula " << ElementsFormulaText(p.stage) << " = "
+      << ParameterCountText(s.formula_elements_per_step);
+  if (p.ranks > 1) out << ", ratio " << Fixed(ratio, 3);
+  out << "\n"
+      << "#   collectives     " << s.collectives_per_step << ": " << CollectivesText(prepared.zero)
+      << "\n"
+      << "#   step time       " << FormatTime(s.step_ns) << "\n";
+  if (p.stage == 3) {
+    out << "#   Stage 3 gathers every layer twice (forward, backward): 1.5x data parallel's 2Ψ.\n";
+  }
+  out << "#\n# Result: " << CheckText(s.check, p.steps) << "\n";
+  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+}
+
+void WriteFormula(JsonWriter& w, const char* key, int stage, int k, const ZeroMemoryFormula& f) {
+  w.Key(key);
+  w.BeginObject();
+  w.Field("k", k);
+  w.Field("text", ZeroMemoryFormulaText(stage, k));
+  w.Field("parameters_bytes", f.parameters);
+  w.Field("gradients_bytes", f.gradients);
+  w.Field("optimizer_states_bytes", f.optimizer_states);
+  w.Field("total_bytes", f.total());
+  w.EndObject();
+}
+
+void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan,
+               const ZeroSummary& s, int k, double asked, const std::string& trace_path,
+               const std::string& plan_dump) {
+  const ZeroScenario& sc = prepared.scenario;
+  const ZeroParams& p = prepared.zero.params;
+  JsonWriter w(out, /*pretty=*/true);
+  w.BeginObject();
+  w.Field("scenario", "zero");
+  w.Field("stage", p.stage);
+  w.Field("stage_name", ZeroStageName(p.stage));
+  w.Field("ranks", p.ranks);
+  w.Field("layers", p.model.layers);
+  w.Field("width", p.model.width);
+  w.Field("parameters", prepared.zero.parameter_count);
+  if (asked > 0) {
+    w.Field("asked_parameters", static_cast<std::int64_t>(asked));
+  } else {
+    w.Key("asked_parameters");
+    w.Null();
+  }
+  w.Field("batch", p.model.batch);
+  w.Field("steps", p.steps);
+  w.Field("optimizer", "adam");
+  w.Field("lr", FloatAsTyped(p.model.learning_rate));
+  w.Field("bucket_bytes", p.bucket_bytes);
+  w.Field("overlap", p.overlap);
+  w.Field("units", static_cast<std::int64_t>(prepared.zero.units.size()));
+  w.Field("topology", sc.topology);
+  w.Field("backend", sc.backend);
+  // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
+  if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
+    w.Field("seed", static_cast<std::int64_t>(sc.seed));
+  } else {
+    w.Field("seed", std::to_string(sc.seed));
+  }
+  w.Field("timing_only", sc.timing_only);
+  w.Field("k", k);
+  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
+  w.Field("events", static_cast<std::int64_t>(s.events));
+  w.Key("memory");
+  w.BeginArray();
+  for (std::size_t r = 0; r < s.memory.size(); ++r) {
+    const std::array<Bytes, kRowCount> rows = MemoryRows(s.memory[r]);
+    w.BeginObject();
+    w.Field("rank", static_cast<std::int64_t>(r));
+    w.Field("parameters_bytes", rows[kRowParameters]);
+    w.Field("gradients_bytes", rows[kRowGradients]);
+    w.Field("optimizer_states_bytes", rows[kRowOptimizer]);
+    w.Field("model_states_bytes", rows[kRowModelStates]);
+    w.Field("activations_bytes", rows[kRowActivations]);
+    w.Field("full_gradients_peak_bytes", rows[kRowBucketPeak]);
+    w.Field("gathered_parameters_peak_bytes", rows[kRowGatheredPeak]);
+    w.Field("other_peak_bytes", rows[kRowOtherPeak]);
+    w.Field("peak_total_bytes", rows[kRowTotalPeak]);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteFormula(w, "formula", p.stage, kZeroPaperK, s.formula);
+  WriteFormula(w, "formula_seed", p.stage, kSeedTextK, s.formula_seed);
+  w.Key("sent_bytes");
+  w.BeginArray();
+  for (const Bytes b : s.sent_bytes) w.Int(b);
+  w.EndArray();
+  w.Field("sent_elements_per_step", s.sent_elements_per_step);
+  w.Field("formula_elements_per_step", s.formula_elements_per_step);
+  w.Field("formula_elements_text", ElementsFormulaText(p.stage));
+  w.Field("collectives_per_step", s.collectives_per_step);
+  w.Field("step_time_us", s.step_ns / 1e3);
+  w.Field("checked", s.check.checked);
+  if (s.check.checked) {
+    w.Field("correct", s.check.correct);
+    w.Field("parameter_error", s.check.parameter_error);
+    w.Field("loss", s.check.loss);
+    w.Field("reference_loss", s.check.reference_loss);
+    w.Key("not_checked_reason");
+    w.Null();
+  } else {
+    for (const char* key : {"correct", "parameter_error", "loss", "reference_loss"}) {
+      w.Key(key);
+      w.Null();
+    }
+    w.Field("not_checked_reason", s.check.not_checked_reason);
+  }
+  if (!trace_path.empty()) w.Field("trace", trace_path);
+  if (!plan_dump.empty()) w.Field("plan", plan_dump);
+  w.EndObject();
+  out << "\n";
+}
+
+/// Fails before a long run, not after it; appending leaves an old trace intact.
+void CheckTracePath(const ParsedArgs& args, const std::string& path) {
+  if (path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  if (!std::ofstream(path, std::ios::app)) {
+    throw UsageError(args.Spelling("trace") + ": cannot write '" + path + "'");
+  }
+  if (!existed) std::filesystem::remove(path, ignored);
+}
+
+}  // namespace
+
+const CommandSpec& ZeroRunSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "run zero";
+    s.summary = "data parallel and ZeRO 1-3 with Adam: memory per rank, traffic, checked result";
+    s.usage = "run zero [flags]";
+    s.description =
+        "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
+        "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
+        "plain data parallelism (--stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
+        "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
+        "layer all-gathered before its forward and again before its backward).\n"
+        "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
+        "formulas (4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N), the elements each rank sent per step\n"
+        "beside 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3), and whether the parameters after the\n"
+        "Adam steps equal the single-device model's. K = 12 by default (fp32 master + m + v,\n"
+        "what the run holds); the seed texts use K = 8 (--k 8).\n"
+        "The defaults are a small model whose arithmetic runs in well under a second; with\n"
+        "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
+        "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.\n"
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+    s.flags = {
+        {"stage", 0, "N", "0 (plain data parallel), 1, 2 or 3 (default: 3)"},
+        {"ranks", 'n', "N", "data-parallel ranks N, one per GPU (GPUs 0..N-1; default: 4)"},
+        {"params", 0, "COUNT", "model size: 1B, 7.5B, 350M; builds the nearest MLP (a power-of-two "
+                               "width, as many layers as make up the count); not with --layers "
+                               "or --width"},
+        {"layers", 0, "N", "layers of the MLP (default: 4)"},
+        {"width", 0, "N", "features of every layer (default: 64)"},
+        {"batch", 0, "N", "global rows per step; must divide by --ranks (default: 8 per rank)"},
+        {"steps", 0, "N", "training steps, one Adam update each (default: 2)"},
+        {"bucket", 0, "SIZE", "gradient bucket of stages 0-2: 25M, 25MiB, 1G (default: 25 MiB, "
+                              "as PyTorch DDP)"},
+        {"no-overlap", 0, "", "reduce the buckets after the whole backward, not as each is ready"},
+        {"lr", 0, "X", "Adam's learning rate (default: 0.001)"},
+        {"k", 0, "8|12", "bytes of optimizer state per parameter in the formula column (default: "
+                         "12)"},
+        {"topology", 't', "NAME|FILE", "preset or topology file; rank r on GPU r (default: "
+                                       "dgx-a100)"},
+        {"backend", 0, "NAME", "backend to run on (default: sim)"},
+        {"seed", 0, "N", "seed of the weights and data (default: 1)"},
+        {"timing-only", 0, "", "skip the arithmetic: time and memory only (for paper-sized models)"},
+        {"json", 0, "", "print one JSON object instead of the tables"},
+        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
+        {"plan", 0, "", "print the plan, one op per line, before running it"},
+    };
+    s.examples =
+        "  shardlab-cli run zero\n"
+        "  shardlab-cli run zero --stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
+        "  shardlab-cli run zero --stage 3 --ranks 8 --params 1B --timing-only\n"
+        "  shardlab-cli run zero --stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
+        "--timing-only\n"
+        "  shardlab-cli run zero --stage 1 --k 8 --json --trace zero.json\n";
+    return s;
+  }();
+  return spec;
+}
+
+int ZeroRunMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(ZeroRunSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(ZeroRunSpec());
+    return 0;
+  }
+  const bool json = args.Has("json");
+  const std::string trace_path = args.Get("trace");
+  const int k = ParseZeroK(args, kZeroPaperK);
+
+  std::unique_ptr<PreparedZero> prepared;
+  double asked = 0;  // --params, when given
+  try {
+    prepared = PrepareZero(ScenarioFromArgs(args, &asked));
+  } catch (const Error& e) {
+    throw ZeroFlagError(e, args, SizeFlag(args));
+  }
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
+
+  std::ostream& out = std::cout;
+  const ZeroScenario& sc = prepared->scenario;
+  std::string plan_dump;
+  if (args.Has("plan")) plan_dump = DumpPlan(prepared->zero.plan);
+  if (!json) {
+    PrintHeader(out, *prepared, asked);
+    if (!plan_dump.empty()) out << "#\n" << plan_dump;
+    out.flush();
+  }
+
+  RunOptions options;
+  options.seed = sc.seed;
+  options.timing_only = sc.timing_only;
+  Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), prepared->topology,
+                    options);
+  VectorSink sink;
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone) {
+    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
+    return 1;
+  }
+  const Plan& plan = executor.plan();
+  const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor.backend(), &plan);
+  if (args.Has("trace")) {
+    TraceInfo info;
+    info.title = plan.name + " on " + sc.topology + " (" + sc.backend + ")";
+    info.backend = sc.backend;
+    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+  }
+  if (json) {
+    WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);
+  } else {
+    out << "#   ops " << plan.ops.size() << "   events " << s.events
+        << (sc.timing_only ? "   timing only" : "") << "\n";
+    PrintText(out, *prepared, s, k, trace_path);
+  }
+  out.flush();
+  return s.check.checked && !s.check.correct ? 1 : 0;
+}
+
+}  // namespace shardlab::cli
