@@ -203,14 +203,26 @@ class ZeroBuilder {
         rs.ga.push_back(Add(r, last ? "dy" : "da" + ls, act, kHalf, MemoryCategory::kActivations));
         rs.gz.push_back(last ? rs.ga.back() : Add(r, "dz" + ls, act, kHalf, MemoryCategory::kActivations));
       }
-      // Load: the fp16 parameters the rank keeps, then the fp32 master copy
-      // of what it owns.
-      std::vector<KernelCall> kernels;
-      if (sharded_params) {
-        for (std::size_t u = 0; u < units_.size(); ++u) AppendLoad(r, ChunkStart(u, r), ShardSlice(rs.params, r, u), kernels);
-      } else {
-        AppendLoad(r, 0, Whole(rs.params), kernels);
+      // Load, one layer per op so that only one layer's fp32 staging
+      // buffers are alive at once: the fp16 parameters the rank keeps, then
+      // the fp32 master copy of what it owns.
+      for (int l = 0; l < m_.layers; ++l) {
+        const std::int64_t lo = WeightOffset(l), hi = lo + hh_ + h_;
+        std::vector<KernelCall> kernels;
+        if (sharded_params) {
+          for (std::size_t u = 0; u < units_.size(); ++u) {
+            const std::int64_t begin = std::max(lo, ChunkStart(u, r));
+            const std::int64_t end = std::min(hi, ChunkStart(u, r) + ChunkLength(u, r));
+            if (begin >= end) continue;
+            const BufferSlice shard = ShardSlice(rs.params, r, u);
+            AppendLoad(r, begin, {shard.buffer, shard.offset + (begin - ChunkStart(u, r)), end - begin}, kernels);
+          }
+        } else {
+          AppendLoad(r, lo, {rs.params, lo, hi - lo}, kernels);
+        }
+        Compute(r, Phase::kNone, l, kernels, {});
       }
+      std::vector<KernelCall> kernels;
       if (!sharded_state) {
         kernels.push_back(Copy(Whole(rs.params), Whole(rs.master)));
       } else {
@@ -414,10 +426,18 @@ void CheckZeroParams(const ZeroParams& p) {
   if (p.ranks < 1 || p.ranks > 1024) Fail("ranks: " + std::to_string(p.ranks) + " is outside 1..1024");
   if (p.steps < 1 || p.steps > 1000) Fail("steps: " + std::to_string(p.steps) + " is outside 1..1000");
   if (p.bucket_bytes <= 0)
-    Fail("bucket: " + std::to_string(p.bucket_bytes) + " bytes; a gradient bucket must hold at least one layer's bytes (try 25M)");
+    Fail("bucket: " + std::to_string(p.bucket_bytes) +
+         " bytes; a gradient bucket needs a positive size (PyTorch DDP uses 25 MiB)");
   if (p.model.batch % p.ranks != 0)
     Fail("batch: " + std::to_string(p.model.batch) + " rows do not split into " + std::to_string(p.ranks) +
          " equal shards (one per rank): choose a multiple of " + std::to_string(p.ranks));
+}
+
+MlpConfig ZeroDefaultModel() {
+  MlpConfig m;
+  m.optimizer = OptimizerKind::kAdam;
+  m.learning_rate = 1e-3f;
+  return m;
 }
 
 std::int64_t ZeroLayerOffset(const MlpConfig& model, int layer) {

@@ -41,8 +41,12 @@
 
 namespace shardlab {
 
+/// The model ZeroParams starts from: Adam at a learning rate of 1e-3
+/// (MlpConfig's default 0.05 suits SGD, not Adam).
+MlpConfig ZeroDefaultModel();
+
 struct ZeroParams {
-  MlpConfig model;              // the optimizer is always Adam here
+  MlpConfig model = ZeroDefaultModel();  // the optimizer is always Adam here
   int ranks = 4;                // N, the data-parallel degree
   int stage = 0;                // 0 (plain data parallel), 1, 2, 3
   int steps = 1;                // training steps, each one Adam update

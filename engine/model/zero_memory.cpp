@@ -33,7 +33,7 @@ double ParseParameterCount(const std::string& text) {
     throw Error("params: '" + text + "' is not a parameter count (e.g. 175B, 7.5B, 350M, 125k)",
                 ErrorKind::kInvalidInput);
   };
-  if (text.empty()) return fail();
+  if (text.empty() || text.find_first_of("xXpP") != std::string::npos) return fail();  // no hex
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || !std::isfinite(value) || value <= 0) return fail();
@@ -52,6 +52,9 @@ double ParseParameterCount(const std::string& text) {
   }
   const double count = value * scale;
   if (count < 1 || count > 1e15) return fail();
+  if (std::fabs(count - std::round(count)) > 1e-6 * count) {
+    throw Error("params: '" + text + "' is not a whole number of parameters", ErrorKind::kInvalidInput);
+  }
   return std::round(count);
 }
 

@@ -14,13 +14,16 @@ namespace {
 // over all ranks, ask for timing-only.
 constexpr double kMaxRealBytes = 2.0 * (1 << 30);
 
-double HostBytes(const ZeroParams& p) {
+double HostBytesOf(const ZeroParams& p) {
   const double psi = static_cast<double>(MlpParameterCount(p.model));
   const double activations = 4.0 * p.model.layers * p.model.batch * p.model.width;
   return 4.0 * (5 * psi * p.ranks) + 4.0 * activations;
 }
 
 }  // namespace
+
+double ZeroRealRunHostBytes(const ZeroParams& params) { return HostBytesOf(params); }
+double ZeroMaxRealRunBytes() { return kMaxRealBytes; }
 
 MlpConfig MlpForParameterCount(double parameters) {
   MlpConfig m;
@@ -31,6 +34,7 @@ MlpConfig MlpForParameterCount(double parameters) {
   const double layer = static_cast<double>(width) * width + width;
   m.layers = static_cast<int>(std::clamp(std::llround(parameters / layer), 1LL, 4096LL));
   m.optimizer = OptimizerKind::kAdam;
+  m.learning_rate = 1e-3f;
   return m;
 }
 
@@ -38,10 +42,10 @@ void CheckZeroScenario(const ZeroScenario& scenario, const Topology& topology) {
   CheckScenarioBackend(scenario.backend);
   CheckZeroParams(scenario.params);
   CheckRanksFitTopology("ranks", scenario.params.ranks, "rank", scenario.topology, topology);
-  if (!scenario.timing_only && HostBytes(scenario.params) > kMaxRealBytes)
+  if (!scenario.timing_only && ZeroRealRunHostBytes(scenario.params) > kMaxRealBytes)
     throw Error("params: a real run of " + std::to_string(MlpParameterCount(scenario.params.model)) +
                 " parameters on " + std::to_string(scenario.params.ranks) +
-                " ranks would hold about " + FormatBytes(static_cast<Bytes>(HostBytes(scenario.params))) +
+                " ranks would hold about " + FormatBytes(static_cast<Bytes>(ZeroRealRunHostBytes(scenario.params))) +
                 " of host memory; use --timing-only for models this large");
 }
 

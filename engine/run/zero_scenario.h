@@ -38,8 +38,14 @@ struct PreparedZero {
 
 /// An MLP of about `parameters` parameters: a power-of-two width near
 /// sqrt(Ψ/16) (64 .. 16384) and as many layers as make up Ψ (for
-/// `--params 1B` in timing-only runs).
+/// `--params 1B` in timing-only runs). Below ~50k or above ~1T parameters
+/// the nearest such MLP is far from Ψ: callers compare MlpParameterCount.
 MlpConfig MlpForParameterCount(double parameters);
+
+/// Host memory a real (not timing-only) run would hold, about;
+/// CheckZeroScenario rejects real runs above ZeroMaxRealRunBytes().
+double ZeroRealRunHostBytes(const ZeroParams& params);
+double ZeroMaxRealRunBytes();
 
 void CheckZeroScenario(const ZeroScenario& scenario, const Topology& topology);
 std::unique_ptr<PreparedZero> PrepareZero(const ZeroScenario& scenario);

@@ -168,6 +168,9 @@ TEST(Zero, MemoryPerCategoryIsTheStageFormula) {
         } else {
           EXPECT_EQ(gathered, 0) << where;
         }
+        // Loading stages one layer's fp32 initial weights at a time.
+        EXPECT_LE(mem.peak[static_cast<int>(MemoryCategory::kOther)],
+                  at(MemoryCategory::kOther) + 4 * (36 + 6)) << where;
         // Stage 2 frees each bucket's full gradient after its reduce-scatter.
         if (stage == 2 && n > 1) {
           EXPECT_LT(mem.peak[static_cast<int>(MemoryCategory::kGradients)], 2 * psi) << where;
