@@ -215,6 +215,16 @@ TEST(ZeroMemoryChart, TicksAreRoundAndCoverTheAxis) {
   EXPECT_TRUE(ZeroChartTicks(0, 4).empty());
 }
 
+TEST(ZeroBytesText, DecimalUnitsAsThePaperCounts) {
+  EXPECT_EQ(ZeroBytesText(266240), "266 kB");
+  EXPECT_EQ(ZeroBytesText(66560), "66.6 kB");
+  EXPECT_EQ(ZeroBytesText(8320), "8.32 kB");
+  EXPECT_EQ(ZeroBytesText(999), "999 B");
+  EXPECT_EQ(ZeroBytesText(999600), "1.00 MB");
+  EXPECT_EQ(ZeroBytesText(16 * 7.5e9), "120 GB");
+  EXPECT_EQ(ZeroBytesText(ZeroMemoryPerGpu(7.5e9, 64, 3, 12).total()), "1.88 GB");
+}
+
 TEST(MemoryTimeline, PeaksWhereTheBackendsTrackerDid) {
   for (int stage = 0; stage <= 3; ++stage) {
     const auto r = Record(Small(stage));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -160,6 +161,27 @@ std::array<std::string, 3> ZeroOpLabels(const Op& op, const ZeroPlan& zero,
   // The short tag keeps the kind and the unit: "AG L3", "RS b1", "AR b0".
   const std::string short_tag = n->tag.substr(0, n->tag.find(' ', 3));
   return {n->tag + pass + with_chunk + peer, short_tag + pass + with_chunk, chunk.empty() ? short_tag : chunk};
+}
+
+std::string ZeroBytesText(double bytes) {
+  if (!std::isfinite(bytes)) return "?";
+  if (bytes < 0) return "-" + ZeroBytesText(-bytes);
+  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  double value = bytes;
+  // 999.6 kB would print as "1e+03 kB": step up before rounding gets there.
+  while (unit + 1 < 6 && value >= 999.5) {
+    value /= 1000.0;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%.0f B", value);
+  } else {
+    std::snprintf(text, sizeof text, value >= 100 ? "%.0f %s" : value >= 10 ? "%.1f %s" : "%.2f %s", value,
+                  kUnits[unit]);
+  }
+  return text;
 }
 
 ZeroMemoryBar StackZeroMemory(int rank, const CategoryBytes& persistent, const CategoryBytes& transient) {

@@ -81,6 +81,10 @@ std::string ZeroComputeWords(const Op& op, const ZeroPlan& zero);
 std::array<std::string, 3> ZeroOpLabels(const Op& op, const ZeroPlan& zero,
                                         const std::vector<ZeroCollectiveName>& names);
 
+/// Bytes in decimal units with three significant digits, as the ZeRO paper
+/// counts them (16 x 7.5B = 120 GB): "8.32 kB", "266 kB", "1.88 GB".
+std::string ZeroBytesText(double bytes);
+
 /// One piece of a bar.
 struct ZeroMemorySegment {
   MemoryCategory category = MemoryCategory::kOther;

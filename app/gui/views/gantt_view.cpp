@@ -171,19 +171,6 @@ void BoxLabels(const Event& e, const Op* op, const PipelinePlan* pipeline, std::
   std::copy(labels.begin(), labels.end(), out);
 }
 
-/// 45-degree lines across [min, max], spaced kHatchSpacingPx and anchored
-/// at screen x `anchor_x`, so the pattern moves with what it marks.
-void Hatch(ImDrawList* list, ImVec2 min, ImVec2 max, float anchor_x, Color color) {
-  const float h = max.y - min.y;
-  // Lines run from (a, max.y) up to (a + h, min.y); the first that reaches min.x.
-  float a = anchor_x + std::floor((min.x - h - anchor_x) / kHatchSpacingPx) * kHatchSpacingPx;
-  for (; a < max.x; a += kHatchSpacingPx) {
-    const float t0 = std::max(0.0f, min.x - a);
-    const float t1 = std::min(h, max.x - a);
-    if (t0 < t1) list->AddLine(ImVec2(a + t0, max.y - t0), ImVec2(a + t1, max.y - t1), color);
-  }
-}
-
 /// True when a box of `boxes` (sorted by x0, relative px) overlaps [x0, x1).
 bool BoxesOverlap(const std::vector<GanttBox>& boxes, double x0_px, double x1_px) {
   const auto after = std::partition_point(boxes.begin(), boxes.end(),
@@ -232,7 +219,7 @@ void DrawBubbles(ImDrawList* list, const std::vector<PipelineBubble>& bubbles,
     if (width < kMinBubblePx) continue;
     list->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), WithAlpha(theme.bubble, 0.16f));
     if (width >= std::max(kMinHatchPx, y1 - y0)) {
-      Hatch(list, ImVec2(x0, y0), ImVec2(x1, y1), anchor, WithAlpha(theme.bubble, 0.6f));
+      Hatch(list, ImVec2(x0, y0), ImVec2(x1, y1), anchor, WithAlpha(theme.bubble, 0.6f), kHatchSpacingPx);
     }
     BubbleWord(list, boxes, x0, x1, text_y, pass);
   }
@@ -386,7 +373,7 @@ void LegendEntry(const Theme& theme, Color fill, const char* tag, const char* wo
   ImGui::Dummy(ImVec2(w, h));
   ImDrawList* list = ImGui::GetWindowDrawList();
   list->AddRectFilled(min, max, fill);
-  if (hatched) Hatch(list, min, max, min.x, WithAlpha(theme.bubble, 0.6f));
+  if (hatched) Hatch(list, min, max, min.x, WithAlpha(theme.bubble, 0.6f), kHatchSpacingPx);
   if (tag != nullptr) list->AddText(ImVec2(min.x + 4, min.y), ContrastText(fill), tag);
   ImGui::SameLine(0, 4);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", words);
