@@ -114,15 +114,48 @@ void DashedLine(ImDrawList* list, float x0, float x1, float y, Color color, floa
   }
 }
 
-/// What the chart's two lines mean, for the right column.
+/// What the chart's two lines mean, for the key line over it.
 struct LineKey {
   std::string formula;    // "(4+12)Ψ/N = 66.6 kB"
   std::string k_words;    // "K = 12: fp32 master, Adam m, v"
   std::string stage0;     // "stage 0: (2+2+12)Ψ = 266 kB", or empty
 };
 
+/// The key line over the chart: the formula's dashed line and stage 0's
+/// dotted one, each beside its words, as far as the width allows.
+void DrawLineKey(const LineKey& key, const Theme& theme) {
+  const float line_h = ImGui::GetTextLineHeight();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const std::string formula = key.formula + ", " + key.k_words;
+  const std::string formula_choices[] = {formula, key.formula};
+  const std::string* first = FitText(formula_choices, 2, width - 30);
+  float x = at.x;
+  DashedLine(list, x, x + 22, at.y + line_h * 0.5f, theme.text, 2.0f, 4.0f);
+  x += 28;
+  if (first != nullptr) {
+    list->AddText(ImVec2(x, at.y), theme.text, first->c_str());
+    x += ImGui::CalcTextSize(first->c_str()).x + 18;
+  }
+  if (!key.stage0.empty() && first != nullptr) {
+    const float room = at.x + width - x - 28;
+    if (room > ImGui::CalcTextSize(key.stage0.c_str()).x) {
+      DashedLine(list, x, x + 22, at.y + line_h * 0.5f, theme.text_dim, 1.0f, 2.0f);
+      list->AddText(ImVec2(x + 28, at.y), theme.text_dim, key.stage0.c_str());
+    }
+  }
+  ImGui::Dummy(ImVec2(width, line_h));
+}
+
+/// Height the right column takes for `bar`: a header, its segments, the total.
+float CategoryTableHeight(const ZeroMemoryBar& bar) {
+  return ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(bar.segments.size() + 2) + 4;
+}
+
+/// The right column: each segment of `bar` with its bytes, then the total.
 void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemoryBar& bar, bool live,
-                   const ZeroParams& p, const Theme& theme, int hovered_segment, const LineKey& key) {
+                   const ZeroParams& p, const Theme& theme, int hovered_segment) {
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   float y = origin.y;
   const std::string head = "GPU " + std::to_string(bar.rank) + (live ? " now" : " at peak");
@@ -148,18 +181,6 @@ void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemor
   const std::string total = ZeroBytesText(bar.total);
   list->AddText(ImVec2(origin.x + kSwatchPx + 5, y + 2), theme.text, "total");
   list->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(total.c_str()).x, y + 2), theme.text, total.c_str());
-  // The lines across the bars, each beside a piece of itself.
-  y += line_h + 8;
-  const float text_x = origin.x + kSwatchPx + 14;
-  DashedLine(list, origin.x, origin.x + kSwatchPx + 8, y + line_h * 0.5f, theme.text, 2.0f, 4.0f);
-  list->AddText(ImVec2(text_x, y), theme.text, key.formula.c_str());
-  y += line_h;
-  list->AddText(ImVec2(text_x, y), theme.text_dim, key.k_words.c_str());
-  if (!key.stage0.empty()) {
-    y += line_h + 2;
-    DashedLine(list, origin.x, origin.x + kSwatchPx + 8, y + line_h * 0.5f, theme.text_dim, 1.0f, 2.0f);
-    list->AddText(ImVec2(text_x, y), theme.text_dim, key.stage0.c_str());
-  }
 }
 
 void SegmentTooltip(const ZeroMemoryBar& bar, const ZeroMemorySegment& s, bool live, const ZeroParams& p,
@@ -230,15 +251,35 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   // A little headroom over stage 0's bars.
   const double axis = 1.06 * ZeroChartAxisBytes(psi, peaks, formula.total());
 
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(live ? theme.text : theme.text_dim), "%s",
-                     HeaderLine(live, at_end, cursor_ns).c_str());
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float line_h = ImGui::GetTextLineHeight();
   const Bytes left_out = std::max_element(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) {
                            return a.left_out < b.left_out;
                          })->left_out;
-  const float foot_h = left_out > 0 ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+  const std::string left_out_words = "Left out: " + ZeroBytesText(static_cast<double>(left_out)) +
+                                     " a GPU of fp32 staging that only the load step, before training, uses.";
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(live ? theme.text : theme.text_dim), "%s",
+                     HeaderLine(live, at_end, cursor_ns).c_str());
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Measured: the bytes the simulator allocated for each GPU's buffers, by what they hold.\n"
+                      "Persistent buffers are solid; hatched ones live only from the first op that\n"
+                      "touches them to the last.%s%s",
+                      left_out > 0 ? "\n" : "", left_out > 0 ? left_out_words.c_str() : "");
+  }
+  LineKey key;
+  key.formula = ZeroMemoryFormulaText(p.stage, k) + " = " + ZeroBytesText(formula.total());
+  key.k_words = k == 12 ? "K = 12: fp32 master, Adam m, v" : "K = 8: Adam m, v only (seed texts)";
+  const double stage0 = ZeroMemoryPerGpu(psi, p.ranks, 0, k).total();
+  if (p.stage > 0) key.stage0 = "stage 0: " + ZeroMemoryFormulaText(0, k) + " = " + ZeroBytesText(stage0);
+  DrawLineKey(key, theme);
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float line_h = ImGui::GetTextLineHeight();
+  // The footnote only where the column's table leaves room for it (else
+  // the header's tooltip says it).
+  float tallest_table = 0;
+  for (const ZeroMemoryBar& bar : bars) tallest_table = std::max(tallest_table, CategoryTableHeight(bar));
+  const float foot_line = ImGui::GetTextLineHeightWithSpacing();
+  const float foot_h = left_out > 0 && avail.y - foot_line >= tallest_table ? foot_line : 0.0f;
   const float table_w = std::clamp(avail.x * 0.34f, 150.0f, 230.0f);
   const std::vector<double> ticks = ZeroChartTicks(axis, std::max(2, static_cast<int>((avail.y - foot_h) / (3 * line_h))));
   float tick_w = 0;
@@ -322,31 +363,28 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   // The formula's line, and stage 0's for comparison.
   const float formula_y = layout.YOf(formula.total());
   DashedLine(list, plot.min.x, plot.max.x, formula_y, theme.text, 2.0f, 7.0f);
-  LineKey key;
-  key.formula = ZeroMemoryFormulaText(p.stage, k) + " = " + ZeroBytesText(formula.total());
-  key.k_words = k == 12 ? "K=12: fp32 master, m, v" : "K=8: Adam m, v only";
   if (p.stage > 0) {
-    const double stage0 = ZeroMemoryPerGpu(psi, p.ranks, 0, k).total();
     const float y = layout.YOf(stage0);
     DashedLine(list, plot.min.x, plot.max.x, y, theme.text_dim, 1.0f, 2.0f);
-    key.stage0 = "stage 0: " + ZeroMemoryFormulaText(0, k) + " = " + ZeroBytesText(stage0);
     // Sharded stages stand well below it: room for its words over the bars.
-    const ImVec2 size = ImGui::CalcTextSize(key.stage0.c_str());
-    if (y - size.y - 2 >= plot.min.y - line_h) {
-      list->AddText(ImVec2(plot.min.x + 4, y - size.y - 1), theme.text_dim, ("plain data parallel (" + key.stage0 + ")").c_str());
+    const std::string words[] = {"plain data parallel (" + key.stage0 + ")", key.stage0, "stage 0"};
+    const std::string* fits = FitText(words, 3, plot.width() - 8);
+    if (fits != nullptr && y - line_h - 1 >= plot.min.y - line_h) {
+      list->AddText(ImVec2(plot.min.x + 4, y - line_h - 1), theme.text_dim, fits->c_str());
     }
   }
   // The right column lists the hovered GPU, else GPU 0.
   const std::size_t listed = hovered_bar >= 0 ? static_cast<std::size_t>(layout.shown[static_cast<std::size_t>(hovered_bar)]) : 0;
-  CategoryTable(list, ImVec2(origin.x + avail.x - table_w, plot.min.y), table_w, bars[listed], live, p, theme,
-                hovered_bar >= 0 ? hovered_segment : -1, key);
+  CategoryTable(list, ImVec2(origin.x + avail.x - table_w, origin.y), table_w, bars[listed], live, p, theme,
+                hovered_bar >= 0 ? hovered_segment : -1);
 
-  if (left_out > 0) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-    ImGui::TextUnformatted(("Left out: " + ZeroBytesText(static_cast<double>(left_out)) +
-                            " a GPU of fp32 staging that only the load step, before training, uses.")
-                               .c_str());
-    ImGui::PopStyleColor();
+  if (foot_h > 0) {
+    const std::string bytes = ZeroBytesText(static_cast<double>(left_out));
+    const std::string words[] = {left_out_words, "Left out: " + bytes + " a GPU of fp32 staging for loading the weights.",
+                                 "Left out: " + bytes + " of staging (load step)."};
+    if (const std::string* fits = FitText(words, 3, ImGui::GetContentRegionAvail().x)) {
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", fits->c_str());
+    }
   }
   if (hovered_bar >= 0 && hovered_segment >= 0) {
     const ZeroMemoryBar& bar = bars[listed];

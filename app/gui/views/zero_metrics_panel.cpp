@@ -1,16 +1,21 @@
 // The metrics panel of a ZeRO run: memory per GPU measured beside the
-// formula, traffic per step beside 2Ψ or 3Ψ, the collectives a step runs,
-// the step's time, and whether the trained weights equal one GPU's.
+// formula (for the chosen K and the other), traffic per step beside 2Ψ or
+// 3Ψ, the collectives a step runs, the step's time, and whether the
+// trained weights equal one GPU's; then GPU 0's model states one by one.
 //
-//   ZeRO-2 · N = 4 · MLP 4×64, Ψ = 16,640 · batch 32 · Adam × 2 · dgx-a100 · sim
-//   memory/GPU   91.5 kB     model states; formula 2Ψ + (2+12)Ψ/N = 91.5 kB
-//   peak/GPU     126 kB      with activations, other and the transient peak
-//   sent/step    24,960      elements per GPU; 2(N−1)/N·Ψ = 24,960 (× 1.000)
+//   ZeRO-2 · N = 4 · MLP 4×64 · batch 32 (8 a GPU) · Adam × 2 · 2 buckets ...
+//   Ψ            16,640      parameters: 4 × (64² + 64)
+//   memory/GPU   91.5 kB     model states, measured
+//   formula      91.5 kB     2Ψ + (2+12)Ψ/N, K = 12 (the paper)
+//   K = 8        74.9 kB     2Ψ + (2+8)Ψ/N: Adam m, v only
+//   peak/GPU     127 kB      + activations, inputs, transient peak
+//   sent/step    24,960      elements, by the busiest GPU
+//   2Ψ(N−1)/N    24,960      the formula; measured ×1.000
 //   collectives  4 a step    2 reduce-scatters, 2 all-gathers
-//   step         8.71 µs     simulated clock, per Adam step
-//   result       correct     parameters within 9.7e-08 of one GPU
-//   kind         measured    formula
-//   parameters   33.3 kB     2Ψ = 33.3 kB
+//   step         8.70 µs     simulated clock, per Adam step
+//   result       correct     fp32 parameters within 9.7e-08 of one GPU's
+//   GPU 0        measured    formula
+//   params       33.3 kB     2Ψ = 33.3 kB
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,24 +109,26 @@ void CategoryTable(const RankMemory& m, const ZeroMemoryFormula& formula, int k,
                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     return;
   }
-  ImGui::TableSetupColumn("GPU 0 holds");
+  ImGui::TableSetupColumn("GPU 0");
   ImGui::TableSetupColumn("measured");
   ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   const std::string n = stage >= 1 ? "/N" : "";
+  // Short names: the right column is narrow at 1280 pixels.
   const struct {
     MemoryCategory category;
+    const char* name;
     double want;
     std::string text;
   } rows[] = {
-      {MemoryCategory::kParameters, formula.parameters, stage == 3 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
-      {MemoryCategory::kGradients, formula.gradients, stage >= 2 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
-      {MemoryCategory::kOptimizerStates, formula.optimizer_states, std::to_string(k) + "\xCE\xA8" + n},
+      {MemoryCategory::kParameters, "params", formula.parameters, stage == 3 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
+      {MemoryCategory::kGradients, "grads", formula.gradients, stage >= 2 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
+      {MemoryCategory::kOptimizerStates, "optimizer", formula.optimizer_states, std::to_string(k) + "\xCE\xA8" + n},
   };
   for (const auto& row : rows) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(MemoryCategoryName(row.category));
+    ImGui::TextUnformatted(row.name);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(ZeroBytesText(static_cast<double>(m.persistent[static_cast<std::size_t>(row.category)])).c_str());
     ImGui::TableNextColumn();
