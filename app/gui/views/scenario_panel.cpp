@@ -415,7 +415,7 @@ void ZeroFields(const Theme& theme, ScenarioSettings& s) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("features in and out of every layer (H): H\xC2\xB2 + H parameters a layer");
   IntField("Batch", "##zero_batch", s.zero_batch, 1, 1 << 16, "%d rows");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the global batch B; each GPU takes B/N rows");
-  IntField("Steps", "##zero_steps", s.zero_steps, 1, 16, "%d Adam steps");
+  IntField("Steps", "##zero_steps", s.zero_steps, 1, 16, "Adam steps: %d");
   FieldLabel("Bucket");
   ImGui::InputTextWithHint("##zero_bucket", "16K, 25M", &s.zero_bucket);
   if (ImGui::IsItemHovered()) {

@@ -148,14 +148,15 @@ void DrawLineKey(const LineKey& key, const Theme& theme) {
   ImGui::Dummy(ImVec2(width, line_h));
 }
 
-/// Height the right column takes for `bar`: a header, its segments, the total.
+/// Height the right column takes for `bar`: a header, its segments, the
+/// total and a note.
 float CategoryTableHeight(const ZeroMemoryBar& bar) {
-  return ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(bar.segments.size() + 2) + 4;
+  return ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(bar.segments.size() + 3) + 4;
 }
 
 /// The right column: each segment of `bar` with its bytes, then the total.
 void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemoryBar& bar, bool live,
-                   const ZeroParams& p, const Theme& theme, int hovered_segment) {
+                   const ZeroParams& p, const Theme& theme, int hovered_segment, const std::string& note) {
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   float y = origin.y;
   const std::string head = "GPU " + std::to_string(bar.rank) + (live ? " now" : " at peak");
@@ -181,6 +182,7 @@ void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemor
   const std::string total = ZeroBytesText(bar.total);
   list->AddText(ImVec2(origin.x + kSwatchPx + 5, y + 2), theme.text, "total");
   list->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(total.c_str()).x, y + 2), theme.text, total.c_str());
+  if (!note.empty()) list->AddText(ImVec2(origin.x, y + 2 + line_h), theme.text_dim, note.c_str());
 }
 
 void SegmentTooltip(const ZeroMemoryBar& bar, const ZeroMemorySegment& s, bool live, const ZeroParams& p,
@@ -351,13 +353,17 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
     list->AddRectFilled(ImVec2(column.min.x, plot.max.y + 4 + line_h + 1), ImVec2(column.max.x, plot.max.y + 4 + line_h + 4),
                         theme.RankColor(bar.rank));
   }
+  std::string hidden_words;
   if (layout.hidden > 0 && layout.bars.size() >= 2) {
-    // The ranks between the last two bars hold the same, within a chunk's rounding.
+    // The ranks between the last two bars hold the same, within a chunk's
+    // rounding: a dotted seam marks where they would stand.
     const Rect& a = layout.bars[layout.bars.size() - 2];
     const Rect& b = layout.bars.back();
-    const std::string dots = "+" + std::to_string(layout.hidden);
-    const float w = ImGui::CalcTextSize(dots.c_str()).x;
-    list->AddText(ImVec2((a.max.x + b.min.x - w) * 0.5f, plot.max.y - line_h - 2), theme.text_dim, dots.c_str());
+    const float x = (a.max.x + b.min.x) * 0.5f;
+    for (float y = plot.min.y; y < plot.max.y; y += 6) list->AddLine(ImVec2(x, y), ImVec2(x, y + 3), theme.text_dim);
+    const int first = layout.shown[layout.shown.size() - 2] + 1;
+    hidden_words = "GPUs " + std::to_string(first) + "-" + std::to_string(first + layout.hidden - 1) +
+                   " not drawn: alike";
   }
 
   // The formula's line, and stage 0's for comparison.
@@ -376,7 +382,7 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   // The right column lists the hovered GPU, else GPU 0.
   const std::size_t listed = hovered_bar >= 0 ? static_cast<std::size_t>(layout.shown[static_cast<std::size_t>(hovered_bar)]) : 0;
   CategoryTable(list, ImVec2(origin.x + avail.x - table_w, origin.y), table_w, bars[listed], live, p, theme,
-                hovered_bar >= 0 ? hovered_segment : -1);
+                hovered_bar >= 0 ? hovered_segment : -1, hidden_words);
 
   if (foot_h > 0) {
     const std::string bytes = ZeroBytesText(static_cast<double>(left_out));
