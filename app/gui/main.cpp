@@ -4,6 +4,7 @@
 //   shardlab --topology dgx1-v100 --step 3     the cube-mesh, three steps in
 //   shardlab --play --frames 240 --screenshot out.png   render, save, exit
 //   shardlab --scenario tp --layer mlp --tp 4  Megatron's MLP over 4 GPUs
+//   shardlab --scenario zero --stage 3         ZeRO-3: every model state sharded
 //
 // Exit codes as shardlab-cli: 0 success, 1 a runtime failure (no display,
 // a failed run or export in scripted mode), 2 bad flags. Every failure
@@ -49,6 +50,8 @@ std::string AsFlagMessage(const std::string& message) {
       {"layer: ", "--layer: "},       {"tp: ", "--tp: "},         {"seq: ", "--seq: "},
       {"hidden: ", "--hidden: "},     {"ffn: ", "--ffn: "},       {"heads: ", "--heads: "},
       {"sequence-parallel: ", "--sequence-parallel: "},
+      {"stage: ", "--stage: "},       {"steps: ", "--steps: "},   {"bucket: ", "--bucket: "},
+      {"k: ", "--k: "},
   };
   for (const auto& f : kFields) {
     const std::string field = f.field;

@@ -216,6 +216,40 @@ TEST(GuiApp, SplitsATensorParallelMlpAndDrawsItsWeightBlocks) {
   EXPECT_NE(json.find("GPU 3"), std::string::npos) << "a process per rank";
 }
 
+/// The panels of a ZeRO run at kWidth x kHeight: the memory chart beside the Gantt.
+PanelLayout ZeroLayout() {
+  return ComputePanelLayout(kWidth, kHeight, MenuBarHeightPx(FontPixels(1.0f)), kZeroMetricsShare, kZeroMemoryShare);
+}
+
+TEST(GuiApp, TrainsWithZeroAndStacksEachGpusMemoryByKind) {
+  SKIP_WITHOUT_DISPLAY();
+  const Theme& theme = GetTheme(ThemeKind::kDark);
+  const PanelLayout layout = ZeroLayout();
+  // Pixels of a category's colour in the memory chart, at the end of a run of `stage`.
+  auto memory_pixels = [&](const std::string& stage, MemoryCategory category) {
+    ScratchDir dir;
+    const Image image = Screenshot(dir, {"--scenario", "zero", "--stage", stage, "--ranks", "4", "--layers", "4",
+                                         "--model-width", "64", "--batch", "32", "--steps", "2", "--step", "1000",
+                                         "--frames", "10"});
+    EXPECT_EQ(image.width, kWidth);
+    if (image.width != kWidth) return 0;
+    EXPECT_GT(DistinctColors(image), 200u);
+    EXPECT_GT(CountNear(image, layout.topology, theme.tile_gpu), 8 * 100) << "no GPU tiles";
+    EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kReduceScatter)), 200) << "no reduce-scatters";
+    for (const MemoryCategory c : {MemoryCategory::kParameters, MemoryCategory::kGradients,
+                                   MemoryCategory::kActivations}) {
+      EXPECT_GT(CountNear(image, layout.weights, theme.MemoryColor(c), 6), 100)
+          << "stage " << stage << ": no " << MemoryCategoryName(c);
+    }
+    return CountNear(image, layout.weights, theme.MemoryColor(category), 6);
+  };
+  // The optimizer states fill most of a stage-0 bar and a quarter as much at stage 1.
+  const int stage0 = memory_pixels("0", MemoryCategory::kOptimizerStates);
+  const int stage1 = memory_pixels("1", MemoryCategory::kOptimizerStates);
+  EXPECT_GT(stage0, 3000);
+  EXPECT_LT(stage1 * 2, stage0) << "stage 1 shards the optimizer states";
+}
+
 TEST(GuiApp, WritesTheChromeTraceOfTheRun) {
   SKIP_WITHOUT_DISPLAY();
   ScratchDir dir;
@@ -295,6 +329,15 @@ TEST(GuiAppFlags, TensorParallelFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "tp", "--layer", "row", "--sequence-parallel", "--frames", "1"},
                    "--sequence-parallel: ");
   ExpectUsageError({"--scenario", "tp", "--hidden", "0"}, "--hidden");
+}
+
+TEST(GuiAppFlags, ZeroFieldsAreCheckedAndNamedAsFlags) {
+  ExpectUsageError({"--scenario", "zero", "--stage", "4"}, "--stage: ");
+  ExpectUsageError({"--scenario", "zero", "--k", "10"}, "--k: ");
+  ExpectUsageError({"--scenario", "zero", "--bucket", "lots"}, "--bucket: ");
+  ExpectUsageError({"--scenario", "zero", "--batch", "30", "--frames", "1"}, "--batch: 30 rows do not split into 4");
+  ExpectUsageError({"--scenario", "zero", "--ranks", "16", "--frames", "1"}, "only 8 GPUs");
+  ExpectUsageError({"--scenario", "zero", "--steps", "0"}, "--steps");
 }
 
 TEST(GuiAppFlags, ScreenshotNeedsFrames) {

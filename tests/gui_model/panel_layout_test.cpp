@@ -1,5 +1,6 @@
 // PanelLayout: the panels tile the window without overlap, with and
-// without a tensor-parallel layer's weights beside the Gantt.
+// without a tensor-parallel layer's weights or ZeRO's memory chart beside
+// the Gantt.
 #include "app/gui/model/panel_layout.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,18 @@ TEST(PanelLayout, TensorParallelWeightsSitBesideTheGanttAndTheMetricsTakeTheColu
     EXPECT_EQ(Area(p.buffers), 0) << "no chunk buffers to show";
     // The band is taller than a collective's, so both have rows to show.
     EXPECT_GT(p.gantt.height(), ComputePanelLayout(w, h, 22).gantt.height() - 0.5f);
+  }
+}
+
+TEST(PanelLayout, ZeroMemoryChartSitsBesideTheGanttAndTheMetricsTakeTheColumn) {
+  for (const auto& [w, h] : std::vector<std::pair<float, float>>{{1600, 1000}, {1280, 800}, {640, 480}}) {
+    const PanelLayout p = ComputePanelLayout(w, h, 22, kZeroMetricsShare, kZeroMemoryShare);
+    ExpectTiles(p, w, h);
+    EXPECT_NEAR(p.weights.width(), w * kZeroMemoryShare, 0.5);
+    EXPECT_EQ(p.weights.min.y, p.gantt.min.y) << "side by side";
+    EXPECT_EQ(p.weights.min.x, p.gantt.max.x);
+    EXPECT_EQ(Area(p.buffers), 0) << "no chunk buffers to show";
+    EXPECT_GT(p.weights.height(), 0.4f * (h - 22) - 0.5f) << "room for the bars";
   }
 }
 

@@ -425,5 +425,105 @@ TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
   EXPECT_TRUE(Contains(session.Check(s), "tp")) << session.Check(s);
 }
 
+ScenarioSettings ZeroDefaults(int stage) {
+  ScenarioSettings s;
+  s.scenario = kZeroScenario;
+  s.zero_stage = stage;
+  s.topology = "dgx-a100";
+  return s;
+}
+
+TEST(Session, RunsZeroStagesAndMeasuresMemoryPerRank) {
+  Session session;
+  std::vector<Bytes> optimizer_states;
+  for (int stage = 0; stage <= 3; ++stage) {
+    const ScenarioSettings s = ZeroDefaults(stage);
+    ASSERT_EQ(session.Check(s), "") << stage;
+    ASSERT_TRUE(session.Start(s)) << session.error();
+    ASSERT_TRUE(PollUntilDone(session));
+    ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+    ASSERT_NE(session.zero(), nullptr);
+    EXPECT_EQ(session.tp(), nullptr);
+    EXPECT_EQ(session.prepared(), nullptr);
+    EXPECT_EQ(session.plan(), &session.zero()->zero.plan);
+    EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
+    EXPECT_GT(session.expected_ns(), 0);
+    EXPECT_TRUE(Contains(session.Title(), stage == 0 ? "data parallel" : "ZeRO-" + std::to_string(stage)))
+        << session.Title();
+    EXPECT_EQ(session.zero_k(), 12);
+    const ZeroSummary& out = session.zero_outcome();
+    EXPECT_TRUE(out.check.checked) << out.check.not_checked_reason;
+    EXPECT_TRUE(out.check.correct) << out.check.parameter_error;
+    ASSERT_EQ(out.memory.size(), 4u);
+    optimizer_states.push_back(out.memory[0].persistent[static_cast<int>(MemoryCategory::kOptimizerStates)]);
+    EXPECT_NEAR(out.sent_elements_per_step / out.formula_elements_per_step, 1.0, 0.01);
+    EXPECT_EQ(out.collectives_per_step, stage == 0 ? 2 : stage < 3 ? 4 : 12);  // two buckets; four layers
+    EXPECT_TRUE(session.timing_only_reason().empty());
+  }
+  EXPECT_EQ(optimizer_states[0], 4 * optimizer_states[1]);
+}
+
+TEST(Session, ZeroCheckNamesTheField) {
+  Session session;
+  ScenarioSettings s = ZeroDefaults(2);
+  s.zero_stage = 4;
+  EXPECT_TRUE(Contains(session.Check(s), "stage: ")) << session.Check(s);
+  s = ZeroDefaults(2);
+  s.zero_batch = 30;  // does not split over 4 ranks
+  EXPECT_TRUE(Contains(session.Check(s), "batch: ")) << session.Check(s);
+  s = ZeroDefaults(2);
+  s.zero_ranks = 16;
+  EXPECT_TRUE(Contains(session.Check(s), "ranks: ")) << session.Check(s);
+  s = ZeroDefaults(2);
+  s.zero_bucket = "lots";
+  EXPECT_TRUE(Contains(session.Check(s), "bucket: ")) << session.Check(s);
+  s = ZeroDefaults(2);
+  s.zero_k = 10;
+  EXPECT_TRUE(Contains(session.Check(s), "k: ")) << session.Check(s);
+  EXPECT_FALSE(session.Start(s));
+  EXPECT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_EQ(session.zero(), nullptr);
+  // The seed texts' K is a choice of the views, not a different run.
+  s.zero_k = 8;
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  EXPECT_EQ(session.zero_k(), 8);
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
+}
+
+TEST(Session, BigZeroModelsAreTimedOnlyAndSayWhy) {
+  Session session;
+  // Too big for the host: the engine's "params: ..." becomes the reason.
+  ScenarioSettings s = ZeroDefaults(3);
+  s.zero_ranks = 8;
+  s.zero_width = 4096;
+  s.zero_layers = 8;
+  s.zero_batch = 64;
+  s.zero_steps = 1;
+  ASSERT_EQ(session.Check(s), "");
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  EXPECT_EQ(session.timing_only_reason().rfind("timing only: a real run of", 0), 0u) << session.timing_only_reason();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  const ZeroSummary& out = session.zero_outcome();
+  EXPECT_FALSE(out.check.checked);
+  EXPECT_EQ(out.check.not_checked_reason, session.timing_only_reason());
+  EXPECT_GT(out.step_ns, 0);
+  ASSERT_EQ(out.memory.size(), 8u);  // measured in timing-only runs too
+  EXPECT_NEAR(out.memory[0].persistent[static_cast<int>(MemoryCategory::kParameters)] / out.formula.parameters, 1.0,
+              1e-3);
+
+  // Small enough to hold, too much arithmetic to check at once.
+  s.zero_width = 1024;
+  s.zero_layers = 4;
+  s.zero_batch = 512;
+  s.zero_steps = 2;
+  ASSERT_EQ(session.Check(s), "");
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_FALSE(session.zero_outcome().check.checked);
+}
+
 }  // namespace
 }  // namespace shardlab::gui

@@ -256,10 +256,13 @@ void App::DrawPanels(ViewContext& ctx) {
   const ImGuiIO& io = ImGui::GetIO();
   const ImGuiStyle& style = ImGui::GetStyle();
   const bool tp = session_.tp() != nullptr;
-  PanelLayout layout = ComputePanelLayout(
-      io.DisplaySize.x, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
-      tp ? kTpMetricsShare : session_.pipeline() != nullptr ? kPipelineMetricsShare : kCollectiveMetricsShare,
-      tp ? kTpWeightsShare : 0.0f);
+  const bool zero = session_.zero() != nullptr;
+  const float metrics_share = tp     ? kTpMetricsShare
+                              : zero ? kZeroMetricsShare
+                              : session_.pipeline() != nullptr ? kPipelineMetricsShare
+                                                               : kCollectiveMetricsShare;
+  PanelLayout layout = ComputePanelLayout(io.DisplaySize.x, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
+                                          metrics_share, tp ? kTpWeightsShare : zero ? kZeroMemoryShare : 0.0f);
   // Big classroom text needs a taller transport bar than the layout's;
   // at normal size it fits and the layout stays exactly as computed.
   const float transport_need = ImGui::GetFrameHeight() + 2.0f * style.WindowPadding.y;
@@ -290,7 +293,13 @@ void App::DrawPanels(ViewContext& ctx) {
     }
     ImGui::End();
   }
-  if (layout.weights.width() >= 1.0f) {
+  if (layout.weights.width() >= 1.0f && zero) {
+    if (BeginPanel("Memory per GPU: what the simulator allocated, by kind###zero_memory", layout.weights,
+                   ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+      DrawZeroMemoryView(ctx, zero_memory_state_);
+    }
+    ImGui::End();
+  } else if (layout.weights.width() >= 1.0f) {
     if (BeginPanel("Weights: the block of each matrix every GPU holds###tp_weights", layout.weights,
                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
       DrawTpWeightsView(ctx, tp_weights_state_);
@@ -450,8 +459,10 @@ std::string App::DefaultExportName(ExportKind kind) const {
   if (slash != std::string::npos) topology = topology.substr(slash + 1);
   const std::size_t dot = topology.rfind('.');
   if (dot != std::string::npos && dot > 0) topology = topology.substr(0, dot);
-  const std::string stem = "shardlab-" + s.scenario + "-" + s.algo + "-" + std::to_string(s.ranks) +
-                           "gpu-" + topology;
+  const std::string stem =
+      s.is_zero() ? "shardlab-zero-stage" + std::to_string(s.zero_stage) + "-" + std::to_string(s.zero_ranks) +
+                        "gpu-" + topology
+                  : "shardlab-" + s.scenario + "-" + s.algo + "-" + std::to_string(s.ranks) + "gpu-" + topology;
   return FileSafe(stem) + (kind == ExportKind::kScreenshot ? ".png" : ".json");
 }
 

@@ -77,6 +77,7 @@ class App {
   TopologyViewState topology_state_;
   GanttViewState gantt_state_;
   TpWeightsViewState tp_weights_state_;
+  ZeroMemoryViewState zero_memory_state_;
   ExportDialog export_dialog_;
 
   // Bookkeeping of the current run.

@@ -30,7 +30,9 @@ const CommandSpec& AppSpec() {
         "through the run and watch which GPU sends which chunk over which link; or\n"
         "train a small MLP across pipeline stages and watch the schedule's bubble; or\n"
         "split one transformer layer over GPUs (Megatron tensor parallelism) and see\n"
-        "which GPU holds which block of each weight and when the all-reduces run.\n"
+        "which GPU holds which block of each weight and when the all-reduces run; or\n"
+        "train with data parallelism and ZeRO stages 1-3 and watch each GPU's memory\n"
+        "by kind (parameters, gradients, optimizer states) shrink stage by stage.\n"
         "Without flags it opens on ring all-reduce over 8 GPUs of a DGX A100.\n"
         "\n"
         "Keys: Space play/pause, Right step, Left step back, R reset, Ctrl +/- text size.";
@@ -46,12 +48,16 @@ const CommandSpec& AppSpec() {
         "  shardlab --scenario tp --layer transformer --tp 4 --heads 4 --sequence-parallel\n"
         "      (a whole layer; with sequence parallelism each all-reduce becomes a\n"
         "       reduce-scatter and an all-gather)\n"
+        "  shardlab --scenario zero --stage 3 --ranks 8 --layers 4 --model-width 64 --batch 32\n"
+        "           --steps 2 --bucket 4K --no-overlap\n"
+        "      (ZeRO-3 over 8 GPUs: each keeps 1/8 of every model state; every layer is\n"
+        "       all-gathered before its forward and its backward)\n"
         "\n"
         "Exit codes: 0 success, 1 a failed run or export in scripted mode, 2 bad flags.\n";
     s.flags = {
-        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, pipeline, or tp (default allreduce)"},
+        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, pipeline, tp or zero (default allreduce)"},
         {"algo", 0, "ALGO", "ring, tree (allreduce) or direct (alltoall); default: the kind's usual one"},
-        {"ranks", 0, "N", "ranks, one per GPU (default 8)"},
+        {"ranks", 0, "N", "ranks, one per GPU (default 8; zero: the data-parallel degree N, default 4)"},
         {"size", 0, "SIZE", "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default 64M)"},
         {"topology", 0, "NAME|FILE", "topology preset or topology file (default dgx-a100)"},
         {"backend", 0, "NAME", "backend (default sim)"},
@@ -61,9 +67,9 @@ const CommandSpec& AppSpec() {
         {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
         {"microbatches", 0, "N", "pipeline: micro-batches per step (default 8)"},
         {"chunks", 0, "N", "pipeline: model chunks per stage, interleaved only (default 2)"},
-        {"layers", 0, "N", "pipeline: layers of the MLP (default 8)"},
-        {"model-width", 0, "N", "pipeline: features of every layer (default 256)"},
-        {"batch", 0, "N", "pipeline: rows of one training step (default 64); tp: sequences B (default 2)"},
+        {"layers", 0, "N", "pipeline: layers of the MLP (default 8); zero: (default 4)"},
+        {"model-width", 0, "N", "pipeline: features of every layer (default 256); zero: (default 64)"},
+        {"batch", 0, "N", "pipeline: rows of one training step (default 64); tp: sequences B (default 2); zero: the global batch, split over the ranks (default 32)"},
         {"optimizer", 0, "NAME", "pipeline: sgd or adam (default sgd)"},
         {"layer", 0, "KIND", "tp: column, row, mlp, attention or transformer (default mlp)"},
         {"tp", 0, "N", "tp: GPUs the layer is split over (default 4)"},
@@ -72,6 +78,11 @@ const CommandSpec& AppSpec() {
         {"ffn", 0, "N", "tp: split width F (default 0: 4H for the MLP, H for one linear)"},
         {"heads", 0, "N", "tp: attention heads, attention and transformer only (default 4)"},
         {"sequence-parallel", 0, "", "tp: Megatron's sequence parallelism (each all-reduce becomes RS + AG)"},
+        {"stage", 0, "N", "zero: 0 (plain data parallel), 1 (optimizer states sharded), 2 (+ gradients), 3 (+ parameters) (default 2)"},
+        {"steps", 0, "N", "zero: Adam steps to train (default 2); --step moves the replay instead"},
+        {"bucket", 0, "SIZE", "zero: fp16 gradient per bucket, stages 0-2: 4K, 25M (default 16K)"},
+        {"no-overlap", 0, "", "zero: every gradient collective waits for the whole backward"},
+        {"k", 0, "12|8", "zero: optimizer bytes per parameter in the memory formula: 12 (ZeRO paper: fp32 master, Adam m and v) or 8 (seed texts) (default 12)"},
         {"play", 0, "", "start playing the replay once the run is recorded"},
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
         {"speed", 0, "X", "replay speed in nanoseconds of run per second of wall time (default: the whole run in about 20 s)"},
@@ -129,7 +140,7 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     }
   };
   if (name == "scenario") {
-    if (value != kPipelineScenario && value != kTensorParallelScenario) {
+    if (value != kPipelineScenario && value != kTensorParallelScenario && value != kZeroScenario) {
       relabel([&] { ParseCollectiveKind(value); });
     }
     s.scenario = value;
@@ -148,6 +159,20 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     s.tp_heads = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 12));
   } else if (name == "sequence-parallel") {
     s.sequence_parallel = true;
+  } else if (name == "stage") {
+    s.zero_stage = static_cast<int>(ParseIntValue(spelling, value, 0, 3));
+  } else if (name == "steps") {
+    s.zero_steps = static_cast<int>(ParseIntValue(spelling, value, 1, 1000));
+  } else if (name == "bucket") {
+    relabel([&] { ParseSize(value, "bucket"); });
+    s.zero_bucket = value;
+  } else if (name == "no-overlap") {
+    s.zero_overlap = false;
+  } else if (name == "k") {
+    s.zero_k = static_cast<int>(ParseIntValue(spelling, value, 8, 12));
+    if (s.zero_k != 8 && s.zero_k != 12) {
+      throw UsageError(spelling + ": K is 12 (the ZeRO paper) or 8 (the seed texts) (got " + value + ")");
+    }
   } else if (name == "schedule") {
     relabel([&] { ParsePipelineSchedule(value); });
     s.schedule = value;
@@ -161,19 +186,19 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "chunks") {
     s.chunks = static_cast<int>(ParseIntValue(spelling, value, 1, 64));
   } else if (name == "layers") {
-    s.layers = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+    // Shared flags: --scenario comes first in the table, so it is known here.
+    (s.is_zero() ? s.zero_layers : s.layers) = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
   } else if (name == "model-width") {
-    s.width = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
+    (s.is_zero() ? s.zero_width : s.width) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
   } else if (name == "batch") {
-    // One flag, two scenarios: --scenario comes first in the table, so it is known here.
     const int batch = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
-    (s.is_tp() ? s.tp_batch : s.batch) = batch;
+    (s.is_tp() ? s.tp_batch : s.is_zero() ? s.zero_batch : s.batch) = batch;
   } else if (name == "algo") {
     relabel([&] { ParseCollectiveAlgo(value); });
     s.algo = value;
     algo_given = true;
   } else if (name == "ranks") {
-    s.ranks = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
+    (s.is_zero() ? s.zero_ranks : s.ranks) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
   } else if (name == "size") {
     relabel([&] { ParseSize(value, "size"); });
     s.size = value;

@@ -6,6 +6,8 @@
 //             --chunks 2 --layers 8 --model-width 256 --batch 64 --optimizer sgd]
 //           [--scenario tp --layer mlp --tp 4 --batch 2 --seq 8 --hidden 32
 //             --ffn 0 --heads 4 --sequence-parallel]
+//           [--scenario zero --stage 2 --ranks 4 --layers 4 --model-width 64
+//             --batch 32 --steps 2 --bucket 16K --no-overlap --k 12]
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--theme dark|light] [--font-scale F] [--width W --height H]

@@ -148,6 +148,19 @@ Color Theme::RankColor(int rank) const {
   return Rgb(kind == ThemeKind::kLight ? kLight[index] : kDark[index]);
 }
 
+Color Theme::MemoryColor(MemoryCategory category) const {
+  const bool light = kind == ThemeKind::kLight;
+  switch (category) {
+    case MemoryCategory::kParameters: return PhaseColor(Phase::kAllGather);
+    case MemoryCategory::kGradients: return PhaseColor(Phase::kReduceScatter);
+    case MemoryCategory::kOptimizerStates: return Rgb(light ? 0x8E2C8A : 0xCC79A7);  // reddish purple
+    case MemoryCategory::kActivations: return Rgb(light ? 0x00784A : 0x2BA37A);      // bluish green
+    case MemoryCategory::kGatheredParameters: return Rgb(light ? 0x5A9BD8 : 0xA6DBF7);  // a paler sky
+    case MemoryCategory::kOther: break;
+  }
+  return Rgb(light ? 0x6B6B6B : 0x8A9099);
+}
+
 Color Theme::LinkLoadColor(double utilization) const {
   // idle -> amber at half load -> busy at full: three stops read better on
   // a projector than one long gradient, where 30% and 60% look alike.

@@ -43,6 +43,10 @@ struct Theme {
   /// GPU tiles, the Gantt's row labels, a tensor-parallel weight's blocks.
   /// Eight distinct hues, then they repeat.
   Color RankColor(int rank) const;
+  /// The colour of a kind of device memory in the ZeRO memory chart.
+  /// Parameters share the all-gather's hue and gradients the
+  /// reduce-scatter's, since those are the collectives that move them.
+  Color MemoryColor(MemoryCategory category) const;
   /// Link colour for a utilization in [0, 1].
   Color LinkLoadColor(double utilization) const;
 };

@@ -11,7 +11,8 @@
 //   └──────────────────────────────────────────────────────────┘
 //
 // A tensor-parallel layer gives the bottom band's right part to its weight
-// blocks, beside the Gantt, and the whole right column to the metrics:
+// blocks, beside the Gantt, and the whole right column to the metrics; a
+// ZeRO run gives the same place to its memory chart:
 //
 //   ├────────────┴──────────────────────────────┤ metrics      │
 //   │ Gantt timeline              │ weights      │ (no buffers) │
@@ -30,7 +31,8 @@ struct PanelLayout {
   Rect metrics;
   Rect buffers;
   Rect gantt;
-  Rect weights;  // tensor-parallel weight blocks; empty (zero size) otherwise
+  Rect weights;  // beside the Gantt: tensor-parallel weight blocks or ZeRO's
+                 // memory chart; empty (zero size) otherwise
 };
 
 /// The share of the right column the metrics take above the buffer view:
@@ -42,6 +44,11 @@ inline constexpr float kTpMetricsShare = 1.0f;
 /// The share of the bottom band's width the weight blocks take beside the
 /// Gantt (0: no weights panel); with them the band is 42% of the height, not 36%.
 inline constexpr float kTpWeightsShare = 0.42f;
+
+/// ZeRO: the metrics take the column (no chunk buffers) and the memory
+/// chart the weights' place, a little wider: it is the run's main picture.
+inline constexpr float kZeroMetricsShare = 1.0f;
+inline constexpr float kZeroMemoryShare = 0.46f;
 
 /// Pixel rectangles for a window of `width` x `height` pixels whose menu
 /// bar is `menu_height` tall. Panels tile the window without overlap; a

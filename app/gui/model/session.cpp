@@ -76,6 +76,63 @@ TpScenario TpScenarioFrom(const ScenarioSettings& settings) {
   return scenario;
 }
 
+/// The panel's ZeRO fields as an engine scenario (Adam, the pipeline's
+/// Adam learning rate). Throws Error naming the field ("bucket: ...").
+ZeroScenario ZeroScenarioFrom(const ScenarioSettings& settings) {
+  ZeroScenario scenario;
+  ZeroParams& p = scenario.params;
+  p.model.layers = settings.zero_layers;
+  p.model.width = settings.zero_width;
+  p.model.batch = settings.zero_batch;
+  p.model.optimizer = OptimizerKind::kAdam;
+  p.model.learning_rate = 1e-3f;
+  p.ranks = settings.zero_ranks;
+  p.stage = settings.zero_stage;
+  p.steps = settings.zero_steps;
+  p.bucket_bytes = ParseSize(settings.zero_bucket, "bucket");
+  p.overlap = settings.zero_overlap;
+  scenario.topology = settings.topology;
+  scenario.backend = settings.backend;
+  scenario.timing_only = settings.timing_only;
+  return scenario;
+}
+
+/// The formula's K, which only the views use: the ZeRO paper's 12 or the
+/// seed texts' 8.
+void CheckZeroK(int k) {
+  if (k != 12 && k != 8) {
+    throw Error("k: " + std::to_string(k) +
+                " bytes of optimizer state per parameter is neither the ZeRO paper's 12 (fp32 master, "
+                "Adam m and v) nor the seed texts' 8 (Adam m and v)", ErrorKind::kInvalidInput);
+  }
+}
+
+/// "timing only: ..." from an engine error whose message starts with its
+/// field, without the CLI's advice to pass --timing-only.
+std::string TimingOnlyReason(const Error& real) {
+  std::string message = real.what();
+  const std::size_t colon = message.find(": ");
+  if (colon != std::string::npos && colon < 20) message = message.substr(colon + 2);
+  return "timing only: " + message.substr(0, message.find("; use --timing-only"));
+}
+
+/// As CheckTpOrTimeOnly below, for a ZeRO run: a model too big for a real
+/// run (CheckZeroScenario's "params: ...") is timed only, and `why` says so.
+void CheckZeroOrTimeOnly(ZeroScenario& scenario, const Topology& topology, std::string* why) {
+  why->clear();
+  try {
+    CheckZeroScenario(scenario, topology);
+    return;
+  } catch (const Error& real) {
+    if (scenario.timing_only) throw;
+    ZeroScenario timed = scenario;
+    timed.timing_only = true;
+    CheckZeroScenario(timed, topology);  // throws the error a student must fix
+    scenario.timing_only = true;
+    *why = TimingOnlyReason(real);
+  }
+}
+
 /// Checks `scenario` as the engine would run it. A layer the engine will
 /// only time (too big for host buffers, or fp16) is not an error in the
 /// app: as for a big pipeline, it runs timing-only and `why` says so
@@ -93,10 +150,7 @@ void CheckTpOrTimeOnly(TpScenario& scenario, const Topology& topology, std::stri
     CheckTpScenario(timed, topology);  // throws the error a student must fix
     // Only the real run's limits failed: time it instead.
     scenario.timing_only = true;
-    std::string message = real.what();
-    const std::size_t colon = message.find(": ");
-    if (colon != std::string::npos && colon < 20) message = message.substr(colon + 2);
-    *why = "timing only: " + message.substr(0, message.find("; use --timing-only"));
+    *why = TimingOnlyReason(real);
   }
 }
 
@@ -200,6 +254,7 @@ const Plan* Session::plan() const {
   if (prepared_) return &prepared_->plan;
   if (pipeline_) return &pipeline_->pipeline.plan;
   if (tp_) return &tp_->layer.plan;
+  if (zero_) return &zero_->zero.plan;
   return nullptr;
 }
 
@@ -207,6 +262,7 @@ const Topology* Session::topology() const {
   if (prepared_) return &prepared_->topology;
   if (pipeline_) return &pipeline_->topology;
   if (tp_) return &tp_->topology;
+  if (zero_) return &zero_->topology;
   return nullptr;
 }
 
@@ -214,6 +270,7 @@ std::string Session::backend() const {
   if (prepared_) return prepared_->scenario.backend;
   if (pipeline_) return pipeline_->scenario.backend;
   if (tp_) return tp_->scenario.backend;
+  if (zero_) return zero_->scenario.backend;
   return "";
 }
 
@@ -229,6 +286,10 @@ std::string Session::Title() const {
            pipeline_->topology.name;
   }
   if (tp_) return tp_->layer.plan.name + " on " + tp_->topology.name;
+  if (zero_) {
+    return zero_->zero.plan.name + " (batch " + std::to_string(zero_->scenario.params.model.batch) + ") on " +
+           zero_->topology.name;
+  }
   return "";
 }
 
@@ -247,6 +308,23 @@ TimeNs Session::expected_ns() const {
     } catch (const std::exception&) {
       comm_ns = 0;  // the estimate only paces the replay
     }
+    return (tflops > 0 ? busiest / (tflops * 1e3) : 0) + comm_ns;
+  }
+  if (zero_) {
+    // Every rank computes its B/N rows of every layer: the busiest rank's
+    // compute at the topology's speed, plus one ring pass over the
+    // parameters' fp16 bytes per collective round (2Ψ or 3Ψ elements a step).
+    const std::vector<double> flops = ComputeFlopsPerRank(zero_->zero.plan);
+    const double tflops = Fp32Tflops(zero_->topology);
+    const double busiest = flops.empty() ? 0 : *std::max_element(flops.begin(), flops.end());
+    const ZeroParams& p = zero_->scenario.params;
+    const double elements = (p.stage == 3 ? 3.0 : 2.0) * (p.ranks - 1) / p.ranks *
+                            static_cast<double>(zero_->zero.parameter_count) * p.steps;
+    const Topology& t = zero_->topology;
+    Route route;  // GPU 0 to GPU 1: a ring's typical hop (1 byte per ns is 1 GB/s)
+    const bool hop = t.num_gpus() > 1 && p.ranks > 1 && TryFindRoute(t, t.gpus[0], t.gpus[1], &route);
+    const TimeNs comm_ns =
+        hop && route.bottleneck_gbps > 0 ? elements * DTypeBytes(DType::kF16) / route.bottleneck_gbps : 0;
     return (tflops > 0 ? busiest / (tflops * 1e3) : 0) + comm_ns;
   }
   if (!pipeline_) return 0;
@@ -282,6 +360,11 @@ std::string Session::Check(const ScenarioSettings& settings) {
       TpScenario scenario = TpScenarioFrom(settings);
       std::string timed_only;  // fine: Start runs it timing-only and says why
       CheckTpOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
+    } else if (settings.is_zero()) {
+      CheckZeroK(settings.zero_k);
+      ZeroScenario scenario = ZeroScenarioFrom(settings);
+      std::string timed_only;  // as a big tensor-parallel layer
+      CheckZeroOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
@@ -299,11 +382,13 @@ void Session::ResetRun() {
   prepared_.reset();
   pipeline_.reset();
   tp_.reset();
+  zero_.reset();
   store_.Clear();
   snapshots_.clear();
   outcome_ = CollectiveOutcomeSummary{};
   pipeline_outcome_ = PipelineOutcomeSummary{};
   tp_outcome_ = TpSummary{};
+  zero_outcome_ = ZeroSummary{};
   error_.clear();
   timing_only_reason_.clear();
   {
@@ -313,6 +398,7 @@ void Session::ResetRun() {
     worker_outcome_ = CollectiveOutcomeSummary{};
     worker_pipeline_outcome_ = PipelineOutcomeSummary{};
     worker_tp_outcome_ = TpSummary{};
+    worker_zero_outcome_ = ZeroSummary{};
   }
   steps_done_ = 0;
   worker_finished_ = false;
@@ -343,6 +429,13 @@ bool Session::Start(const ScenarioSettings& settings) {
       const Topology& topology = CachedTopology(scenario.topology);
       CheckTpOrTimeOnly(scenario, topology, &timing_only_reason_);
       tp_ = PrepareTp(scenario, topology);
+    } else if (settings.is_zero()) {
+      CheckZeroK(settings.zero_k);
+      ZeroScenario scenario = ZeroScenarioFrom(settings);
+      const Topology& topology = CachedTopology(scenario.topology);
+      CheckZeroOrTimeOnly(scenario, topology, &timing_only_reason_);
+      zero_ = PrepareZero(scenario, topology);
+      zero_k_ = settings.zero_k;
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));
@@ -351,6 +444,7 @@ bool Session::Start(const ScenarioSettings& settings) {
     prepared_.reset();
     pipeline_.reset();
     tp_.reset();
+    zero_.reset();
     error_ = e.what();
     state_ = SessionState::kFailed;
     return false;
@@ -384,12 +478,30 @@ bool Session::Start(const ScenarioSettings& settings) {
     }
   }
 
+  if (zero_ && !zero_->scenario.timing_only) {
+    // As a tensor-parallel layer: the plan's arithmetic, summed over the
+    // ranks and steps, decides whether the app checks it.
+    double total = 0;
+    for (double f : ComputeFlopsPerRank(zero_->zero.plan)) total += f;
+    if (total > kMaxCheckedHostFlops) {
+      zero_->scenario.timing_only = true;
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "timing only: training is %.1f GFLOP of host arithmetic (the app checks up to "
+                    "%.0f GFLOP); a smaller width, batch, fewer layers or steps are checked",
+                    total / 1e9, kMaxCheckedHostFlops / 1e9);
+      timing_only_reason_ = text;
+    }
+  }
+
   queue_ = std::make_unique<EventQueue>(kQueueCapacity);
   state_ = SessionState::kRunning;
   if (prepared_) {
     worker_ = std::thread([this] { RunCollectiveWorker(); });
   } else if (tp_) {
     worker_ = std::thread([this] { RunTpWorker(); });
+  } else if (zero_) {
+    worker_ = std::thread([this] { RunZeroWorker(); });
   } else {
     worker_ = std::thread([this] { RunPipelineWorker(); });
   }
@@ -439,6 +551,7 @@ void Session::Poll() {
     outcome_ = worker_outcome_;
     pipeline_outcome_ = worker_pipeline_outcome_;
     tp_outcome_ = worker_tp_outcome_;
+    zero_outcome_ = worker_zero_outcome_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -592,6 +705,28 @@ void Session::RunTpWorker() {
     if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
     worker_tp_outcome_ = std::move(outcome);
+  });
+}
+
+void Session::RunZeroWorker() {
+  WorkerGuard([this] {
+    const PreparedZero& prepared = *zero_;
+    RunOptions options;
+    options.seed = prepared.scenario.seed;
+    options.timing_only = prepared.scenario.timing_only;
+    // As the others: the executor runs a copy, the views read prepared's plan.
+    Executor executor(CreateBackend(prepared.scenario.backend), prepared.zero.plan, prepared.topology,
+                      options);
+    QueueSink to_queue(*queue_);
+    VectorSink events;  // a few hundred ops a step for the small model
+    TeeSink sink(to_queue, events);
+    if (!StepToEnd(executor, sink, [](int) {})) return;
+    // The backend's memory tracker is read here, on the worker, once the
+    // run is over: the UI thread never touches the backend while it runs.
+    ZeroSummary outcome = SummarizeZero(prepared, events.events, executor.backend(), &executor.plan());
+    if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
+    std::lock_guard lock(mutex_);
+    worker_zero_outcome_ = std::move(outcome);
   });
 }
 

@@ -4,7 +4,7 @@
 //   ScenarioSettings ──Check──► message shown in place (or "")
 //          │ Start
 //          ▼
-//   PreparedCollective, PreparedPipeline or PreparedTp (engine)
+//   PreparedCollective, PreparedPipeline, PreparedTp or PreparedZero (engine)
 //          └──────────────────────► worker thread: Executor::StepOnce
 //          │                          ├─► QueueSink ─► EventQueue ─┐
 //          │                          └─► ChunkState ─► snapshot per step
@@ -33,17 +33,20 @@
 #include "engine/run/executor.h"
 #include "engine/run/pipeline_scenario.h"
 #include "engine/run/tp_scenario.h"
+#include "engine/run/zero_scenario.h"
 
 namespace shardlab::gui {
 
-/// The scenario panel's names for pipeline training and for one
-/// tensor-parallel (Megatron) layer; every other scenario is a collective kind.
+/// The scenario panel's names for pipeline training, for one
+/// tensor-parallel (Megatron) layer and for data-parallel / ZeRO training;
+/// every other scenario is a collective kind.
 inline constexpr const char* kPipelineScenario = "pipeline";
 inline constexpr const char* kTensorParallelScenario = "tp";
+inline constexpr const char* kZeroScenario = "zero";
 
 /// What the scenario panel edits; text fields stay text until Check.
 struct ScenarioSettings {
-  std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline" or "tp"
+  std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp" or "zero"
   std::string topology = "dgx-a100";  // preset name or file path
   std::string backend = "sim";
   bool timing_only = false;
@@ -71,10 +74,23 @@ struct ScenarioSettings {
   int tp_ffn = 0;                     // F; 0: the engine's default (4H for the MLP)
   int tp_heads = 4;                   // attention heads (attention, transformer)
   bool sequence_parallel = false;     // Megatron's SP: each all-reduce becomes RS + AG
+  // Data-parallel / ZeRO training of the small MLP with Adam (the engine's
+  // ZeroScenario): small enough by default that the simulator does the
+  // real arithmetic at once, with a bucket size that makes two buckets.
+  int zero_stage = 2;                 // 0 (plain data parallel), 1, 2, 3
+  int zero_ranks = 4;                 // N, one rank per GPU
+  int zero_layers = 4;
+  int zero_width = 64;
+  int zero_batch = 32;                // the global batch; each rank takes B/N rows
+  int zero_steps = 2;                 // Adam steps
+  std::string zero_bucket = "16K";    // fp16 gradient per bucket (ParseSize syntax)
+  bool zero_overlap = true;           // a bucket's collective starts when its gradient is ready
+  int zero_k = 12;                    // optimizer bytes per parameter in the formula: 12 or 8
 
   bool is_pipeline() const { return scenario == kPipelineScenario; }
   bool is_tp() const { return scenario == kTensorParallelScenario; }
-  bool is_collective() const { return !is_pipeline() && !is_tp(); }
+  bool is_zero() const { return scenario == kZeroScenario; }
+  bool is_collective() const { return !is_pipeline() && !is_tp() && !is_zero(); }
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -127,8 +143,8 @@ class Session {
   /// Changes with every Start: views that cache per-run state compare it.
   std::uint64_t run_id() const { return run_id_; }
   /// "ring all-reduce, 8 ranks, 64 MiB on dgx-a100", "1F1B (PipeDream-Flush),
-  /// 4 stages, 8 micro-batches, MLP 8x256 (batch 64) on dgx-a100" or the
-  /// tensor-parallel layer's plan name on its machine.
+  /// 4 stages, 8 micro-batches, MLP 8x256 (batch 64) on dgx-a100", or the
+  /// tensor-parallel layer's or ZeRO run's plan name on its machine.
   std::string Title() const;
   /// The formula's time for the run (collectives), else an estimate from
   /// the plan's compute ops (and a tensor-parallel layer's all-reduce
@@ -146,9 +162,17 @@ class Session {
   /// Compute/communication split, all-reduces and the check, when
   /// state() == kDone on a tensor-parallel layer.
   const TpSummary& tp_outcome() const { return tp_outcome_; }
+  /// The data-parallel / ZeRO run, or null (no run, or another scenario).
+  const PreparedZero* zero() const { return zero_.get(); }
+  /// Memory per rank by category as the backend allocated it, traffic per
+  /// step beside 2Ψ/3Ψ, and the check, when state() == kDone on a ZeRO run.
+  const ZeroSummary& zero_outcome() const { return zero_outcome_; }
+  /// The K (optimizer bytes per parameter) the views draw the memory
+  /// formula with: 12 (the ZeRO paper) or 8 (the seed texts); set by Start.
+  int zero_k() const { return zero_k_; }
   /// The backend the current run uses ("sim"); "" without a run.
   std::string backend() const;
-  /// Why a pipeline or tensor-parallel run was not checked ("" when it was,
+  /// Why a pipeline, tensor-parallel or ZeRO run was not checked ("" when it was,
   /// or was asked to be timed only).
   const std::string& timing_only_reason() const { return timing_only_reason_; }
   const TimelineStore& store() const { return store_; }
@@ -178,6 +202,7 @@ class Session {
   void RunCollectiveWorker();
   void RunPipelineWorker();
   void RunTpWorker();
+  void RunZeroWorker();
   /// Runs `body` on the worker thread, turning its errors into worker_error_.
   void WorkerGuard(const std::function<void()>& body);
   /// The scenario's topology, loaded once per name (throws "topology: ...").
@@ -193,6 +218,9 @@ class Session {
   PipelineOutcomeSummary pipeline_outcome_;
   std::unique_ptr<PreparedTp> tp_;
   TpSummary tp_outcome_;
+  std::unique_ptr<PreparedZero> zero_;
+  ZeroSummary zero_outcome_;
+  int zero_k_ = 12;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;
@@ -217,6 +245,7 @@ class Session {
   CollectiveOutcomeSummary worker_outcome_;
   PipelineOutcomeSummary worker_pipeline_outcome_;
   TpSummary worker_tp_outcome_;
+  ZeroSummary worker_zero_outcome_;
   Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
 };
 

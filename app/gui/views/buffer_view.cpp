@@ -99,6 +99,11 @@ void DrawBufferView(ViewContext& ctx) {
         shape.stages, (shape.stages * shape.chunks - 1) * shape.microbatches);
     return;
   }
+  if (ctx.session.zero() != nullptr) {
+    // The panel is not shown for ZeRO (the metrics take the column); say where to look anyway.
+    ImGui::TextWrapped("A ZeRO run's buffers are model states: see the memory chart beside the timeline.");
+    return;
+  }
   if (ctx.session.tp() != nullptr) {
     // The app shows a tensor-parallel layer's shards in the weights panel.
     ImGui::TextWrapped("A tensor-parallel layer's buffers are blocks of its weights: see the weights panel.");

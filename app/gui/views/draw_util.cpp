@@ -1,6 +1,7 @@
 #include "app/gui/views/draw_util.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardlab::gui {
 namespace {
@@ -30,6 +31,18 @@ Color ContrastText(Color background) {
                      0.587f * Channel(background, IM_COL32_G_SHIFT) +
                      0.114f * Channel(background, IM_COL32_B_SHIFT);
   return luma > 140.0f ? IM_COL32(16, 16, 20, 255) : IM_COL32(250, 250, 250, 255);
+}
+
+void Hatch(ImDrawList* list, ImVec2 min, ImVec2 max, float anchor_x, Color color, float spacing_px) {
+  const float h = max.y - min.y;
+  if (h <= 0 || spacing_px <= 0) return;
+  // Lines run from (a, max.y) up to (a + h, min.y); the first that reaches min.x.
+  float a = anchor_x + std::floor((min.x - h - anchor_x) / spacing_px) * spacing_px;
+  for (; a < max.x; a += spacing_px) {
+    const float t0 = std::max(0.0f, min.x - a);
+    const float t1 = std::min(h, max.x - a);
+    if (t0 < t1) list->AddLine(ImVec2(a + t0, max.y - t0), ImVec2(a + t1, max.y - t1), color);
+  }
 }
 
 const std::string* FitText(const std::string* candidates, int count, float max_width_px) {

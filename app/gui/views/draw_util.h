@@ -17,6 +17,10 @@ Color MixColor(Color color, Color other, float t);
 /// Black or white, whichever reads better on `background`.
 Color ContrastText(Color background);
 
+/// 45-degree lines across [min, max], `spacing_px` apart and anchored at
+/// screen x `anchor_x`, so the pattern moves with what it marks.
+void Hatch(ImDrawList* list, ImVec2 min, ImVec2 max, float anchor_x, Color color, float spacing_px = 7.0f);
+
 /// The first of `candidates` (longest first) whose width fits `max_width_px`,
 /// or nullptr when none does.
 const std::string* FitText(const std::string* candidates, int count, float max_width_px);

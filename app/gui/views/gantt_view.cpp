@@ -17,6 +17,9 @@
 // A tensor-parallel layer adds a legend line (forward and backward compute,
 // the all-reduces' reduce-scatter and all-gather passes, the GPU colours)
 // and names each transfer's collective in its tooltip: "AR1 fwd: MLP output (g)".
+// A ZeRO run labels its boxes by layer and collective (F3, B3, Adam;
+// "AG L3 fwd·B ->2", "RS b1·C") and its tooltips say what they move:
+// "AG L3 fwd: all-gather of layer 3's parameters before its forward".
 //
 // Each frame follows Tracy's split: a GanttFrame {view start, ns/px, width,
 // cursor} is filled once, then every visible row is prepared
@@ -138,6 +141,8 @@ struct RowPass {
   const GanttFrame* frame = nullptr;
   const PipelinePlan* pipeline = nullptr;     // null: a collective run
   const PipelineBubbles* bubbles = nullptr;   // with pipeline
+  const ZeroPlan* zero = nullptr;             // a ZeRO run, with its collectives' names
+  const std::vector<ZeroCollectiveName>* zero_names = nullptr;
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
   float left_x_px = 0;       // screen x of the label column
@@ -169,19 +174,6 @@ void BoxLabels(const Event& e, const Op* op, const PipelinePlan* pipeline, std::
   }
   const std::array<std::string, 3> labels = PipelineOpLabels(*op, pipeline->params.shape);
   std::copy(labels.begin(), labels.end(), out);
-}
-
-/// 45-degree lines across [min, max], spaced kHatchSpacingPx and anchored
-/// at screen x `anchor_x`, so the pattern moves with what it marks.
-void Hatch(ImDrawList* list, ImVec2 min, ImVec2 max, float anchor_x, Color color) {
-  const float h = max.y - min.y;
-  // Lines run from (a, max.y) up to (a + h, min.y); the first that reaches min.x.
-  float a = anchor_x + std::floor((min.x - h - anchor_x) / kHatchSpacingPx) * kHatchSpacingPx;
-  for (; a < max.x; a += kHatchSpacingPx) {
-    const float t0 = std::max(0.0f, min.x - a);
-    const float t1 = std::min(h, max.x - a);
-    if (t0 < t1) list->AddLine(ImVec2(a + t0, max.y - t0), ImVec2(a + t1, max.y - t1), color);
-  }
 }
 
 /// True when a box of `boxes` (sorted by x0, relative px) overlaps [x0, x1).
@@ -232,7 +224,7 @@ void DrawBubbles(ImDrawList* list, const std::vector<PipelineBubble>& bubbles,
     if (width < kMinBubblePx) continue;
     list->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), WithAlpha(theme.bubble, 0.16f));
     if (width >= std::max(kMinHatchPx, y1 - y0)) {
-      Hatch(list, ImVec2(x0, y0), ImVec2(x1, y1), anchor, WithAlpha(theme.bubble, 0.6f));
+      Hatch(list, ImVec2(x0, y0), ImVec2(x1, y1), anchor, WithAlpha(theme.bubble, 0.6f), kHatchSpacingPx);
     }
     BubbleWord(list, boxes, x0, x1, text_y, pass);
   }
@@ -323,7 +315,12 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
       list->AddRectFilled(ImVec2(x1 - 2, by0), ImVec2(x1, by1), theme.cursor);
     }
     if (width >= kMinLabelBoxPx) {
-      BoxLabels(e, op, pass.pipeline, labels);
+      if (pass.zero != nullptr && op != nullptr) {
+        const std::array<std::string, 3> zero_labels = ZeroOpLabels(*op, *pass.zero, *pass.zero_names);
+        std::copy(zero_labels.begin(), zero_labels.end(), labels);
+      } else {
+        BoxLabels(e, op, pass.pipeline, labels);
+      }
       if (const std::string* text = FitText(labels, 3, width - 4)) {
         list->AddText(ImVec2(x0 + 2, text_y), ContrastText(fill), text->c_str());
       }
@@ -386,7 +383,7 @@ void LegendEntry(const Theme& theme, Color fill, const char* tag, const char* wo
   ImGui::Dummy(ImVec2(w, h));
   ImDrawList* list = ImGui::GetWindowDrawList();
   list->AddRectFilled(min, max, fill);
-  if (hatched) Hatch(list, min, max, min.x, WithAlpha(theme.bubble, 0.6f));
+  if (hatched) Hatch(list, min, max, min.x, WithAlpha(theme.bubble, 0.6f), kHatchSpacingPx);
   if (tag != nullptr) list->AddText(ImVec2(min.x + 4, min.y), ContrastText(fill), tag);
   ImGui::SameLine(0, 4);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", words);
@@ -446,6 +443,48 @@ std::string TpCollectiveLine(const Session& session, const Op* op) {
   return n != nullptr ? n->name + ": " + n->what : "";
 }
 
+/// The names of a ZeRO run's collectives, made once per run (empty otherwise).
+const std::vector<ZeroCollectiveName>& CachedZeroNames(const Session& session) {
+  static std::uint64_t run_id = 0;
+  static std::vector<ZeroCollectiveName> names;
+  if (run_id != session.run_id()) {
+    run_id = session.run_id();
+    names.clear();
+    if (const PreparedZero* zero = session.zero()) names = NameZeroCollectives(zero->zero, zero->zero.plan);
+  }
+  return names;
+}
+
+/// What a ZeRO op does: "AG L3 fwd: all-gather of layer 3's parameters
+/// before its forward (Adam step 1 of 2)" for a transfer, the compute's
+/// sentence otherwise.
+std::string ZeroOpLine(const Session& session, const Op* op) {
+  const PreparedZero* zero = session.zero();
+  if (zero == nullptr || op == nullptr) return "";
+  if (op->kind == OpKind::kCompute) return ZeroComputeWords(*op, zero->zero);
+  const ZeroCollectiveName* n = FindZeroCollective(CachedZeroNames(session), op->collective_seq);
+  if (n == nullptr) return "";
+  std::string line = n->tag + ": " + n->what;
+  if (n->two_passes) line += op->tags.phase == Phase::kReduceScatter ? ", reduce-scatter pass" : ", all-gather pass";
+  return line + " (Adam step " + std::to_string(n->training_step + 1) + " of " +
+         std::to_string(zero->scenario.params.steps) + ")";
+}
+
+/// The ZeRO legend line: compute by layer, the optimizer, the two
+/// collectives and what each moves, the GPU colours.
+void DrawZeroLegend(const Theme& theme, int stage) {
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", "forward of layer 3");
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", "backward");
+  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "Adam", "update");
+  if (stage == 0) {
+    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", "all-reduce: bucket 0's gradients");
+  } else {
+    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), stage == 3 ? "RS L3" : "RS b1", "gradients");
+    LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), stage == 3 ? "AG L3 fwd" : "AG b1 upd", "parameters");
+  }
+  ImGui::NewLine();
+}
+
 /// Every stage's bubbles, recomputed only when the run or its events change.
 const PipelineBubbles& CachedBubbles(const Session& session) {
   struct Cache {
@@ -503,6 +542,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
   if (ctx.session.tp() != nullptr) DrawTpLegend(theme);
+  if (ctx.session.zero() != nullptr) DrawZeroLegend(theme, ctx.session.zero()->scenario.params.stage);
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -596,6 +636,10 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   pass.frame = &state.frame;
   pass.pipeline = pipeline;
   pass.bubbles = pipeline != nullptr ? &CachedBubbles(ctx.session) : nullptr;
+  if (ctx.session.zero() != nullptr) {
+    pass.zero = &ctx.session.zero()->zero;
+    pass.zero_names = &CachedZeroNames(ctx.session);
+  }
   pass.left_x_px = rows_pos.x;
   pass.timeline_x_px = rows_pos.x + label_w;
   pass.row_h_px = row_h;
@@ -648,7 +692,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
     const Op* op = OpOf(plan, e);
-    EventTooltip(e, op, row, pipeline, TpCollectiveLine(ctx.session, op));
+    EventTooltip(e, op, row, pipeline,
+                 ctx.session.zero() != nullptr ? ZeroOpLine(ctx.session, op) : TpCollectiveLine(ctx.session, op));
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);

@@ -74,6 +74,10 @@ void DrawMetricsPanel(ViewContext& ctx) {
     DrawTpMetrics(ctx);
     return;
   }
+  if (session.zero() != nullptr) {
+    DrawZeroMetrics(ctx);
+    return;
+  }
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet.");
     return;

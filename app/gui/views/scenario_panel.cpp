@@ -12,11 +12,15 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "app/gui/model/zero_view.h"
+#include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/pipeline_schedule.h"
+#include "engine/algorithms/zero.h"
 #include "engine/core/units.h"
 #include "engine/model/tp_layer.h"
+#include "engine/model/zero_memory.h"
 #include "engine/run/backend.h"
 #include "engine/run/collective_scenario.h"
 #include "engine/topology/presets.h"
@@ -26,6 +30,7 @@ namespace {
 
 constexpr const char* kPipelineTitle = "pipeline training (MLP)";
 constexpr const char* kTpTitle = "tensor-parallel layer";
+constexpr const char* kZeroTitle = "ZeRO / data parallel";
 
 constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
@@ -99,9 +104,9 @@ const char* ScheduleTooltip(PipelineSchedule s) {
   return "";
 }
 
-/// The scenario: the six collectives, then pipeline training and one
-/// tensor-parallel layer. Returns true when it is a collective (whose
-/// algorithm combo follows).
+/// The scenario: the six collectives, then pipeline training, one
+/// tensor-parallel layer and ZeRO. Returns true when it is a collective
+/// (whose algorithm combo follows).
 bool ScenarioCombo(ScenarioSettings& s) {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   if (s.is_collective()) {
@@ -114,6 +119,7 @@ bool ScenarioCombo(ScenarioSettings& s) {
   FieldLabel("Scenario");
   const std::string preview = s.is_pipeline() ? std::string(kPipelineTitle)
                               : s.is_tp()     ? std::string(kTpTitle)
+                              : s.is_zero()   ? std::string(kZeroTitle)
                                               : CollectiveTitle(s.scenario, "");
   if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (CollectiveKind k : kKinds) {
@@ -133,6 +139,12 @@ bool ScenarioCombo(ScenarioSettings& s) {
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip("Split one layer's weights over GPUs as Megatron-LM does (columns, then\n"
                         "rows) and watch the all-reduces a forward and backward pass need");
+    }
+    if (ImGui::Selectable(kZeroTitle, s.is_zero())) s.scenario = kZeroScenario;
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Train a small MLP with Adam on every GPU (data parallel), then shard its\n"
+                        "optimizer states, gradients and parameters (ZeRO stages 1-3) and watch\n"
+                        "each GPU's memory fall and the all-gathers and reduce-scatters it costs");
     }
     ImGui::EndCombo();
   }
@@ -350,6 +362,118 @@ void TpFields(const Theme& theme, ScenarioSettings& s) {
   }
 }
 
+const char* ZeroStageTitle(int stage) {
+  switch (stage) {
+    case 0: return "0: plain data parallel";
+    case 1: return "1: shard optimizer states";
+    case 2: return "2: + gradients";
+    case 3: return "3: + parameters";
+  }
+  return "?";
+}
+
+const char* ZeroStageTooltip(int stage) {
+  switch (stage) {
+    case 0: return "Every GPU holds all parameters, gradients and Adam states; an all-reduce\n"
+                   "sums the gradients (bucket by bucket, as PyTorch DDP does).";
+    case 1: return "Each GPU keeps the fp32 master copy and Adam's m and v of 1/N of the\n"
+                   "parameters: reduce-scatter the gradients, update the shard, all-gather\n"
+                   "the new parameters. The same traffic as stage 0.";
+    case 2: return "Stage 1, and a bucket's full gradient lives only until its reduce-scatter:\n"
+                   "each GPU keeps 1/N of the gradients.";
+    case 3: return "Stage 2, and each GPU keeps only 1/N of the parameters: every layer is\n"
+                   "all-gathered before its forward and again before its backward (3\xCE\xA8 a step).";
+  }
+  return "";
+}
+
+/// ZeRO's fields: stage, ranks (one per GPU), the MLP, Adam steps, the
+/// gradient bucket, overlap and the formula's K; then Ψ, the buckets and
+/// the formula in words before anything runs.
+void ZeroFields(const Theme& theme, ScenarioSettings& s) {
+  s.zero_stage = std::clamp(s.zero_stage, 0, 3);
+  FieldLabel("Stage");
+  if (ImGui::BeginCombo("##zero_stage", ZeroStageTitle(s.zero_stage))) {
+    for (int stage = 0; stage <= 3; ++stage) {
+      if (ImGui::Selectable(ZeroStageTitle(stage), stage == s.zero_stage)) s.zero_stage = stage;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(stage));
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(s.zero_stage));
+  const int gpus = TopologyGpus(s.topology);
+  IntField("Ranks", "##zero_ranks", s.zero_ranks, 1, gpus > 1 && gpus <= 64 ? gpus : 1024, "N = %d GPUs");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the data-parallel degree: rank r on GPU r, B/N rows each");
+  IntField("Layers", "##zero_layers", s.zero_layers, 1, 64, "%d layers");
+  FieldLabel("Width");
+  if (ImGui::BeginCombo("##zero_width", std::to_string(s.zero_width).c_str())) {
+    for (int w : {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
+      if (ImGui::Selectable(std::to_string(w).c_str(), w == s.zero_width)) s.zero_width = w;
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("features in and out of every layer (H): H\xC2\xB2 + H parameters a layer");
+  IntField("Batch", "##zero_batch", s.zero_batch, 1, 1 << 16, "%d rows");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the global batch B; each GPU takes B/N rows");
+  IntField("Steps", "##zero_steps", s.zero_steps, 1, 16, "Adam steps: %d");
+  FieldLabel("Bucket");
+  ImGui::InputTextWithHint("##zero_bucket", "16K, 25M", &s.zero_bucket);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("fp16 gradient per bucket (stages 0-2): whole layers from the top, each bucket\n"
+                      "closed once it holds this many bytes; PyTorch DDP's default is 25M");
+  }
+  ImGui::Checkbox("Overlap reduction with backward", &s.zero_overlap);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("On: a bucket's collective starts as soon as its gradients are ready, while\n"
+                      "backward goes on below it. Off: every collective waits for the whole backward.");
+  }
+  FieldLabel("Formula K");
+  const char* k_title = s.zero_k == 8 ? "K = 8 (seed texts)" : "K = 12 (ZeRO paper)";
+  if (ImGui::BeginCombo("##zero_k", k_title)) {
+    if (ImGui::Selectable("K = 12 (ZeRO paper)", s.zero_k == 12)) s.zero_k = 12;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("fp32 master copy, Adam m and v: 4 + 4 + 4 bytes a parameter\n(what this run holds)");
+    if (ImGui::Selectable("K = 8 (seed texts)", s.zero_k == 8)) s.zero_k = 8;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Adam m and v only: 12\xCE\xA8 in all for plain data parallelism");
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Optimizer bytes per parameter in the formula line of the memory chart;\n"
+                      "the run itself always keeps the fp32 master copy (K = 12).");
+  }
+  // The model and its buckets in words before anything runs.
+  try {
+    ZeroParams p;
+    p.model.layers = s.zero_layers;
+    p.model.width = s.zero_width;
+    p.model.batch = s.zero_batch;
+    p.ranks = s.zero_ranks;
+    p.stage = s.zero_stage;
+    p.bucket_bytes = ParseSize(s.zero_bucket, "bucket");
+    const std::vector<ZeroUnit> units = ZeroUnits(p);  // checks the fields too
+    const double psi = static_cast<double>(MlpParameterCount(p.model));
+    const double per_gpu = ZeroMemoryPerGpu(psi, p.ranks, p.stage, s.zero_k == 8 ? 8 : 12).total();
+    std::string text = "\xCE\xA8 = " + Grouped(static_cast<std::int64_t>(psi)) + " parameters. ";
+    if (p.stage == 3) {
+      text += "Stage 3 gathers and reduces layer by layer. ";
+    } else {
+      // The buckets in the order backward fills them: the top layers first.
+      constexpr std::size_t kListed = 4;
+      text += std::to_string(units.size()) + (units.size() == 1 ? " bucket" : " buckets, top first") + ": ";
+      for (std::size_t u = 0; u < units.size() && u < kListed; ++u) {
+        const ZeroUnit& unit = units[u];
+        text += (u == 0 ? "layers " : ", ") + std::to_string(unit.last_layer) +
+                (unit.first_layer == unit.last_layer ? "" : "-" + std::to_string(unit.first_layer));
+      }
+      text += units.size() > kListed ? ", ... " : ". ";
+    }
+    text += "Model states per GPU: " + ZeroMemoryFormulaText(p.stage, s.zero_k == 8 ? 8 : 12) + " = " +
+            ZeroBytesText(per_gpu) + ".";
+    DimWrapped(theme, text);
+  } catch (const std::exception&) {
+    // The Check message under the fields says what is wrong.
+  }
+}
+
 void TopologyField(const Theme& theme, ScenarioPanelState& state) {
   ScenarioSettings& s = state.edit;
   const std::vector<PresetInfo> presets = ListTopologyPresets();
@@ -471,6 +595,18 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
       "Metrics: compute against communication, the all-reduces counted and sized (T x H x 4 B), "
       "and whether every output and gradient equals one GPU's.",
   };
+  static const char* const kZeroLines[] = {
+      "Every GPU trains the same MLP on its own rows of the batch. The stage decides who keeps "
+      "which model state: Memory (bottom right) stacks each GPU's bytes by kind, measured from "
+      "what the simulator allocated, with the formula as a line. Run stages 0, 1, 2, 3 in turn.",
+      "Hatched blocks come and go: stage 2's bucket of full gradients until its reduce-scatter, "
+      "stage 3's gathered layer until its last matrix product. Step or Play to watch them.",
+      "Machine and Timeline: AG L3 fwdÂ·" "B is chunk B of the all-gather of layer 3's parameters "
+      "before its forward; RS b1 the reduce-scatter of bucket 1's gradients; AG b1 upd the updated "
+      "parameters; AR b0 a stage-0 all-reduce.",
+      "Metrics: memory per GPU against the formula, elements sent per step against 2Î¨ "
+      "(3Î¨ for stage 3), and whether the trained weights equal one GPU's.",
+  };
   static const char* const kPipelineLines[] = {
       "Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
       "more tick of the schedule; Play runs the training step in slow motion.",
@@ -489,6 +625,8 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
   };
   if (s.is_tp()) {
     bullets(kTpLines);
+  } else if (s.is_zero()) {
+    bullets(kZeroLines);
   } else if (s.is_pipeline()) {
     bullets(kPipelineLines);
   } else {
@@ -510,6 +648,9 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     BackendField(s);
   } else if (s.is_tp()) {
     TpFields(theme, s);
+    BackendField(s);
+  } else if (s.is_zero()) {
+    ZeroFields(theme, s);
     BackendField(s);
   } else {
     RanksField(s);

@@ -10,8 +10,10 @@
 // A tensor-parallel layer names its collectives on the pills ("AR1 RS·B":
 // all-reduce 1, reduce-scatter pass, chunk B; crowded pills keep only the
 // chunk) and adds a line under the caption: which collective runs and what
-// it carries, or which GPUs compute. Every GPU tile of a rank wears the
-// rank's colour along its bottom edge, as the Gantt rows and weights do.
+// it carries, or which GPUs compute. A ZeRO run does the same with its
+// gathers and reduce-scatters ("AG L3 fwd·B": chunk B of the all-gather of
+// layer 3's parameters before its forward). Every GPU tile of a rank wears
+// the rank's colour along its bottom edge, as the Gantt rows and weights do.
 //
 // Per frame: lay out (only when the topology or the panel's aspect
 // changes), update LinkActivity at the cursor, then draw back to front:
@@ -153,7 +155,7 @@ void LaneEnds(const FrameGeometry& g, int from, int to, float lane_width_px, ImV
 
 /// Draws the legend (or only measures it when `list` is null); returns its height.
 float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme& theme,
-                   bool pipeline, const PreparedTp* tp) {
+                   bool pipeline, const PreparedTp* tp, const PreparedZero* zero) {
   const float line_h = ImGui::GetTextLineHeight();
   const float row_h = line_h + 6.0f;
   const float spacing = 18.0f;
@@ -185,7 +187,34 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
                           theme.LinkLoadColor(static_cast<double>(i) / (kSteps - 1)));
     }
   });
-  if (tp != nullptr) {
+  if (zero != nullptr) {
+    const int stage = zero->scenario.params.stage;
+    if (stage == 0) {
+      item(14.0f, "AR b0 RS\xC2\xB7" "B: chunk B of the all-reduce of bucket 0's gradients, reduce-scatter pass",
+           [&](ImVec2 left) {
+             list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
+           });
+    } else {
+      item(14.0f,
+           stage == 3 ? "RS L3\xC2\xB7" "C: chunk C of the reduce-scatter of layer 3's gradients"
+                      : "RS b1\xC2\xB7" "C: chunk C of the reduce-scatter of bucket 1's gradients",
+           [&](ImVec2 left) {
+             list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
+           });
+      item(14.0f,
+           stage == 3 ? "AG L3 fwd\xC2\xB7" "B: chunk B of layer 3's parameters, gathered before its forward"
+                      : "AG b1 upd\xC2\xB7" "B: chunk B of bucket 1's updated parameters",
+           [&](ImVec2 left) {
+             list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kAllGather));
+           });
+    }
+    item(22.0f, "GPU colour, as in the memory chart", [&](ImVec2 left) {
+      for (int r = 0; r < 4; ++r) {
+        list->AddRectFilled(ImVec2(left.x + 5.5f * r, left.y - 3), ImVec2(left.x + 5.5f * r + 4.5f, left.y + 3),
+                            theme.RankColor(r));
+      }
+    });
+  } else if (tp != nullptr) {
     const bool sp = tp->layer.config.sequence_parallel;
     item(14.0f,
          sp ? "RS1\xC2\xB7" "B: chunk B of reduce-scatter 1 (AG2\xC2\xB7" "C: of all-gather 2)"
@@ -431,6 +460,51 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
   return "now: nothing runs";
 }
 
+/// A ZeRO run's second caption line: the collectives in flight and what
+/// they move, else what the GPUs compute, else where the run is.
+std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivity& activity,
+                        const std::vector<ZeroCollectiveName>& names, TimeNs cursor_ns) {
+  const PreparedZero& zero = *ctx.session.zero();
+  std::vector<int> seqs;
+  std::vector<Phase> passes;
+  for (const InFlight& f : activity.in_flight()) {
+    if (f.collective_seq < 0 || std::find(seqs.begin(), seqs.end(), f.collective_seq) != seqs.end()) continue;
+    seqs.push_back(f.collective_seq);
+    passes.push_back(f.phase);
+  }
+  std::string line;
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    const ZeroCollectiveName* n = FindZeroCollective(names, seqs[i]);
+    if (n == nullptr) continue;
+    line += (line.empty() ? "" : "; ") + n->tag + ": " + n->what;
+    if (n->two_passes) {
+      line += passes[i] == Phase::kReduceScatter ? ", reduce-scatter pass (summing)" : ", all-gather pass (sharing the sums)";
+    }
+    if (i + 1 == seqs.size() && zero.scenario.params.steps > 1) {
+      line += " (Adam step " + std::to_string(n->training_step + 1) + ")";
+    }
+  }
+  if (!line.empty()) return "now: " + line;
+  // Nothing moves: say what the busy GPUs compute (they all do the same).
+  const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), plan, cursor_ns);
+  std::vector<int> busy;
+  std::string what;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (!ranks[r].busy || ranks[r].op < 0) continue;
+    busy.push_back(static_cast<int>(r));
+    if (what.empty()) what = ZeroComputeWords(plan.ops[static_cast<std::size_t>(ranks[r].op)], zero.zero);
+  }
+  if (!busy.empty()) {
+    // "forward of layer 2 on this GPU's 8 rows" reads per GPU; drop "this GPU's".
+    const std::size_t at = what.find("this GPU's ");
+    if (at != std::string::npos) what.replace(at, 11, "their ");
+    return "now: " + RankList(busy) + ": " + what + " (no communication)";
+  }
+  if (cursor_ns <= 0) return "before training: press Step or Play";
+  if (cursor_ns >= ctx.clock.run_end_ns()) return "done: every Adam step is over";
+  return "now: nothing runs";
+}
+
 }  // namespace
 
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
@@ -450,9 +524,10 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   if (avail.x < 40 || avail.y < 40) return;
   const bool pipeline = ctx.session.pipeline() != nullptr;
   const PreparedTp* tp = ctx.session.tp();
-  // A tensor-parallel layer adds a second caption line: what is happening now.
-  const float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr ? 2.0f : 1.0f);
-  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp);
+  const PreparedZero* zero = ctx.session.zero();
+  // A tensor-parallel layer or a ZeRO run adds a second caption line: what is happening now.
+  const float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr || zero != nullptr ? 2.0f : 1.0f);
+  const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp, zero);
   const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
                       ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
   if (canvas.GetHeight() < 2 * kCanvasMarginPx) return;
@@ -484,6 +559,18 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     state.activity = std::make_unique<LinkActivity>(topology, plan);
     state.activity_plan = &plan;
     state.tp_collectives.clear();
+    state.zero_collectives.clear();
+    if (zero != nullptr) {
+      // Each gather and reduce-scatter says what it moves on its pills.
+      state.zero_collectives = NameZeroCollectives(zero->zero, plan);
+      std::vector<CollectiveLabel> labels;
+      for (const ZeroCollectiveName& n : state.zero_collectives) {
+        if (n.seq < 0) continue;
+        if (labels.size() <= static_cast<std::size_t>(n.seq)) labels.resize(static_cast<std::size_t>(n.seq) + 1);
+        labels[static_cast<std::size_t>(n.seq)] = {n.tag, n.two_passes};
+      }
+      state.activity->SetCollectiveLabels(std::move(labels));
+    }
     if (tp != nullptr) {
       // Each all-reduce of the layer gets its own name on the pills.
       state.tp_collectives = NameTpCollectives(tp->layer.collectives);
@@ -665,15 +752,16 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   char caption[256];
   std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d %s  |  t = %s  |  step %d of %d  |  %zu in flight",
                 topology.name.c_str(), state.layout.shape.c_str(), plan.num_ranks,
-                pipeline ? "stages" : tp != nullptr ? "ranks (tp)" : "ranks",
+                pipeline ? "stages" : tp != nullptr ? "ranks (tp)" : zero != nullptr ? "ranks (data parallel)" : "ranks",
                 FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
                 activity.in_flight().size());
   list->AddText(origin, theme.text_dim, caption);
-  if (tp != nullptr) {
-    const std::string now = TpNowLine(ctx, plan, activity, state.tp_collectives, cursor_ns);
+  if (tp != nullptr || zero != nullptr) {
+    const std::string now = tp != nullptr ? TpNowLine(ctx, plan, activity, state.tp_collectives, cursor_ns)
+                                          : ZeroNowLine(ctx, plan, activity, state.zero_collectives, cursor_ns);
     list->AddText(ImVec2(origin.x, origin.y + ImGui::GetTextLineHeightWithSpacing()), theme.text, now.c_str());
   }
-  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp);
+  LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp, zero);
 
   if (hovered_node >= 0) {
     TileTooltip(topology, hovered_node);

@@ -170,7 +170,10 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   if (clock.cursor_ns() <= 0 && !clock.playing()) {
     // The first thing a newcomer needs: what to press.
     const bool ring = prepared != nullptr && prepared->scenario.algo == CollectiveAlgo::kRing;
-    const std::string what = ring ? "the ring" : session.pipeline() != nullptr ? "the schedule" : "the algorithm";
+    const std::string what = ring                            ? "the ring"
+                             : session.pipeline() != nullptr ? "the schedule"
+                             : session.zero() != nullptr     ? "the training"
+                                                             : "the algorithm";
     const std::vector<std::string> hints = {
         "Press Step \xE2\x86\x92 to watch " + what + " step by step, or Play   " + when,
         "Press Step \xE2\x86\x92 to watch " + what + " step by step   " + when,

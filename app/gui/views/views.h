@@ -14,7 +14,9 @@
 #include "app/gui/model/replay_clock.h"
 #include "app/gui/model/session.h"
 #include "app/gui/model/topology_layout.h"
+#include "app/gui/model/memory_timeline.h"
 #include "app/gui/model/tp_layer_view.h"
+#include "app/gui/model/zero_view.h"
 
 namespace shardlab::gui {
 
@@ -35,6 +37,7 @@ struct TopologyViewState {
   std::unique_ptr<LinkActivity> activity; // rebuilt per run
   const Plan* activity_plan = nullptr;
   std::vector<TpCollectiveName> tp_collectives;  // a tensor-parallel run's, else empty
+  std::vector<ZeroCollectiveName> zero_collectives;  // a ZeRO run's, else empty
 };
 
 struct GanttViewState {
@@ -50,6 +53,12 @@ struct TpWeightsViewState {
   float laid_out_w = 0, laid_out_h = 0, laid_out_line_h = 0;
 };
 
+struct ZeroMemoryViewState {
+  std::uint64_t run_id = 0;               // the run `timeline` was built for
+  std::size_t timeline_events = 0;        // events it was built from
+  MemoryTimeline timeline;
+};
+
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state);
 void DrawGanttView(ViewContext& ctx, GanttViewState& state);
 void DrawBufferView(ViewContext& ctx);
@@ -58,6 +67,12 @@ void DrawMetricsPanel(ViewContext& ctx);
 void DrawPipelineMetrics(ViewContext& ctx);
 /// The metrics panel of a tensor-parallel layer (DrawMetricsPanel calls it).
 void DrawTpMetrics(ViewContext& ctx);
+/// The metrics panel of a ZeRO run (DrawMetricsPanel calls it).
+void DrawZeroMetrics(ViewContext& ctx);
+/// A ZeRO run's memory per GPU: stacked bars by category, measured from
+/// what the backend allocated, the formula as a line; live while the
+/// replay plays, the peak at its ends.
+void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state);
 /// A tensor-parallel layer's weights, each split into the blocks the GPUs
 /// hold, in the ranks' colours; the blocks of GPUs computing now are lit.
 void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state);
