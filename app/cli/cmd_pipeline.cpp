@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "app/cli/pipeline_chart.h"
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
@@ -295,8 +296,7 @@ int PipelineMain(std::span<const std::string> words) {
   } catch (const Error& e) {
     throw FieldErrorAsFlagError(e, args, kFieldFlags);
   }
-  if (args.Has("trace") && !std::ofstream(trace_path, std::ios::app))
-    throw UsageError(args.Spelling("trace") + ": cannot write '" + trace_path + "'");
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
 
   std::ostream& out = std::cout;
   const PipelineParams& params = prepared->pipeline.params;

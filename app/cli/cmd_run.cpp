@@ -169,16 +169,8 @@ int RunMain(std::span<const std::string> words) {
   }
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
-  if (args.Has("trace")) {
-    // Fail before a long run, not after it; appending leaves an old trace intact.
-    if (trace_path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
-    std::error_code ignored;
-    const bool existed = std::filesystem::exists(trace_path, ignored);
-    if (!std::ofstream(trace_path, std::ios::app)) {
-      throw UsageError(args.Spelling("trace") + ": cannot write '" + trace_path + "'");
-    }
-    if (!existed) std::filesystem::remove(trace_path, ignored);
-  }
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
+
 
   std::ostream& out = std::cout;
   std::string plan_dump;

@@ -243,16 +243,6 @@ void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
   out << "\n";
 }
 
-/// Fails before a long run, not after it; appending leaves an old trace intact.
-void CheckTracePath(const ParsedArgs& args, const std::string& path) {
-  if (path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
-  std::error_code ignored;
-  const bool existed = std::filesystem::exists(path, ignored);
-  if (!std::ofstream(path, std::ios::app)) {
-    throw UsageError(args.Spelling("trace") + ": cannot write '" + path + "'");
-  }
-  if (!existed) std::filesystem::remove(path, ignored);
-}
 
 }  // namespace
 

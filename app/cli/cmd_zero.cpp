@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
@@ -490,16 +491,6 @@ void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan
   out << "\n";
 }
 
-/// Fails before a long run, not after it; appending leaves an old trace intact.
-void CheckTracePath(const ParsedArgs& args, const std::string& path) {
-  if (path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
-  std::error_code ignored;
-  const bool existed = std::filesystem::exists(path, ignored);
-  if (!std::ofstream(path, std::ios::app)) {
-    throw UsageError(args.Spelling("trace") + ": cannot write '" + path + "'");
-  }
-  if (!existed) std::filesystem::remove(path, ignored);
-}
 
 }  // namespace
 

@@ -1,5 +1,9 @@
 #include "app/cli/output.h"
 
+#include <fstream>
+
+#include <filesystem>
+
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
@@ -157,6 +161,16 @@ void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome) {
     }
     json.Field("not_checked_reason", outcome.not_checked_reason);
   }
+}
+
+void CheckTracePath(const ParsedArgs& args, const std::string& path) {
+  if (path.empty()) throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  if (!std::ofstream(path, std::ios::app)) {
+    throw UsageError(args.Spelling("trace") + ": cannot write '" + path + "'");
+  }
+  if (!existed) std::filesystem::remove(path, ignored);
 }
 
 }  // namespace shardlab::cli

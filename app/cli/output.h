@@ -12,6 +12,8 @@
 #include <ostream>
 #include <string>
 
+#include "app/common/args.h"
+
 #include "app/cli/collective_run.h"
 #include "engine/core/json.h"
 
@@ -55,5 +57,9 @@ void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome);
 
 /// GB/s in prose: "300", "292.7", "0.04" (the table prints "%.2f").
 std::string FormatGbps(double gbps);
+
+/// Checks that --trace FILE can be written, before a long run rather than
+/// after it; appending leaves an old trace intact. Throws UsageError.
+void CheckTracePath(const ParsedArgs& args, const std::string& path);
 
 }  // namespace shardlab::cli
