@@ -78,7 +78,7 @@ GroupCollectiveOps AppendGroupCollective(PlanBuilder& builder, const GroupCollec
   const bool all_gather = c.kind != GroupCollectiveKind::kReduceScatter;
   const int passes = (reduce_scatter ? 1 : 0) + (all_gather ? 1 : 0);
   const std::size_t transfers = static_cast<std::size_t>(passes) * n * (n - 1);
-  builder.Reserve(2 * transfers, transfers + 2 * transfers);
+  builder.Reserve(builder.op_count() + 2 * transfers, builder.plan().deps.size() + 2 * transfers);
 
   // produced[i]: the recv that wrote the chunk member i sends next.
   std::vector<OpId> produced(static_cast<std::size_t>(n), kNoOp);

@@ -29,8 +29,39 @@ constexpr DType kHalf = DType::kF16;
 
 [[noreturn]] void Fail(const std::string& message) { throw Error(message, ErrorKind::kInvalidInput); }
 
-KernelCall Copy(BufferSlice from, BufferSlice to) {
-  return ElementwiseCall(KernelKind::kCopy, from, {}, to, 1, static_cast<int>(to.count));
+// Element-wise kernels take a 32-bit length: longer ranges (a 7.5B model's
+// whole master copy) go in pieces.
+constexpr std::int64_t kPiece = std::int64_t{1} << 30;
+
+BufferSlice PieceOf(BufferSlice s, std::int64_t at, std::int64_t n) { return {s.buffer, s.offset + at, n}; }
+
+// to = from, in pieces.
+std::vector<KernelCall> Copy(BufferSlice from, BufferSlice to) {
+  std::vector<KernelCall> calls;
+  for (std::int64_t at = 0; at < to.count; at += kPiece) {
+    const std::int64_t n = std::min(kPiece, to.count - at);
+    calls.push_back(ElementwiseCall(KernelKind::kCopy, PieceOf(from, at, n), {}, PieceOf(to, at, n), 1,
+                                    static_cast<int>(n)));
+  }
+  return calls;
+}
+
+// Adam on master (with m, v) from grad, in pieces.
+std::vector<KernelCall> Adam(const MlpConfig& m, BufferSlice master, BufferSlice grad, BufferSlice m1,
+                             BufferSlice m2, int step) {
+  std::vector<KernelCall> calls;
+  for (std::int64_t at = 0; at < master.count; at += kPiece) {
+    const std::int64_t n = std::min(kPiece, master.count - at);
+    calls.push_back(MlpOptimizerCall(m, PieceOf(master, at, n), PieceOf(grad, at, n), PieceOf(m1, at, n),
+                                     PieceOf(m2, at, n), step));
+  }
+  return calls;
+}
+
+std::vector<KernelCall> Join(std::initializer_list<std::vector<KernelCall>> parts) {
+  std::vector<KernelCall> all;
+  for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+  return all;
 }
 
 class ZeroBuilder {
@@ -148,7 +179,7 @@ class ZeroBuilder {
     g.after = after;
     g.first_step = step_;
     g.tags.layer = layer;
-    g.collective_seq = seq_++;
+    g.collective_seq = n_ > 1 ? seq_++ : -1;  // one rank: nothing runs, nothing to count
     const GroupCollectiveOps ops = AppendGroupCollective(builder_, g);
     step_ += ops.steps;
     return ops.done;
@@ -171,7 +202,8 @@ class ZeroBuilder {
         init.init_offset = lo - parts[t].first;
         init.transient = true;
         const BufferId id = builder_.AddBuffer(init);
-        kernels.push_back(Copy(Whole(id), {dst.buffer, dst.offset + (lo - begin), hi - lo}));
+        const std::vector<KernelCall> copy = Copy(Whole(id), {dst.buffer, dst.offset + (lo - begin), hi - lo});
+        kernels.insert(kernels.end(), copy.begin(), copy.end());
       }
     }
   }
@@ -224,10 +256,12 @@ class ZeroBuilder {
       }
       std::vector<KernelCall> kernels;
       if (!sharded_state) {
-        kernels.push_back(Copy(Whole(rs.params), Whole(rs.master)));
+        kernels = Copy(Whole(rs.params), Whole(rs.master));
       } else {
-        for (std::size_t u = 0; u < units_.size(); ++u)
-          kernels.push_back(Copy(OwnParams(r, u), ShardSlice(rs.master, r, u)));
+        for (std::size_t u = 0; u < units_.size(); ++u) {
+          const std::vector<KernelCall> copy = Copy(OwnParams(r, u), ShardSlice(rs.master, r, u));
+          kernels.insert(kernels.end(), copy.begin(), copy.end());
+        }
       }
       Compute(r, Phase::kNone, -1, kernels, {});
     }
@@ -253,7 +287,7 @@ class ZeroBuilder {
       gathered.push_back(g);
       slices.push_back(Whole(g));
       after.push_back({Compute(r, Phase::kAllGather, l,
-                               {Copy(OwnParams(r, u), {g, ChunkBegin(units_[u].size(), n_, r), ChunkLength(u, r)})},
+                               Copy(OwnParams(r, u), {g, ChunkBegin(units_[u].size(), n_, r), ChunkLength(u, r)}),
                                {})});
     }
     ++step_;
@@ -349,8 +383,8 @@ class ZeroBuilder {
         std::vector<OpId> deps;
         for (const auto& done : reduced) deps.insert(deps.end(), done[r].begin(), done[r].end());
         Compute(r, Phase::kOptimizer, -1,
-                {MlpOptimizerCall(m_, Whole(rs.master), Whole(rs.grads), Whole(rs.m), Whole(rs.v), k + 1),
-                 Copy(Whole(rs.master), Whole(rs.params))},
+                Join({Adam(m_, Whole(rs.master), Whole(rs.grads), Whole(rs.m), Whole(rs.v), k + 1),
+                      Copy(Whole(rs.master), Whole(rs.params))}),
                 deps);
       }
       ++step_;
@@ -364,9 +398,9 @@ class ZeroBuilder {
                                                : ShardSlice(rs.grads, r, u);
         std::vector<KernelCall> kernels;
         if (ChunkLength(u, r) > 0)
-          kernels = {MlpOptimizerCall(m_, ShardSlice(rs.master, r, u), grad, ShardSlice(rs.m, r, u),
-                                      ShardSlice(rs.v, r, u), k + 1),
-                     Copy(ShardSlice(rs.master, r, u), OwnParams(r, u))};
+          kernels = Join({Adam(m_, ShardSlice(rs.master, r, u), grad, ShardSlice(rs.m, r, u),
+                               ShardSlice(rs.v, r, u), k + 1),
+                          Copy(ShardSlice(rs.master, r, u), OwnParams(r, u))});
         updated[r] = {Compute(r, Phase::kOptimizer, units_[u].first_layer, kernels, reduced[u][r])};
       }
       ++step_;
@@ -394,8 +428,8 @@ class ZeroBuilder {
     // Keep the own chunk; the unit's full gradient is freed after this copy.
     for (int r = 0; r < n_; ++r)
       done[r] = {Compute(r, Phase::kReduceScatter, layer,
-                         {Copy({unit_grad[r], ChunkBegin(units_[u].size(), n_, r), ChunkLength(u, r)},
-                               ShardSlice(rank_[r].grads, r, u))},
+                         Copy({unit_grad[r], ChunkBegin(units_[u].size(), n_, r), ChunkLength(u, r)},
+                              ShardSlice(rank_[r].grads, r, u)),
                          done[r])};
     ++step_;
     return done;

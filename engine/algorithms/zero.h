@@ -19,8 +19,9 @@
 //
 // The flat parameter space is W0, b0, W1, b1, ... (Ψ elements). Stages 0-2
 // reduce gradients in buckets of whole layers, filled from the last layer
-// down as backward produces them (PyTorch DDP's order; bucket_bytes of fp16
-// gradient each, 25 MiB by default); with `overlap` a bucket's collective
+// down as backward produces them (PyTorch DDP's order; a bucket closes once
+// it holds bucket_bytes of fp16 gradient, 25 MiB by default, so it may pass
+// that by up to one layer); with `overlap` a bucket's collective
 // may start as soon as its lowest layer's backward is done, else after the
 // whole backward. Stage 3 shards each layer. Rank r owns chunk r of every
 // bucket (stage 3: of every layer), ChunkBegin/ChunkCount's split, so Ψ need
@@ -29,8 +30,9 @@
 // Arithmetic is float32 on the host; the fp16 buffers are fp16 in size and
 // in the simulator's timing (tensor cores), which is what the memory and
 // communication accounting needs. Buffers carry their MemoryCategory; the
-// gathered parameters (stage 3) and the bucket gradients (stage 2) are
-// transient, so the simulator's MemoryTracker measures their peak.
+// gathered parameters and layer gradients (stage 3), the bucket gradients
+// (stage 2) and the fp32 staging of the initial weights are transient, so
+// the simulator's MemoryTracker measures their peak.
 #pragma once
 
 #include <cstdint>
@@ -97,7 +99,8 @@ std::vector<ZeroUnit> ZeroUnits(const ZeroParams& params);
 
 /// Builds the plan over ranks 0 .. N-1 (checks first). Ops are tagged with
 /// the layer; compute phases forward, backward, optimizer; collectives
-/// reduce-scatter / all-gather with one collective_seq each.
+/// (all-reduce for stage 0, reduce-scatter / all-gather otherwise) have one
+/// collective_seq each.
 ZeroPlan BuildZero(const ZeroParams& params);
 
 }  // namespace shardlab

@@ -365,6 +365,11 @@ void CheckTpLayerConfig(const TpLayerConfig& c) {
     if (heads < 1 || heads > c.hidden || c.hidden % heads != 0)
       Fail("heads: " + std::to_string(heads) + " heads do not divide hidden " +
            std::to_string(c.hidden) + " into equal head sizes");
+    // Each (sequence, head) is a few kernel calls in the plan; past this the
+    // plan itself grows to gigabytes.
+    if (std::int64_t{c.batch} * heads > 65536)
+      Fail("heads: batch × heads = " + std::to_string(std::int64_t{c.batch} * heads) +
+           " per-head products per pass, more than 65536; use fewer sequences or heads");
     if (heads % c.tp != 0)
       Fail("heads: " + std::to_string(heads) + " heads do not split evenly over tp " +
            std::to_string(c.tp) + " (Megatron gives each rank whole heads): choose a multiple of " +

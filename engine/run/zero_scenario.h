@@ -57,7 +57,9 @@ struct ZeroCheck {
   bool correct = false;
   double parameter_error = 0;  // max |ours − reference| / max |reference|, fp32 master
   double loss = 0, reference_loss = 0;  // of the last step
+  double parameter_tolerance = 0;      // kTolerance up to kTightSteps steps, then 0.1
   static constexpr double kTolerance = 1e-4;
+  static constexpr int kTightSteps = 4;
 };
 
 struct ZeroSummary {

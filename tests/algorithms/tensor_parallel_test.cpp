@@ -317,6 +317,11 @@ TEST(TensorParallel, SplitsThatDoNotDivideAreRejectedWithTheField) {
   c.seq = 256;
   c.hidden = 256;  // 2^24 tokens × 256 = 2^32 elements in one activation
   EXPECT_TRUE(starts(message(c), "batch: 16777216 tokens × hidden 256")) << message(c);
+  c = Small(TpLayerKind::kAttention, 1);
+  c.batch = 1024;
+  c.hidden = 1024;
+  c.heads = 1024;  // a million per-head products: the plan would take gigabytes
+  EXPECT_TRUE(starts(message(c), "heads: batch × heads = 1048576")) << message(c);
   EXPECT_THROW(ParseTpLayerKind("attention-ish"), Error);
   EXPECT_EQ(ParseTpLayerKind("transformer"), TpLayerKind::kTransformer);
 }
