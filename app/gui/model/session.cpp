@@ -667,67 +667,49 @@ void Session::RunCollectiveWorker() {
   });
 }
 
-void Session::RunPipelineWorker() {
-  WorkerGuard([this] {
-    const PreparedPipeline& prepared = *pipeline_;
+// The training scenarios' worker: the executor runs a copy of the plan (the
+// views keep reading the prepared one), every event goes to the queue and to
+// a vector (these plans have hundreds to thousands of ops, not millions),
+// and once the run is over the outcome is summarized here, on the worker:
+// the UI thread never touches the backend while it runs.
+template <class Prepared, class Summary, class Summarize>
+void Session::RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summary& slot,
+                                Summarize summarize) {
+  WorkerGuard([&, this] {
     RunOptions options;
     options.seed = prepared.scenario.seed;
     options.timing_only = prepared.scenario.timing_only;
-    // The executor runs a copy: the views keep reading prepared.pipeline.plan.
-    Executor executor(CreateBackend(prepared.scenario.backend), prepared.pipeline.plan,
-                      prepared.topology, options);
+    Executor executor(CreateBackend(prepared.scenario.backend), plan, prepared.topology, options);
     QueueSink to_queue(*queue_);
-    VectorSink events;  // a pipeline step has hundreds of ops, not millions
+    VectorSink events;
     TeeSink sink(to_queue, events);
     if (!StepToEnd(executor, sink, [](int) {})) return;
-    PipelineOutcomeSummary outcome =
-        SummarizePipeline(prepared, events.events, executor.backend(), &executor.plan());
+    Summary outcome = summarize(prepared, events.events, executor.backend(), &executor.plan());
     if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
-    worker_pipeline_outcome_ = std::move(outcome);
+    slot = std::move(outcome);
   });
+}
+
+void Session::RunPipelineWorker() {
+  RunTrainingWorker(*pipeline_, pipeline_->pipeline.plan, worker_pipeline_outcome_,
+                    [](const PreparedPipeline& p, std::span<const Event> e, const Backend& b, const Plan* ran) {
+                      return SummarizePipeline(p, e, b, ran);
+                    });
 }
 
 void Session::RunTpWorker() {
-  WorkerGuard([this] {
-    const PreparedTp& prepared = *tp_;
-    RunOptions options;
-    options.seed = prepared.scenario.seed;
-    options.timing_only = prepared.scenario.timing_only;
-    // As the pipeline: the executor runs a copy, the views read prepared's plan.
-    Executor executor(CreateBackend(prepared.scenario.backend), prepared.layer.plan,
-                      prepared.topology, options);
-    QueueSink to_queue(*queue_);
-    VectorSink events;  // one layer: tens of compute ops and the ring steps
-    TeeSink sink(to_queue, events);
-    if (!StepToEnd(executor, sink, [](int) {})) return;
-    TpSummary outcome = SummarizeTp(prepared, events.events, executor.backend(), &executor.plan());
-    if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
-    std::lock_guard lock(mutex_);
-    worker_tp_outcome_ = std::move(outcome);
-  });
+  RunTrainingWorker(*tp_, tp_->layer.plan, worker_tp_outcome_,
+                    [](const PreparedTp& p, std::span<const Event> e, const Backend& b, const Plan* ran) {
+                      return SummarizeTp(p, e, b, ran);
+                    });
 }
 
 void Session::RunZeroWorker() {
-  WorkerGuard([this] {
-    const PreparedZero& prepared = *zero_;
-    RunOptions options;
-    options.seed = prepared.scenario.seed;
-    options.timing_only = prepared.scenario.timing_only;
-    // As the others: the executor runs a copy, the views read prepared's plan.
-    Executor executor(CreateBackend(prepared.scenario.backend), prepared.zero.plan, prepared.topology,
-                      options);
-    QueueSink to_queue(*queue_);
-    VectorSink events;  // a few hundred ops a step for the small model
-    TeeSink sink(to_queue, events);
-    if (!StepToEnd(executor, sink, [](int) {})) return;
-    // The backend's memory tracker is read here, on the worker, once the
-    // run is over: the UI thread never touches the backend while it runs.
-    ZeroSummary outcome = SummarizeZero(prepared, events.events, executor.backend(), &executor.plan());
-    if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
-    std::lock_guard lock(mutex_);
-    worker_zero_outcome_ = std::move(outcome);
-  });
+  RunTrainingWorker(*zero_, zero_->zero.plan, worker_zero_outcome_,
+                    [](const PreparedZero& p, std::span<const Event> e, const Backend& b, const Plan* ran) {
+                      return SummarizeZero(p, e, b, ran);
+                    });
 }
 
 }  // namespace shardlab::gui

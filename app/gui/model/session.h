@@ -203,6 +203,8 @@ class Session {
   void RunPipelineWorker();
   void RunTpWorker();
   void RunZeroWorker();
+  template <class Prepared, class Summary, class Summarize>
+  void RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summary& slot, Summarize summarize);
   /// Runs `body` on the worker thread, turning its errors into worker_error_.
   void WorkerGuard(const std::function<void()>& body);
   /// The scenario's topology, loaded once per name (throws "topology: ...").
