@@ -107,7 +107,7 @@ const CommandSpec& LabSpec() {
     s.examples =
         "  shardlab-cli lab list\n"
         "  shardlab-cli lab check labs/\n"
-        "  shardlab-cli lab run labs/03-pipeline-bubbles --answers answers.toml --json\n"
+        "  shardlab-cli lab run labs/04-pipeline-bubbles --answers answers.toml --json\n"
         "  shardlab-cli lab key labs/01-ring-allreduce > key.toml";
     return s;
   }();
