@@ -141,6 +141,12 @@ class LabReader {
     return true;
   }
 
+  /// The line of a table's `id`, or `fallback`.
+  static int IdLine(const TomlValue& table, int fallback) {
+    const TomlEntry* id = table.Find("id");
+    return id != nullptr ? id->line : fallback;
+  }
+
   // ---- the lab ------------------------------------------------------------
 
   void ReadTop(const TomlValue& root, Lab* lab) {
@@ -178,15 +184,19 @@ class LabReader {
     }
     std::set<std::string> step_ids, question_ids;
     for (std::size_t i = 0; i < steps->value.items.size(); ++i) {
+      const TomlValue& table = steps->value.items[i];
       LabStep step;
-      ReadStep(steps->value.items[i], Indexed("step", i), lab->dir, &step);
+      ReadStep(table, Indexed("step", i), lab->dir, &step);
       if (!step.id.empty() && !step_ids.insert(step.id).second) {
-        Problem(step.line, Indexed("step", i) + ".id", "'" + step.id + "' is used by an earlier step");
+        Problem(IdLine(table, step.line), Indexed("step", i) + ".id",
+                "'" + step.id + "' is used by an earlier step");
       }
+      const TomlEntry* question_tables = table.Find("question");
       for (std::size_t q = 0; q < step.questions.size(); ++q) {
         const LabQuestion& question = step.questions[q];
         if (!question.id.empty() && !question_ids.insert(question.id).second) {
-          Problem(question.line, Indexed("step", i) + "." + Indexed("question", q) + ".id",
+          Problem(IdLine(question_tables->value.items[q], question.line),
+                  Indexed("step", i) + "." + Indexed("question", q) + ".id",
                   "'" + question.id + "' is used by an earlier question (ids are unique in a lab)");
         }
       }
@@ -242,7 +252,10 @@ class LabReader {
       }
     }
 
-    if (spec != nullptr && params_ok) CheckEngine(t.Find("params"), t.line, prefix, *spec, step->params);
+    // Variants are checked by the engine only on top of a step that passes,
+    // so one bad step parameter is reported once.
+    const bool engine_ok = spec != nullptr && params_ok &&
+                           CheckEngine(t.Find("params"), t.line, prefix, *spec, step->params);
 
     if (const TomlEntry* variants = t.Find("variant")) {
       if (!has_scenario) {
@@ -256,8 +269,8 @@ class LabReader {
         std::set<std::string> ids;
         for (std::size_t i = 0; i < variants->value.items.size(); ++i) {
           LabVariant v;
-          ReadVariant(variants->value.items[i], Indexed(prefix + ".variant", i), spec, *step,
-                      &ids, &v);
+          ReadVariant(variants->value.items[i], Indexed(prefix + ".variant", i),
+                      engine_ok ? spec : nullptr, spec, *step, &ids, &v);
           step->variants.push_back(std::move(v));
         }
       }
@@ -378,10 +391,11 @@ class LabReader {
   }
 
   /// The engine's own checks of the whole set (ranks fit the topology, ...).
-  void CheckEngine(const TomlEntry* params_entry, int step_line, const std::string& prefix,
+  bool CheckEngine(const TomlEntry* params_entry, int step_line, const std::string& prefix,
                    const LabScenarioSpec& spec, const std::vector<LabParam>& params) {
     try {
       CheckLabScenario(spec.name, params);
+      return true;
     } catch (const Error& e) {
       // The engine's message starts with the parameter's name: point at it.
       std::string message = e.what();
@@ -400,10 +414,14 @@ class LabReader {
         }
       }
       Problem(line, field, message);
+      return false;
     }
   }
 
-  void ReadVariant(const TomlValue& t, const std::string& prefix, const LabScenarioSpec* spec,
+  /// `engine_spec` is null when the step's own parameters failed (the
+  /// variant's parameters are then checked one by one only).
+  void ReadVariant(const TomlValue& t, const std::string& prefix,
+                   const LabScenarioSpec* engine_spec, const LabScenarioSpec* spec,
                    const LabStep& step, std::set<std::string>* ids, LabVariant* v) {
     v->line = t.line;
     CheckKnown(t, prefix, {"id", "params"});
@@ -427,8 +445,9 @@ class LabReader {
     const bool ok = ReadParams(t, prefix, spec, &v->params);
     if (t.Find("params") == nullptr) {
       Problem(t.line, prefix + ".params", "missing: a variant changes at least one parameter");
-    } else if (ok && spec != nullptr) {
-      CheckEngine(t.Find("params"), t.line, prefix, *spec, MergeLabParams(step.params, v->params));
+    } else if (ok && engine_spec != nullptr) {
+      CheckEngine(t.Find("params"), t.line, prefix, *engine_spec,
+                  MergeLabParams(step.params, v->params));
     }
   }
 
@@ -442,6 +461,8 @@ class LabReader {
       Problem(line, field, std::string("formula '") + text + "': " + e.what());
       return;
     }
+    // An unknown scenario is already reported; its names cannot be checked.
+    if (step.runs() && FindLabScenario(step.scenario) == nullptr) return;
     for (const std::string& name : formula.Variables()) {
       if (std::find(names.begin(), names.end(), name) != names.end()) continue;
       if (!step.runs()) {
@@ -465,6 +486,7 @@ class LabReader {
     if (String(t, prefix, "kind", false, &kind)) {
       if (kind != "number" && kind != "choice") {
         Problem(t.Find("kind")->line, prefix + ".kind", "must be \"number\" or \"choice\", not '" + kind + "'");
+        return;  // the other fields depend on the kind
       }
     }
     q->kind = kind == "choice" ? LabQuestionKind::kChoice : LabQuestionKind::kNumber;
@@ -499,7 +521,8 @@ class LabReader {
         const int line = t.Find("measured")->line;
         if (!step.runs()) {
           Problem(line, prefix + ".measured", "'" + q->measured + "' needs a scenario in this step");
-        } else if (std::find(names.begin(), names.end(), q->measured) == names.end()) {
+        } else if (FindLabScenario(step.scenario) != nullptr &&
+                   std::find(names.begin(), names.end(), q->measured) == names.end()) {
           Problem(line, prefix + ".measured",
                   "'" + q->measured + "' is not a measured quantity of scenario '" + step.scenario +
                       "' (or of a variant of this step)");
@@ -541,7 +564,7 @@ class LabReader {
         Problem(t.Find("answer")->line, prefix + ".answer", "'" + q->answer + "' is not one of the options");
       }
     } else if (has_conditions) {
-      if (!q->options.empty() && q->correct_if.size() != q->options.size()) {
+      if (q->options.size() >= 2 && q->correct_if.size() != q->options.size()) {
         Problem(cond_line, prefix + ".correct_if",
                 "has " + std::to_string(q->correct_if.size()) + " conditions for " +
                     std::to_string(q->options.size()) + " options (one per option, in order)");

@@ -201,10 +201,21 @@ LabParam DefaultParam(const LabParamSpec& spec) {
       p.type = LabParamType::kBool;
       p.flag = spec.default_text == "true";
       break;
-    default:
-      p.type = LabParamType::kString;
-      p.text = spec.default_text;
+    default: {
+      // A plain number default ("0" parameters: none given) is a number,
+      // as a lab file would write it; "64M", "7.5B" stay strings.
+      const bool digits = !spec.default_text.empty() &&
+                          std::all_of(spec.default_text.begin(), spec.default_text.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (digits && (spec.kind == K::kSize || spec.kind == K::kCount)) {
+        p.type = LabParamType::kNumber;
+        p.number = std::strtod(spec.default_text.c_str(), nullptr);
+      } else {
+        p.type = LabParamType::kString;
+        p.text = spec.default_text;
+      }
       break;
+    }
   }
   return p;
 }
