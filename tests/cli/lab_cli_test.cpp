@@ -63,7 +63,7 @@ TEST(LabCli, GradesAnAnswersFileAsText) {
   EXPECT_NE(r.out.find("gpipe_measured (step gpipe)  wrong  0/1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("inter_saving (step interleaved)  missing  0/1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Unknown answer 'bubble'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Score: 12 / 16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Score: 13 / 17"), std::string::npos) << r.out;
 }
 
 TEST(LabCli, GradesAnAnswersFileAsJson) {
@@ -73,8 +73,8 @@ TEST(LabCli, GradesAnAnswersFileAsJson) {
   const test_util::Json json = test_util::ParseJson(r.out);
   EXPECT_EQ(json["lab"].text, "04-pipeline-bubbles");
   EXPECT_EQ(json["student"].text, "Sam Example");
-  EXPECT_EQ(json["score"].number, 12);
-  EXPECT_EQ(json["max_score"].number, 16);
+  EXPECT_EQ(json["score"].number, 13);
+  EXPECT_EQ(json["max_score"].number, 17);
   int wrong = 0;
   for (const test_util::Json& q : json["questions"].items) {
     const std::string& id = q["id"].text;
