@@ -182,6 +182,38 @@ const char* LabVerdictName(LabVerdict verdict) {
   return "?";
 }
 
+bool LabQuestionNeedsRun(const LabStep& step, const LabQuestion& question) {
+  if (!step.runs()) return false;
+  if (!question.measured.empty()) return true;
+  const LabValues params = LabParamValues(step.scenario, step.params);
+  auto reads_measurement = [&](const std::string& text) {
+    for (const std::string& name : Formula::Parse(text).Variables()) {
+      if (params.count(name) == 0) return true;  // a measurement or a variant's value
+    }
+    return false;
+  };
+  if (!question.expected.empty() && reads_measurement(question.expected)) return true;
+  for (const std::string& condition : question.correct_if) {
+    if (reads_measurement(condition)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+/// The values a step's questions are checked against: a fresh run when
+/// any question needs one, else the parameters alone.
+LabStepValues StepValues(const LabStep& step) {
+  for (const LabQuestion& q : step.questions) {
+    if (LabQuestionNeedsRun(step, q)) return RunLabStep(step);
+  }
+  LabStepValues values;
+  if (step.runs()) values.values = LabParamValues(step.scenario, step.params);
+  return values;
+}
+
+}  // namespace
+
 LabAnswer ExpectedLabAnswer(const LabQuestion& question, const LabValues& values) {
   LabAnswer a;
   a.question_id = question.id;
@@ -293,12 +325,9 @@ LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
   report.student = answers.student;
   for (const LabStep& step : lab.steps) {
     if (step.questions.empty()) continue;
-    LabValues values;
-    if (step.runs()) {
-      LabStepValues run = RunLabStep(step);
-      values = std::move(run.values);
-      for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
-    }
+    LabStepValues run = StepValues(step);
+    const LabValues& values = run.values;
+    for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
     for (const LabQuestion& q : step.questions) {
       LabQuestionResult r = CheckLabAnswer(step, q, values, answers.Find(q.id));
       report.score += r.points;
@@ -318,7 +347,7 @@ LabAnswers LabAnswerKey(const Lab& lab) {
   key.student = "answer key";
   for (const LabStep& step : lab.steps) {
     if (step.questions.empty()) continue;
-    const LabValues values = step.runs() ? RunLabStep(step).values : LabValues{};
+    const LabValues values = StepValues(step).values;
     for (const LabQuestion& q : step.questions) key.answers.push_back(ExpectedLabAnswer(q, values));
   }
   return key;

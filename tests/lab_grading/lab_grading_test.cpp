@@ -158,6 +158,27 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
   }
 }
 
+TEST(LabGrading, KnowsWhichQuestionsNeedARun) {
+  const Lab lab = RepoLab("01-ring-allreduce");
+  int step = -1;
+  auto needs = [&](const std::string& id) {
+    const LabQuestion* q = lab.FindQuestion(id, &step);
+    EXPECT_NE(q, nullptr) << id;
+    return LabQuestionNeedsRun(lab.steps[static_cast<std::size_t>(step)], *q);
+  };
+  EXPECT_FALSE(needs("steps"));        // 2*(ranks-1): parameters only
+  EXPECT_FALSE(needs("why"));          // a fixed answer
+  EXPECT_TRUE(needs("sent_bytes"));    // measured
+  EXPECT_TRUE(needs("busbw"));
+  // A prediction can be checked before the run, from the parameters alone.
+  const LabStep& count = lab.steps[1];
+  const LabAnswer fourteen{"steps", true, 14, "", 0};
+  EXPECT_EQ(CheckLabAnswer(count, count.questions[0], LabParamValues(count.scenario, count.params),
+                           &fourteen)
+                .verdict,
+            LabVerdict::kCorrect);
+}
+
 TEST(LabGrading, ChoiceDecidedByTheRunsMustSingleOutOneOption) {
   LabStep step;
   step.id = "s";
