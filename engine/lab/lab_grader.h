@@ -10,7 +10,7 @@
 // time; the CLI's `lab run` calls GradeLab for a whole answers file.
 //
 // Answers file (TOML):
-//   lab = "03-pipeline-bubbles"     # optional; when present it must match
+//   lab = "04-pipeline-bubbles"     # optional; when present it must match
 //   student = "Ada"                 # optional, copied into the report
 //   [answers]
 //   bubble_gpipe = 0.75             # number questions: a number (in the question's units)
