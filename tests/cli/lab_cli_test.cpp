@@ -47,6 +47,24 @@ TEST(LabCli, CheckReportsEachProblemOnOneLineAndExitsWithTwo) {
   EXPECT_NE(r.out.find("1 lab checked, 2 problems"), std::string::npos) << r.out;
 }
 
+TEST(LabCli, CheckWithRunCatchesALabThatOnlyFailsWhenGraded) {
+  EXPECT_EQ(RunCli({"lab", "check", kLabs, "--run"}).exit_code, 0);
+  test_util::TempDir dir;
+  const fs::path lab = dir.path() / "02-divides";
+  fs::create_directories(lab);
+  std::ofstream(lab / "lab.toml")
+      << "format = 1\ntitle = \"t\"\nminutes = 5\ngoals = [\"g\"]\n"
+         "[[step]]\nid = \"a\"\ntitle = \"A\"\ntext = \"t\"\nscenario = \"memory\"\n"
+         "[[step.question]]\nid = \"q\"\nprompt = \"p\"\nexpected = \"1/(stage*memory_per_gpu_gb)\"\n";
+  EXPECT_EQ(RunCli({"lab", "check", lab.string()}).exit_code, 0);  // valid as a file
+  const auto r = RunCli({"lab", "check", lab.string(), "--run"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("lab.toml:10: step[1].question[1]: question 'q': expected: formula "
+                       "'1/(stage*memory_per_gpu_gb)': division by zero"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(LabCli, ListsTheLabs) {
   const auto r = RunCli({"lab", "list", kLabs});
   EXPECT_EQ(r.exit_code, 0) << r.err;
