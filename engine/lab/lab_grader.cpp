@@ -52,6 +52,16 @@ bool ParseNumberText(const std::string& text, double* out) {
   return true;
 }
 
+/// A typed answer with the question's own units after the number ("76 ms"
+/// for a question in ms) as just the number; other text unchanged.
+std::string WithoutUnits(const std::string& text, const std::string& units) {
+  const std::string t = Trim(text);
+  const std::string u = Trim(units);
+  if (u.empty() || t.size() <= u.size()) return t;
+  if (Lower(t.substr(t.size() - u.size())) != Lower(u)) return t;
+  return Trim(t.substr(0, t.size() - u.size()));
+}
+
 std::string CorrectOption(const LabQuestion& q, const LabValues& values) {
   if (!q.answer.empty()) return q.answer;
   std::vector<std::string> true_options;
@@ -254,9 +264,11 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
     } else {
       r.given_text = given->is_number ? TomlNumber(given->number) : given->text;
       double value = given->number;
-      if (!given->is_number && !ParseNumberText(given->text, &value)) {
+      if (!given->is_number && !ParseNumberText(WithoutUnits(given->text, q.units), &value)) {
         r.verdict = LabVerdict::kInvalid;
-        r.feedback = "'" + given->text + "' is not a number; expected " + r.expected_text + ".";
+        r.feedback = "'" + given->text + "' is not a number" +
+                     (q.units.empty() ? "" : " (in " + q.units + ")") + "; expected " +
+                     r.expected_text + ".";
       } else {
         r.given = value;
         const double diff = value - r.expected;

@@ -223,9 +223,16 @@ TEST(LabGrading, NumberToleranceIsRelativeOrAbsoluteWhicheverIsLarger) {
   q.tolerance_abs = 0;
   EXPECT_EQ(verdict(100), LabVerdict::kCorrect);
   EXPECT_EQ(verdict(100.001), LabVerdict::kWrong);
-  // A number typed as text is accepted; anything else is invalid.
+  // A number typed as text is accepted, with the question's units after it.
   const LabAnswer typed{"n", false, 0, " 100 ", 0};
   EXPECT_EQ(CheckLabAnswer(step, q, {}, &typed).verdict, LabVerdict::kCorrect);
+  q.units = "GB/s";
+  const LabAnswer with_units{"n", false, 0, "100 gb/s", 0};
+  EXPECT_EQ(CheckLabAnswer(step, q, {}, &with_units).verdict, LabVerdict::kCorrect);
+  const LabAnswer other_units{"n", false, 0, "100 MB/s", 0};
+  const LabQuestionResult r = CheckLabAnswer(step, q, {}, &other_units);
+  EXPECT_EQ(r.verdict, LabVerdict::kInvalid);
+  EXPECT_EQ(r.feedback, "'100 MB/s' is not a number (in GB/s); expected 100 GB/s.");
 }
 
 TEST(LabGrading, AnswersFilesReadBackAndNameTheirLab) {
