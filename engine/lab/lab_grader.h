@@ -117,9 +117,9 @@ LabAnswers LabAnswerKey(const Lab& lab);
 /// feedback) and a score line.
 std::string FormatLabReport(const LabGradeReport& report);
 
-/// The report as one JSON object (for a gradebook): lab, student, score,
-/// max_score, questions [{id, step, verdict, points, max_points, expected,
-/// given, units, feedback}], unknown_answers.
+/// The report as one JSON object (for a gradebook): lab, title, student,
+/// score, max_score, questions [{id, step, kind, verdict, points, max_points,
+/// expected, given, tolerance, units, feedback}], unknown_answers, runs.
 std::string LabReportJson(const LabGradeReport& report);
 
 }  // namespace shardlab
