@@ -150,7 +150,8 @@ const CommandSpec& LabSpec() {
         "  shardlab-cli lab list\n"
         "  shardlab-cli lab check labs/\n"
         "  shardlab-cli lab run labs/04-pipeline-bubbles --answers answers.toml --json\n"
-        "  shardlab-cli lab key labs/01-ring-allreduce > key.toml";
+        "  shardlab-cli lab check labs/ --run\n"
+        "  shardlab-cli lab key labs/01-ring-allreduce > key.toml\n";
     return s;
   }();
   return spec;
