@@ -1,13 +1,12 @@
-// Lab scenarios: the parameter tables, the mapping onto the engine's
-// scenarios, and the reduction of each run to named quantities. Adding a
-// quantity means one row in a table below, one line where the run fills
-// `measured`, and one row in labs/README.md.
+// Lab scenarios: the mapping of a parameter set onto the engine's scenarios,
+// and the reduction of each run to named quantities. Adding a quantity means
+// one row in the table (lab_scenario_table.cpp), one line where the run
+// below fills `measured`, and one row in labs/README.md.
 #include "engine/lab/lab_scenario.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <limits>
 #include <set>
 #include <sstream>
 
@@ -26,199 +25,16 @@
 #include "engine/run/tp_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/run/zero_scenario.h"
-#include "engine/topology/presets.h"
 
 namespace shardlab {
 namespace {
 
 using K = LabParamKind;
 
-std::vector<LabScenarioSpec> BuildScenarios() {
-  std::vector<LabScenarioSpec> all;
-
-  LabScenarioSpec collective;
-  collective.name = "collective";
-  collective.help = "one collective (ring or tree all-reduce, ...) on a simulated machine";
-  collective.params = {
-      {"kind", K::kChoice, "allreduce",
-       {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"},
-       "the collective"},
-      {"algo", K::kChoice, "ring", {"ring", "tree", "direct"}, "the algorithm"},
-      {"ranks", K::kInteger, "8", {}, "GPUs taking part; rank r on GPU r"},
-      {"size", K::kSize, "16M", {}, "one rank's buffer"},
-      {"dtype", K::kChoice, "f32", {"f32", "f16", "bf16"}, "element type"},
-      {"root", K::kInteger, "0", {}, "root of broadcast and reduce"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"ring_order", K::kText, "auto", {}, "auto, rank, or a list \"0,3,2,1\""},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  collective.measured = {
-      {"time_ns", "ns", "the run, start to last event"},
-      {"time_us", "us", "the run, start to last event"},
-      {"time_ms", "ms", "the run, start to last event"},
-      {"algbw_gbps", "GB/s", "size / time"},
-      {"busbw_gbps", "GB/s", "algbw times the collective's bus factor"},
-      {"bytes_sent_per_rank", "bytes", "the most bytes any rank sent"},
-      {"steps", "", "logical steps of the algorithm"},
-      {"predicted_ns", "ns", "the alpha-beta formula's time"},
-      {"predicted_us", "us", "the alpha-beta formula's time"},
-      {"predicted_ms", "ms", "the alpha-beta formula's time"},
-      {"formula_bandwidth_gbps", "GB/s", "the formula's B: slowest route used"},
-      {"formula_alpha_us", "us", "the formula's alpha: that route's latency"},
-  };
-  all.push_back(collective);
-
-  LabScenarioSpec pipeline;
-  pipeline.name = "pipeline";
-  pipeline.help = "pipeline-parallel training of a small MLP for one step";
-  pipeline.params = {
-      {"schedule", K::kChoice, "1f1b", {"gpipe", "1f1b", "interleaved", "zb-h1"}, "the schedule"},
-      {"stages", K::kInteger, "4", {}, "p, one GPU each"},
-      {"microbatches", K::kInteger, "8", {}, "m"},
-      {"chunks", K::kInteger, "1", {}, "v, model chunks per stage (interleaved)"},
-      {"layers", K::kInteger, "8", {}, "layers of the MLP"},
-      {"width", K::kInteger, "512", {}, "features per layer"},
-      {"batch", K::kInteger, "64", {}, "rows of the global batch"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  pipeline.measured = {
-      {"time_ms", "ms", "the whole step, optimizer included"},
-      {"span_ms", "ms", "first forward to last backward"},
-      {"bubble_fraction", "", "idle / busy over the stages"},
-      {"formula_bubble_fraction", "", "(p-1)/m, (p-1)/(v m), (p-1)/(3m)"},
-      {"bubble_share_of_step", "", "idle / (p span)"},
-      {"formula_bubble_share_of_step", "", "(p-1)/(m+p-1)"},
-      {"peak_inflight", "micro-batches", "most activations any stage holds"},
-      {"formula_peak_inflight", "micro-batches", "the schedule's formula, largest stage"},
-      {"peak_inflight_last", "micro-batches", "the last stage's peak"},
-      {"transfers", "", "sends between stages"},
-      {"transfer_bytes", "bytes", "bytes of those sends"},
-      {"steps", "", "logical steps (schedule ticks)"},
-  };
-  all.push_back(pipeline);
-
-  LabScenarioSpec tp;
-  tp.name = "tp";
-  tp.help = "one tensor-parallel (Megatron) layer, forward and backward";
-  tp.params = {
-      {"layer", K::kChoice, "mlp", {"column", "row", "mlp", "attention", "transformer"}, "layer"},
-      {"batch", K::kInteger, "1", {}, "B"},
-      {"seq", K::kInteger, "64", {}, "S"},
-      {"hidden", K::kInteger, "64", {}, "H"},
-      {"ffn", K::kInteger, "0", {}, "F (0: the layer's default)"},
-      {"heads", K::kInteger, "0", {}, "attention heads (0: H/128)"},
-      {"tp", K::kInteger, "2", {}, "ranks the layer is split over"},
-      {"sequence_parallel", K::kBool, "false", {}, "Megatron's sequence parallelism"},
-      {"dtype", K::kChoice, "f32", {"f32", "f16"}, "element type (f16: timing only)"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  tp.measured = {
-      {"time_ms", "ms", "forward and backward of the layer"},
-      {"compute_ms", "ms", "the busiest rank's compute"},
-      {"comm_ms", "ms", "time during which a collective runs"},
-      {"comm_fraction", "", "comm_ms / time_ms"},
-      {"forward_allreduces", "", "all-reduces in the forward pass"},
-      {"backward_allreduces", "", "all-reduces in the backward pass"},
-      {"allreduce_tensor_bytes", "bytes", "T x H x dtype"},
-      {"allreduce_ms", "ms", "mean span of one collective"},
-      {"formula_allreduce_ms", "ms", "2(n-1)/n M/B + 2(n-1) alpha"},
-      {"ring_gbps", "GB/s", "the ring's slowest hop"},
-      {"hosts", "", "hosts the tp GPUs sit in"},
-  };
-  all.push_back(tp);
-
-  LabScenarioSpec zero;
-  zero.name = "zero";
-  zero.help = "data parallel / ZeRO stages 0-3 training of a small MLP with Adam";
-  zero.params = {
-      {"stage", K::kInteger, "0", {}, "0 (data parallel), 1, 2, 3"},
-      {"ranks", K::kInteger, "4", {}, "N"},
-      {"params", K::kCount, "0", {}, "model size (0: layers x width)"},
-      {"layers", K::kInteger, "8", {}, "layers of the MLP"},
-      {"width", K::kInteger, "64", {}, "features per layer"},
-      {"batch", K::kInteger, "32", {}, "rows of the global batch"},
-      {"steps", K::kInteger, "1", {}, "training steps"},
-      {"bucket", K::kSize, "25M", {}, "gradient bucket"},
-      {"overlap", K::kBool, "true", {}, "reduce buckets during the backward"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  zero.measured = {
-      {"parameter_count", "", "parameters of the model that ran"},
-      {"memory_per_gpu_bytes", "bytes", "largest rank's model states as allocated"},
-      {"formula_memory_per_gpu_bytes", "bytes", "ZeRO paper formula, K = 12"},
-      {"seed_formula_memory_per_gpu_bytes", "bytes", "seed texts' formula, K = 8"},
-      {"peak_memory_per_gpu_bytes", "bytes", "largest rank's peak of all buffers"},
-      {"sent_elements_per_step", "elements", "most any rank sent per step"},
-      {"formula_elements_per_step", "elements", "2(N-1)/N psi or 3(N-1)/N psi"},
-      {"time_ms", "ms", "one training step"},
-      {"comm_ms", "ms", "rank 0's time with communication in flight, per step"},
-      {"exposed_comm_ms", "ms", "rank 0's communication with no compute beside it, per step"},
-      {"collectives_per_step", "", "collectives per step"},
-  };
-  all.push_back(zero);
-
-  LabScenarioSpec memory;
-  memory.name = "memory";
-  memory.help = "ZeRO model-state bytes per GPU from the formulas (nothing runs)";
-  memory.params = {
-      {"params", K::kCount, "7.5B", {}, "parameter count"},
-      {"ranks", K::kInteger, "64", {}, "N"},
-      {"stage", K::kInteger, "0", {}, "0 .. 3"},
-      {"k", K::kInteger, "12", {}, "optimizer bytes per parameter"},
-  };
-  memory.measured = {
-      {"memory_per_gpu_bytes", "bytes", "model states per GPU"},
-      {"memory_per_gpu_gb", "GB", "the same in 10^9 bytes"},
-      {"parameter_bytes", "bytes", "parameters per GPU"},
-      {"gradient_bytes", "bytes", "gradients per GPU"},
-      {"optimizer_bytes", "bytes", "optimizer states per GPU"},
-  };
-  all.push_back(memory);
-  return all;
-}
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   return out;
-}
-
-bool IsWhole(double x) { return std::isfinite(x) && std::floor(x) == x; }
-
-/// A default as the LabParam a file would have written.
-LabParam DefaultParam(const LabParamSpec& spec) {
-  LabParam p;
-  p.name = spec.name;
-  switch (spec.kind) {
-    case K::kInteger:
-    case K::kNumber:
-      p.type = LabParamType::kNumber;
-      p.number = std::strtod(spec.default_text.c_str(), nullptr);
-      break;
-    case K::kBool:
-      p.type = LabParamType::kBool;
-      p.flag = spec.default_text == "true";
-      break;
-    default: {
-      // A plain number default ("0" parameters: none given) is a number,
-      // as a lab file would write it; "64M", "7.5B" stay strings.
-      const bool digits = !spec.default_text.empty() &&
-                          std::all_of(spec.default_text.begin(), spec.default_text.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
-      if (digits && (spec.kind == K::kSize || spec.kind == K::kCount)) {
-        p.type = LabParamType::kNumber;
-        p.number = std::strtod(spec.default_text.c_str(), nullptr);
-      } else {
-        p.type = LabParamType::kString;
-        p.text = spec.default_text;
-      }
-      break;
-    }
-  }
-  return p;
 }
 
 const LabScenarioSpec& SpecOrThrow(const std::string& scenario) {
@@ -244,7 +60,7 @@ class ResolvedParams {
     }
     for (const LabParamSpec& s : spec.params) {
       const LabParam* given = FindLabParam(params, s.name);
-      LabParam value = given != nullptr ? *given : DefaultParam(s);
+      LabParam value = given != nullptr ? *given : LabParamDefault(s);
       try {
         CheckLabParam(s, value);
       } catch (const Error& e) {
@@ -661,127 +477,6 @@ LabRunResult RunMemoryLab(const ResolvedParams& p) {
 }
 
 }  // namespace
-
-const LabParamSpec* LabScenarioSpec::FindParam(const std::string& param) const {
-  for (const LabParamSpec& p : params) {
-    if (p.name == param) return &p;
-  }
-  return nullptr;
-}
-
-const LabQuantitySpec* LabScenarioSpec::FindQuantity(const std::string& quantity) const {
-  for (const LabQuantitySpec& q : measured) {
-    if (q.name == quantity) return &q;
-  }
-  return nullptr;
-}
-
-const std::vector<LabScenarioSpec>& LabScenarios() {
-  static const std::vector<LabScenarioSpec> scenarios = BuildScenarios();
-  return scenarios;
-}
-
-const LabScenarioSpec* FindLabScenario(const std::string& name) {
-  for (const LabScenarioSpec& s : LabScenarios()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
-std::string LabScenarioNames() {
-  std::vector<std::string> names;
-  for (const LabScenarioSpec& s : LabScenarios()) names.push_back(s.name);
-  return JoinNames(names);
-}
-
-void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
-  auto want = [&](const char* what) {
-    const char* got = param.type == LabParamType::kString ? "a string"
-                      : param.type == LabParamType::kBool ? "a boolean"
-                                                          : "a number";
-    throw Error(std::string("must be ") + what + ", not " + got);
-  };
-  switch (spec.kind) {
-    case K::kInteger:
-      if (param.type != LabParamType::kNumber) want("a whole number");
-      if (!IsWhole(param.number) || std::fabs(param.number) > 1e9) {
-        throw Error("must be a whole number between -1e9 and 1e9, not " +
-                    TomlNumber(param.number));
-      }
-      return;
-    case K::kNumber:
-      if (param.type != LabParamType::kNumber) want("a number");
-      if (!std::isfinite(param.number)) throw Error("must be a finite number");
-      return;
-    case K::kSize:
-      if (param.type == LabParamType::kNumber) {
-        if (!IsWhole(param.number) || param.number < 0 || param.number > 9.0e15) {
-          throw Error("must be a whole number of bytes >= 0, not " + TomlNumber(param.number));
-        }
-        return;
-      }
-      if (param.type != LabParamType::kString) want("a size (\"64M\" or a number of bytes)");
-      {
-        Bytes bytes = 0;
-        std::string error;
-        // ParseSize's message starts with the field name; ours is added by the caller.
-        try {
-          bytes = ParseSize(param.text, "size");
-        } catch (const Error& e) {
-          std::string message = e.what();
-          if (message.rfind("size: ", 0) == 0) message = message.substr(6);
-          throw Error(message);
-        }
-        (void)bytes;
-      }
-      return;
-    case K::kCount:
-      if (param.type == LabParamType::kNumber) {
-        if (!std::isfinite(param.number) || param.number < 0) {
-          throw Error("must be a parameter count >= 0");
-        }
-        return;
-      }
-      if (param.type != LabParamType::kString) want("a parameter count (\"7.5B\" or a number)");
-      try {
-        ParseParameterCount(param.text);
-      } catch (const Error& e) {
-        std::string message = e.what();
-        if (message.rfind("params: ", 0) == 0) message = message.substr(8);
-        throw Error(message);
-      }
-      return;
-    case K::kChoice:
-      if (param.type != LabParamType::kString) want("a string");
-      if (std::find(spec.choices.begin(), spec.choices.end(), param.text) == spec.choices.end()) {
-        throw Error("unknown value '" + param.text + "' (" + JoinNames(spec.choices) + ")");
-      }
-      return;
-    case K::kText:
-      if (param.type != LabParamType::kString) want("a string");
-      if (param.text.empty()) throw Error("must not be empty");
-      return;
-    case K::kBool:
-      if (param.type != LabParamType::kBool) want("true or false");
-      return;
-    case K::kTopology: {
-      if (param.type != LabParamType::kString) want("a topology preset name");
-      std::vector<std::string> names;
-      for (const PresetInfo& p : ListTopologyPresets()) {
-        if (p.name == param.text) return;
-        names.push_back(p.name);
-      }
-      // Parametric clusters ("16x-dgx-a100-ib") are not in the list: ask the builder.
-      try {
-        MakeTopologyPreset(param.text);
-        return;
-      } catch (const Error&) {
-      }
-      throw Error("'" + param.text + "' is not a topology preset (" + JoinNames(names) +
-                  ", <N>x-dgx-a100-ib, <N>x-dgx-h100-ib); lab files cannot name topology files");
-    }
-  }
-}
 
 void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
   const LabScenarioSpec& spec = SpecOrThrow(scenario);

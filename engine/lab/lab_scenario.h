@@ -77,6 +77,10 @@ const LabScenarioSpec* FindLabScenario(const std::string& name);
 /// "collective, pipeline, tp, zero, memory" for messages.
 std::string LabScenarioNames();
 
+/// A parameter's default as a lab file would write it (a number for
+/// integers and plain-number sizes, a string for "64M" or "dgx-a100").
+LabParam LabParamDefault(const LabParamSpec& spec);
+
 /// Checks one parameter against its spec; throws Error(kInvalidInput)
 /// "<message>" (no field: the caller knows it) on a wrong type, an unknown
 /// choice, a size that does not parse, an integer out of range.
