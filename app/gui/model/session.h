@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "app/gui/model/timeline_store.h"
+#include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
 #include "engine/run/chunk_state.h"
 #include "engine/run/collective_scenario.h"
@@ -49,6 +50,9 @@ struct ScenarioSettings {
   std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp" or "zero"
   std::string topology = "dgx-a100";  // preset name or file path
   std::string backend = "sim";
+  /// Collectives only: run in a worker process (`shardlab-cli worker`)
+  /// instead of in the app, as real hardware (cuda, mpi) always does.
+  bool in_worker = false;
   bool timing_only = false;
   // Collectives.
   std::string algo = "ring";
@@ -172,6 +176,29 @@ class Session {
   int zero_k() const { return zero_k_; }
   /// The backend the current run uses ("sim"); "" without a run.
   std::string backend() const;
+  // --- Worker runs (a collective with settings.in_worker).
+  /// The program started as the worker (default: DefaultWorkerProgram()).
+  void SetWorkerProgram(std::string path) { worker_program_ = std::move(path); }
+  /// Test hook: every worker run is started with --inject-fault `kind`
+  /// after `step` steps ("" for none); see `shardlab-cli worker --help`.
+  void SetWorkerFault(std::string kind, int step = 1) {
+    worker_fault_ = std::move(kind);
+    worker_fault_step_ = step;
+  }
+  /// A running worker that sends nothing for this long is killed.
+  void SetWorkerTimeout(double seconds) { worker_timeout_s_ = seconds; }
+  /// The current run goes through a worker process.
+  bool worker_run() const { return worker_run_; }
+  /// What happened to a worker that died ("" otherwise): the signal or exit
+  /// code and its error record. The app offers "Restart worker" with it.
+  const std::string& worker_failure() const { return worker_failure_; }
+  /// Starts the last worker run again with the same settings.
+  bool RestartWorker();
+  /// The worker's process id while one is started and not reaped, else -1.
+  pid_t worker_pid() const;
+  /// The latest values of each buffer the worker sent (empty when it sent
+  /// none: timing-only or large runs).
+  const std::vector<std::vector<float>>& worker_buffers() const { return worker_buffers_; }
   /// Why a pipeline, tensor-parallel or ZeRO run was not checked ("" when it was,
   /// or was asked to be timed only).
   const std::string& timing_only_reason() const { return timing_only_reason_; }
@@ -196,6 +223,12 @@ class Session {
  private:
   /// Resets everything a run leaves behind (UI thread, worker joined).
   void ResetRun();
+  /// Starts prepared_ in a worker process (UI thread).
+  void StartWorkerRun(const ScenarioSettings& settings);
+  /// Poll() for a worker run: records into the store, snapshots, outcome.
+  void PollWorker();
+  /// Ends a worker run as failed, with what happened.
+  void FailWorker(const std::string& what);
   /// Steps `executor` to the end into `sink`, paced by the queue; calls
   /// after_step(step) after each. False when cancelled.
   bool StepToEnd(Executor& executor, EventSink& sink, const std::function<void(int)>& after_step);
@@ -240,6 +273,21 @@ class Session {
   bool has_last_check_ = false;             // Check's answer for the settings it last saw
   ScenarioSettings last_check_settings_;
   std::string last_check_message_;
+
+  // Worker runs (UI thread only).
+  bool worker_run_ = false;
+  std::unique_ptr<WorkerClient> worker_client_;
+  std::unique_ptr<ChunkState> worker_chunks_;
+  std::vector<std::vector<float>> worker_buffers_;
+  std::string worker_failure_;
+  std::string worker_program_;
+  std::string worker_fault_;
+  int worker_fault_step_ = 1;
+  double worker_timeout_s_ = 60;
+  bool worker_error_record_seen_ = false;
+  ErrorRecord worker_error_record_;
+  double worker_last_record_s_ = 0;         // steady clock, seconds
+  ScenarioSettings worker_settings_;        // for RestartWorker
 
   std::mutex mutex_;                        // guards the fields below
   std::vector<BufferSnapshot> pending_snapshots_;
