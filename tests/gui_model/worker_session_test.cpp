@@ -8,12 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <fstream>
 #include <chrono>
 #include <string>
 #include <thread>
 
 #include "app/gui/model/session.h"
 #include "engine/algorithms/verify.h"
+#include "engine/run/trace_writer.h"
 
 namespace shardlab::gui {
 namespace {
@@ -219,6 +221,73 @@ TEST(WorkerSession, AMissingWorkerProgramIsOneClearMessage) {
   EXPECT_EQ(session.state(), SessionState::kFailed);
   EXPECT_TRUE(Contains(session.worker_failure(), "cannot start /nonexistent/shardlab-cli"))
       << session.worker_failure();
+}
+
+}  // namespace
+}  // namespace shardlab::gui
+
+namespace shardlab::gui {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + name;
+}
+
+TEST(TraceSession, OpensATraceTheWorkerRunWroteAndShowsTheSameEvents) {
+  Session run;
+  run.SetWorkerProgram(SHARDLAB_CLI_PATH);
+  ASSERT_TRUE(run.Start(WorkerAllReduce())) << run.error();
+  ASSERT_TRUE(PollUntilDone(run));
+  ASSERT_EQ(run.state(), SessionState::kDone) << run.error();
+  std::vector<Event> events;
+  for (const TimelineRow& row : run.store().rows()) events.insert(events.end(), row.events.begin(), row.events.end());
+  const std::string path = TempPath("worker_run.json");
+  TraceInfo info;
+  info.backend = "sim (worker process)";
+  WriteChromeTraceFile(path, *run.plan(), *run.topology(), events, info);
+
+  Session viewer;
+  std::string message;
+  ASSERT_TRUE(viewer.OpenTrace(path, &message)) << message;
+  EXPECT_EQ(message, "");
+  ASSERT_NE(viewer.trace(), nullptr);
+  EXPECT_EQ(viewer.state(), SessionState::kDone);
+  ASSERT_NE(viewer.plan(), nullptr);
+  ASSERT_NE(viewer.topology(), nullptr);
+  EXPECT_EQ(viewer.topology()->name, "dgx-a100");
+  EXPECT_EQ(viewer.backend(), "sim (worker process)");
+  EXPECT_EQ(viewer.num_steps(), run.num_steps());
+  EXPECT_EQ(viewer.store().event_count(), run.store().event_count());
+  EXPECT_EQ(viewer.store().steps_seen(), run.store().steps_seen());
+  EXPECT_NEAR(viewer.store().end_ns(), run.store().end_ns(), 1e-3);
+  for (int k = 0; k < run.store().steps_seen(); ++k) {
+    EXPECT_NEAR(viewer.store().StepEndNs(k), run.store().StepEndNs(k), 1e-3) << "step " << k;
+  }
+}
+
+TEST(TraceSession, ABrokenTraceIsOneMessageAndTheRunOnScreenStays) {
+  Session session;
+  ScenarioSettings settings = WorkerAllReduce();
+  settings.in_worker = false;
+  ASSERT_TRUE(session.Start(settings));
+  ASSERT_TRUE(PollUntilDone(session));
+  const std::size_t events = session.store().event_count();
+
+  const std::string path = TempPath("broken.json");
+  {
+    std::ofstream out(path);
+    out << R"({"traceEvents": [{"ph": "X", "pid": 1, "tid": 1000000, "ts": 0, "dur": 1})";
+  }
+  std::string message;
+  EXPECT_FALSE(session.OpenTrace(path, &message));
+  EXPECT_TRUE(Contains(message, path + ":1:")) << message;
+  EXPECT_EQ(session.trace(), nullptr);
+  EXPECT_EQ(session.state(), SessionState::kDone);
+  EXPECT_EQ(session.store().event_count(), events);
+  EXPECT_NE(session.prepared(), nullptr);
+
+  EXPECT_FALSE(session.OpenTrace("/nonexistent/trace.json", &message));
+  EXPECT_TRUE(Contains(message, "cannot open")) << message;
 }
 
 }  // namespace

@@ -261,6 +261,7 @@ const Plan* Session::plan() const {
   if (pipeline_) return &pipeline_->pipeline.plan;
   if (tp_) return &tp_->layer.plan;
   if (zero_) return &zero_->zero.plan;
+  if (trace_) return &trace_->plan;
   return nullptr;
 }
 
@@ -269,6 +270,7 @@ const Topology* Session::topology() const {
   if (pipeline_) return &pipeline_->topology;
   if (tp_) return &tp_->topology;
   if (zero_) return &zero_->topology;
+  if (trace_) return &trace_->topology;
   return nullptr;
 }
 
@@ -278,6 +280,7 @@ std::string Session::backend() const {
   if (pipeline_) return pipeline_->scenario.backend;
   if (tp_) return tp_->scenario.backend;
   if (zero_) return zero_->scenario.backend;
+  if (trace_) return trace_->backend;
   return "";
 }
 
@@ -297,11 +300,13 @@ std::string Session::Title() const {
     return zero_->zero.plan.name + " (batch " + std::to_string(zero_->scenario.params.model.batch) + ") on " +
            zero_->topology.name;
   }
+  if (trace_) return "trace " + trace_->source + ": " + (trace_->title.empty() ? trace_->plan.name : trace_->title);
   return "";
 }
 
 TimeNs Session::expected_ns() const {
   if (prepared_) return prepared_->predicted_ns;
+  if (trace_) return store_.end_ns();  // recorded: the trace's own span
   if (tp_) {
     // The busiest rank's compute at the topology's speed, plus the ring
     // formula for each all-reduce: compute waits for every one of them.
@@ -394,6 +399,7 @@ void Session::ResetRun() {
   worker_failure_.clear();
   worker_error_record_seen_ = false;
   worker_error_record_ = ErrorRecord{};
+  trace_.reset();
   prepared_.reset();
   pipeline_.reset();
   tp_.reset();
@@ -418,6 +424,25 @@ void Session::ResetRun() {
   steps_done_ = 0;
   worker_finished_ = false;
   cancel_ = false;
+}
+
+bool Session::OpenTrace(const std::string& path, std::string* message) {
+  std::unique_ptr<LoadedTrace> loaded;
+  try {
+    loaded = std::make_unique<LoadedTrace>(ReadChromeTraceFile(path));
+  } catch (const std::exception& e) {
+    *message = e.what();  // the run on screen stays
+    return false;
+  }
+  Cancel();
+  ResetRun();
+  ++run_id_;
+  trace_ = std::move(loaded);
+  store_.Add(trace_->events);
+  steps_done_ = trace_->plan.num_steps;
+  state_ = SessionState::kDone;
+  message->clear();
+  return true;
 }
 
 bool Session::Start(const ScenarioSettings& settings) {

@@ -33,6 +33,7 @@
 #include "engine/run/collective_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/run/pipeline_scenario.h"
+#include "engine/run/trace_reader.h"
 #include "engine/run/tp_scenario.h"
 #include "engine/run/zero_scenario.h"
 
@@ -176,6 +177,14 @@ class Session {
   int zero_k() const { return zero_k_; }
   /// The backend the current run uses ("sim"); "" without a run.
   std::string backend() const;
+  // --- Opened traces (File > Open trace).
+  /// Shows the Chrome trace at `path` (one ShardLab wrote, from any
+  /// backend) instead of a run. On a bad file returns false with one
+  /// message in *message and leaves the current run as it was.
+  bool OpenTrace(const std::string& path, std::string* message);
+  /// The opened trace, or null (no trace: a run or nothing).
+  const LoadedTrace* trace() const { return trace_.get(); }
+
   // --- Worker runs (a collective with settings.in_worker).
   /// The program started as the worker (default: DefaultWorkerProgram()).
   void SetWorkerProgram(std::string path) { worker_program_ = std::move(path); }
@@ -256,6 +265,7 @@ class Session {
   std::unique_ptr<PreparedZero> zero_;
   ZeroSummary zero_outcome_;
   int zero_k_ = 12;
+  std::unique_ptr<LoadedTrace> trace_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;
