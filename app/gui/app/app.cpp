@@ -392,6 +392,7 @@ void App::StartRun(const ScenarioSettings& settings) {
   scenario_state_.last_run = settings;
   ResetReplay();
   session_.Start(settings);  // a rejected run shows its error in the panels
+  session_.SetWorkerFault("");  // --worker-fault fails the launch run only: Restart then works
   if (session_.plan() != nullptr) {
     // Until the run is recorded, the formula's time stands in for its end,
     // so Play during recording already moves at a readable pace.

@@ -64,7 +64,7 @@ const CommandSpec& AppSpec() {
         {"ring-order", 0, "ORDER", "auto, rank or a list such as 0,3,2,1 (default auto)"},
         {"timing-only", 0, "", "skip the data: time the run without checking its result"},
         {"worker", 0, "", "collectives: run in a worker process ('shardlab-cli worker'), as real hardware does; the backend may then be one only the worker has (cuda, mpi)"},
-        {"worker-fault", 0, "KIND", "for tests: the worker fails after one step: sticky-cuda, signal, kill, exit or hang"},
+        {"worker-fault", 0, "KIND", "for tests: the launch run's worker fails after one step (sticky-cuda, signal, kill, exit or hang); Restart worker then runs normally"},
         {"open-trace", 0, "FILE.json", "show a Chrome trace ShardLab wrote (any backend, any machine) instead of a run"},
         {"schedule", 0, "NAME", "pipeline: gpipe, 1f1b, interleaved or zb-h1 (default 1f1b)"},
         {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
