@@ -22,6 +22,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <memory>
 
@@ -101,20 +102,24 @@ class EventRecordSink : public EventSink {
 /// Commands from stdin, read without blocking unless asked to wait.
 class CommandIn {
  public:
-  /// Reads what is there (waits for something when `wait`). Returns false
-  /// once stdin has ended and no command is left.
-  bool Next(WorkerRecord* command, bool wait) {
+  /// Appends every whole command available now to `out`; with `wait`,
+  /// first waits until at least one arrives or stdin ends.
+  void ReadAvailable(std::deque<WorkerRecord>& out, bool wait) {
     for (;;) {
-      const DecodeStatus status = reader_.Next(command);
-      if (status == DecodeStatus::kRecord) return true;
+      WorkerRecord command;
+      DecodeStatus status;
+      while ((status = reader_.Next(&command)) == DecodeStatus::kRecord) {
+        out.push_back(command);
+        wait = false;
+      }
       if (status == DecodeStatus::kBad) {
         throw Error("worker: bad command stream: " + reader_.error(), ErrorKind::kRuntime);
       }
-      if (ended_) return false;
+      if (ended_) return;
       pollfd fd{STDIN_FILENO, POLLIN, 0};
       const int ready = ::poll(&fd, 1, wait ? -1 : 0);
       if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) return false;
+      if (ready <= 0) return;
       std::uint8_t buffer[4096];
       const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
@@ -285,22 +290,28 @@ int WorkerMain(std::span<const std::string> words) {
     bool playing = args.Has("play");
     int budget = 0;  // steps a "step k" command still allows
     int step = 0;
+    // Commands take effect in order: "step 2, quit" runs two steps, then
+    // quits. Only cancel jumps the queue: it stops the run at once.
+    std::deque<WorkerRecord> pending;
     while (step < plan.num_steps) {
-      WorkerRecord command;
-      while (in.Next(&command, /*wait=*/!playing && budget == 0)) {
+      in.ReadAvailable(pending, /*wait=*/!playing && budget == 0 && pending.empty());
+      for (const WorkerRecord& command : pending) {
+        if (command.type != RecordType::kCancel) continue;
+        WorkerRecord cancelled;
+        cancelled.type = RecordType::kError;
+        cancelled.error.kind = WorkerErrorKind::kCancelled;
+        cancelled.error.message = "run cancelled after step " + std::to_string(step);
+        out.Add(cancelled);
+        out.Flush();
+        return 130;
+      }
+      while (budget == 0 && !pending.empty()) {
+        const WorkerRecord command = pending.front();
+        pending.pop_front();
         switch (command.type) {
           case RecordType::kStep: budget += command.step; break;
           case RecordType::kPlay: playing = true; break;
-          case RecordType::kPause: playing = false; budget = 0; break;
-          case RecordType::kCancel: {
-            WorkerRecord cancelled;
-            cancelled.type = RecordType::kError;
-            cancelled.error.kind = WorkerErrorKind::kCancelled;
-            cancelled.error.message = "run cancelled after step " + std::to_string(step);
-            out.Add(cancelled);
-            out.Flush();
-            return 130;
-          }
+          case RecordType::kPause: playing = false; break;
           case RecordType::kQuit: out.Flush(); return 0;
           default:
             throw Error(std::string("worker: '") + RecordTypeName(command.type) +
@@ -309,7 +320,7 @@ int WorkerMain(std::span<const std::string> words) {
         }
       }
       if (!playing && budget == 0) {
-        if (in.ended()) return 0;  // nobody left to say play
+        if (in.ended() && pending.empty()) return 0;  // nobody left to say play
         continue;
       }
       if (!executor.StepOnce(sink)) break;
