@@ -169,12 +169,15 @@ class Reader {
   std::string String(const char* field) {
     const std::uint32_t n = U32();
     if (failed_) return {};
-    if (n > kMaxRecordString) return Fail(std::string(field) + ": string of " + std::to_string(n) +
-                                          " bytes exceeds " + std::to_string(kMaxRecordString)),
-                                     std::string();
-    if (n > left()) return Fail(std::string(field) + ": string of " + std::to_string(n) +
-                                " bytes runs past the payload"),
-                           std::string();
+    if (n > kMaxRecordString) {
+      Fail(std::string(field) + ": string of " + std::to_string(n) + " bytes exceeds " +
+           std::to_string(kMaxRecordString));
+      return {};
+    }
+    if (n > left()) {
+      Fail(std::string(field) + ": string of " + std::to_string(n) + " bytes runs past the payload");
+      return {};
+    }
     std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
     at_ += n;
     return s;

@@ -15,6 +15,11 @@
 // The worker paces itself: it starts the next step only while the queue
 // has room, so the run never drops events and the executor never blocks.
 // Every engine error becomes error(); the app stays usable.
+//
+// Two other sources feed the same store and views: a collective run in a
+// worker process (settings.in_worker; session_worker.cpp: the events arrive
+// over a pipe from `shardlab-cli worker`, and a dead worker becomes
+// worker_failure() with a restart), and a trace file (OpenTrace).
 #pragma once
 
 #include <atomic>

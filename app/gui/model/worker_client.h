@@ -10,7 +10,9 @@
 // send SIGKILL and reap at once, so no worker outlives its client as a
 // zombie or an orphan. A crashed worker is an ordinary end here: ended()
 // turns true and DescribeEnd() says how ("killed by SIGSEGV (segmentation
-// fault)", "exited with code 3").
+// fault)", "exited with code 3"). Start() ignores SIGPIPE in the app's
+// process (a write to a worker that just died must be an error, not the
+// app's death); the worker itself gets the default SIGPIPE back.
 #pragma once
 
 #include <sys/types.h>
