@@ -214,6 +214,15 @@ TEST(WorkerSession, ABackendTheWorkerLacksFailsWithItsMessage) {
   EXPECT_TRUE(Contains(session.worker_failure(), "exited with code 2")) << session.worker_failure();
 }
 
+TEST(WorkerSession, RunsUnderALauncherAsMpirunWould) {
+  Session session;
+  session.SetWorkerLauncher({"/usr/bin/env", "SHARDLAB_UNDER_LAUNCHER=1"});  // stands in for mpirun -np N
+  StartWorker(session, WorkerAllReduce());
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_TRUE(session.outcome().verify.correct);
+}
+
 TEST(WorkerSession, AMissingWorkerProgramIsOneClearMessage) {
   Session session;
   session.SetWorkerProgram("/nonexistent/shardlab-cli");

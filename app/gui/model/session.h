@@ -193,6 +193,10 @@ class Session {
   // --- Worker runs (a collective with settings.in_worker).
   /// The program started as the worker (default: DefaultWorkerProgram()).
   void SetWorkerProgram(std::string path) { worker_program_ = std::move(path); }
+  /// Words put before the worker's command line, e.g. {"mpirun", "-np", "4"}
+  /// for an MPI run (the worker's process group, launcher included, is
+  /// what Cancel and a timeout kill). Empty (the default): a plain child.
+  void SetWorkerLauncher(std::vector<std::string> words) { worker_launcher_ = std::move(words); }
   /// Test hook: every worker run is started with --inject-fault `kind`
   /// after `step` steps ("" for none); see `shardlab-cli worker --help`.
   void SetWorkerFault(std::string kind, int step = 1) {
@@ -296,6 +300,7 @@ class Session {
   std::vector<std::vector<float>> worker_buffers_;
   std::string worker_failure_;
   std::string worker_program_;
+  std::vector<std::string> worker_launcher_;
   std::string worker_fault_;
   int worker_fault_step_ = 1;
   double worker_timeout_s_ = 60;

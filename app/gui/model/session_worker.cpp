@@ -56,6 +56,7 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
     argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
                              std::to_string(worker_fault_step_)});
   }
+  argv.insert(argv.begin(), worker_launcher_.begin(), worker_launcher_.end());
   if (p.params.ranks <= kMaxBufferViewRanks) {
     worker_chunks_ = std::make_unique<ChunkState>(p.params, p.plan);
     snapshots_.push_back(Snapshot(0, *worker_chunks_));
