@@ -24,6 +24,7 @@ const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
 const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
+const CommandSpec& WorkerSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -43,6 +44,9 @@ int ZeroRunMain(std::span<const std::string> args);
 int MemoryMain(std::span<const std::string> args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.
 int LabMain(std::span<const std::string> args);
+/// `worker COLLECTIVE`: the run as the app's worker process: binary
+/// records on stdout, commands on stdin (engine/run/worker_protocol.h).
+int WorkerMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.

@@ -32,7 +32,8 @@ struct CommandEntry {
 const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
-      {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {LabSpec, LabMain}};
+      {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {LabSpec, LabMain},
+      {WorkerSpec, WorkerMain}};
   return commands;
 }
 

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json.h"
+#include "engine/topology/topology_file.h"
 
 namespace shardlab {
 
@@ -350,6 +351,7 @@ void WriteSlice(JsonWriter& w, std::ostream& out, const Op* op, const Event& eve
   w.Field("step", event.step);
   w.Field("seq", event.collective_seq);
   w.Field("op", event.op);
+  w.Field("kind", OpKindName(event.kind));  // for readers (the app's File > Open trace)
   if (event.peer >= 0) w.Field("peer", event.peer);
   if (op != nullptr) {
     if (op->tags.chunk >= 0) w.Field("chunk", op->tags.chunk);
@@ -503,6 +505,10 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
   if (links.transfers_without_route > 0) {
     w.Field("transfers_without_route", links.transfers_without_route);
   }
+  // The machine itself, as a topology file: the app rebuilds the same
+  // topology view from the trace alone, on a laptop that never saw the
+  // cluster's topology file (engine/run/trace_reader.h).
+  w.Field("topology_file", WriteTopologyText(topology));
   w.EndObject();
   w.EndObject();
   out << '\n';

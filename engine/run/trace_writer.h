@@ -20,6 +20,11 @@
 // Pids are rank + 1 and tids lie in a range of their own, because Perfetto
 // treats pid 0 as the idle process and names threads by tid alone.
 //
+// Each slice's args carry the event's facts (op, kind, step, seq, bytes,
+// peer, clock, tags), and otherData the plan's name and size, the clock and
+// the topology as a topology file, so engine/run/trace_reader.h can read a
+// trace back into the same views.
+//
 // The file is written as it goes (no document tree): four million events
 // cost memory only for one flag per op and one counter track's change points.
 #pragma once

@@ -158,7 +158,21 @@ int App::Run() {
     Shutdown();
     return 1;
   }
-  StartRun(flags_.settings);
+  session_.SetWorkerFault(flags_.worker_fault);
+  if (!flags_.open_trace_path.empty()) {
+    std::string message;
+    if (!OpenTrace(flags_.open_trace_path, &message)) {
+      std::cerr << kAppProgram << ": error: " << message << "\n";
+      if (flags_.scripted()) {
+        Shutdown();
+        return 1;
+      }
+      SetStatus(message, true);
+      StartRun(flags_.settings);  // interactive: the usual launch run instead
+    }
+  } else {
+    StartRun(flags_.settings);
+  }
 
   int counted_frames = 0;
   double last_s = glfwGetTime();
@@ -226,6 +240,14 @@ void App::Frame(double dt_s) {
   HandleMenu(DrawMenuBar(menu));
   DrawPanels(ctx);
   DrawHelpPopups();
+  if (open_trace_dialog_.Draw(theme)) {
+    std::string message;
+    if (OpenTrace(open_trace_dialog_.path(), &message)) {
+      open_trace_dialog_.Opened(open_trace_dialog_.path());
+    } else {
+      open_trace_dialog_.Failed(message);
+    }
+  }
   if (export_dialog_.Draw(theme)) {
     if (export_dialog_.kind() == ExportKind::kScreenshot) {
       // Next frame: the dialog is gone from the picture by then.
@@ -273,6 +295,7 @@ void App::DrawPanels(ViewContext& ctx) {
 
   if (BeginPanel("Scenario###scenario", layout.scenario)) {
     if (DrawScenarioPanel(ctx, scenario_state_)) StartRun(scenario_state_.edit);
+    if (std::exchange(scenario_state_.restart_worker, false)) StartRun(scenario_state_.last_run);
   }
   ImGui::End();
   if (BeginPanel("###transport", layout.transport,
@@ -316,6 +339,7 @@ void App::DrawPanels(ViewContext& ctx) {
 void App::HandleMenu(MenuAction action) {
   switch (action) {
     case MenuAction::kNone: break;
+    case MenuAction::kOpenTrace: open_trace_dialog_.Open(); break;
     case MenuAction::kExportScreenshot:
       export_dialog_.Open(ExportKind::kScreenshot, DefaultExportName(ExportKind::kScreenshot));
       break;
@@ -348,13 +372,27 @@ void App::HandleShortcuts() {
   }
 }
 
-void App::StartRun(const ScenarioSettings& settings) {
-  scenario_state_.last_run = settings;
+void App::ResetReplay() {
   clock_ = ReplayClock{};
   synced_events_ = 0;
   run_finished_ = false;
   ++runs_started_;
+}
+
+bool App::OpenTrace(const std::string& path, std::string* message) {
+  if (!session_.OpenTrace(path, message)) return false;
+  ResetReplay();
+  auto_speed_ = AutoReplaySpeed(session_.expected_ns(), session_.num_steps());
+  clock_.set_speed(auto_speed_);
+  SetStatus("Opened trace " + path, false);
+  return true;
+}
+
+void App::StartRun(const ScenarioSettings& settings) {
+  scenario_state_.last_run = settings;
+  ResetReplay();
   session_.Start(settings);  // a rejected run shows its error in the panels
+  session_.SetWorkerFault("");  // --worker-fault fails the launch run only: Restart then works
   if (session_.plan() != nullptr) {
     // Until the run is recorded, the formula's time stands in for its end,
     // so Play during recording already moves at a readable pace.

@@ -20,6 +20,7 @@
 #include "app/gui/app/app_flags.h"
 #include "app/gui/app/export_dialog.h"
 #include "app/gui/app/menu_bar.h"
+#include "app/gui/app/open_trace_dialog.h"
 #include "app/gui/model/replay_clock.h"
 #include "app/gui/model/session.h"
 #include "app/gui/views/panels.h"
@@ -51,6 +52,11 @@ class App {
   void HandleShortcuts();
   /// Starts a run of `settings` and resets the replay for it.
   void StartRun(const ScenarioSettings& settings);
+  /// Shows the trace at `path`; false (and the reason in *message) when it
+  /// cannot be read, leaving the current run on screen.
+  bool OpenTrace(const std::string& path, std::string* message);
+  /// Resets the replay for whatever the session now shows.
+  void ResetReplay();
   /// Copies the store's step ends into the clock; on the first frame a
   /// run is done, applies auto speed and the launch flags.
   void SyncClock();
@@ -79,6 +85,7 @@ class App {
   TpWeightsViewState tp_weights_state_;
   ZeroMemoryViewState zero_memory_state_;
   ExportDialog export_dialog_;
+  OpenTraceDialog open_trace_dialog_;
 
   // Bookkeeping of the current run.
   std::size_t synced_events_ = 0;     // store size the clock was last synced to

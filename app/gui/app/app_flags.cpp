@@ -63,6 +63,9 @@ const CommandSpec& AppSpec() {
         {"backend", 0, "NAME", "backend (default sim)"},
         {"ring-order", 0, "ORDER", "auto, rank or a list such as 0,3,2,1 (default auto)"},
         {"timing-only", 0, "", "skip the data: time the run without checking its result"},
+        {"worker", 0, "", "collectives: run in a worker process ('shardlab-cli worker'), as real hardware does; the backend may then be one only the worker has (cuda, mpi)"},
+        {"worker-fault", 0, "KIND", "for tests: the launch run's worker fails after one step (sticky-cuda, signal, kill, exit or hang); Restart worker then runs normally"},
+        {"open-trace", 0, "FILE.json", "show a Chrome trace ShardLab wrote (any backend, any machine) instead of a run"},
         {"schedule", 0, "NAME", "pipeline: gpipe, 1f1b, interleaved or zb-h1 (default 1f1b)"},
         {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
         {"microbatches", 0, "N", "pipeline: micro-batches per step (default 8)"},
@@ -206,13 +209,22 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     if (value.empty()) throw UsageError(spelling + ": empty (give a preset name or a file)");
     s.topology = value;
   } else if (name == "backend") {
-    CheckBackend(spelling, value);
-    s.backend = value;
+    s.backend = value;  // checked in ParseAppFlags: a worker may have other backends
   } else if (name == "ring-order") {
     if (value.empty()) throw UsageError(spelling + ": empty (use auto, rank or e.g. 0,3,2,1)");
     s.ring_order = value;
   } else if (name == "timing-only") {
     s.timing_only = true;
+  } else if (name == "worker") {
+    s.in_worker = true;
+  } else if (name == "worker-fault") {
+    if (value != "sticky-cuda" && value != "signal" && value != "kill" && value != "exit" && value != "hang") {
+      throw UsageError(spelling + ": unknown fault '" + value + "' (use sticky-cuda, signal, kill, exit or hang)");
+    }
+    flags.worker_fault = value;
+  } else if (name == "open-trace") {
+    if (value.empty()) throw UsageError(spelling + ": empty file name");
+    flags.open_trace_path = value;
   } else if (name == "play") {
     flags.play = true;
   } else if (name == "step") {
@@ -262,6 +274,16 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
   for (const FlagSpec& flag : AppSpec().flags) {
     if (!parsed.Has(flag.name)) continue;
     Apply(flags, flag.name, parsed.Spelling(flag.name), parsed.Get(flag.name), algo_given);
+  }
+  if (parsed.Has("backend") && !flags.settings.in_worker) {
+    CheckBackend(parsed.Spelling("backend"), flags.settings.backend);
+  }
+  if (flags.settings.in_worker && !flags.settings.is_collective()) {
+    throw UsageError("--worker: only collectives run in a worker process so far (not " +
+                     flags.settings.scenario + ")");
+  }
+  if (!flags.worker_fault.empty() && !flags.settings.in_worker) {
+    throw UsageError("--worker-fault: needs --worker");
   }
   if (!algo_given && flags.settings.is_collective()) {
     flags.settings.algo = CollectiveAlgoName(DefaultAlgo(ParseCollectiveKind(flags.settings.scenario)));

@@ -8,6 +8,8 @@
 //             --ffn 0 --heads 4 --sequence-parallel]
 //           [--scenario zero --stage 2 --ranks 4 --layers 4 --model-width 64
 //             --batch 32 --steps 2 --bucket 16K --no-overlap --k 12]
+//           [--worker [--worker-fault KIND]]   (collectives: run in `shardlab-cli worker`)
+//           [--open-trace FILE.json]           (show a recorded trace instead of a run)
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--theme dark|light] [--font-scale F] [--width W --height H]
@@ -36,6 +38,8 @@ struct AppFlags {
   int frames = 0;                   // > 0: scripted mode, exit after this many frames
   std::string screenshot_path;      // PNG written after the last scripted frame
   std::string trace_path;           // Chrome trace of the first run
+  std::string open_trace_path;      // a trace to show instead of the launch run
+  std::string worker_fault;         // tests: --inject-fault for every worker run
   ThemeKind theme = ThemeKind::kDark;
   float font_scale = 1.0f;
   int width_px = 1600;

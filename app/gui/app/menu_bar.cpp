@@ -16,6 +16,8 @@ MenuAction DrawMenuBar(const MenuBarInfo& info) {
     return action;
   }
   if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open trace...")) action = MenuAction::kOpenTrace;
+    ImGui::Separator();
     if (ImGui::MenuItem("Export screenshot...")) action = MenuAction::kExportScreenshot;
     if (ImGui::MenuItem("Export Chrome trace...", nullptr, false, info.can_export_trace)) {
       action = MenuAction::kExportTrace;

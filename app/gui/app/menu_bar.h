@@ -1,4 +1,4 @@
-// The main menu bar: File (exports, quit), View (theme, text size), Help.
+// The main menu bar: File (open trace, exports, quit), View (theme, text size), Help.
 //
 // Its height is pinned to MenuBarHeightPx, a function of the font size
 // alone, so the app and the screenshot tests compute the same panel
@@ -19,6 +19,7 @@ inline float MenuBarHeightPx(float font_px) { return font_px + 2.0f * kMenuBarPa
 
 enum class MenuAction {
   kNone,
+  kOpenTrace,
   kExportScreenshot,
   kExportTrace,
   kQuit,

@@ -31,7 +31,9 @@ CollectiveScenario ScenarioFrom(const ScenarioSettings& settings) {
   scenario.size_bytes = ParseSize(settings.size, "size");
   scenario.ranks = settings.ranks;
   scenario.topology = settings.topology;
-  scenario.backend = settings.backend;
+  // A worker run is checked and planned here on the simulator (the app may
+  // not have the worker's backend); the worker checks its backend itself.
+  scenario.backend = settings.in_worker ? "sim" : settings.backend;
   scenario.ring_order = settings.ring_order;
   scenario.timing_only = settings.timing_only;
   return scenario;
@@ -245,6 +247,10 @@ Session::Session() = default;
 
 Session::~Session() { Cancel(); }
 
+pid_t Session::worker_pid() const {
+  return worker_client_ && !worker_client_->ended() ? worker_client_->pid() : -1;
+}
+
 int Session::num_steps() const {
   const Plan* p = plan();
   return p != nullptr ? p->num_steps : 0;
@@ -255,6 +261,7 @@ const Plan* Session::plan() const {
   if (pipeline_) return &pipeline_->pipeline.plan;
   if (tp_) return &tp_->layer.plan;
   if (zero_) return &zero_->zero.plan;
+  if (trace_) return &trace_->plan;
   return nullptr;
 }
 
@@ -263,14 +270,17 @@ const Topology* Session::topology() const {
   if (pipeline_) return &pipeline_->topology;
   if (tp_) return &tp_->topology;
   if (zero_) return &zero_->topology;
+  if (trace_) return &trace_->topology;
   return nullptr;
 }
 
 std::string Session::backend() const {
+  if (prepared_ && worker_run_) return worker_settings_.backend + " (worker process)";
   if (prepared_) return prepared_->scenario.backend;
   if (pipeline_) return pipeline_->scenario.backend;
   if (tp_) return tp_->scenario.backend;
   if (zero_) return zero_->scenario.backend;
+  if (trace_) return trace_->backend;
   return "";
 }
 
@@ -290,11 +300,13 @@ std::string Session::Title() const {
     return zero_->zero.plan.name + " (batch " + std::to_string(zero_->scenario.params.model.batch) + ") on " +
            zero_->topology.name;
   }
+  if (trace_) return "trace " + trace_->source + ": " + (trace_->title.empty() ? trace_->plan.name : trace_->title);
   return "";
 }
 
 TimeNs Session::expected_ns() const {
   if (prepared_) return prepared_->predicted_ns;
+  if (trace_) return store_.end_ns();  // recorded: the trace's own span
   if (tp_) {
     // The busiest rank's compute at the topology's speed, plus the ring
     // formula for each all-reduce: compute waits for every one of them.
@@ -379,6 +391,15 @@ std::string Session::Check(const ScenarioSettings& settings) {
 }
 
 void Session::ResetRun() {
+  if (worker_client_) worker_client_->Kill();
+  worker_client_.reset();
+  worker_run_ = false;
+  worker_chunks_.reset();
+  worker_buffers_.clear();
+  worker_failure_.clear();
+  worker_error_record_seen_ = false;
+  worker_error_record_ = ErrorRecord{};
+  trace_.reset();
   prepared_.reset();
   pipeline_.reset();
   tp_.reset();
@@ -405,6 +426,25 @@ void Session::ResetRun() {
   cancel_ = false;
 }
 
+bool Session::OpenTrace(const std::string& path, std::string* message) {
+  std::unique_ptr<LoadedTrace> loaded;
+  try {
+    loaded = std::make_unique<LoadedTrace>(ReadChromeTraceFile(path));
+  } catch (const std::exception& e) {
+    *message = e.what();  // the run on screen stays
+    return false;
+  }
+  Cancel();
+  ResetRun();
+  ++run_id_;
+  trace_ = std::move(loaded);
+  store_.Add(trace_->events);
+  steps_done_ = trace_->plan.num_steps;
+  state_ = SessionState::kDone;
+  message->clear();
+  return true;
+}
+
 bool Session::Start(const ScenarioSettings& settings) {
   Cancel();
   ResetRun();
@@ -424,6 +464,7 @@ bool Session::Start(const ScenarioSettings& settings) {
         timing_only_reason_ = text;
       }
       pipeline_ = PreparePipeline(scenario, CachedTopology(scenario.topology));
+      if (settings.in_worker) timing_only_reason_.clear();  // only collectives run in a worker
     } else if (settings.is_tp()) {
       TpScenario scenario = TpScenarioFrom(settings);
       const Topology& topology = CachedTopology(scenario.topology);
@@ -494,6 +535,10 @@ bool Session::Start(const ScenarioSettings& settings) {
     }
   }
 
+  if (prepared_ && settings.in_worker) {
+    StartWorkerRun(settings);
+    return state_ != SessionState::kFailed;
+  }
   queue_ = std::make_unique<EventQueue>(kQueueCapacity);
   state_ = SessionState::kRunning;
   if (prepared_) {
@@ -509,6 +554,17 @@ bool Session::Start(const ScenarioSettings& settings) {
 }
 
 void Session::Cancel() {
+  if (worker_run_) {
+    if (worker_client_ && !worker_client_->ended()) {
+      worker_client_->Send(MakeCommand(RecordType::kCancel));
+      worker_client_->Kill();  // and reaped: a cancelled worker never lingers
+    }
+    if (state_ == SessionState::kRunning) {
+      error_ = "run cancelled";
+      state_ = SessionState::kFailed;
+    }
+    return;
+  }
   cancel_ = true;
   {
     std::lock_guard lock(mutex_);
@@ -533,6 +589,10 @@ void Session::DrainEvents() {
 }
 
 void Session::Poll() {
+  if (worker_run_) {
+    PollWorker();
+    return;
+  }
   if (state_ != SessionState::kRunning) return;
   // Read the flag first: everything the worker queued before setting it is
   // then drained below.

@@ -15,6 +15,11 @@
 // The worker paces itself: it starts the next step only while the queue
 // has room, so the run never drops events and the executor never blocks.
 // Every engine error becomes error(); the app stays usable.
+//
+// Two other sources feed the same store and views: a collective run in a
+// worker process (settings.in_worker; session_worker.cpp: the events arrive
+// over a pipe from `shardlab-cli worker`, and a dead worker becomes
+// worker_failure() with a restart), and a trace file (OpenTrace).
 #pragma once
 
 #include <atomic>
@@ -27,11 +32,13 @@
 #include <vector>
 
 #include "app/gui/model/timeline_store.h"
+#include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
 #include "engine/run/chunk_state.h"
 #include "engine/run/collective_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/run/pipeline_scenario.h"
+#include "engine/run/trace_reader.h"
 #include "engine/run/tp_scenario.h"
 #include "engine/run/zero_scenario.h"
 
@@ -49,6 +56,9 @@ struct ScenarioSettings {
   std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp" or "zero"
   std::string topology = "dgx-a100";  // preset name or file path
   std::string backend = "sim";
+  /// Collectives only: run in a worker process (`shardlab-cli worker`)
+  /// instead of in the app, as real hardware (cuda, mpi) always does.
+  bool in_worker = false;
   bool timing_only = false;
   // Collectives.
   std::string algo = "ring";
@@ -172,6 +182,41 @@ class Session {
   int zero_k() const { return zero_k_; }
   /// The backend the current run uses ("sim"); "" without a run.
   std::string backend() const;
+  // --- Opened traces (File > Open trace).
+  /// Shows the Chrome trace at `path` (one ShardLab wrote, from any
+  /// backend) instead of a run. On a bad file returns false with one
+  /// message in *message and leaves the current run as it was.
+  bool OpenTrace(const std::string& path, std::string* message);
+  /// The opened trace, or null (no trace: a run or nothing).
+  const LoadedTrace* trace() const { return trace_.get(); }
+
+  // --- Worker runs (a collective with settings.in_worker).
+  /// The program started as the worker (default: DefaultWorkerProgram()).
+  void SetWorkerProgram(std::string path) { worker_program_ = std::move(path); }
+  /// Words put before the worker's command line, e.g. {"mpirun", "-np", "4"}
+  /// for an MPI run (the worker's process group, launcher included, is
+  /// what Cancel and a timeout kill). Empty (the default): a plain child.
+  void SetWorkerLauncher(std::vector<std::string> words) { worker_launcher_ = std::move(words); }
+  /// Test hook: every worker run is started with --inject-fault `kind`
+  /// after `step` steps ("" for none); see `shardlab-cli worker --help`.
+  void SetWorkerFault(std::string kind, int step = 1) {
+    worker_fault_ = std::move(kind);
+    worker_fault_step_ = step;
+  }
+  /// A running worker that sends nothing for this long is killed.
+  void SetWorkerTimeout(double seconds) { worker_timeout_s_ = seconds; }
+  /// The current run goes through a worker process.
+  bool worker_run() const { return worker_run_; }
+  /// What happened to a worker that died ("" otherwise): the signal or exit
+  /// code and its error record. The app offers "Restart worker" with it.
+  const std::string& worker_failure() const { return worker_failure_; }
+  /// Starts the last worker run again with the same settings.
+  bool RestartWorker();
+  /// The worker's process id while one is started and not reaped, else -1.
+  pid_t worker_pid() const;
+  /// The latest values of each buffer the worker sent (empty when it sent
+  /// none: timing-only or large runs).
+  const std::vector<std::vector<float>>& worker_buffers() const { return worker_buffers_; }
   /// Why a pipeline, tensor-parallel or ZeRO run was not checked ("" when it was,
   /// or was asked to be timed only).
   const std::string& timing_only_reason() const { return timing_only_reason_; }
@@ -196,6 +241,12 @@ class Session {
  private:
   /// Resets everything a run leaves behind (UI thread, worker joined).
   void ResetRun();
+  /// Starts prepared_ in a worker process (UI thread).
+  void StartWorkerRun(const ScenarioSettings& settings);
+  /// Poll() for a worker run: records into the store, snapshots, outcome.
+  void PollWorker();
+  /// Ends a worker run as failed, with what happened.
+  void FailWorker(const std::string& what);
   /// Steps `executor` to the end into `sink`, paced by the queue; calls
   /// after_step(step) after each. False when cancelled.
   bool StepToEnd(Executor& executor, EventSink& sink, const std::function<void(int)>& after_step);
@@ -223,6 +274,7 @@ class Session {
   std::unique_ptr<PreparedZero> zero_;
   ZeroSummary zero_outcome_;
   int zero_k_ = 12;
+  std::unique_ptr<LoadedTrace> trace_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;
@@ -240,6 +292,22 @@ class Session {
   bool has_last_check_ = false;             // Check's answer for the settings it last saw
   ScenarioSettings last_check_settings_;
   std::string last_check_message_;
+
+  // Worker runs (UI thread only).
+  bool worker_run_ = false;
+  std::unique_ptr<WorkerClient> worker_client_;
+  std::unique_ptr<ChunkState> worker_chunks_;
+  std::vector<std::vector<float>> worker_buffers_;
+  std::string worker_failure_;
+  std::string worker_program_;
+  std::vector<std::string> worker_launcher_;
+  std::string worker_fault_;
+  int worker_fault_step_ = 1;
+  double worker_timeout_s_ = 60;
+  bool worker_error_record_seen_ = false;
+  ErrorRecord worker_error_record_;
+  double worker_last_record_s_ = 0;         // steady clock, seconds
+  ScenarioSettings worker_settings_;        // for RestartWorker
 
   std::mutex mutex_;                        // guards the fields below
   std::vector<BufferSnapshot> pending_snapshots_;

@@ -109,6 +109,11 @@ void DrawBufferView(ViewContext& ctx) {
     ImGui::TextWrapped("A tensor-parallel layer's buffers are blocks of its weights: see the weights panel.");
     return;
   }
+  if (ctx.session.trace() != nullptr) {
+    ImGui::TextWrapped("A trace records when each operation ran, not what the buffers held: the "
+                       "timeline and the machine replay it. Run the scenario to see the chunks.");
+    return;
+  }
   const PreparedCollective* prepared = ctx.session.prepared();
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet: press Run in the scenario panel.");

@@ -45,11 +45,36 @@ const char* BusFactorText(CollectiveKind kind) {
   return "";
 }
 
-std::string ScenarioLine(const PreparedCollective& p) {
+std::string ScenarioLine(const PreparedCollective& p, const std::string& backend) {
   const CollectiveScenario& s = p.scenario;
   return CollectiveTitle(CollectiveKindName(s.kind), CollectiveAlgoName(s.algo)) + " \xC2\xB7 " +
          std::to_string(s.ranks) + " GPUs \xC2\xB7 " + FormatBytes(s.size_bytes) + " (" +
-         DTypeName(p.params.dtype) + ") \xC2\xB7 " + p.topology.name + " \xC2\xB7 " + s.backend;
+         DTypeName(p.params.dtype) + ") \xC2\xB7 " + p.topology.name + " \xC2\xB7 " + backend;
+}
+
+/// An opened trace: what was recorded, where and with which clock; no
+/// check (a trace holds times, not data).
+void DrawTraceMetrics(const ViewContext& ctx, const LoadedTrace& trace) {
+  const Session& session = ctx.session;
+  ImGui::TextWrapped("%s", trace.title.empty() ? trace.plan.name.c_str() : trace.title.c_str());
+  if (ImGui::BeginTable("##trace_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    MetricsRow("file", trace.source, "");
+    MetricsRow("backend", trace.backend.empty() ? "?" : trace.backend, trace.clock + " clock");
+    MetricsRow("time", FormatRunTime(session.store().end_ns()), "first start to last end");
+    MetricsRow("steps", std::to_string(trace.plan.num_steps),
+               Grouped(static_cast<std::int64_t>(trace.events.size())) + " events on " +
+                   std::to_string(trace.plan.num_ranks) + " ranks");
+    MetricsRow("machine", trace.topology.name, "");
+    MetricsRow("result", "not checked", "");
+    ImGui::EndTable();
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.theme.text_dim));
+  ImGui::TextWrapped("A trace records when each operation ran, not the data: replay it step by step; "
+                     "to check a result, run the scenario.");
+  if (!trace.topology_note.empty()) ImGui::TextWrapped("%s", trace.topology_note.c_str());
+  ImGui::PopStyleColor();
 }
 
 }  // namespace
@@ -78,11 +103,15 @@ void DrawMetricsPanel(ViewContext& ctx) {
     DrawZeroMetrics(ctx);
     return;
   }
+  if (const LoadedTrace* trace = session.trace()) {
+    DrawTraceMetrics(ctx, *trace);
+    return;
+  }
   if (prepared == nullptr) {
     ImGui::TextDisabled("No run yet.");
     return;
   }
-  ImGui::TextWrapped("%s", ScenarioLine(*prepared).c_str());
+  ImGui::TextWrapped("%s", ScenarioLine(*prepared, session.backend()).c_str());
 
   const bool done = session.state() == SessionState::kDone;
   const CollectiveOutcomeSummary& out = session.outcome();

@@ -23,6 +23,7 @@ struct ScenarioPanelState {
   bool topology_is_file = false;    // the topology combo's "file..." entry
   std::string topology_file;        // its path field
   std::string custom_ring_order = "0,1,2,3,4,5,6,7";  // the custom entry's text
+  bool restart_worker = false;      // "Restart worker" was pressed: run last_run again
 };
 
 /// Draws the scenario fields and Run. Returns true when Run was pressed

@@ -539,15 +539,51 @@ void SizeField(const Theme& theme, ScenarioSettings& s) {
   }
 }
 
-void BackendField(ScenarioSettings& s) {
+/// "sim", or "cuda (worker process)" for a run that goes through a worker.
+std::string BackendLabel(const std::string& backend, bool in_worker) {
+  return in_worker ? backend + " (worker process)" : backend;
+}
+
+/// Collectives may also run in a worker process: the simulator (to see
+/// the worker at work without hardware) or the backends only a worker
+/// runs (cuda, mpi), which fail with the worker's message where the
+/// machine has none.
+void BackendField(ScenarioSettings& s, bool collective) {
   FieldLabel("Backend");
-  if (ImGui::BeginCombo("##backend", s.backend.c_str())) {
+  if (!collective) s.in_worker = false;
+  if (ImGui::BeginCombo("##backend", BackendLabel(s.backend, s.in_worker).c_str())) {
     for (const BackendInfo& b : ListBackends()) {
-      if (ImGui::Selectable(b.name.c_str(), b.name == s.backend)) s.backend = b.name;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", b.description.c_str());
+      if (ImGui::Selectable(b.name.c_str(), b.name == s.backend && !s.in_worker)) {
+        s.backend = b.name;
+        s.in_worker = false;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (in the app)", b.description.c_str());
+    }
+    if (collective) {
+      for (const char* name : {"sim", "cuda", "mpi"}) {
+        const std::string label = BackendLabel(name, true);
+        if (ImGui::Selectable(label.c_str(), s.in_worker && s.backend == name)) {
+          s.backend = name;
+          s.in_worker = true;
+        }
+        if (ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("Runs in 'shardlab-cli worker', a separate process that streams the\n"
+                            "events back: a crash there (a sticky CUDA error, a dead MPI rank)\n"
+                            "ends the worker, never the app.");
+        }
+      }
     }
     ImGui::EndCombo();
   }
+}
+
+/// A worker that died: what happened, and a button to start it again.
+void WorkerFailure(const Theme& theme, const Session& session, ScenarioPanelState& state) {
+  if (session.worker_failure().empty()) return;
+  ImGui::Spacing();
+  ErrorWrapped(theme, "The worker process died: " + session.worker_failure());
+  DimWrapped(theme, "The app is fine: the worker ran in its own process.");
+  if (ImGui::Button("Restart worker", ImVec2(-FLT_MIN, 0))) state.restart_worker = true;
 }
 
 void RingOrderField(ScenarioPanelState& state) {
@@ -645,17 +681,17 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   TopologyField(theme, state);
   if (s.is_pipeline()) {
     PipelineFields(theme, s);
-    BackendField(s);
+    BackendField(s, false);
   } else if (s.is_tp()) {
     TpFields(theme, s);
-    BackendField(s);
+    BackendField(s, false);
   } else if (s.is_zero()) {
     ZeroFields(theme, s);
-    BackendField(s);
+    BackendField(s, false);
   } else {
     RanksField(s);
     SizeField(theme, s);
-    BackendField(s);
+    BackendField(s, true);
     RingOrderField(state);
   }
   ImGui::Checkbox("Timing only (skip the data)", &s.timing_only);
@@ -677,7 +713,14 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   if (run) return true;
 
   const PreparedCollective* prepared = ctx.session.prepared();
-  if (ctx.session.state() == SessionState::kFailed) {
+  if (const LoadedTrace* trace = ctx.session.trace()) {
+    DimWrapped(theme, "Showing the trace " + trace->source + " (" +
+                          (trace->backend.empty() ? std::string("unknown backend") : trace->backend) +
+                          ", " + trace->clock + " clock). Run starts a new run from the fields above.");
+  }
+  if (!ctx.session.worker_failure().empty()) {
+    WorkerFailure(theme, ctx.session, state);
+  } else if (ctx.session.state() == SessionState::kFailed) {
     ErrorWrapped(theme, "The last run failed: " + ctx.session.error());
   } else if (ctx.session.plan() != nullptr && !(s == state.last_run) && problem.empty()) {
     DimWrapped(theme, "Changed: press Run to record the new run.");

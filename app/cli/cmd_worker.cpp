@@ -1,0 +1,375 @@
+// `shardlab-cli worker COLLECTIVE [run's flags]`: the worker process the
+// app starts for runs that must not share its process (real GPUs, MPI).
+//
+//   app ──commands (stdin)──►  worker: hello, plan, snapshots of step 0,
+//                               then per step: events, snapshots, step done;
+//   app ◄──records (stdout)──   at the end: run done (metrics, the check).
+//                               Logs and the one error line go to stderr.
+//
+// The worker starts paused (or playing with --play) and obeys step k,
+// play, pause, cancel and quit between steps. A failure becomes an error
+// record and a non-zero exit. When stdin ends (the app closed the pipe or
+// died) a paused worker quits; one that writes to a closed pipe dies of
+// SIGPIPE, so it never outlives the app for long.
+//
+// --inject-fault is for tests only: it makes the worker fail after
+// --fault-step steps the way a real one can, so the app's crash handling is
+// tested without a GPU (see WorkerFault below).
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/collective_run.h"
+#include "app/cli/commands.h"
+#include "engine/core/error.h"
+#include "engine/run/backend.h"
+#include "engine/run/executor.h"
+#include "engine/run/vector_sink.h"
+#include "engine/run/worker_protocol.h"
+
+namespace shardlab::cli {
+namespace {
+
+/// Buffers above this many floats in all are not snapshot (the app's
+/// buffer view reads chunk states from the events; values are for checks).
+constexpr std::size_t kMaxSnapshotTotalFloats = 1u << 16;
+
+enum class WorkerFault { kNone, kStickyCuda, kSignal, kKill, kExit, kHang };
+
+WorkerFault ParseFault(const ParsedArgs& args) {
+  if (!args.Has("inject-fault")) return WorkerFault::kNone;
+  const std::string text = args.Get("inject-fault");
+  if (text == "sticky-cuda") return WorkerFault::kStickyCuda;
+  if (text == "signal") return WorkerFault::kSignal;
+  if (text == "kill") return WorkerFault::kKill;
+  if (text == "exit") return WorkerFault::kExit;
+  if (text == "hang") return WorkerFault::kHang;
+  throw UsageError(args.Spelling("inject-fault") + ": unknown fault '" + text +
+                   "' (use sticky-cuda, signal, kill, exit or hang)");
+}
+
+/// Writes all of `bytes` to fd 1. A closed pipe is the app gone: Error.
+void WriteAll(const std::vector<std::uint8_t>& bytes) {
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    const ssize_t n = ::write(STDOUT_FILENO, bytes.data() + at, bytes.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(std::string("worker: cannot write to the app: ") + std::strerror(errno),
+                  ErrorKind::kRuntime);
+    }
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+/// Records waiting to be written; flushed at each step's end and whenever
+/// it grows large, so a pipe is never written one event at a time.
+class RecordOut {
+ public:
+  void Add(const WorkerRecord& record) {
+    EncodeRecord(record, pending_);
+    if (pending_.size() > (1u << 16)) Flush();
+  }
+  void Flush() {
+    WriteAll(pending_);
+    pending_.clear();
+  }
+
+ private:
+  std::vector<std::uint8_t> pending_;
+};
+
+class EventRecordSink : public EventSink {
+ public:
+  explicit EventRecordSink(RecordOut& out) : out_(out) { record_.type = RecordType::kEvent; }
+  void OnEvent(const Event& event) override {
+    record_.event = event;
+    out_.Add(record_);
+  }
+
+ private:
+  RecordOut& out_;
+  WorkerRecord record_;
+};
+
+/// Commands from stdin, read without blocking unless asked to wait.
+class CommandIn {
+ public:
+  /// Appends every whole command available now to `out`; with `wait`,
+  /// first waits until at least one arrives or stdin ends.
+  void ReadAvailable(std::deque<WorkerRecord>& out, bool wait) {
+    for (;;) {
+      WorkerRecord command;
+      DecodeStatus status;
+      while ((status = reader_.Next(&command)) == DecodeStatus::kRecord) {
+        out.push_back(command);
+        wait = false;
+      }
+      if (status == DecodeStatus::kBad) {
+        throw Error("worker: bad command stream: " + reader_.error(), ErrorKind::kRuntime);
+      }
+      if (ended_) return;
+      pollfd fd{STDIN_FILENO, POLLIN, 0};
+      const int ready = ::poll(&fd, 1, wait ? -1 : 0);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) return;
+      std::uint8_t buffer[4096];
+      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ended_ = true;
+        continue;
+      }
+      reader_.Feed(std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)));
+    }
+  }
+  bool ended() const { return ended_; }
+
+ private:
+  RecordReader reader_;
+  bool ended_ = false;
+};
+
+/// Fails the way `fault` says; returns only for kNone.
+void InjectFault(WorkerFault fault, RecordOut& out, int step) {
+  switch (fault) {
+    case WorkerFault::kNone: return;
+    case WorkerFault::kStickyCuda: {
+      // What the CUDA backend sends when a kernel touched a bad address:
+      // the context is poisoned, so the process must exit.
+      WorkerRecord record;
+      record.type = RecordType::kError;
+      record.error.kind = WorkerErrorKind::kStickyCuda;
+      record.error.code = 700;  // cudaErrorIllegalAddress
+      record.error.message =
+          "rank 0: cudaErrorIllegalAddress (700): an illegal memory access was encountered, "
+          "after step " + std::to_string(step) +
+          "; the CUDA context is lost until the process exits (injected by --inject-fault)";
+      out.Add(record);
+      out.Flush();
+      std::cerr << kProgram << ": error: " << record.error.message << "\n";
+      std::_Exit(3);
+    }
+    case WorkerFault::kSignal: {
+      rlimit no_core{0, 0};
+      ::setrlimit(RLIMIT_CORE, &no_core);  // a test must not leave core files
+      ::signal(SIGSEGV, SIG_DFL);
+      ::raise(SIGSEGV);
+      std::_Exit(139);
+    }
+    case WorkerFault::kKill: ::raise(SIGKILL); std::_Exit(137);
+    case WorkerFault::kExit: out.Flush(); std::_Exit(4);
+    case WorkerFault::kHang:
+      out.Flush();
+      for (;;) ::pause();  // answers nothing until killed
+  }
+}
+
+}  // namespace
+
+const CommandSpec& WorkerSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "worker";
+    s.summary = "run a collective as the app's worker process (binary records on stdout)";
+    s.usage = "worker COLLECTIVE [run's flags] [--play] | xxd";
+    s.description =
+        "Runs one collective as 'run' does, but for a program, not a person: it writes\n"
+        "length-prefixed records (hello, plan, events, buffer snapshots, step done, run done,\n"
+        "error) to stdout and reads commands (step k, play, pause, cancel, quit) from stdin,\n"
+        "as described in engine/run/worker_protocol.h. The app starts it for the backends\n"
+        "that run in a worker, so that a crashed GPU run never takes the app down.\n"
+        "Exit code 0 when the run is done (and correct), 1 on a failure, 3 on a sticky CUDA\n"
+        "error, 130 when cancelled.";
+    s.flags = {{"size", 's', "SIZE", "bytes of one rank's buffer (default: 64M)"}};
+    AddCollectiveFlags(s.flags);
+    const std::vector<FlagSpec> own = {
+        {"play", 0, "", "start running at once instead of waiting for a play or step command"},
+        {"inject-fault", 0, "KIND",
+         "for tests: fail after --fault-step steps: sticky-cuda (error record, exit 3), signal "
+         "(SIGSEGV), kill (SIGKILL), exit (exit 4, no record) or hang (stop answering)"},
+        {"fault-step", 0, "N", "for tests: steps run before the injected fault (default: 1)"},
+    };
+    s.flags.insert(s.flags.end(), own.begin(), own.end());
+    s.max_positionals = 1;
+    s.examples =
+        "  shardlab-cli worker allreduce --ranks 4 --size 1K --play < /dev/null | xxd | head\n"
+        "  shardlab-cli worker allreduce --ranks 4 --size 1K --play --inject-fault sticky-cuda "
+        "< /dev/null > /dev/null\n";
+    return s;
+  }();
+  return spec;
+}
+
+int WorkerMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(WorkerSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(WorkerSpec());
+    return 0;
+  }
+  const CollectiveSetup setup = SetupFromArgs(args, "worker");
+  const int element_bytes = DTypeBytes(setup.dtype);
+  const Bytes size_bytes =
+      ParseSizeValue(args.Spelling("size"), args.Get("size", "64M"), element_bytes);
+  if (size_bytes % element_bytes != 0) {
+    throw UsageError(args.Spelling("size") + ": " + std::to_string(size_bytes) +
+                     " B is not a whole number of " + DTypeName(setup.dtype) + " elements");
+  }
+  const WorkerFault fault = ParseFault(args);
+  const int fault_step =
+      args.Has("fault-step")
+          ? static_cast<int>(ParseIntValue(args.Spelling("fault-step"), args.Get("fault-step"), 0, 1 << 30))
+          : 1;
+  if (::isatty(STDOUT_FILENO)) {
+    throw UsageError("worker: stdout is a terminal; the worker writes binary records for the "
+                     "app (pipe it, e.g. '| xxd', or use 'run' for a table)");
+  }
+
+  std::unique_ptr<PreparedCollective> prepared = PrepareCollectiveAtSize(*setup.checked, size_bytes);
+  RunOptions options;
+  options.seed = setup.seed;
+  Bytes host_bytes = 0;
+  for (const Buffer& b : prepared->plan.buffers) host_bytes += b.count * Bytes{sizeof(float)};
+  std::string not_checked_reason;
+  if (setup.timing_only) {
+    options.timing_only = true;
+    not_checked_reason = "timing only (--timing-only)";
+  } else if (host_bytes > setup.verify_max_bytes) {
+    options.timing_only = true;
+    not_checked_reason = "timing only: the data needs " + FormatBytes(host_bytes) +
+                         " of host memory, above --verify-max " + FormatBytes(setup.verify_max_bytes);
+  }
+  prepared->scenario.timing_only = options.timing_only;
+
+  RecordOut out;
+  CommandIn in;
+  try {
+    Executor executor(CreateBackend(setup.backend), std::move(prepared->plan), prepared->topology,
+                      options);
+    const Plan& plan = executor.plan();
+    WorkerRecord hello;
+    hello.type = RecordType::kHello;
+    hello.hello.backend = setup.backend;
+    hello.hello.ranks = plan.num_ranks;
+    out.Add(hello);
+    WorkerRecord plan_record;
+    plan_record.type = RecordType::kPlan;
+    plan_record.plan = PlanRecord{plan.name, plan.num_ranks, plan.num_steps,
+                                  static_cast<std::int64_t>(plan.ops.size()),
+                                  static_cast<std::int32_t>(plan.buffers.size())};
+    out.Add(plan_record);
+
+    std::size_t total_floats = 0;
+    for (const Buffer& b : plan.buffers) total_floats += static_cast<std::size_t>(b.count);
+    const bool snapshots = !options.timing_only && total_floats <= kMaxSnapshotTotalFloats;
+    auto send_snapshots = [&](int step) {
+      if (!snapshots) return;
+      WorkerRecord record;
+      record.type = RecordType::kBufferSnapshot;
+      record.snapshot.step = step;
+      for (BufferId id = 0; id < static_cast<BufferId>(plan.buffers.size()); ++id) {
+        const std::span<const float> data = executor.backend().BufferData(id);
+        record.snapshot.buffer = id;
+        record.snapshot.values.assign(data.begin(), data.end());
+        out.Add(record);
+      }
+    };
+    send_snapshots(0);
+    out.Flush();
+
+    EventRecordSink to_app(out);
+    CountingSink span;
+    TeeSink sink(to_app, span);
+    bool playing = args.Has("play");
+    int budget = 0;  // steps a "step k" command still allows
+    int step = 0;
+    // Commands take effect in order: "step 2, quit" runs two steps, then
+    // quits. Only cancel jumps the queue: it stops the run at once.
+    std::deque<WorkerRecord> pending;
+    while (step < plan.num_steps) {
+      in.ReadAvailable(pending, /*wait=*/!playing && budget == 0 && pending.empty());
+      for (const WorkerRecord& command : pending) {
+        if (command.type != RecordType::kCancel) continue;
+        WorkerRecord cancelled;
+        cancelled.type = RecordType::kError;
+        cancelled.error.kind = WorkerErrorKind::kCancelled;
+        cancelled.error.message = "run cancelled after step " + std::to_string(step);
+        out.Add(cancelled);
+        out.Flush();
+        return 130;
+      }
+      while (budget == 0 && !pending.empty()) {
+        const WorkerRecord command = pending.front();
+        pending.pop_front();
+        switch (command.type) {
+          case RecordType::kStep: budget += command.step; break;
+          case RecordType::kPlay: playing = true; break;
+          case RecordType::kPause: playing = false; break;
+          case RecordType::kQuit: out.Flush(); return 0;
+          default:
+            throw Error(std::string("worker: '") + RecordTypeName(command.type) +
+                            "' is not a command",
+                        ErrorKind::kRuntime);
+        }
+      }
+      if (!playing && budget == 0) {
+        if (in.ended() && pending.empty()) return 0;  // nobody left to say play
+        continue;
+      }
+      if (!executor.StepOnce(sink)) break;
+      ++step;
+      if (budget > 0) --budget;
+      send_snapshots(step);
+      WorkerRecord done;
+      done.type = RecordType::kStepDone;
+      done.step = step;
+      out.Add(done);
+      out.Flush();
+      if (step == std::min(fault_step, plan.num_steps)) InjectFault(fault, out, step);
+    }
+
+    const CollectiveOutcomeSummary summary =
+        SummarizeCollective(*prepared, span.end_ns, span.count, executor.backend(), &plan);
+    WorkerRecord done;
+    done.type = RecordType::kRunDone;
+    done.done.steps = step;
+    done.done.events = static_cast<std::int64_t>(summary.events);
+    done.done.size_bytes = summary.metrics.size_bytes;
+    done.done.time_ns = summary.metrics.time_ns;
+    done.done.algbw_gbps = summary.metrics.algbw_gbps;
+    done.done.busbw_gbps = summary.metrics.busbw_gbps;
+    done.done.checked = summary.checked;
+    done.done.correct = summary.verify.correct;
+    done.done.max_abs_err = summary.verify.max_abs_err;
+    done.done.wrong = summary.verify.wrong;
+    done.done.elements_checked = summary.verify.checked;
+    done.done.not_checked_reason =
+        !not_checked_reason.empty() ? not_checked_reason : summary.not_checked_reason;
+    out.Add(done);
+    out.Flush();
+    return summary.checked && !summary.verify.correct ? 1 : 0;
+  } catch (const Error& e) {
+    // The app reads why from the record; a person reads stderr (main()).
+    WorkerRecord error;
+    error.type = RecordType::kError;
+    error.error.kind = e.kind() == ErrorKind::kCancelled ? WorkerErrorKind::kCancelled
+                                                         : WorkerErrorKind::kEngine;
+    error.error.message = e.what();
+    try {
+      out.Add(error);
+      out.Flush();
+    } catch (const Error&) {
+      // the app is gone; stderr still gets the line
+    }
+    throw;
+  }
+}
+
+}  // namespace shardlab::cli

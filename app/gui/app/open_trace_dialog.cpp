@@ -1,0 +1,84 @@
+#include "app/gui/app/open_trace_dialog.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+namespace shardlab::gui {
+namespace {
+
+constexpr const char* kPopupId = "Open trace##open_trace";
+
+}  // namespace
+
+void OpenTraceDialog::Open() {
+  open_requested_ = true;
+  focus_field_ = true;
+  error_.clear();
+}
+
+void OpenTraceDialog::Opened(const std::string& path) {
+  recent_.erase(std::remove(recent_.begin(), recent_.end(), path), recent_.end());
+  recent_.insert(recent_.begin(), path);
+  if (recent_.size() > kMaxRecent) recent_.resize(kMaxRecent);
+  error_.clear();
+  close_requested_ = true;
+}
+
+bool OpenTraceDialog::Draw(const Theme& theme) {
+  if (open_requested_) {
+    ImGui::OpenPopup(kPopupId);
+    open_requested_ = false;
+  }
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing,
+                          ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(kPopupId, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
+  if (close_requested_) {
+    close_requested_ = false;
+    ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+    return false;
+  }
+
+  ImGui::TextUnformatted("Open a Chrome trace that ShardLab wrote (shardlab-cli run --trace, File > Export),");
+  ImGui::TextUnformatted("from any backend and any machine: a cluster's MPI run studied on a laptop.");
+  std::error_code cwd_error;
+  const std::filesystem::path cwd = std::filesystem::current_path(cwd_error);
+  ImGui::TextDisabled("Relative paths start in %s", cwd_error ? "the current directory" : cwd.c_str());
+  if (focus_field_) {
+    ImGui::SetKeyboardFocusHere();
+    focus_field_ = false;
+  }
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 34.0f);
+  const bool entered =
+      ImGui::InputTextWithHint("##trace_path", "run.json", &path_, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!recent_.empty()) {
+    ImGui::TextDisabled("Recent:");
+    for (const std::string& recent : recent_) {
+      if (ImGui::Selectable(recent.c_str(), recent == path_)) path_ = recent;
+    }
+  }
+  if (!error_.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 34.0f);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "%s", error_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+
+  bool confirmed = false;
+  const bool empty = path_.empty();
+  ImGui::BeginDisabled(empty);
+  if (ImGui::Button("Open") || (entered && !empty)) confirmed = true;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    error_.clear();
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+  return confirmed;
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,180 @@
+// Session's worker runs: a collective run by `shardlab-cli worker` in a
+// child process (WorkerClient), its records turned into what the views read
+// (the store, buffer snapshots, the outcome), and its death into a message.
+//
+//   Start ─► PrepareCollective here (the views' plan) ─► StartWorkerRun: spawn, "play"
+//   Poll  ─► PollWorker: records ─► store, ChunkState ─► snapshots; run done ─► outcome
+//            worker ended early / timed out ─► FailWorker (what happened, Restart)
+#include <chrono>
+#include <cstdio>
+
+#include "app/gui/model/session.h"
+
+namespace shardlab::gui {
+namespace {
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// The last non-empty line of a worker's stderr ("shardlab-cli: error: ...").
+std::string LastLine(const std::string& text) {
+  std::size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  const std::size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+}  // namespace
+
+bool Session::RestartWorker() {
+  if (!worker_settings_.in_worker) return false;  // no worker run yet
+  const ScenarioSettings settings = worker_settings_;
+  return Start(settings);
+}
+
+void Session::StartWorkerRun(const ScenarioSettings& settings) {
+  worker_run_ = true;
+  worker_settings_ = settings;
+  const PreparedCollective& p = *prepared_;
+  std::vector<std::string> argv = {
+      worker_program_.empty() ? DefaultWorkerProgram() : worker_program_,
+      "worker",
+      settings.scenario,
+      "--algo", settings.algo,
+      "--ranks", std::to_string(settings.ranks),
+      "--size", std::to_string(p.scenario.size_bytes),
+      "--topology", settings.topology,
+      "--ring-order", settings.ring_order,
+      "--backend", settings.backend,
+      "--seed", std::to_string(p.scenario.seed),
+      // The app's host-memory limit, so the worker checks what the app would.
+      "--verify-max", std::to_string(kMaxCheckedHostBytes)};
+  if (p.scenario.timing_only) argv.push_back("--timing-only");
+  if (!worker_fault_.empty()) {
+    argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
+                             std::to_string(worker_fault_step_)});
+  }
+  argv.insert(argv.begin(), worker_launcher_.begin(), worker_launcher_.end());
+  if (p.params.ranks <= kMaxBufferViewRanks) {
+    worker_chunks_ = std::make_unique<ChunkState>(p.params, p.plan);
+    snapshots_.push_back(Snapshot(0, *worker_chunks_));
+  }
+  state_ = SessionState::kRunning;
+  worker_client_ = std::make_unique<WorkerClient>();
+  try {
+    worker_client_->Start(argv);
+  } catch (const std::exception& e) {
+    FailWorker(e.what());
+    return;
+  }
+  worker_client_->Send(MakeCommand(RecordType::kPlay));
+  worker_last_record_s_ = NowSeconds();
+}
+
+void Session::FailWorker(const std::string& what) {
+  worker_failure_ = what;
+  error_ = "the worker failed: " + what;
+  state_ = SessionState::kFailed;
+}
+
+void Session::PollWorker() {
+  if (!worker_client_ || worker_client_->ended()) return;
+  std::vector<WorkerRecord> records;
+  worker_client_->Poll(records);
+  const Plan& plan = prepared_->plan;
+  batch_.clear();
+  bool done = false;
+  for (WorkerRecord& r : records) {
+    if (state_ != SessionState::kRunning) break;
+    switch (r.type) {
+      case RecordType::kPlan:
+        // The app shows its own plan: the worker must have built the same.
+        if (r.plan.steps != plan.num_steps || r.plan.ops != static_cast<std::int64_t>(plan.ops.size()) ||
+            r.plan.ranks != plan.num_ranks) {
+          worker_client_->Kill();
+          FailWorker("the worker built another plan (" + std::to_string(r.plan.ops) + " ops in " +
+                     std::to_string(r.plan.steps) + " steps; the app has " +
+                     std::to_string(plan.ops.size()) + " in " + std::to_string(plan.num_steps) +
+                     "): is it the same ShardLab version?");
+        }
+        break;
+      case RecordType::kEvent:
+        batch_.push_back(r.event);
+        if (worker_chunks_) worker_chunks_->OnEvent(r.event);
+        break;
+      case RecordType::kBufferSnapshot:
+        if (r.snapshot.buffer < 0 || static_cast<std::size_t>(r.snapshot.buffer) >= plan.buffers.size()) {
+          worker_client_->Kill();
+          FailWorker("the worker sent a snapshot of buffer " + std::to_string(r.snapshot.buffer) +
+                     ", which the plan does not have");
+          break;
+        }
+        worker_buffers_.resize(plan.buffers.size());
+        worker_buffers_[static_cast<std::size_t>(r.snapshot.buffer)] = std::move(r.snapshot.values);
+        break;
+      case RecordType::kStepDone:
+        store_.Add(batch_);  // the step's events first: the views read them with the step
+        batch_.clear();
+        steps_done_ = r.step;
+        if (worker_chunks_) snapshots_.push_back(Snapshot(r.step, *worker_chunks_));
+        break;
+      case RecordType::kRunDone: {
+        CollectiveOutcomeSummary& o = outcome_;
+        o.metrics.size_bytes = r.done.size_bytes;
+        o.metrics.time_ns = r.done.time_ns;
+        o.metrics.algbw_gbps = r.done.algbw_gbps;
+        o.metrics.busbw_gbps = r.done.busbw_gbps;
+        o.steps = r.done.steps;
+        o.events = static_cast<std::size_t>(r.done.events);
+        o.checked = r.done.checked;
+        // The app's own reason when it chose timing-only (as for in-process runs).
+        o.not_checked_reason = timing_only_reason_.empty() ? r.done.not_checked_reason : timing_only_reason_;
+        o.verify.correct = r.done.correct;
+        o.verify.max_abs_err = r.done.max_abs_err;
+        o.verify.wrong = r.done.wrong;
+        o.verify.checked = r.done.elements_checked;
+        done = true;
+        break;
+      }
+      case RecordType::kError:
+        worker_error_record_seen_ = true;
+        worker_error_record_ = r.error;
+        break;
+      default: break;  // hello: nothing to show yet
+    }
+  }
+  store_.Add(batch_);
+  batch_.clear();
+  if (!records.empty()) worker_last_record_s_ = NowSeconds();
+  if (state_ != SessionState::kRunning) return;
+  if (done) {
+    state_ = SessionState::kDone;
+    return;  // later polls reap the worker as it exits
+  }
+  if (worker_client_->ended()) {
+    std::string what;
+    if (worker_error_record_seen_) {
+      what = std::string(WorkerErrorKindName(worker_error_record_.kind)) + ": " +
+             worker_error_record_.message;
+    } else if (!worker_client_->protocol_error().empty()) {
+      what = "its output broke off: " + worker_client_->protocol_error();
+    } else {
+      what = "it ended before the run was done";
+      const std::string line = LastLine(worker_client_->stderr_tail());
+      if (!line.empty()) what += ": " + line;
+    }
+    FailWorker(what + " (the worker " + worker_client_->DescribeEnd() + ")");
+    return;
+  }
+  if (NowSeconds() - worker_last_record_s_ > worker_timeout_s_) {
+    worker_client_->Kill();
+    char text[120];
+    std::snprintf(text, sizeof text, "it sent nothing for %.0f s and was stopped (%s)",
+                  worker_timeout_s_, worker_client_->DescribeEnd().c_str());
+    FailWorker(text);
+  }
+}
+
+}  // namespace shardlab::gui

@@ -1,0 +1,62 @@
+// Reads a Chrome trace that ShardLab wrote (trace_writer.h) back into a
+// run the app's views can show: File > Open trace, so a run recorded on a
+// cluster (any backend) is studied on a laptop.
+//
+//   trace.json ── JsonParser (capped) ──► slices "X"  ──► Events + one Op each
+//                                          otherData   ──► plan name, ranks, steps,
+//                                                           clock, backend, topology file
+//
+// What comes back, and why this shape:
+//  - Events exactly as written: rank (pid - 1), lane (from the tid), kind,
+//    peer, step, collective seq, bytes, clock, status, start and end (from
+//    ts and dur in microseconds, to the writer's 9 significant digits).
+//  - A Plan rebuilt from the slices, one op per event, so the views that
+//    read an op's tags (phase from the slice's category, chunk,
+//    micro-batch, layer, reduction, FLOPs) work unchanged. Ops are numbered
+//    by event (events[i].op == i); the written op id is kept in
+//    original_op. The plan has no buffers or dependencies: a trace records
+//    what ran, not the data, so it cannot be re-run or checked.
+//  - The Topology from otherData.topology_file (the writer embeds the
+//    machine as a topology file), so the topology view is the recorded
+//    machine even where its file or preset does not exist; older traces
+//    that only name it get the preset of that name.
+// Anything else is refused with one message naming the file and what is
+// wrong: a Chrome trace from another tool ("not a ShardLab trace: ..."),
+// broken JSON ("run.json:3:17: ..."), a slice that is not on a rank's lane.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/event.h"
+#include "engine/plan/plan.h"
+#include "engine/topology/topology.h"
+
+namespace shardlab {
+
+struct LoadedTrace {
+  std::string source;        // the path (or name) it was read from
+  std::string title;         // otherData.title, e.g. the CLI command's run
+  std::string backend;       // "sim", "cuda", "mpi", ...
+  std::string clock;         // "simulated", "cuda-event", "mixed", ...
+  std::string topology_note; // how the topology was found, when not embedded
+  Plan plan;                 // one op per event; no buffers, no dependencies
+  Topology topology;
+  std::vector<Event> events; // in file order; events[i].op == i
+  std::vector<std::int32_t> original_op;  // the op id each event had when written
+};
+
+/// Caps: a trace file larger than this is refused before it is read.
+inline constexpr std::size_t kMaxTraceFileBytes = std::size_t{1} << 30;
+/// Ranks and steps above these are taken for a broken file.
+inline constexpr int kMaxTraceRanks = 1 << 16;
+inline constexpr int kMaxTraceSteps = 1 << 24;
+
+/// Reads trace text; `source` names it in errors. Throws shardlab::Error.
+LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source);
+
+/// Reads the file at `path`. Throws shardlab::Error naming the path.
+LoadedTrace ReadChromeTraceFile(const std::string& path);
+
+}  // namespace shardlab
