@@ -25,7 +25,7 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"zero: ", "zero"},       {"microbatches: ", "microbatches"},
     {"layers: ", "layers"},   {"width: ", "width"},     {"batch: ", "batch"},
     {"schedule: ", "schedule"}, {"optimizer: ", "optimizer"}, {"learning rate: ", "lr"},
-    {"model: ", "model"},     {"buckets: ", "buckets"}, {"backend: ", "backend"},
+    {"model: ", "model"},     {"buckets: ", "buckets"}, {"global batch: ", "global-batch"}, {"backend: ", "backend"},
     {"topology: ", "topology"},
 };
 
@@ -52,6 +52,12 @@ ThreeDScenario ScenarioFromArgs(const ParsedArgs& args) {
   s.model = args.Get("model", "small");
   s.microbatches = IntFlag(args, "microbatches", 4);
   s.dp_buckets = IntFlag(args, "buckets", 4);
+  s.micro_batch = IntFlag(args, "micro-batch", 0);
+  s.global_batch = IntFlag(args, "global-batch", 0);
+  if (!s.timing_only())
+    for (const char* flag : {"micro-batch", "global-batch", "buckets"})
+      if (args.Has(flag))
+        throw UsageError(args.Spelling(flag) + ": only for a --model preset (the small model uses --batch and --microbatches)");
   s.mlp.layers = IntFlag(args, "layers", 8);
   s.mlp.width = IntFlag(args, "width", 256);
   s.mlp.batch = IntFlag(args, "batch", 64);
@@ -245,6 +251,8 @@ const CommandSpec& ThreeDSpec() {
         {"optimizer", 0, "NAME", "small: sgd or adam (default: sgd)"},
         {"lr", 0, "X", "small: learning rate (default: 0.05 sgd, 0.001 adam)"},
         {"buckets", 0, "N", "paper scale: DP gradient buckets per GPU (default: 4)"},
+        {"micro-batch", 0, "N", "paper scale: sequences per micro-batch (default: the preset's, 1)"},
+        {"global-batch", 0, "N", "paper scale: sequences per step (default: the preset's, 1536 for GPT-3)"},
         {"topology", 't', "NAME|FILE", "preset or file with dp*pp*tp GPUs, e.g. 64x-dgx-a100-ib (default: dgx-a100)"},
         {"backend", 0, "NAME", "backend to run on (default: sim)"},
         {"seed", 0, "N", "small: seed of the weights and data (default: 1)"},
@@ -255,7 +263,7 @@ const CommandSpec& ThreeDSpec() {
         "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
         "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero 1\n"
         "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
-        "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --json\n";
+        "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
     return s;
   }();
   return spec;

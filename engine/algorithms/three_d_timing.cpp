@@ -45,9 +45,9 @@ void CheckThreeDTimingParams(const ThreeDTimingParams& params) {
                 std::to_string(m.heads) + " heads (Megatron splits attention by heads)");
   const std::int64_t per_step = static_cast<std::int64_t>(g.dp) * m.micro_batch;
   if (m.global_batch % per_step != 0)
-    throw Error("batch: the global batch of " + std::to_string(m.global_batch) +
-                " sequences does not split into dp " + std::to_string(g.dp) + " x micro-batch " +
-                std::to_string(m.micro_batch));
+    throw Error("global batch: " + std::to_string(m.global_batch) + " sequences do not split into dp " +
+                std::to_string(g.dp) + " x micro-batch " + std::to_string(m.micro_batch) +
+                " (choose a multiple of their product)");
   if (params.dp_buckets < 1) throw Error("buckets: must be at least 1");
 }
 

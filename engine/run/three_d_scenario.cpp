@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
 #include "engine/model/zero_memory.h"
 #include "engine/run/collective_scenario.h"
@@ -32,6 +34,8 @@ std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
     params.schedule = scenario.schedule;
     params.zero_stage = scenario.zero_stage;
     params.model = FindModelPreset(scenario.model);
+    if (scenario.micro_batch != 0) params.model.micro_batch = scenario.micro_batch;
+    if (scenario.global_batch != 0) params.model.global_batch = scenario.global_batch;
     params.dp_buckets = scenario.dp_buckets;
     p->shape = params.model;
     p->three_d = BuildThreeDTiming(params);
@@ -69,18 +73,42 @@ std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
 namespace {
 
 // Largest |got − want| over a block of a row-major tensor, relative to the
-// block's largest |want|.
-double BlockError(std::span<const float> got, const std::vector<float>& want, const TpBlock& b) {
+// block's largest |want|. `slack`, when given, is subtracted per element
+// first (never below zero).
+// Only the block's flat elements [first, end) count (end < 0: all of them).
+double BlockError(std::span<const float> got, const std::vector<float>& want, const TpBlock& b,
+                  const std::function<double(std::size_t)>& slack = {}, std::int64_t first = 0,
+                  std::int64_t end = -1) {
   if (static_cast<std::int64_t>(got.size()) != b.rows * b.cols) return INFINITY;
+  if (end < 0) end = b.rows * b.cols;
   double diff = 0, scale = 0;
   for (std::int64_t r = 0; r < b.rows; ++r)
     for (std::int64_t c = 0; c < b.cols; ++c) {
-      const double w = want[static_cast<std::size_t>((b.row0 + r) * b.total_cols + b.col0 + c)];
-      const double d = std::fabs(static_cast<double>(got[static_cast<std::size_t>(r * b.cols + c)]) - w);
+      if (r * b.cols + c < first || r * b.cols + c >= end) continue;
+      const auto at = static_cast<std::size_t>((b.row0 + r) * b.total_cols + b.col0 + c);
+      const double w = want[at];
+      double d = std::fabs(static_cast<double>(got[static_cast<std::size_t>(r * b.cols + c)]) - w);
+      if (slack && !std::isnan(d)) d = std::max(0.0, d - slack(at));
       diff = std::isnan(d) ? INFINITY : std::max(diff, d);
       scale = std::max(scale, std::fabs(w));
     }
   return scale > 0 ? diff / scale : diff;
+}
+
+// Adam's first update is lr·g/(|g| + ε): where |g| is near ε, gradients
+// equal within the tolerance δ (summed in another order across ranks) may
+// still move a parameter by up to lr·δ/(|g| + ε). That much is allowed on
+// top of the relative tolerance; a missing all-reduce changes gradients by
+// far more than δ and still fails.
+std::function<double(std::size_t)> AdamSlack(const MlpConfig& config, const std::vector<float>& grad) {
+  if (config.optimizer != OptimizerKind::kAdam) return {};
+  double largest = 0;
+  for (const float g : grad) largest = std::max(largest, std::fabs(static_cast<double>(g)));
+  const double delta = ThreeDCheck::kTolerance * largest, lr = config.learning_rate;
+  const double eps = config.adam_epsilon;
+  return [&grad, delta, lr, eps](std::size_t i) {
+    return lr * std::min(2.0, 2.0 * delta / (std::fabs(static_cast<double>(grad[i])) + eps));
+  };
 }
 
 ThreeDCheck CheckAgainstReference(const PreparedThreeD& prepared, const Backend& backend) {
@@ -92,15 +120,20 @@ ThreeDCheck CheckAgainstReference(const PreparedThreeD& prepared, const Backend&
   reference.TrainStep();
   check.reference_loss = reference.loss();
   double worst = -1;
-  const bool gradients = plan.params.zero_stage == 0;
+  // ZeRO-1 leaves each DP rank the reduced gradient of its own chunk only.
+  const bool zero1 = plan.params.zero_stage >= 1;
   for (int r = 0; r < grid.ranks(); ++r) {
     if (plan.loss[r] != kNoBuffer && grid.CoordOf(r).tp == 0)
       for (const float loss : backend.BufferData(plan.loss[r])) check.loss += loss;
     for (const ThreeDTensor& t : plan.tensors[r]) {
       const auto& want_param = t.is_bias ? reference.bias(t.layer) : reference.weight(t.layer);
       const auto& want_grad = t.is_bias ? reference.bias_grad(t.layer) : reference.weight_grad(t.layer);
-      const double we = BlockError(backend.BufferData(t.param), want_param, t.block);
-      const double ge = gradients ? BlockError(backend.BufferData(t.grad), want_grad, t.block) : 0;
+      const double we = BlockError(backend.BufferData(t.param), want_param, t.block,
+                                   AdamSlack(prepared.scenario.mlp, want_grad));
+      const int dp_index = grid.CoordOf(r).dp;
+      const std::int64_t first = zero1 ? ChunkBegin(t.count, grid.dp, dp_index) : 0;
+      const std::int64_t end = zero1 ? first + ChunkCount(t.count, grid.dp, dp_index) : t.count;
+      const double ge = BlockError(backend.BufferData(t.grad), want_grad, t.block, {}, first, end);
       check.weight_error = std::max(check.weight_error, we);
       check.gradient_error = std::max(check.gradient_error, ge);
       if (std::max(we, ge) > worst) {

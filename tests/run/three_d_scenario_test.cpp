@@ -101,12 +101,27 @@ TEST(ThreeD, EveryAxisAloneAndGPipeAndZeroOneMatchToo) {
 }
 
 TEST(ThreeD, SkippingTheDpAllReduceFailsTheCheck) {
-  ThreeDScenario broken = Small(2, 2, 2);
-  broken.skip_dp_reduce = true;
-  const auto ran = RunThreeD(broken);
-  ASSERT_TRUE(ran->summary.check.checked);
-  EXPECT_FALSE(ran->summary.check.correct);
-  EXPECT_GT(ran->summary.check.weight_error, 1e-3);
+  for (const OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam})
+    for (const int zero : {0, 1}) {
+      ThreeDScenario broken = Small(2, 2, 2, optimizer);
+      broken.zero_stage = zero;
+      broken.skip_dp_reduce = true;
+      const auto ran = RunThreeD(broken);
+      ASSERT_TRUE(ran->summary.check.checked);
+      EXPECT_FALSE(ran->summary.check.correct) << Describe(broken);
+      EXPECT_GT(ran->summary.check.weight_error, 1e-3) << Describe(broken);
+      EXPECT_GT(ran->summary.check.gradient_error, 1e-3) << Describe(broken);
+    }
+}
+
+TEST(ThreeD, AdamAtAWiderWidthStaysWithinItsBound) {
+  // Width 128: gradients near Adam's epsilon, where float order matters.
+  for (const int zero : {0, 1}) {
+    ThreeDScenario s = Small(2, 2, 2, OptimizerKind::kAdam);
+    s.mlp.width = 128;
+    s.zero_stage = zero;
+    ExpectMatchesOneDevice(s);
+  }
 }
 
 TEST(ThreeD, EveryTransferStaysInsideTheGroupItServes) {
