@@ -132,14 +132,20 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
         << " (sbh(10+24/t+5as/(ht)) per layer, no recomputation)";
     if (gpu_bytes > 0)
       out << "\n#                      the GPU has " << FormatBytes(gpu_bytes)
-          << (total > gpu_bytes ? ": does NOT fit (Megatron recomputes activations)" : ": fits");
+          << (s.memory.model_states_bytes > gpu_bytes
+                  ? ": does NOT fit; the model states alone exceed it (try --zero 1, or more --pp)"
+              : total > gpu_bytes ? ": does NOT fit without activation recomputation"
+                                  : ": fits");
     out << "\n";
   } else {
     out << "# memory per GPU       " << FormatBytes(s.memory.tracked_peak_bytes)
         << " peak (every fp32 buffer of the busiest GPU, as the simulator allocated them)\n";
   }
-  out << "# MFU                  " << Fixed(100.0 * s.mfu, 1) << "%   (" << Fixed(s.model_flops / 1e12, 1)
-      << " TFLOP per step / (step time x " << g.ranks() << " GPUs x "
+  const double unit = s.model_flops >= 1e12 ? 1e12 : s.model_flops >= 1e9 ? 1e9 : 1e6;
+  out << "# MFU                  " << Fixed(100.0 * s.mfu, 1) << "%   ("
+      << Fixed(s.model_flops / unit, 1)
+      << (unit == 1e12 ? " TFLOP" : unit == 1e9 ? " GFLOP" : " MFLOP")
+      << " per step / (step time x " << g.ranks() << " GPUs x "
       << Fixed(p.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s "
       << (p.scenario.timing_only() ? "fp16 tensor-core" : "fp32") << " peak))\n";
   out << "# plan                 " << s.ops << " ops\n";
@@ -152,9 +158,12 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
   if (!s.check.checked) {
     out << "not checked (" << s.check.not_checked_reason << ")\n";
   } else {
-    out << (s.check.correct ? "correct" : "WRONG") << " (after one step, every parameter shard within "
-        << std::setprecision(2) << s.check.weight_error << " of the single-device reference, relative;"
-        << " loss " << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")\n";
+    const bool adam = p.scenario.mlp.optimizer == OptimizerKind::kAdam;
+    out << (s.check.correct ? "correct" : "WRONG") << " (after one step, every gradient shard within "
+        << std::setprecision(2) << s.check.gradient_error << " and every parameter shard within "
+        << s.check.weight_error << " of the single-device reference, relative"
+        << (adam ? ", beyond Adam's lr·δ/(|g|+ε) slack" : "") << "; loss " << std::setprecision(6)
+        << s.check.loss << " vs " << s.check.reference_loss << ")\n";
     if (!s.check.correct) out << "#   worst tensor: " << s.check.worst_tensor << "\n";
   }
   if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
