@@ -325,6 +325,8 @@ int ThreeDMain(std::span<const std::string> words) {
     TraceInfo info;
     info.title = plan.name + " on " + prepared->scenario.topology + " (" + prepared->scenario.backend + ")";
     info.backend = prepared->scenario.backend;
+    for (int r = 0; r < plan.num_ranks; ++r)
+      info.rank_labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
     WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
   }
   if (json)

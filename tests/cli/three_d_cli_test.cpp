@@ -86,6 +86,16 @@ TEST(ThreeDCli, BadGridsAndFlagsGetOneLine) {
   EXPECT_NE(zero.err.find("--zero:"), std::string::npos) << zero.err;
 }
 
+TEST(ThreeDCli, TraceNamesEachGpuByItsCoordinates) {
+  TempDir dir;
+  const std::string trace = (dir.path() / "3d.json").string();
+  const ProgramResult r = RunCli({"run", "3d", "--width", "32", "--trace", trace}, dir);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string text = test_util::ReadWholeFile(trace);
+  EXPECT_NE(text.find("GPU 0 dp0 pp0 tp0"), std::string::npos);
+  EXPECT_NE(text.find("GPU 6 dp1 pp1 tp0"), std::string::npos);  // 6 = 1·4 + 1·2 + 0
+}
+
 TEST(ThreeDCli, WarnsWhenTpLeavesTheBox) {
   TempDir dir;
   const ProgramResult r = RunCli({"run", "3d", "--dp", "1", "--pp", "1", "--tp", "16", "--width",
