@@ -22,6 +22,13 @@
 // are created in the unit-time order of the schedule (as pipeline.h), which
 // is an order some execution realises, so lanes can never deadlock.
 //
+// Cost, per step with m micro-batches per replica, t_F and t_B a stage's
+// forward and backward per micro-batch (compute plus its TP all-reduces,
+// each 2(tp−1)/tp · rows·H·bytes per rank), and Ψ_r a rank's parameters:
+//
+//   step ≈ (m + pp − 1)·(t_F + t_B)  +  2(dp−1)/dp · Ψ_r·bytes / B_dp  +  optimizer
+//          (1F1B and GPipe alike; the pp − 1 extra slots are the bubble)
+//
 // Invariants the tests check: after one step every rank's parameter shard
 // equals the matching block of MlpReference's (SGD and Adam); TP traffic
 // stays in TP groups, activations go to the same (dp, tp) of the next
