@@ -20,11 +20,12 @@ std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
   CheckScenarioBackend(scenario.backend);
   CheckParallelGrid(scenario.grid);
   CheckRanksFitTopology("grid", scenario.grid.ranks(), "rank", scenario.topology, topology);
-  if (topology.num_gpus() != scenario.grid.ranks())
-    throw Error("grid: " + scenario.grid.Text() + " = " + std::to_string(scenario.grid.ranks()) +
-                " ranks, but topology '" + scenario.topology + "' has " +
-                std::to_string(topology.num_gpus()) + " GPUs (3D uses every GPU, one rank each)");
   auto p = std::make_unique<PreparedThreeD>();
+  if (topology.num_gpus() > scenario.grid.ranks())
+    p->warnings.push_back(scenario.grid.Text() + " uses GPUs 0-" +
+                          std::to_string(scenario.grid.ranks() - 1) + " of the " +
+                          std::to_string(topology.num_gpus()) + " in '" + scenario.topology +
+                          "'; the rest stay idle");
   p->scenario = scenario;
   p->topology = topology;
   const DeviceSpec& gpu = topology.nodes[topology.gpus[0]].device;
@@ -33,7 +34,11 @@ std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
     params.grid = scenario.grid;
     params.schedule = scenario.schedule;
     params.zero_stage = scenario.zero_stage;
-    params.model = FindModelPreset(scenario.model);
+    try {
+      params.model = FindModelPreset(scenario.model);
+    } catch (const Error&) {
+      throw Error("model: unknown model '" + scenario.model + "' (small, " + ModelPresetNames() + ")");
+    }
     if (scenario.micro_batch != 0) params.model.micro_batch = scenario.micro_batch;
     if (scenario.global_batch != 0) params.model.global_batch = scenario.global_batch;
     params.dp_buckets = scenario.dp_buckets;

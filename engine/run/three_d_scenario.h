@@ -12,7 +12,8 @@
 //        ▼
 //   SummarizeThreeD -> ThreeDSummary
 //
-// Ranks sit on GPUs in order (rank r on GPU r), so with tp ≤ GPUs per box
+// Ranks sit on GPUs in order (rank r on GPU r; GPUs past the last rank stay
+// idle, with a warning), so with tp ≤ GPUs per box
 // each TP group stays in one box. MFU = model FLOPs of the step /
 // (step time × GPUs × the GPU's peak: fp16 tensor-core for the timing-only
 // transformer, fp32 for the real fp32 MLP).

@@ -178,7 +178,9 @@ TEST(ThreeD, BadGridsAndShapesAreNamed) {
     }
     return "";
   };
-  EXPECT_NE(message(Small(2, 2, 2), MakeSharedBus(16, 100, 0)).find("grid:"), std::string::npos);
+  EXPECT_NE(message(Small(2, 2, 2), MakeSharedBus(4, 100, 0)).find("grid:"), std::string::npos);
+  EXPECT_EQ(message(Small(2, 2, 2), MakeSharedBus(16, 100, 0)), "");  // GPUs 8-15 idle
+  EXPECT_EQ(PrepareThreeD(Small(2, 2, 2), MakeSharedBus(16, 100, 0))->warnings.size(), 1u);
   ThreeDScenario odd = Small(1, 2, 2);
   odd.mlp.layers = 6;  // 3 pairs over 2 stages is fine; 5 layers is not
   EXPECT_EQ(message(odd, MakeSharedBus(4, 100, 0)), "");
