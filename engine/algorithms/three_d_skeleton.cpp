@@ -180,8 +180,7 @@ class Skeleton {
       std::vector<std::vector<OpId>> after(n);
       for (int i = 0; i < n; ++i) after[i] = ready_[group[i]];
       int step = first_step;
-      for (std::size_t k = 0; k < tensors; ++k) {
-        if (p_.skip_dp_reduce) break;
+      for (std::size_t k = 0; k < tensors && !p_.skip_dp_reduce; ++k) {
         GroupCollective c;
         c.kind = zero1 ? GroupCollectiveKind::kReduceScatter : GroupCollectiveKind::kAllReduce;
         c.ranks = group;

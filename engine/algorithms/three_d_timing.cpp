@@ -58,7 +58,7 @@ class TransformerStageModel : public three_d::StageModel {
   explicit TransformerStageModel(const ThreeDTimingParams& params)
       : p_(params), m_(params.model), ranks_(params.grid.ranks()) {}
 
-  std::vector<ThreeDTensor> AddBuffers(PlanBuilder& b, int rank, GridCoord c, int first,
+  std::vector<ThreeDTensor> AddBuffers(PlanBuilder& b, int rank, GridCoord, int first,
                                        int end) override {
     RankBuffers& rb = ranks_[rank];
     const int layers = end - first;
@@ -86,7 +86,6 @@ class TransformerStageModel : public three_d::StageModel {
       t.grad = Add(b, rank, "grads." + t.name, t.count, MemoryCategory::kGradients);
       tensors.push_back(t);
     }
-    (void)c;
     return tensors;
   }
 
