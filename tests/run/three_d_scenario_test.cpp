@@ -264,5 +264,19 @@ TEST(ThreeDTiming, StepTimeGrowsWhenLinksSlowDownAndShrinksWithMoreTp) {
               double(z0->summary.traffic[int(GroupKind::kData)].max_sent_bytes_per_rank));
 }
 
+TEST(ThreeDTiming, OneFOneBHoldsPStagesOfActivationsAndGPipeAllMicroBatches) {
+  ThreeDScenario s = Paper(1, 4, 1);
+  s.global_batch = 32;  // 32 micro-batches of one sequence
+  const auto one_f_one_b = RunThreeD(s, FreeLinks(4));
+  s.schedule = PipelineSchedule::kGPipe;
+  const auto gpipe = RunThreeD(s, FreeLinks(4));
+  const TransformerShape& m = one_f_one_b->prepared->shape;
+  const double per_layer = double(m.seq_len) * m.hidden *
+                           (34.0 + 5.0 * m.heads * m.seq_len / m.hidden);  // t = 1, b = 1
+  const double layers = m.layers / 4;
+  EXPECT_NEAR(one_f_one_b->summary.memory.activations_bytes, per_layer * layers * 4, 1e-6 * per_layer);
+  EXPECT_NEAR(gpipe->summary.memory.activations_bytes, per_layer * layers * 32, 1e-6 * per_layer);
+}
+
 }  // namespace
 }  // namespace shardlab
