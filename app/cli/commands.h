@@ -19,11 +19,11 @@ const CommandSpec& SweepSpec();
 const CommandSpec& TopoSpec();
 const CommandSpec& DemoSpec();
 const CommandSpec& PipelineSpec();
+const CommandSpec& ThreeDSpec();
 const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
 const CommandSpec& MemorySpec();
-const CommandSpec& ThreeDSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
