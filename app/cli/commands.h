@@ -19,6 +19,7 @@ const CommandSpec& SweepSpec();
 const CommandSpec& TopoSpec();
 const CommandSpec& DemoSpec();
 const CommandSpec& PipelineSpec();
+const CommandSpec& ThreeDSpec();
 const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
@@ -40,6 +41,9 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> args
 /// memory per rank by category, traffic per step, a checked result (run's
 /// first word "zero" hands the rest of the words here).
 int ZeroRunMain(std::span<const std::string> args);
+/// `run 3d`: DP x PP x TP training, the small MLP checked or a model preset
+/// timed at paper scale (run's first word "3d" hands the rest here).
+int ThreeDMain(std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
 int MemoryMain(std::span<const std::string> args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.

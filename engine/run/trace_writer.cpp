@@ -451,7 +451,9 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
   out << '\n';
 
   for (int rank = 0; rank < num_ranks; ++rank) {
-    WriteMetadata(w, out, "process_name", Pid(rank), kNoTid, "name", ProcessName(rank, info));
+    std::string process = ProcessName(rank, info);
+    if (static_cast<std::size_t>(rank) < info.rank_labels.size()) process += " " + info.rank_labels[rank];
+    WriteMetadata(w, out, "process_name", Pid(rank), kNoTid, "name", process);
     WriteSortIndex(w, out, "process_sort_index", Pid(rank), kNoTid, rank);
     for (int lane = 0; lane < kLaneCount; ++lane) {
       if (((index.lanes_of_rank[rank] >> lane) & 1) == 0) continue;

@@ -44,6 +44,7 @@ struct TraceInfo {
   std::string title;               // shown in otherData, e.g. the CLI command
   std::string backend;             // "sim", "cuda", ...
   std::vector<int> rank_to_gpu;    // GPU index of each rank; empty = rank r on GPU r
+  std::vector<std::string> rank_labels;  // appended to each rank's process name ("dp0 pp1 tp1")
 };
 
 /// Writes `events` of a run of `plan` on `topology` as a Chrome trace JSON

@@ -1,0 +1,340 @@
+// `shardlab-cli run 3d`: DP × PP × TP training. With --model small one real
+// step of the MLP, checked against one device; with a preset such as
+// gpt3-175b a timing-only step at paper scale: step time, its compute /
+// communication split, traffic per group kind, memory per GPU and MFU.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/output.h"
+#include "engine/core/json.h"
+#include "engine/run/executor.h"
+#include "engine/run/three_d_scenario.h"
+#include "engine/run/trace_writer.h"
+#include "engine/run/vector_sink.h"
+
+namespace shardlab::cli {
+namespace {
+
+/// The real step computes on the host; above this many FLOPs it refuses.
+constexpr double kMaxHostFlops = 2e10;
+
+constexpr std::pair<const char*, const char*> kFieldFlags[] = {
+    {"dp: ", "dp"},           {"pp: ", "pp"},           {"tp: ", "tp"},
+    {"zero: ", "zero"},       {"microbatches: ", "microbatches"},
+    {"layers: ", "layers"},   {"width: ", "width"},     {"batch: ", "batch"},
+    {"schedule: ", "schedule"}, {"optimizer: ", "optimizer"}, {"learning rate: ", "lr"},
+    {"model: ", "model"},     {"buckets: ", "buckets"}, {"global batch: ", "global-batch"}, {"backend: ", "backend"},
+    {"topology: ", "topology"},
+};
+
+int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
+  if (!args.Has(flag)) return fallback;
+  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT32_MIN, INT32_MAX));
+}
+
+std::string Fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+std::string Percent(double part, double whole) {
+  return whole > 0 ? Fixed(100.0 * part / whole, 1) + "%" : "-";
+}
+
+ThreeDScenario ScenarioFromArgs(const ParsedArgs& args) {
+  ThreeDScenario s;
+  s.grid = {IntFlag(args, "dp", 2), IntFlag(args, "pp", 2), IntFlag(args, "tp", 2)};
+  s.schedule = ParsePipelineSchedule(args.Get("schedule", "1f1b"));
+  s.zero_stage = IntFlag(args, "zero", 0);
+  s.model = args.Get("model", "small");
+  s.microbatches = IntFlag(args, "microbatches", 4);
+  s.dp_buckets = IntFlag(args, "buckets", 4);
+  s.micro_batch = IntFlag(args, "micro-batch", 0);
+  s.global_batch = IntFlag(args, "global-batch", 0);
+  if (!s.timing_only())
+    for (const char* flag : {"micro-batch", "global-batch", "buckets"})
+      if (args.Has(flag))
+        throw UsageError(args.Spelling(flag) + ": only for a --model preset (the small model uses --batch and --microbatches)");
+  s.mlp.layers = IntFlag(args, "layers", 8);
+  s.mlp.width = IntFlag(args, "width", 256);
+  s.mlp.batch = IntFlag(args, "batch", 64);
+  s.mlp.optimizer = ParseOptimizer(args.Get("optimizer", "sgd"));
+  if (args.Has("lr")) {
+    const std::string text = args.Get("lr");
+    char* end = nullptr;
+    const double lr = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size())
+      throw UsageError(args.Spelling("lr") + ": must be a number (got '" + text + "')");
+    s.mlp.learning_rate = static_cast<float>(lr);
+  } else if (s.mlp.optimizer == OptimizerKind::kAdam) {
+    s.mlp.learning_rate = 1e-3f;
+  }
+  s.topology = args.Get("topology", "dgx-a100");
+  s.backend = args.Get("backend", "sim");
+  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
+  if (s.timing_only()) {
+    for (const char* flag : {"layers", "width", "batch", "microbatches", "optimizer", "lr"})
+      if (args.Has(flag))
+        throw UsageError(args.Spelling(flag) + ": only for --model small (" + s.model +
+                         " brings its own shape and batch)");
+  }
+  return s;
+}
+
+std::string GroupExample(const std::vector<std::vector<int>>& groups) {
+  const std::vector<int>& g = groups.front();
+  std::string text = "{";
+  for (std::size_t i = 0; i < g.size() && i < 4; ++i) text += (i ? "," : "") + std::to_string(g[i]);
+  if (g.size() > 4) text += ",..," + std::to_string(g.back());
+  return text + "}";
+}
+
+void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& s,
+               const std::string& trace_path) {
+  const ParallelGrid& g = p.three_d.params.grid;
+  out << "# grid " << g.Text() << " = " << g.ranks()
+      << " GPUs, Megatron order: rank = pp*(dp_size*tp_size) + dp*tp_size + tp\n"
+      << "#   TP groups " << g.dp * g.pp << " x " << g.tp << " ranks, e.g. "
+      << GroupExample(g.TpGroups()) << "   DP groups " << g.pp * g.tp << " x " << g.dp
+      << ", e.g. " << GroupExample(g.DpGroups()) << "   PP groups " << g.dp * g.tp << " x "
+      << g.pp << ", e.g. " << GroupExample(g.PpGroups()) << "\n";
+  for (const std::string& w : p.warnings) out << "# warning: " << w << "\n";
+  out << "#\n# step time            " << FormatTime(s.step_ns) << "   (" << s.microbatches
+      << " micro-batches per replica)\n"
+      << "#   compute            " << FormatTime(s.compute_ns) << "  " << Percent(s.compute_ns, s.step_ns)
+      << "   (the busiest GPU's compute lane)\n"
+      << "#   not hidden         " << FormatTime(s.exposed_ns) << "  " << Percent(s.exposed_ns, s.step_ns)
+      << "   (communication and pipeline bubble; bubble formula (p-1)/m = "
+      << Fixed(s.bubble_formula, 3) << " of compute)\n"
+      << "#\n# group  bytes sent per GPU  send time per GPU   (busiest GPU of each kind)\n";
+  const char* what[kGroupKindCount] = {"TP all-reduces of activations and their gradients",
+                                       "activations and gradients between stages",
+                                       p.three_d.params.zero_stage ? "ZeRO-1 gradient reduce-scatter + parameter all-gather"
+                                                                   : "gradient all-reduce"};
+  for (int k = 0; k < kGroupKindCount; ++k) {
+    const ThreeDGroupTraffic& t = s.traffic[k];
+    out << "# " << std::left << std::setw(5) << GroupKindName(GroupKind(k)) << std::right
+        << std::setw(20) << FormatBytes(t.max_sent_bytes_per_rank) << std::setw(19)
+        << FormatTime(t.max_busy_ns_per_rank) << "   " << what[k] << "\n";
+  }
+  out << "#\n";
+  if (p.scenario.timing_only()) {
+    const double total = s.memory.model_states_bytes + s.memory.activations_bytes;
+    const Bytes gpu_bytes = p.topology.nodes[p.topology.gpus[0]].device.memory_bytes;
+    out << "# memory per GPU       " << FormatBytes(static_cast<Bytes>(total)) << " = model states "
+        << FormatBytes(static_cast<Bytes>(s.memory.model_states_bytes))
+        << " (fp16 weights and gradients, 12 B/param of Adam state"
+        << (p.three_d.params.zero_stage ? " over dp" : "") << ") + activations "
+        << FormatBytes(static_cast<Bytes>(s.memory.activations_bytes))
+        << " (sbh(10+24/t+5as/(ht)) per layer, no recomputation)";
+    if (gpu_bytes > 0)
+      out << "\n#                      the GPU has " << FormatBytes(gpu_bytes)
+          << (s.memory.model_states_bytes > gpu_bytes
+                  ? ": does NOT fit; the model states alone exceed it (try --zero 1, or more --pp)"
+              : total > gpu_bytes ? ": does NOT fit without activation recomputation"
+                                  : ": fits");
+    out << "\n";
+  } else {
+    out << "# memory per GPU       " << FormatBytes(s.memory.tracked_peak_bytes)
+        << " peak (every fp32 buffer of the busiest GPU, as the simulator allocated them)\n";
+  }
+  const double unit = s.model_flops >= 1e12 ? 1e12 : s.model_flops >= 1e9 ? 1e9 : 1e6;
+  out << "# MFU                  " << Fixed(100.0 * s.mfu, 1) << "%   ("
+      << Fixed(s.model_flops / unit, 1)
+      << (unit == 1e12 ? " TFLOP" : unit == 1e9 ? " GFLOP" : " MFLOP")
+      << " per step / (step time x " << g.ranks() << " GPUs x "
+      << Fixed(p.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s "
+      << (p.scenario.timing_only() ? "fp16 tensor-core" : "fp32") << " peak))\n";
+  out << "# plan                 " << s.ops << " ops\n";
+  if (p.scenario.timing_only())
+    out << "# approximation: one compute op per stage, micro-batch and pass with its layers'\n"
+        << "#   FLOPs, and one TP all-reduce with the bytes of its 2 per layer (latency paid\n"
+        << "#   once); DP gradients in " << p.scenario.dp_buckets
+        << " buckets after the last backward, not overlapped.\n";
+  out << "#\n# Result: ";
+  if (!s.check.checked) {
+    out << "not checked (" << s.check.not_checked_reason << ")\n";
+  } else {
+    const bool adam = p.scenario.mlp.optimizer == OptimizerKind::kAdam;
+    out << (s.check.correct ? "correct" : "WRONG") << " (after one step, every gradient shard within "
+        << std::setprecision(2) << s.check.gradient_error << " and every parameter shard within "
+        << s.check.weight_error << " of the single-device reference, relative"
+        << (adam ? ", beyond Adam's lr·δ/(|g|+ε) slack" : "") << "; loss " << std::setprecision(6)
+        << s.check.loss << " vs " << s.check.reference_loss << ")\n";
+    if (!s.check.correct) out << "#   worst tensor: " << s.check.worst_tensor << "\n";
+  }
+  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+}
+
+void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& s,
+               const std::string& trace_path) {
+  const ParallelGrid& g = p.three_d.params.grid;
+  JsonWriter w(out, /*pretty=*/true);
+  w.BeginObject();
+  w.Field("scenario", "3d");
+  w.Field("dp", g.dp);
+  w.Field("pp", g.pp);
+  w.Field("tp", g.tp);
+  w.Field("zero", p.three_d.params.zero_stage);
+  w.Field("schedule", PipelineScheduleName(p.three_d.params.schedule));
+  w.Field("model", p.scenario.model);
+  w.Field("microbatches", s.microbatches);
+  w.Field("topology", p.scenario.topology);
+  w.Field("backend", p.scenario.backend);
+  w.Field("timing_only", p.scenario.timing_only());
+  w.Field("ops", static_cast<std::int64_t>(s.ops));
+  w.Field("step_time_us", s.step_ns / 1e3);
+  w.Field("compute_us", s.compute_ns / 1e3);
+  w.Field("exposed_us", s.exposed_ns / 1e3);
+  w.Field("bubble_formula", s.bubble_formula);
+  w.Key("traffic");
+  w.BeginObject();
+  for (int k = 0; k < kGroupKindCount; ++k) {
+    w.Key(GroupKindName(GroupKind(k)));
+    w.BeginObject();
+    w.Field("max_sent_bytes_per_gpu", s.traffic[k].max_sent_bytes_per_rank);
+    w.Field("total_sent_bytes", s.traffic[k].total_sent_bytes);
+    w.Field("max_send_time_us_per_gpu", s.traffic[k].max_busy_ns_per_rank / 1e3);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Field("model_states_bytes_per_gpu", s.memory.model_states_bytes);
+  w.Field("activation_bytes_per_gpu", s.memory.activations_bytes);
+  w.Field("tracked_peak_bytes_per_gpu", s.memory.tracked_peak_bytes);
+  w.Field("model_flops", s.model_flops);
+  w.Field("mfu", s.mfu);
+  w.Key("warnings");
+  w.BeginArray();
+  for (const std::string& warning : p.warnings) w.String(warning);
+  w.EndArray();
+  w.Field("checked", s.check.checked);
+  if (s.check.checked) {
+    w.Field("correct", s.check.correct);
+    w.Field("weight_error", s.check.weight_error);
+    w.Field("gradient_error", s.check.gradient_error);
+    w.Field("loss", s.check.loss);
+    w.Field("reference_loss", s.check.reference_loss);
+  } else {
+    w.Key("correct");
+    w.Null();
+    w.Field("not_checked_reason", s.check.not_checked_reason);
+  }
+  if (!trace_path.empty()) w.Field("trace", trace_path);
+  w.EndObject();
+  out << "\n";
+}
+
+}  // namespace
+
+const CommandSpec& ThreeDSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "run 3d";
+    s.summary = "DP x PP x TP training: the real MLP checked, or GPT-3 175B timed at paper scale";
+    s.usage = "run 3d --dp N --pp N --tp N [flags]";
+    s.description =
+        "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
+        "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
+        "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
+        "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
+        "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
+        "each DP group (or with --zero 1 reduce-scattered, updated in shards, all-gathered).\n"
+        "--model small trains the MLP for one real step and compares every parameter shard\n"
+        "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
+        "without data and reports step time, compute/communication split, memory and MFU.\n"
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+    s.flags = {
+        {"dp", 0, "N", "data-parallel replicas (default: 2)"},
+        {"pp", 0, "N", "pipeline stages (default: 2)"},
+        {"tp", 0, "N", "tensor-parallel ranks per stage (default: 2)"},
+        {"zero", 0, "N", "0: DP all-reduce; 1: ZeRO-1 over each DP group (default: 0)"},
+        {"schedule", 0, "NAME", "1f1b or gpipe (default: 1f1b)"},
+        {"model", 0, "NAME", "small (the real MLP) or " + ModelPresetNames() + " (default: small)"},
+        {"microbatches", 'm', "N", "small: micro-batches per replica (default: 4)"},
+        {"layers", 0, "N", "small: MLP layers; even when tp > 1 (default: 8)"},
+        {"width", 0, "N", "small: features per layer, a multiple of tp (default: 256)"},
+        {"batch", 0, "N", "small: rows of the global batch (default: 64)"},
+        {"optimizer", 0, "NAME", "small: sgd or adam (default: sgd)"},
+        {"lr", 0, "X", "small: learning rate (default: 0.05 sgd, 0.001 adam)"},
+        {"buckets", 0, "N", "paper scale: DP gradient buckets per GPU (default: 4)"},
+        {"micro-batch", 0, "N", "paper scale: sequences per micro-batch (default: the preset's, 1)"},
+        {"global-batch", 0, "N", "paper scale: sequences per step (default: the preset's, 1536 for GPT-3)"},
+        {"topology", 't', "NAME|FILE", "preset or file with dp*pp*tp GPUs, e.g. 64x-dgx-a100-ib (default: dgx-a100)"},
+        {"backend", 0, "NAME", "backend to run on (default: sim)"},
+        {"seed", 0, "N", "small: seed of the weights and data (default: 1)"},
+        {"json", 0, "", "print one JSON object instead of the report"},
+        {"trace", 0, "FILE", "write a Chrome trace (ranks labelled by their coordinates in the plan)"},
+    };
+    s.examples =
+        "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
+        "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero 1\n"
+        "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
+        "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
+    return s;
+  }();
+  return spec;
+}
+
+int ThreeDMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(ThreeDSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(ThreeDSpec());
+    return 0;
+  }
+  const bool json = args.Has("json");
+  const std::string trace_path = args.Get("trace");
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
+  std::unique_ptr<PreparedThreeD> prepared;
+  try {
+    const ThreeDScenario scenario = ScenarioFromArgs(args);
+    if (!scenario.timing_only()) {
+      const double flops = 6.0 * scenario.mlp.batch * double(scenario.mlp.width) *
+                           scenario.mlp.width * scenario.mlp.layers;
+      if (flops > kMaxHostFlops)
+        throw Error("width: one real step is " + Fixed(flops / 1e9, 0) +
+                    " GFLOP of host arithmetic, above the 20 GFLOP this command computes "
+                    "(choose a smaller --width, --layers or --batch, or a --model preset)");
+    }
+    prepared = PrepareThreeD(scenario);
+  } catch (const Error& e) {
+    throw FieldErrorAsFlagError(e, args, kFieldFlags);
+  }
+  std::ostream& out = std::cout;
+  if (!json) {
+    out << "# ShardLab: " << prepared->three_d.plan.name << " on " << prepared->scenario.topology
+        << ", backend " << prepared->scenario.backend << "\n";
+    out.flush();
+  }
+  RunOptions options;
+  options.seed = prepared->scenario.seed;
+  options.timing_only = prepared->scenario.timing_only();
+  Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->three_d.plan),
+                    prepared->topology, options);
+  VectorSink sink;
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone) {
+    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
+    return 1;
+  }
+  const Plan& plan = executor.plan();
+  const ThreeDSummary s = SummarizeThreeD(*prepared, sink.events, executor.backend(), &plan);
+  if (args.Has("trace")) {
+    TraceInfo info;
+    info.title = plan.name + " on " + prepared->scenario.topology + " (" + prepared->scenario.backend + ")";
+    info.backend = prepared->scenario.backend;
+    for (int r = 0; r < plan.num_ranks; ++r)
+      info.rank_labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
+    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+  }
+  if (json)
+    WriteJson(out, *prepared, s, trace_path);
+  else
+    PrintText(out, *prepared, s, trace_path);
+  out.flush();
+  return s.check.checked && !s.check.correct ? 1 : 0;
+}
+
+}  // namespace shardlab::cli
