@@ -115,11 +115,12 @@ const CommandSpec& RunSpec() {
   static const CommandSpec spec = [] {
     CommandSpec s;
     s.name = "run";
-    s.summary = "run a collective (or pipeline, tp-LAYER, zero) and check its result";
+    s.summary = "run a collective (or pipeline, tp-LAYER, zero, moe) and check its result";
     s.usage =
         "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')\n"
         "       shardlab-cli run tp-LAYER [flags] (tensor parallel; see 'run tp-mlp --help')\n"
-        "       shardlab-cli run zero [flags] (data parallel and ZeRO; see 'run zero --help')";
+        "       shardlab-cli run zero [flags] (data parallel and ZeRO; see 'run zero --help')\n"
+        "       shardlab-cli run moe [flags] (expert parallel; see 'run moe --help')";
     s.description =
         "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
         "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
@@ -150,6 +151,7 @@ const CommandSpec& RunSpec() {
 int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front() == "pipeline") return PipelineMain(words.subspan(1));
   if (!words.empty() && words.front() == "zero") return ZeroRunMain(words.subspan(1));
+  if (!words.empty() && words.front() == "moe") return MoeRunMain(words.subspan(1));
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpRunMain(words.front(), words.subspan(1));
   }

@@ -22,6 +22,7 @@ const CommandSpec& PipelineSpec();
 const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
+const CommandSpec& MoeRunSpec();
 const CommandSpec& MemorySpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
@@ -38,6 +39,10 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> args
 /// memory per rank by category, traffic per step, a checked result (run's
 /// first word "zero" hands the rest of the words here).
 int ZeroRunMain(std::span<const std::string> args);
+/// `run moe`: an expert-parallel mixture-of-experts layer: tokens per
+/// expert, all-to-all bytes per rank, the straggler, a checked result
+/// (run's first word "moe" hands the rest of the words here).
+int MoeRunMain(std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
 int MemoryMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
