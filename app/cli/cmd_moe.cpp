@@ -125,12 +125,12 @@ void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary&
       << Fixed(choices > 0 ? 100.0 * r.dropped / choices : 0, 1) << "%); '#' kept, '.' dropped\n";
 
   out << "#\n# All-to-all bytes per rank (measured; hand count: rows x H x 4 B to other ranks)\n"
-      << "#  rank     rows   dispatch sent    recv   combine sent    recv   expert time\n";
+      << "#  rank     rows  dispatch sent  dispatch recv   combine sent   combine recv   expert time\n";
   for (int rank = 0; rank < c.ranks; ++rank) {
     const MoeRankMetrics& k = m.ranks[rank];
     out << "# " << Pad(std::to_string(rank), 5) << Pad(std::to_string(k.rows), 9)
-        << Pad(std::to_string(k.dispatch_sent), 16) << Pad(std::to_string(k.dispatch_received), 8)
-        << Pad(std::to_string(k.combine_sent), 15) << Pad(std::to_string(k.combine_received), 8)
+        << Pad(std::to_string(k.dispatch_sent), 15) << Pad(std::to_string(k.dispatch_received), 15)
+        << Pad(std::to_string(k.combine_sent), 15) << Pad(std::to_string(k.combine_received), 15)
         << Pad(FormatTime(k.expert_ns), 14) << (rank == m.straggler ? "  <- straggler" : "") << "\n";
   }
   out << "#   hand count: " << (s.bytes_match ? "every rank's bytes match" : "MISMATCH") << " ("
