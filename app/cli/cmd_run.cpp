@@ -115,12 +115,13 @@ const CommandSpec& RunSpec() {
   static const CommandSpec spec = [] {
     CommandSpec s;
     s.name = "run";
-    s.summary = "run a collective (or pipeline, tp-LAYER, zero, 3d) and check its result";
+    s.summary = "run a collective (or pipeline, tp-LAYER, zero, 3d, moe) and check its result";
     s.usage =
         "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')\n"
         "       shardlab-cli run tp-LAYER [flags] (tensor parallel; see 'run tp-mlp --help')\n"
         "       shardlab-cli run zero [flags] (data parallel and ZeRO; see 'run zero --help')\n"
-        "       shardlab-cli run 3d [flags] (DP x PP x TP; see 'run 3d --help')";
+        "       shardlab-cli run 3d [flags] (DP x PP x TP; see 'run 3d --help')\n"
+        "       shardlab-cli run moe [flags] (expert parallel; see 'run moe --help')";
     s.description =
         "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
         "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
@@ -152,6 +153,7 @@ int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front() == "pipeline") return PipelineMain(words.subspan(1));
   if (!words.empty() && words.front() == "zero") return ZeroRunMain(words.subspan(1));
   if (!words.empty() && words.front() == "3d") return ThreeDMain(words.subspan(1));
+  if (!words.empty() && words.front() == "moe") return MoeRunMain(words.subspan(1));
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpRunMain(words.front(), words.subspan(1));
   }

@@ -23,6 +23,7 @@ const CommandSpec& ThreeDSpec();
 const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
+const CommandSpec& MoeRunSpec();
 const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
 const CommandSpec& WorkerSpec();
@@ -44,6 +45,10 @@ int ZeroRunMain(std::span<const std::string> args);
 /// `run 3d`: DP x PP x TP training, the small MLP checked or a model preset
 /// timed at paper scale (run's first word "3d" hands the rest here).
 int ThreeDMain(std::span<const std::string> args);
+/// `run moe`: an expert-parallel mixture-of-experts layer: tokens per
+/// expert, all-to-all bytes per rank, the straggler, a checked result
+/// (run's first word "moe" hands the rest of the words here).
+int MoeRunMain(std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
 int MemoryMain(std::span<const std::string> args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.

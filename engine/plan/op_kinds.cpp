@@ -59,6 +59,10 @@ const char* PhaseName(Phase phase) {
     case Phase::kBackward: return "backward";
     case Phase::kOptimizer: return "optimizer";
     case Phase::kWeightGrad: return "weight-grad";
+    case Phase::kRouter: return "router";
+    case Phase::kDispatch: return "dispatch";
+    case Phase::kExpert: return "expert";
+    case Phase::kCombine: return "combine";
   }
   return "?";
 }

@@ -78,6 +78,9 @@ enum class Phase : std::uint8_t {
   kNone, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll,
   kForward, kBackward, kOptimizer,
   kWeightGrad,  // the weight-gradient half of a split backward (ZB-H1's W)
+  // A mixture-of-experts layer: router and top-k, tokens to their experts'
+  // ranks (pack + all-to-all), the experts' MLPs, results back and summed.
+  kRouter, kDispatch, kExpert, kCombine,
 };
 const char* PhaseName(Phase phase);
 

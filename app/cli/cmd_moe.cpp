@@ -1,0 +1,357 @@
+// `shardlab-cli run moe`: one expert-parallel mixture-of-experts layer, E
+// experts over --ranks GPUs, its dispatch and combine all-to-alls run on a
+// backend. Prints the tokens each expert got and dropped, each rank's
+// all-to-all bytes beside the hand count, the step split (router, dispatch,
+// experts, combine), the straggler rank, and whether the output equals the
+// single-device layer.
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/output.h"
+#include "engine/core/json.h"
+#include "engine/plan/dump.h"
+#include "engine/run/executor.h"
+#include "engine/run/moe_scenario.h"
+#include "engine/run/trace_writer.h"
+#include "engine/run/vector_sink.h"
+
+namespace shardlab::cli {
+namespace {
+
+constexpr std::pair<const char*, const char*> kFieldFlags[] = {
+    {"ranks: ", "ranks"},     {"experts: ", "experts"},   {"top-k: ", "top-k"},
+    {"tokens: ", "tokens"},   {"hidden: ", "hidden"},     {"ffn: ", "ffn"},
+    {"capacity-factor: ", "capacity-factor"},             {"skew: ", "skew"},
+    {"topology: ", "topology"}, {"backend: ", "backend"},
+};
+
+std::string Fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+std::string Pad(const std::string& text, std::size_t width, bool left = false) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return left ? text + fill : fill + text;
+}
+
+int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
+  if (!args.Has(flag)) return fallback;
+  // Any int goes through: whether it fits the layer is the engine's call.
+  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT_MIN, INT_MAX));
+}
+
+double CapacityFactor(const ParsedArgs& args) {
+  if (!args.Has("capacity-factor")) return 1.25;
+  const std::string text = args.Get("capacity-factor");
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(value))
+    throw UsageError(args.Spelling("capacity-factor") + ": not a number: '" + text + "'");
+  return value;  // the engine says whether it is above 0
+}
+
+MoeScenario ScenarioFromArgs(const ParsedArgs& args) {
+  MoeScenario s;
+  MoeLayerConfig& c = s.layer;
+  c.ranks = IntFlag(args, "ranks", 4);
+  c.experts = IntFlag(args, "experts", 8);
+  c.top_k = IntFlag(args, "top-k", 2);
+  c.tokens = IntFlag(args, "tokens", 1024);
+  c.hidden = IntFlag(args, "hidden", 128);
+  c.ffn = IntFlag(args, "ffn", 256);
+  c.capacity_factor = CapacityFactor(args);
+  if (args.Has("skew")) c.skew = ParseMoeSkew(args.Get("skew"));
+  s.topology = args.Get("topology", "dgx-a100");
+  if (s.topology.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
+  s.backend = args.Get("backend", "sim");
+  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
+  s.timing_only = args.Has("timing-only");
+  return s;
+}
+
+std::string CheckText(const MoeCheck& check) {
+  if (!check.checked) return "not checked: " + check.not_checked_reason;
+  std::ostringstream out;
+  out << std::setprecision(2);
+  const double worst = std::max(check.output_error, check.gate_error);
+  if (check.correct) {
+    out << "correct: every rank's output and gates equal the single-device layer (max rel error "
+        << worst << ")";
+  } else {
+    out << "WRONG: the expert-parallel layer differs from the single-device layer (max rel error "
+        << worst << " above " << MoeCheck::kTolerance << "; worst on rank " << check.worst_rank << ")";
+  }
+  return out.str();
+}
+
+// A bar of up to `width` marks for `value` out of `most` (at least one for
+// any value above 0).
+std::string Bar(std::int64_t value, std::int64_t most, int width, char mark) {
+  if (most <= 0 || value <= 0) return "";
+  const int n = std::max(1, static_cast<int>(std::lround(static_cast<double>(value) * width / most)));
+  return std::string(static_cast<std::size_t>(n), mark);
+}
+
+void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary& s,
+               const std::string& trace_path) {
+  const MoeLayerConfig& c = prepared.scenario.layer;
+  const MoeRouting& r = prepared.layer.routing;
+  const MoeMetrics& m = s.metrics;
+  const std::int64_t cap = std::int64_t{r.capacity_per_rank} * c.ranks;
+  out << "#\n# Tokens per expert (capacity " << r.capacity_per_rank << " per rank, " << cap
+      << " in all; mean load " << Fixed(static_cast<double>(c.tokens) * c.top_k / c.experts, 1)
+      << ")\n#  expert  rank   routed     kept  dropped\n";
+  const int most = *std::max_element(r.routed.begin(), r.routed.end());
+  for (int e = 0; e < c.experts; ++e) {
+    out << "# " << Pad(std::to_string(e), 7) << Pad(std::to_string(r.rank_of_expert(e)), 6)
+        << Pad(std::to_string(r.routed[e]), 9) << Pad(std::to_string(r.kept_per_expert[e]), 9)
+        << Pad(std::to_string(r.routed[e] - r.kept_per_expert[e]), 9) << "  "
+        << Bar(r.kept_per_expert[e], most, 30, '#')
+        << Bar(r.routed[e] - r.kept_per_expert[e], most, 30, '.') << "\n";
+  }
+  const std::int64_t choices = std::int64_t{c.tokens} * c.top_k;
+  out << "#   dropped " << r.dropped << " of " << choices << " choices ("
+      << Fixed(choices > 0 ? 100.0 * r.dropped / choices : 0, 1) << "%); '#' kept, '.' dropped\n";
+
+  out << "#\n# All-to-all bytes per rank (measured; hand count: rows x H x 4 B to other ranks)\n"
+      << "#  rank     rows  dispatch sent  dispatch recv   combine sent   combine recv   expert time\n";
+  for (int rank = 0; rank < c.ranks; ++rank) {
+    const MoeRankMetrics& k = m.ranks[rank];
+    out << "# " << Pad(std::to_string(rank), 5) << Pad(std::to_string(k.rows), 9)
+        << Pad(std::to_string(k.dispatch_sent), 15) << Pad(std::to_string(k.dispatch_received), 15)
+        << Pad(std::to_string(k.combine_sent), 15) << Pad(std::to_string(k.combine_received), 15)
+        << Pad(FormatTime(k.expert_ns), 14) << (rank == m.straggler ? "  <- straggler" : "") << "\n";
+  }
+  out << "#   hand count: " << (s.bytes_match ? "every rank's bytes match" : "MISMATCH") << " ("
+      << s.expected.transfers_per_all_to_all << " transfers per all-to-all)\n";
+
+  out << "#\n# router        " << Pad(FormatTime(m.router_ns), 10, true) << "  x·Wr, top-k gates\n"
+      << "# dispatch      " << Pad(FormatTime(m.dispatch_ns), 10, true)
+      << "  pack + all-to-all of the tokens to their experts\n"
+      << "# experts       " << Pad(FormatTime(m.experts_ns), 10, true)
+      << "  until the slowest rank's experts finish\n"
+      << "# combine       " << Pad(FormatTime(m.combine_ns), 10, true)
+      << "  all-to-all back + gate-weighted sum\n"
+      << "# step time     " << Pad(FormatTime(m.step_ns), 10, true) << "\n";
+  if (m.straggler >= 0) {
+    out << "# straggler     rank " << m.straggler << ": " << Fixed(m.straggler_load, 2)
+        << "x the mean rows, " << Fixed(m.straggler_time, 2) << "x the mean expert time\n";
+  }
+  out << "#\n# Result: " << CheckText(s.check) << "\n";
+  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+}
+
+void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan, const MoeSummary& s,
+               const std::string& trace_path, const std::string& plan_dump) {
+  const MoeScenario& sc = prepared.scenario;
+  const MoeLayerConfig& c = sc.layer;
+  const MoeRouting& r = prepared.layer.routing;
+  const MoeMetrics& m = s.metrics;
+  JsonWriter w(out, /*pretty=*/true);
+  w.BeginObject();
+  w.Field("scenario", "moe");
+  w.Field("ranks", c.ranks);
+  w.Field("experts", c.experts);
+  w.Field("top_k", c.top_k);
+  w.Field("tokens", c.tokens);
+  w.Field("hidden", c.hidden);
+  w.Field("ffn", c.ffn);
+  w.Field("capacity_factor", c.capacity_factor);
+  w.Field("capacity_per_rank", r.capacity_per_rank);
+  w.Field("skew", MoeSkewName(c.skew));
+  w.Field("topology", sc.topology);
+  w.Field("backend", sc.backend);
+  if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
+    w.Field("seed", static_cast<std::int64_t>(sc.seed));
+  } else {
+    w.Field("seed", std::to_string(sc.seed));
+  }
+  w.Field("timing_only", sc.timing_only);
+  w.Field("steps", s.steps);
+  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
+  w.Field("events", static_cast<std::int64_t>(s.events));
+  w.Field("dropped", r.dropped);
+  w.Key("experts_load");
+  w.BeginArray();
+  for (int e = 0; e < c.experts; ++e) {
+    w.BeginObject();
+    w.Field("expert", e);
+    w.Field("rank", r.rank_of_expert(e));
+    w.Field("routed", r.routed[e]);
+    w.Field("kept", r.kept_per_expert[e]);
+    w.Field("dropped", r.routed[e] - r.kept_per_expert[e]);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("per_rank");
+  w.BeginArray();
+  for (int rank = 0; rank < c.ranks; ++rank) {
+    const MoeRankMetrics& k = m.ranks[rank];
+    w.BeginObject();
+    w.Field("rank", rank);
+    w.Field("rows", k.rows);
+    w.Field("expert_us", k.expert_ns / 1e3);
+    w.Field("dispatch_sent_bytes", k.dispatch_sent);
+    w.Field("dispatch_received_bytes", k.dispatch_received);
+    w.Field("combine_sent_bytes", k.combine_sent);
+    w.Field("combine_received_bytes", k.combine_received);
+    w.Field("expected_dispatch_sent_bytes", s.expected.dispatch_sent[rank]);
+    w.Field("expected_dispatch_received_bytes", s.expected.dispatch_received[rank]);
+    w.Field("expected_combine_sent_bytes", s.expected.combine_sent[rank]);
+    w.Field("expected_combine_received_bytes", s.expected.combine_received[rank]);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("bytes_match", s.bytes_match);
+  w.Field("transfers", m.transfers);
+  w.Field("step_time_us", m.step_ns / 1e3);
+  w.Field("router_us", m.router_ns / 1e3);
+  w.Field("dispatch_us", m.dispatch_ns / 1e3);
+  w.Field("experts_us", m.experts_ns / 1e3);
+  w.Field("combine_us", m.combine_ns / 1e3);
+  w.Field("straggler", m.straggler);
+  w.Field("straggler_load", m.straggler_load);
+  w.Field("straggler_time", m.straggler_time);
+  w.Field("checked", s.check.checked);
+  if (s.check.checked) {
+    w.Field("correct", s.check.correct);
+    w.Field("output_error", s.check.output_error);
+    w.Field("gate_error", s.check.gate_error);
+    w.Key("not_checked_reason");
+    w.Null();
+  } else {
+    for (const char* key : {"correct", "output_error", "gate_error"}) {
+      w.Key(key);
+      w.Null();
+    }
+    w.Field("not_checked_reason", s.check.not_checked_reason);
+  }
+  if (!trace_path.empty()) w.Field("trace", trace_path);
+  if (!plan_dump.empty()) w.Field("plan", plan_dump);
+  w.EndObject();
+  out << "\n";
+}
+
+}  // namespace
+
+const CommandSpec& MoeRunSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "run moe";
+    s.summary = "one expert-parallel MoE layer: load per expert, all-to-all bytes, straggler";
+    s.usage = "run moe [flags]";
+    s.description =
+        "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
+        "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
+        "top k), sends each kept token to the rank of its expert (dispatch all-to-all), the\n"
+        "experts run their MLPs (relu(x.W1).W2), and the results go back (combine all-to-all)\n"
+        "to be summed with their gates. Each rank may send an expert at most\n"
+        "C = ceil(capacity-factor x k x (T/N) / E) tokens; the rest are dropped and counted.\n"
+        "The routing is computed on the host when the plan is built (the all-to-all sizes\n"
+        "depend on it); --skew forces it, e.g. 'hot' sends half the tokens to expert 0, whose\n"
+        "GPU becomes the straggler. Prints the tokens per expert, each rank's all-to-all bytes\n"
+        "beside the hand count, the step split, the straggler, and whether the output equals\n"
+        "the single-device layer.\n"
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+    s.flags = {
+        {"ranks", 'n', "N", "expert-parallel ranks, one per GPU (GPUs 0..N-1; default: 4)"},
+        {"experts", 0, "E", "experts, a multiple of N (default: 8)"},
+        {"top-k", 0, "K", "experts per token, 1..E (default: 2)"},
+        {"tokens", 0, "T", "tokens over all ranks, a multiple of N (default: 1024)"},
+        {"hidden", 0, "H", "hidden size (default: 128)"},
+        {"ffn", 0, "F", "each expert's inner width (default: 256)"},
+        {"capacity-factor", 0, "C", "capacity per expert and rank as a multiple of the even share "
+                                    "k x (T/N) / E; above 0 (default: 1.25; E/k never drops)"},
+        {"skew", 0, "NAME", "router (the router's own top-k), uniform, hot (every even token's "
+                            "first choice is expert 0) or zipf (default: router)"},
+        {"topology", 't', "NAME|FILE", "preset or topology file; rank r on GPU r (default: dgx-a100)"},
+        {"seed", 0, "N", "seed of the input, router and experts (default: 1)"},
+        {"backend", 0, "NAME", "backend to run on (default: sim)"},
+        {"timing-only", 0, "", "skip the arithmetic: time only (for large layers)"},
+        {"json", 0, "", "print one JSON object instead of the tables"},
+        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
+        {"plan", 0, "", "print the plan, one op per line, before running it"},
+    };
+    s.examples =
+        "  shardlab-cli run moe\n"
+        "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
+        "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
+        "  shardlab-cli run moe --skew hot --trace moe.json\n";
+    return s;
+  }();
+  return spec;
+}
+
+int MoeRunMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(MoeRunSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(MoeRunSpec());
+    return 0;
+  }
+  const bool json = args.Has("json");
+  const std::string trace_path = args.Get("trace");
+  std::unique_ptr<PreparedMoe> prepared;
+  try {
+    prepared = PrepareMoe(ScenarioFromArgs(args));
+  } catch (const Error& e) {
+    throw FieldErrorAsFlagError(e, args, kFieldFlags);
+  }
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
+
+  std::ostream& out = std::cout;
+  const MoeScenario& sc = prepared->scenario;
+  const MoeLayerConfig& c = sc.layer;
+  std::string plan_dump;
+  if (args.Has("plan")) plan_dump = DumpPlan(prepared->layer.plan);
+  if (!json) {
+    out << "# ShardLab: expert-parallel MoE, " << c.experts << " experts over " << c.ranks
+        << " ranks (" << c.experts_per_rank() << " each), top-" << c.top_k << ", skew "
+        << MoeSkewName(c.skew) << ", on " << sc.topology << ", backend " << sc.backend << "\n"
+        << "#   T = " << c.tokens << " tokens (" << c.tokens_per_rank() << " per rank), hidden H "
+        << c.hidden << ", expert ffn F " << c.ffn << ", capacity factor " << c.capacity_factor << "\n";
+    if (!plan_dump.empty()) out << "#\n" << plan_dump;
+    out.flush();
+  }
+
+  RunOptions options;
+  options.seed = sc.seed;
+  options.timing_only = sc.timing_only;
+  Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
+                    options);
+  VectorSink sink;
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone) {
+    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
+    return 1;
+  }
+  const Plan& plan = executor.plan();
+  const MoeSummary s = SummarizeMoe(*prepared, sink.events, executor.backend(), &plan);
+  if (args.Has("trace")) {
+    TraceInfo info;
+    info.title = plan.name + " on " + sc.topology + " (" + sc.backend + ")";
+    info.backend = sc.backend;
+    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+  }
+  if (json) {
+    WriteJson(out, *prepared, plan, s, trace_path, plan_dump);
+  } else {
+    out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
+        << (sc.timing_only ? "   timing only" : "") << "\n";
+    PrintText(out, *prepared, s, trace_path);
+  }
+  out.flush();
+  return s.check.checked && !s.check.correct ? 1 : 0;
+}
+
+}  // namespace shardlab::cli
