@@ -32,7 +32,7 @@ struct CommandEntry {
 const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
-      {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}};
+      {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {LabSpec, LabMain}};
   return commands;
 }
 

@@ -1,0 +1,140 @@
+// `shardlab-cli lab`: guided labs for instructors.
+//
+//   lab list  [LABS]                 id, minutes, steps, questions, title
+//   lab check [LABS | LAB]           validate; one line per problem; exit 2 if any
+//   lab run   LAB --answers FILE     grade an answers file against fresh runs
+//   lab key   LAB                    print the correct answers file
+//
+// LABS is a folder of lab folders (default: labs); LAB is one lab folder
+// (or its lab.toml). The engine (engine/lab) does the work; this file
+// parses the words and prints.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "engine/lab/lab_grader.h"
+#include "engine/lab/lab_loader.h"
+
+namespace shardlab::cli {
+namespace {
+
+constexpr const char* kDefaultLabsDir = "labs";
+
+/// The lab folders `path` names: itself when it is a lab (or a lab file),
+/// else the labs inside it.
+std::vector<std::string> LabPaths(const std::string& path) {
+  if (IsLabFolder(path) || path.ends_with(".toml")) return {path};
+  std::vector<std::string> folders = FindLabFolders(path);
+  if (folders.empty()) throw UsageError(path + ": no lab folders (folders holding lab.toml) here");
+  return folders;
+}
+
+int ListMain(const std::string& dir) {
+  std::cout << std::left << std::setw(26) << "id" << std::setw(9) << "minutes" << std::setw(7)
+            << "steps" << std::setw(11) << "questions" << "title\n";
+  int bad = 0;
+  for (const std::string& path : LabPaths(dir)) {
+    const LabLoadResult r = ReadLab(path);
+    const Lab& lab = r.lab;
+    std::cout << std::left << std::setw(26) << lab.id << std::setw(9) << lab.minutes << std::setw(7)
+              << lab.steps.size() << std::setw(11) << lab.QuestionCount() << lab.title
+              << (r.ok() ? "" : "   (invalid: see 'lab check')") << "\n";
+    if (!r.ok()) ++bad;
+  }
+  return bad > 0 ? 2 : 0;
+}
+
+int CheckMain(const std::string& path) {
+  int labs = 0, problems = 0;
+  for (const std::string& lab_path : LabPaths(path)) {
+    const LabLoadResult r = ReadLab(lab_path);
+    ++labs;
+    problems += static_cast<int>(r.problems.size());
+    for (const LabProblem& p : r.problems) std::cout << p.text() << "\n";
+  }
+  std::cout << labs << (labs == 1 ? " lab" : " labs") << " checked, " << problems
+            << (problems == 1 ? " problem" : " problems") << "\n";
+  return problems > 0 ? 2 : 0;
+}
+
+Lab LoadOneLab(const std::string& path) {
+  if (!IsLabFolder(path) && !path.ends_with(".toml")) {
+    throw UsageError(path + ": not a lab folder (a folder holding lab.toml)");
+  }
+  return LoadLab(path);
+}
+
+int RunGradeMain(const std::string& path, const ParsedArgs& args) {
+  if (!args.Has("answers")) throw UsageError("lab run: missing --answers FILE");
+  const Lab lab = LoadOneLab(path);
+  const LabAnswers answers = LoadLabAnswers(args.Get("answers"));
+  const LabGradeReport report = GradeLab(lab, answers);
+  std::cout << (args.Has("json") ? LabReportJson(report) : FormatLabReport(report));
+  return 0;
+}
+
+int KeyMain(const std::string& path) {
+  const Lab lab = LoadOneLab(path);
+  std::cout << "# Answer key for " << lab.id << " (" << lab.title << "), from fresh simulator runs\n"
+            << WriteLabAnswers(LabAnswerKey(lab));
+  return 0;
+}
+
+}  // namespace
+
+const CommandSpec& LabSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "lab";
+    s.summary = "guided labs: list, check, grade an answers file, print the key";
+    s.usage = "lab list [LABS] | lab check [LABS|LAB] | lab run LAB --answers FILE [--json] | lab key LAB";
+    s.description =
+        "Guided labs are folders under labs/ (labs/README.md documents the format).\n"
+        "  list   each lab's id, estimated minutes, steps, questions and title\n"
+        "  check  validate every lab: one line per problem (file:line: field: message);\n"
+        "         exit code 2 when there is any\n"
+        "  run    grade an answers file against fresh simulator runs: per question the\n"
+        "         expected value, the answer given, the verdict and feedback, then the score\n"
+        "  key    print an answers file with every answer correct (from fresh runs)\n"
+        "LABS defaults to ./labs.";
+    s.flags = {
+        {"answers", 'a', "FILE", "the answers file to grade (lab run)"},
+        {"json", 0, "", "lab run: print the report as one JSON object (for a gradebook)"},
+    };
+    s.max_positionals = 2;
+    s.examples =
+        "  shardlab-cli lab list\n"
+        "  shardlab-cli lab check labs/\n"
+        "  shardlab-cli lab run labs/04-pipeline-bubbles --answers answers.toml --json\n"
+        "  shardlab-cli lab key labs/01-ring-allreduce > key.toml";
+    return s;
+  }();
+  return spec;
+}
+
+int LabMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(LabSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(LabSpec());
+    return 0;
+  }
+  const std::vector<std::string>& pos = args.positionals();
+  if (pos.empty()) throw UsageError("lab: missing subcommand (list, check, run or key)");
+  const std::string& sub = pos[0];
+  const std::string path = pos.size() > 1 ? pos[1] : "";
+  if (sub == "list") return ListMain(path.empty() ? kDefaultLabsDir : path);
+  if (sub == "check") return CheckMain(path.empty() ? kDefaultLabsDir : path);
+  if (sub == "run" || sub == "key") {
+    if (path.empty()) throw UsageError("lab " + sub + ": missing the lab folder (e.g. labs/01-ring-allreduce)");
+    if (sub == "key") {
+      if (args.Has("answers") || args.Has("json")) throw UsageError("lab key: takes no flags");
+      return KeyMain(path);
+    }
+    return RunGradeMain(path, args);
+  }
+  throw UsageError("lab: unknown subcommand '" + sub + "' (list, check, run or key)");
+}
+
+}  // namespace shardlab::cli

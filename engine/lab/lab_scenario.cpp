@@ -1,0 +1,822 @@
+// Lab scenarios: the parameter tables, the mapping onto the engine's
+// scenarios, and the reduction of each run to named quantities. Adding a
+// quantity means one row in a table below, one line where the run fills
+// `measured`, and one row in labs/README.md.
+#include "engine/lab/lab_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "engine/algorithms/collective.h"
+#include "engine/algorithms/pipeline_schedule.h"
+#include "engine/core/error.h"
+#include "engine/core/toml.h"
+#include "engine/core/units.h"
+#include "engine/model/tp_layer.h"
+#include "engine/model/zero_memory.h"
+#include "engine/run/collective_scenario.h"
+#include "engine/run/executor.h"
+#include "engine/run/memory_tracker.h"
+#include "engine/run/metrics.h"
+#include "engine/run/pipeline_scenario.h"
+#include "engine/run/tp_scenario.h"
+#include "engine/run/vector_sink.h"
+#include "engine/run/zero_scenario.h"
+
+namespace shardlab {
+namespace {
+
+using K = LabParamKind;
+
+std::vector<LabScenarioSpec> BuildScenarios() {
+  std::vector<LabScenarioSpec> all;
+
+  LabScenarioSpec collective;
+  collective.name = "collective";
+  collective.help = "one collective (ring or tree all-reduce, ...) on a simulated machine";
+  collective.params = {
+      {"kind", K::kChoice, "allreduce",
+       {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"},
+       "the collective"},
+      {"algo", K::kChoice, "ring", {"ring", "tree", "direct"}, "the algorithm"},
+      {"ranks", K::kInteger, "8", {}, "GPUs taking part; rank r on GPU r"},
+      {"size", K::kSize, "64M", {}, "one rank's buffer"},
+      {"dtype", K::kChoice, "f32", {"f32", "f16", "bf16"}, "element type"},
+      {"root", K::kInteger, "0", {}, "root of broadcast and reduce"},
+      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"ring_order", K::kText, "auto", {}, "auto, rank, or a list \"0,3,2,1\""},
+      {"timing_only", K::kBool, "false", {}, "skip the data"},
+  };
+  collective.measured = {
+      {"time_ns", "ns", "the run, start to last event"},
+      {"time_us", "us", "the run, start to last event"},
+      {"time_ms", "ms", "the run, start to last event"},
+      {"algbw_gbps", "GB/s", "size / time"},
+      {"busbw_gbps", "GB/s", "algbw times the collective's bus factor"},
+      {"bytes_sent_per_rank", "bytes", "the most bytes any rank sent"},
+      {"steps", "", "logical steps of the algorithm"},
+      {"predicted_ns", "ns", "the alpha-beta formula's time"},
+      {"predicted_us", "us", "the alpha-beta formula's time"},
+      {"predicted_ms", "ms", "the alpha-beta formula's time"},
+      {"formula_bandwidth_gbps", "GB/s", "the formula's B: slowest route used"},
+      {"formula_alpha_us", "us", "the formula's alpha: that route's latency"},
+  };
+  all.push_back(collective);
+
+  LabScenarioSpec pipeline;
+  pipeline.name = "pipeline";
+  pipeline.help = "pipeline-parallel training of a small MLP for one step";
+  pipeline.params = {
+      {"schedule", K::kChoice, "1f1b", {"gpipe", "1f1b", "interleaved", "zb-h1"}, "the schedule"},
+      {"stages", K::kInteger, "4", {}, "p, one GPU each"},
+      {"microbatches", K::kInteger, "8", {}, "m"},
+      {"chunks", K::kInteger, "1", {}, "v, model chunks per stage (interleaved)"},
+      {"layers", K::kInteger, "8", {}, "layers of the MLP"},
+      {"width", K::kInteger, "512", {}, "features per layer"},
+      {"batch", K::kInteger, "64", {}, "rows of the global batch"},
+      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"timing_only", K::kBool, "false", {}, "skip the data"},
+  };
+  pipeline.measured = {
+      {"time_ms", "ms", "the whole step, optimizer included"},
+      {"span_ms", "ms", "first forward to last backward"},
+      {"bubble_fraction", "", "idle / busy over the stages"},
+      {"formula_bubble_fraction", "", "(p-1)/m, (p-1)/(v m), (p-1)/(3m)"},
+      {"bubble_share_of_step", "", "idle / (p span)"},
+      {"formula_bubble_share_of_step", "", "(p-1)/(m+p-1)"},
+      {"peak_inflight", "micro-batches", "most activations any stage holds"},
+      {"formula_peak_inflight", "micro-batches", "the schedule's formula, largest stage"},
+      {"peak_inflight_last", "micro-batches", "the last stage's peak"},
+      {"transfers", "", "sends between stages"},
+      {"transfer_bytes", "bytes", "bytes of those sends"},
+      {"steps", "", "logical steps (schedule ticks)"},
+  };
+  all.push_back(pipeline);
+
+  LabScenarioSpec tp;
+  tp.name = "tp";
+  tp.help = "one tensor-parallel (Megatron) layer, forward and backward";
+  tp.params = {
+      {"layer", K::kChoice, "mlp", {"column", "row", "mlp", "attention", "transformer"}, "layer"},
+      {"batch", K::kInteger, "1", {}, "B"},
+      {"seq", K::kInteger, "64", {}, "S"},
+      {"hidden", K::kInteger, "64", {}, "H"},
+      {"ffn", K::kInteger, "0", {}, "F (0: the layer's default)"},
+      {"heads", K::kInteger, "0", {}, "attention heads (0: H/128)"},
+      {"tp", K::kInteger, "2", {}, "ranks the layer is split over"},
+      {"sequence_parallel", K::kBool, "false", {}, "Megatron's sequence parallelism"},
+      {"dtype", K::kChoice, "f32", {"f32", "f16"}, "element type (f16: timing only)"},
+      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"timing_only", K::kBool, "false", {}, "skip the data"},
+  };
+  tp.measured = {
+      {"time_ms", "ms", "forward and backward of the layer"},
+      {"compute_ms", "ms", "the busiest rank's compute"},
+      {"comm_ms", "ms", "time during which a collective runs"},
+      {"comm_fraction", "", "comm_ms / time_ms"},
+      {"forward_allreduces", "", "all-reduces in the forward pass"},
+      {"backward_allreduces", "", "all-reduces in the backward pass"},
+      {"allreduce_tensor_bytes", "bytes", "T x H x dtype"},
+      {"allreduce_ms", "ms", "mean span of one collective"},
+      {"formula_allreduce_ms", "ms", "2(n-1)/n M/B + 2(n-1) alpha"},
+      {"ring_gbps", "GB/s", "the ring's slowest hop"},
+      {"hosts", "", "hosts the tp GPUs sit in"},
+  };
+  all.push_back(tp);
+
+  LabScenarioSpec zero;
+  zero.name = "zero";
+  zero.help = "data parallel / ZeRO stages 0-3 training of a small MLP with Adam";
+  zero.params = {
+      {"stage", K::kInteger, "0", {}, "0 (data parallel), 1, 2, 3"},
+      {"ranks", K::kInteger, "4", {}, "N"},
+      {"params", K::kCount, "0", {}, "model size (0: layers x width)"},
+      {"layers", K::kInteger, "8", {}, "layers of the MLP"},
+      {"width", K::kInteger, "64", {}, "features per layer"},
+      {"batch", K::kInteger, "32", {}, "rows of the global batch"},
+      {"steps", K::kInteger, "1", {}, "training steps"},
+      {"bucket", K::kSize, "25M", {}, "gradient bucket"},
+      {"overlap", K::kBool, "true", {}, "reduce buckets during the backward"},
+      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"timing_only", K::kBool, "false", {}, "skip the data"},
+  };
+  zero.measured = {
+      {"parameter_count", "", "parameters of the model that ran"},
+      {"memory_per_gpu_bytes", "bytes", "largest rank's model states as allocated"},
+      {"formula_memory_per_gpu_bytes", "bytes", "ZeRO paper formula, K = 12"},
+      {"seed_formula_memory_per_gpu_bytes", "bytes", "seed texts' formula, K = 8"},
+      {"peak_memory_per_gpu_bytes", "bytes", "largest rank's peak of all buffers"},
+      {"sent_elements_per_step", "elements", "most any rank sent per step"},
+      {"formula_elements_per_step", "elements", "2(N-1)/N psi or 3(N-1)/N psi"},
+      {"time_ms", "ms", "one training step"},
+      {"comm_ms", "ms", "rank 0's time with communication in flight, per step"},
+      {"exposed_comm_ms", "ms", "rank 0's communication with no compute beside it, per step"},
+      {"collectives_per_step", "", "collectives per step"},
+  };
+  all.push_back(zero);
+
+  LabScenarioSpec memory;
+  memory.name = "memory";
+  memory.help = "ZeRO model-state bytes per GPU from the formulas (nothing runs)";
+  memory.params = {
+      {"params", K::kCount, "7.5B", {}, "parameter count"},
+      {"ranks", K::kInteger, "64", {}, "N"},
+      {"stage", K::kInteger, "0", {}, "0 .. 3"},
+      {"k", K::kInteger, "12", {}, "optimizer bytes per parameter"},
+  };
+  memory.measured = {
+      {"memory_per_gpu_bytes", "bytes", "model states per GPU"},
+      {"memory_per_gpu_gb", "GB", "the same in 10^9 bytes"},
+      {"parameter_bytes", "bytes", "parameters per GPU"},
+      {"gradient_bytes", "bytes", "gradients per GPU"},
+      {"optimizer_bytes", "bytes", "optimizer states per GPU"},
+  };
+  all.push_back(memory);
+  return all;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
+
+bool IsWhole(double x) { return std::isfinite(x) && std::floor(x) == x; }
+
+/// A default as the LabParam a file would have written.
+LabParam DefaultParam(const LabParamSpec& spec) {
+  LabParam p;
+  p.name = spec.name;
+  switch (spec.kind) {
+    case K::kInteger:
+    case K::kNumber:
+      p.type = LabParamType::kNumber;
+      p.number = std::strtod(spec.default_text.c_str(), nullptr);
+      break;
+    case K::kBool:
+      p.type = LabParamType::kBool;
+      p.flag = spec.default_text == "true";
+      break;
+    default: {
+      // A plain number default ("0" parameters: none given) is a number,
+      // as a lab file would write it; "64M", "7.5B" stay strings.
+      const bool digits = !spec.default_text.empty() &&
+                          std::all_of(spec.default_text.begin(), spec.default_text.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (digits && (spec.kind == K::kSize || spec.kind == K::kCount)) {
+        p.type = LabParamType::kNumber;
+        p.number = std::strtod(spec.default_text.c_str(), nullptr);
+      } else {
+        p.type = LabParamType::kString;
+        p.text = spec.default_text;
+      }
+      break;
+    }
+  }
+  return p;
+}
+
+const LabScenarioSpec& SpecOrThrow(const std::string& scenario) {
+  const LabScenarioSpec* spec = FindLabScenario(scenario);
+  if (spec == nullptr) {
+    throw Error("scenario: unknown scenario '" + scenario + "' (" + LabScenarioNames() + ")");
+  }
+  return *spec;
+}
+
+/// Every parameter of a scenario resolved: the file's value or the default,
+/// each checked. Throws "<name>: message".
+class ResolvedParams {
+ public:
+  ResolvedParams(const LabScenarioSpec& spec, const std::vector<LabParam>& params) : spec_(spec) {
+    for (const LabParam& p : params) {
+      if (spec.FindParam(p.name) == nullptr) {
+        std::vector<std::string> names;
+        for (const LabParamSpec& s : spec.params) names.push_back(s.name);
+        throw Error(p.name + ": unknown parameter of scenario '" + spec.name + "' (" +
+                    JoinNames(names) + ")");
+      }
+    }
+    for (const LabParamSpec& s : spec.params) {
+      const LabParam* given = FindLabParam(params, s.name);
+      LabParam value = given != nullptr ? *given : DefaultParam(s);
+      try {
+        CheckLabParam(s, value);
+      } catch (const Error& e) {
+        throw Error(s.name + ": " + e.what());
+      }
+      values_.push_back(value);
+    }
+  }
+
+  const LabParam& Get(const std::string& name) const {
+    for (const LabParam& p : values_) {
+      if (p.name == name) return p;
+    }
+    throw Error("internal: scenario '" + spec_.name + "' has no parameter '" + name + "'");
+  }
+  int Int(const std::string& name) const { return static_cast<int>(Get(name).number); }
+  double Number(const std::string& name) const { return Get(name).number; }
+  bool Bool(const std::string& name) const { return Get(name).flag; }
+  const std::string& Text(const std::string& name) const { return Get(name).text; }
+  Bytes Size(const std::string& name) const {
+    const LabParam& p = Get(name);
+    if (p.type == LabParamType::kNumber) return static_cast<Bytes>(p.number);
+    return ParseSize(p.text, name);
+  }
+  double Count(const std::string& name) const {
+    const LabParam& p = Get(name);
+    if (p.type == LabParamType::kNumber) return p.number;
+    return ParseParameterCount(p.text);
+  }
+
+  /// The values formulas see.
+  LabValues Values() const {
+    LabValues out;
+    for (const LabParamSpec& s : spec_.params) {
+      switch (s.kind) {
+        case K::kInteger:
+        case K::kNumber: out[s.name] = Number(s.name); break;
+        case K::kSize: out[s.name] = static_cast<double>(Size(s.name)); break;
+        case K::kCount: out[s.name] = Count(s.name); break;
+        case K::kBool: out[s.name] = Bool(s.name) ? 1.0 : 0.0; break;
+        case K::kChoice:
+        case K::kText: break;
+      }
+    }
+    return out;
+  }
+
+ private:
+  const LabScenarioSpec& spec_;
+  std::vector<LabParam> values_;
+};
+
+DType ParseLabDType(const std::string& text) {
+  if (text == "f16") return DType::kF16;
+  if (text == "bf16") return DType::kBF16;
+  return DType::kF32;
+}
+
+std::string Fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+/// Runs `plan` on the simulator to the end; throws Error(kRuntime) when the
+/// run fails.
+void RunPlan(Plan plan, const Topology& topology, bool timing_only, std::uint64_t seed,
+             std::unique_ptr<Executor>* executor, VectorSink* sink) {
+  RunOptions options;
+  options.timing_only = timing_only;
+  options.seed = seed;
+  *executor = std::make_unique<Executor>(CreateBackend("sim"), std::move(plan), topology, options);
+  (*executor)->RunToEnd(*sink);
+  if ((*executor)->state() != ExecutorState::kDone) {
+    throw Error("the run failed: " + (*executor)->error(), ErrorKind::kRuntime);
+  }
+}
+
+CollectiveScenario CollectiveFrom(const ResolvedParams& p) {
+  CollectiveScenario sc;
+  sc.kind = ParseCollectiveKind(p.Text("kind"));
+  sc.algo = ParseCollectiveAlgo(p.Text("algo"));
+  sc.ranks = p.Int("ranks");
+  sc.size_bytes = p.Size("size");
+  sc.dtype = ParseLabDType(p.Text("dtype"));
+  sc.root = p.Int("root");
+  sc.topology = p.Text("topology");
+  sc.ring_order = p.Text("ring_order");
+  sc.backend = "sim";
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+PipelineScenario PipelineFrom(const ResolvedParams& p) {
+  PipelineScenario sc;
+  sc.params.schedule = ParsePipelineSchedule(p.Text("schedule"));
+  sc.params.shape.stages = p.Int("stages");
+  sc.params.shape.microbatches = p.Int("microbatches");
+  sc.params.shape.chunks = p.Int("chunks");
+  sc.params.model.layers = p.Int("layers");
+  sc.params.model.width = p.Int("width");
+  sc.params.model.batch = p.Int("batch");
+  sc.topology = p.Text("topology");
+  sc.backend = "sim";
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+TpScenario TpFrom(const ResolvedParams& p) {
+  TpScenario sc;
+  sc.layer.kind = ParseTpLayerKind(p.Text("layer"));
+  sc.layer.batch = p.Int("batch");
+  sc.layer.seq = p.Int("seq");
+  sc.layer.hidden = p.Int("hidden");
+  sc.layer.ffn = p.Int("ffn");
+  sc.layer.heads = p.Int("heads");
+  sc.layer.tp = p.Int("tp");
+  sc.layer.sequence_parallel = p.Bool("sequence_parallel");
+  sc.layer.dtype = ParseLabDType(p.Text("dtype"));
+  sc.topology = p.Text("topology");
+  sc.backend = "sim";
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+ZeroScenario ZeroFrom(const ResolvedParams& p) {
+  ZeroScenario sc;
+  sc.params.stage = p.Int("stage");
+  sc.params.ranks = p.Int("ranks");
+  sc.params.steps = p.Int("steps");
+  sc.params.bucket_bytes = p.Size("bucket");
+  sc.params.overlap = p.Bool("overlap");
+  const double count = p.Count("params");
+  if (count > 0) {
+    const MlpConfig sized = MlpForParameterCount(count);
+    sc.params.model.layers = sized.layers;
+    sc.params.model.width = sized.width;
+  } else {
+    sc.params.model.layers = p.Int("layers");
+    sc.params.model.width = p.Int("width");
+  }
+  sc.params.model.batch = p.Int("batch");
+  sc.topology = p.Text("topology");
+  sc.backend = "sim";
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+void CheckMemory(const ResolvedParams& p) {
+  if (p.Count("params") <= 0) throw Error("params: must be more than 0");
+  if (p.Int("ranks") < 1) throw Error("ranks: must be at least 1");
+  if (p.Int("stage") < 0 || p.Int("stage") > 3) throw Error("stage: must be 0, 1, 2 or 3");
+  if (p.Int("k") < 0 || p.Int("k") > 64) throw Error("k: must be 0 .. 64 bytes per parameter");
+}
+
+// ---- runs -----------------------------------------------------------------
+
+LabRunResult RunCollectiveLab(const ResolvedParams& p) {
+  const CollectiveScenario sc = CollectiveFrom(p);
+  std::unique_ptr<PreparedCollective> prepared = PrepareCollective(sc);
+  std::unique_ptr<Executor> executor;
+  VectorSink sink;
+  RunPlan(std::move(prepared->plan), prepared->topology, sc.timing_only,
+                              sc.seed, &executor, &sink);
+  const Plan& plan = executor->plan();
+  const CollectiveOutcomeSummary s = SummarizeCollective(
+      *prepared, RunSpanNs(sink.events), sink.events.size(), executor->backend(), &plan);
+  if (s.checked && !s.verify.correct) {
+    throw Error("the collective's result is wrong (a bug in the engine, please report it)",
+                ErrorKind::kRuntime);
+  }
+  std::vector<double> sent(static_cast<std::size_t>(std::max(sc.ranks, 1)), 0.0);
+  for (const Event& e : sink.events) {
+    if (e.kind == OpKind::kSend && e.rank >= 0 && e.rank < static_cast<int>(sent.size())) {
+      sent[static_cast<std::size_t>(e.rank)] += static_cast<double>(e.bytes);
+    }
+  }
+  LabRunResult r;
+  const double t = s.metrics.time_ns;
+  r.measured = {
+      {"time_ns", t},
+      {"time_us", t / 1e3},
+      {"time_ms", t / 1e6},
+      {"algbw_gbps", s.metrics.algbw_gbps},
+      {"busbw_gbps", s.metrics.busbw_gbps},
+      {"bytes_sent_per_rank", *std::max_element(sent.begin(), sent.end())},
+      {"steps", static_cast<double>(plan.num_steps)},
+      {"predicted_ns", prepared->predicted_ns},
+      {"predicted_us", prepared->predicted_ns / 1e3},
+      {"predicted_ms", prepared->predicted_ns / 1e6},
+      {"formula_bandwidth_gbps", prepared->bandwidth_gbps},
+      {"formula_alpha_us", prepared->alpha_ns / 1e3},
+  };
+  r.summary = std::string(CollectiveAlgoName(sc.algo)) + " " + CollectiveTitle(sc.kind) +
+              " of " + FormatBytes(sc.size_bytes) + " on " + std::to_string(sc.ranks) +
+              " ranks (" + sc.topology + "): " + FormatTime(t) + ", algbw " +
+              Fixed(s.metrics.algbw_gbps, 1) + " GB/s, busbw " + Fixed(s.metrics.busbw_gbps, 1) +
+              " GB/s, " + std::to_string(plan.num_steps) + " steps";
+  return r;
+}
+
+LabRunResult RunPipelineLab(const ResolvedParams& p) {
+  const PipelineScenario sc = PipelineFrom(p);
+  std::unique_ptr<PreparedPipeline> prepared = PreparePipeline(sc);
+  std::unique_ptr<Executor> executor;
+  VectorSink sink;
+  RunPlan(std::move(prepared->pipeline.plan), prepared->topology,
+                            sc.timing_only, sc.seed, &executor, &sink);
+  const Plan& plan = executor->plan();
+  const PipelineOutcomeSummary s =
+      SummarizePipeline(*prepared, sink.events, executor->backend(), &plan);
+  if (s.check.checked && !s.check.correct) {
+    throw Error("the pipelined training step differs from the single-device reference (" +
+                    s.check.worst_tensor + "): a bug in the engine, please report it",
+                ErrorKind::kRuntime);
+  }
+  const PipelineMetrics& m = s.metrics;
+  int peak = 0, formula_peak = 0;
+  for (const PipelineStageMetrics& st : m.stages) {
+    peak = std::max(peak, st.peak_inflight);
+    formula_peak = std::max(formula_peak, st.formula_peak_inflight);
+  }
+  LabRunResult r;
+  r.measured = {
+      {"time_ms", m.step_ns / 1e6},
+      {"span_ms", m.span_ns / 1e6},
+      {"bubble_fraction", m.bubble_over_useful},
+      {"formula_bubble_fraction", m.formula_bubble_over_useful},
+      {"bubble_share_of_step", m.bubble_of_step},
+      {"formula_bubble_share_of_step", m.formula_bubble_of_step},
+      {"peak_inflight", static_cast<double>(peak)},
+      {"formula_peak_inflight", static_cast<double>(formula_peak)},
+      {"peak_inflight_last",
+       m.stages.empty() ? 0.0 : static_cast<double>(m.stages.back().peak_inflight)},
+      {"transfers", static_cast<double>(m.transfers)},
+      {"transfer_bytes", static_cast<double>(m.transfer_bytes)},
+      {"steps", static_cast<double>(plan.num_steps)},
+  };
+  const PipelineShape& shape = sc.params.shape;
+  r.summary = std::string(PipelineScheduleName(sc.params.schedule)) + ", " +
+              std::to_string(shape.stages) + " stages, " + std::to_string(shape.microbatches) +
+              " micro-batches: step " + FormatTime(m.step_ns) + ", bubble/useful " +
+              Fixed(m.bubble_over_useful, 3) + " (formula " +
+              Fixed(m.formula_bubble_over_useful, 3) + "), peak in flight " +
+              std::to_string(peak);
+  return r;
+}
+
+LabRunResult RunTpLab(const ResolvedParams& p) {
+  const TpScenario sc = TpFrom(p);
+  std::unique_ptr<PreparedTp> prepared = PrepareTp(sc);
+  const TpAllReduceFormula formula = TpAllReduceEstimate(sc, prepared->topology);
+  std::set<int> hosts;
+  for (int g = 0; g < sc.layer.tp && g < prepared->topology.num_gpus(); ++g) {
+    hosts.insert(prepared->topology.nodes[static_cast<std::size_t>(prepared->topology.gpus[
+        static_cast<std::size_t>(g)])].host);
+  }
+  std::unique_ptr<Executor> executor;
+  VectorSink sink;
+  RunPlan(std::move(prepared->layer.plan), prepared->topology, sc.timing_only,
+                      sc.seed, &executor, &sink);
+  const Plan& plan = executor->plan();
+  const TpSummary s = SummarizeTp(*prepared, sink.events, executor->backend(), &plan);
+  if (s.check.checked && !s.check.correct) {
+    throw Error("the split layer differs from the single-device layer (" + s.check.worst_tensor +
+                    "): a bug in the engine, please report it",
+                ErrorKind::kRuntime);
+  }
+  const TpMetrics& m = s.metrics;
+  double span_sum = 0;
+  for (const TpCollectiveTiming& c : m.collectives) span_sum += c.span_ns;
+  const double mean_span = m.collectives.empty() ? 0.0 : span_sum / m.collectives.size();
+  LabRunResult r;
+  r.measured = {
+      {"time_ms", m.step_ns / 1e6},
+      {"compute_ms", m.compute_ns / 1e6},
+      {"comm_ms", m.comm_ns / 1e6},
+      {"comm_fraction", m.comm_share},
+      {"forward_allreduces", static_cast<double>(m.forward_allreduces)},
+      {"backward_allreduces", static_cast<double>(m.backward_allreduces)},
+      {"allreduce_tensor_bytes",
+       m.collectives.empty() ? 0.0 : static_cast<double>(m.collectives.front().tensor_bytes)},
+      {"allreduce_ms", mean_span / 1e6},
+      {"formula_allreduce_ms", formula.ns / 1e6},
+      {"ring_gbps", formula.bandwidth_gbps},
+      {"hosts", static_cast<double>(hosts.size())},
+  };
+  r.summary = std::string("tp-") + TpLayerKindName(sc.layer.kind) + " at tp " +
+              std::to_string(sc.layer.tp) + " (" + sc.topology + "): step " +
+              FormatTime(m.step_ns) + ", communication " + Fixed(100 * m.comm_share, 1) +
+              "%, " + std::to_string(m.forward_allreduces) + " + " +
+              std::to_string(m.backward_allreduces) + " all-reduces";
+  return r;
+}
+
+/// Total length of the union of [start, end) intervals.
+double UnionNs(std::vector<std::pair<double, double>> spans) {
+  std::sort(spans.begin(), spans.end());
+  double total = 0, cur_start = 0, cur_end = -1;
+  bool open = false;
+  for (const auto& [s, e] : spans) {
+    if (!open || s > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+      open = true;
+    } else {
+      cur_end = std::max(cur_end, e);
+    }
+  }
+  if (open) total += cur_end - cur_start;
+  return total;
+}
+
+/// Rank 0's communication time, and the part of it with no compute beside it.
+std::pair<double, double> CommAndExposedNs(const std::vector<Event>& events) {
+  std::vector<std::pair<double, double>> comm, compute, both;
+  for (const Event& e : events) {
+    if (e.rank != 0 || e.end_ns <= e.start_ns) continue;
+    const bool is_comm = e.kind == OpKind::kSend || e.kind == OpKind::kRecv ||
+                         e.kind == OpKind::kCollective;
+    const bool is_compute = e.kind == OpKind::kCompute;
+    if (is_comm) comm.emplace_back(e.start_ns, e.end_ns);
+    if (is_compute) compute.emplace_back(e.start_ns, e.end_ns);
+    if (is_comm || is_compute) both.emplace_back(e.start_ns, e.end_ns);
+  }
+  const double comm_ns = UnionNs(comm);
+  // |comm \ compute| = |comm ∪ compute| − |compute|.
+  const double exposed = UnionNs(both) - UnionNs(compute);
+  return {comm_ns, std::max(0.0, exposed)};
+}
+
+LabRunResult RunZeroLab(const ResolvedParams& p) {
+  const ZeroScenario sc = ZeroFrom(p);
+  std::unique_ptr<PreparedZero> prepared = PrepareZero(sc);
+  std::unique_ptr<Executor> executor;
+  VectorSink sink;
+  RunPlan(std::move(prepared->zero.plan), prepared->topology, sc.timing_only,
+                        sc.seed, &executor, &sink);
+  const Plan& plan = executor->plan();
+  const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor->backend(), &plan);
+  if (s.check.checked && !s.check.correct) {
+    throw Error("the trained parameters differ from the single-device reference: a bug in the "
+                "engine, please report it",
+                ErrorKind::kRuntime);
+  }
+  auto at = [](const std::array<Bytes, kMemoryCategoryCount>& a, MemoryCategory c) {
+    return static_cast<double>(a[static_cast<std::size_t>(c)]);
+  };
+  double states = 0, peak = 0;
+  for (const RankMemory& m : s.memory) {
+    states = std::max(states, at(m.persistent, MemoryCategory::kParameters) +
+                                  at(m.persistent, MemoryCategory::kGradients) +
+                                  at(m.persistent, MemoryCategory::kOptimizerStates));
+    peak = std::max(peak, static_cast<double>(m.peak_total));
+  }
+  const auto [comm_ns, exposed_ns] = CommAndExposedNs(sink.events);
+  const double steps = std::max(1, sc.params.steps);
+  LabRunResult r;
+  r.measured = {
+      {"parameter_count", s.parameter_count},
+      {"memory_per_gpu_bytes", states},
+      {"formula_memory_per_gpu_bytes", s.formula.total()},
+      {"seed_formula_memory_per_gpu_bytes", s.formula_seed.total()},
+      {"peak_memory_per_gpu_bytes", peak},
+      {"sent_elements_per_step", s.sent_elements_per_step},
+      {"formula_elements_per_step", s.formula_elements_per_step},
+      {"time_ms", s.step_ns / 1e6},
+      {"comm_ms", comm_ns / steps / 1e6},
+      {"exposed_comm_ms", exposed_ns / steps / 1e6},
+      {"collectives_per_step", static_cast<double>(s.collectives_per_step)},
+  };
+  r.summary = "ZeRO stage " + std::to_string(sc.params.stage) + " on " +
+              std::to_string(sc.params.ranks) + " ranks, " + Fixed(s.parameter_count, 0) +
+              " parameters: model states " + FormatBytes(static_cast<Bytes>(states)) +
+              " per GPU (formula " + FormatBytes(static_cast<Bytes>(s.formula.total())) +
+              "), step " + FormatTime(s.step_ns);
+  return r;
+}
+
+LabRunResult RunMemoryLab(const ResolvedParams& p) {
+  CheckMemory(p);
+  const ZeroMemoryFormula f =
+      ZeroMemoryPerGpu(p.Count("params"), p.Int("ranks"), p.Int("stage"), p.Int("k"));
+  LabRunResult r;
+  r.measured = {
+      {"memory_per_gpu_bytes", f.total()},
+      {"memory_per_gpu_gb", f.total() / 1e9},
+      {"parameter_bytes", f.parameters},
+      {"gradient_bytes", f.gradients},
+      {"optimizer_bytes", f.optimizer_states},
+  };
+  r.summary = "ZeRO stage " + std::to_string(p.Int("stage")) + ", " +
+              ZeroMemoryFormulaText(p.Int("stage"), p.Int("k")) + " per GPU = " +
+              Fixed(f.total() / 1e9, 2) + " GB";
+  return r;
+}
+
+}  // namespace
+
+const LabParamSpec* LabScenarioSpec::FindParam(const std::string& param) const {
+  for (const LabParamSpec& p : params) {
+    if (p.name == param) return &p;
+  }
+  return nullptr;
+}
+
+const LabQuantitySpec* LabScenarioSpec::FindQuantity(const std::string& quantity) const {
+  for (const LabQuantitySpec& q : measured) {
+    if (q.name == quantity) return &q;
+  }
+  return nullptr;
+}
+
+const std::vector<LabScenarioSpec>& LabScenarios() {
+  static const std::vector<LabScenarioSpec> scenarios = BuildScenarios();
+  return scenarios;
+}
+
+const LabScenarioSpec* FindLabScenario(const std::string& name) {
+  for (const LabScenarioSpec& s : LabScenarios()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::string LabScenarioNames() {
+  std::vector<std::string> names;
+  for (const LabScenarioSpec& s : LabScenarios()) names.push_back(s.name);
+  return JoinNames(names);
+}
+
+void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
+  auto want = [&](const char* what) {
+    const char* got = param.type == LabParamType::kString ? "a string"
+                      : param.type == LabParamType::kBool ? "a boolean"
+                                                          : "a number";
+    throw Error(std::string("must be ") + what + ", not " + got);
+  };
+  switch (spec.kind) {
+    case K::kInteger:
+      if (param.type != LabParamType::kNumber) want("a whole number");
+      if (!IsWhole(param.number) || std::fabs(param.number) > 1e9) {
+        throw Error("must be a whole number between -1e9 and 1e9, not " +
+                    TomlNumber(param.number));
+      }
+      return;
+    case K::kNumber:
+      if (param.type != LabParamType::kNumber) want("a number");
+      if (!std::isfinite(param.number)) throw Error("must be a finite number");
+      return;
+    case K::kSize:
+      if (param.type == LabParamType::kNumber) {
+        if (!IsWhole(param.number) || param.number < 0 || param.number > 9.0e15) {
+          throw Error("must be a whole number of bytes >= 0, not " + TomlNumber(param.number));
+        }
+        return;
+      }
+      if (param.type != LabParamType::kString) want("a size (\"64M\" or a number of bytes)");
+      {
+        Bytes bytes = 0;
+        std::string error;
+        // ParseSize's message starts with the field name; ours is added by the caller.
+        try {
+          bytes = ParseSize(param.text, "size");
+        } catch (const Error& e) {
+          std::string message = e.what();
+          if (message.rfind("size: ", 0) == 0) message = message.substr(6);
+          throw Error(message);
+        }
+        (void)bytes;
+      }
+      return;
+    case K::kCount:
+      if (param.type == LabParamType::kNumber) {
+        if (!std::isfinite(param.number) || param.number < 0) {
+          throw Error("must be a parameter count >= 0");
+        }
+        return;
+      }
+      if (param.type != LabParamType::kString) want("a parameter count (\"7.5B\" or a number)");
+      try {
+        ParseParameterCount(param.text);
+      } catch (const Error& e) {
+        std::string message = e.what();
+        if (message.rfind("params: ", 0) == 0) message = message.substr(8);
+        throw Error(message);
+      }
+      return;
+    case K::kChoice:
+      if (param.type != LabParamType::kString) want("a string");
+      if (std::find(spec.choices.begin(), spec.choices.end(), param.text) == spec.choices.end()) {
+        throw Error("unknown value '" + param.text + "' (" + JoinNames(spec.choices) + ")");
+      }
+      return;
+    case K::kText:
+      if (param.type != LabParamType::kString) want("a string");
+      if (param.text.empty()) throw Error("must not be empty");
+      return;
+    case K::kBool:
+      if (param.type != LabParamType::kBool) want("true or false");
+      return;
+  }
+}
+
+void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+  const LabScenarioSpec& spec = SpecOrThrow(scenario);
+  const ResolvedParams p(spec, params);
+  if (scenario == "collective") {
+    const CollectiveScenario sc = CollectiveFrom(p);
+    CheckCollectiveScenario(sc, LoadScenarioTopology(sc.topology));
+  } else if (scenario == "pipeline") {
+    const PipelineScenario sc = PipelineFrom(p);
+    CheckPipelineScenario(sc, LoadScenarioTopology(sc.topology));
+  } else if (scenario == "tp") {
+    const TpScenario sc = TpFrom(p);
+    CheckTpScenario(sc, LoadScenarioTopology(sc.topology));
+  } else if (scenario == "zero") {
+    const ZeroScenario sc = ZeroFrom(p);
+    CheckZeroScenario(sc, LoadScenarioTopology(sc.topology));
+  } else if (scenario == "memory") {
+    CheckMemory(p);
+  }
+}
+
+LabValues LabParamValues(const std::string& scenario, const std::vector<LabParam>& params) {
+  return ResolvedParams(SpecOrThrow(scenario), params).Values();
+}
+
+LabRunResult RunLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+  const LabScenarioSpec& spec = SpecOrThrow(scenario);
+  const ResolvedParams p(spec, params);
+  if (scenario == "collective") return RunCollectiveLab(p);
+  if (scenario == "pipeline") return RunPipelineLab(p);
+  if (scenario == "tp") return RunTpLab(p);
+  if (scenario == "zero") return RunZeroLab(p);
+  return RunMemoryLab(p);
+}
+
+LabStepValues RunLabStep(const LabStep& step) {
+  LabStepValues out;
+  if (!step.runs()) return out;
+  out.values = LabParamValues(step.scenario, step.params);
+  LabRunResult main = RunLabScenario(step.scenario, step.params);
+  for (const auto& [name, value] : main.measured) out.values[name] = value;
+  out.summaries.push_back(main.summary);
+  for (const LabVariant& v : step.variants) {
+    const std::vector<LabParam> merged = MergeLabParams(step.params, v.params);
+    for (const auto& [name, value] : LabParamValues(step.scenario, merged)) {
+      out.values[v.id + "." + name] = value;
+    }
+    LabRunResult run = RunLabScenario(step.scenario, merged);
+    for (const auto& [name, value] : run.measured) out.values[v.id + "." + name] = value;
+    out.summaries.push_back(v.id + ": " + run.summary);
+  }
+  out.ran = true;
+  return out;
+}
+
+std::vector<std::string> LabStepValueNames(const LabStep& step) {
+  std::vector<std::string> names;
+  const LabScenarioSpec* spec = FindLabScenario(step.scenario);
+  if (spec == nullptr) return names;
+  std::vector<std::string> base;
+  for (const LabParamSpec& p : spec->params) {
+    if (p.kind != K::kChoice && p.kind != K::kText) base.push_back(p.name);
+  }
+  for (const LabQuantitySpec& q : spec->measured) base.push_back(q.name);
+  names = base;
+  for (const LabVariant& v : step.variants) {
+    for (const std::string& b : base) names.push_back(v.id + "." + b);
+  }
+  return names;
+}
+
+}  // namespace shardlab
