@@ -10,6 +10,7 @@
 //             --batch 32 --steps 2 --bucket 16K --no-overlap --k 12]
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
+//            [--lab labs/01-ring-allreduce] [--labs-dir DIR] [--progress-dir DIR]
 //            [--theme dark|light] [--font-scale F] [--width W --height H]
 //
 // Every value is checked here, before a window opens, so a bad flag costs
@@ -36,6 +37,9 @@ struct AppFlags {
   int frames = 0;                   // > 0: scripted mode, exit after this many frames
   std::string screenshot_path;      // PNG written after the last scripted frame
   std::string trace_path;           // Chrome trace of the first run
+  std::string lab_path;              // --lab: open this lab at start, resuming its progress
+  std::string labs_dir;              // --labs-dir: the chooser's folder ("" = the lab's parent, or labs)
+  std::string progress_dir;          // --progress-dir ("" = DefaultLabProgressDir())
   ThemeKind theme = ThemeKind::kDark;
   float font_scale = 1.0f;
   int width_px = 1600;
