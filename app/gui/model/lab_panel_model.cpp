@@ -63,10 +63,10 @@ const LabQuantitySpec* QuantityOf(const LabStep& step, const std::string& name) 
   return spec->FindQuantity(dot == std::string::npos ? name : name.substr(dot + 1));
 }
 
-/// "42", "0.75": a number without trailing zeros, six significant digits.
+/// "50", "2.38": a percentage as a student reads it, three significant digits.
 std::string Short(double value) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
+  std::snprintf(text, sizeof text, "%.3g", value);
   return text;
 }
 

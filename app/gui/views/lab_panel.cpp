@@ -8,6 +8,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "app/gui/app/fonts.h"
 #include "app/gui/views/draw_util.h"
 #include "engine/core/error.h"
 
@@ -56,21 +57,29 @@ void DrawStepText(const Theme& theme, const std::string& text) {
     if (line.rfind("    ", 0) == 0) {
       flush();
       // A block of preformatted lines: one tinted rectangle behind them.
+      // A block of preformatted lines in the fixed-width font, on a tinted
+      // child that scrolls sideways when a line is wider than the panel
+      // (nothing is cut off unseen).
       std::vector<std::string> block;
       while (i < lines.size() && lines[i].rfind("    ", 0) == 0) block.push_back(lines[i++].substr(4));
-      ImDrawList* list = ImGui::GetWindowDrawList();
-      const ImVec2 top = ImGui::GetCursorScreenPos();
-      list->ChannelsSplit(2);
-      list->ChannelsSetCurrent(1);
-      ImGui::Indent(ImGui::GetFontSize());
+      ImFont* mono = MonoFont();
+      if (mono != nullptr) ImGui::PushFont(mono);
+      float widest = 0.0f;
+      for (const std::string& pre : block) widest = std::max(widest, ImGui::CalcTextSize(pre.c_str()).x);
+      const ImGuiStyle& style = ImGui::GetStyle();
+      const float avail = ImGui::GetContentRegionAvail().x;
+      const bool scrolls = widest + 2.0f * style.WindowPadding.x > avail;
+      const float height = static_cast<float>(block.size()) * ImGui::GetTextLineHeightWithSpacing() +
+                           2.0f * style.WindowPadding.y + (scrolls ? style.ScrollbarSize : 0.0f);
+      ImGui::PushStyleColor(ImGuiCol_ChildBg, Vec(WithAlpha(theme.grid, 0.55f)));
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::BeginChild("##pre", ImVec2(avail, height), false,
+                        ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding);
       for (const std::string& pre : block) ImGui::TextUnformatted(pre.c_str());
-      ImGui::Unindent(ImGui::GetFontSize());
-      list->ChannelsSetCurrent(0);
-      const float bottom = ImGui::GetCursorScreenPos().y;
-      list->AddRectFilled(ImVec2(top.x, top.y - 2.0f),
-                          ImVec2(top.x + ImGui::GetContentRegionAvail().x, bottom - ImGui::GetStyle().ItemSpacing.y + 2.0f),
-                          WithAlpha(theme.grid, 0.55f), 3.0f);
-      list->ChannelsMerge();
+      ImGui::EndChild();
+      ImGui::PopID();
+      ImGui::PopStyleColor();
+      if (mono != nullptr) ImGui::PopFont();
       ImGui::Spacing();
       continue;
     }
@@ -253,11 +262,11 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
       if (saved != nullptr && saved->value != typed->second) break;  // still typing
       ImGui::TextDisabled("Not checked yet.");
       break;
-    case LabAnswerStatus::kCorrect: WrappedColored(CorrectColor(theme), "\xE2\x9C\x93 " + saved->feedback); break;
+    case LabAnswerStatus::kCorrect: WrappedColored(CorrectColor(theme), saved->feedback); break;
     case LabAnswerStatus::kWrong:
     case LabAnswerStatus::kMissing:
     case LabAnswerStatus::kInvalid:
-      WrappedColored(theme.error, "\xE2\x9C\x97 " + saved->feedback);
+      WrappedColored(theme.error, "Not yet. " + saved->feedback);
       if (state.answers_shown.count(q.id) != 0) {
         ImGui::TextWrapped("The answer: %s", saved->expected.c_str());
       } else if (ImGui::SmallButton("Show the answer")) {
