@@ -221,7 +221,9 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
                                  ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CharsScientific)) {
       check = true;  // Enter checks
     }
-    if (ImGui::IsItemDeactivatedAfterEdit()) model.SetAnswer(q.id, typed->second);
+    // Saved as typed (a small atomic write per keystroke), so a crash or a
+    // closed window keeps even an answer that was never confirmed.
+    if (ImGui::IsItemEdited()) model.SetAnswer(q.id, typed->second);
     if (!q.units.empty()) {
       ImGui::SameLine();
       ImGui::TextUnformatted(q.units.c_str());
