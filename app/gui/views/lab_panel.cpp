@@ -27,6 +27,16 @@ Color NoteColor(const Theme& theme) {
   return theme.kind == ThemeKind::kDark ? IM_COL32(235, 190, 90, 255) : IM_COL32(140, 80, 0, 255);
 }
 
+/// Puts the next button, labelled `label`, on the current line when it
+/// still fits there, else on a new one: nothing is cut at the panel's edge,
+/// whatever the text size.
+void SameLineIfFits(const char* label) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float width = ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * style.FramePadding.x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
+}
+
 void WrappedColored(Color color, const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, Vec(color));
   ImGui::TextWrapped("%s", text.c_str());
@@ -179,10 +189,9 @@ void DrawRunSection(const Theme& theme, LabPanelState& state) {
     const bool own = model.shown_variant() < 0;
     if (ImGui::Button(own ? "Run the step again" : "Show the step's run")) model.RequestRun(-1);
     for (std::size_t v = 0; v < step.variants.size(); ++v) {
-      ImGui::SameLine();
       const std::string label = (model.shown_variant() == static_cast<int>(v) ? "Showing " : "Show ") +
                                 step.variants[v].id + "###variant" + std::to_string(v);
-      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label.c_str()).x + 24.0f) ImGui::NewLine();
+      SameLineIfFits(label.c_str());
       if (ImGui::Button(label.c_str())) model.RequestRun(static_cast<int>(v));
     }
     ImGui::TextDisabled("%s", own ? "The views show this step's run."
@@ -228,7 +237,7 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
       ImGui::SameLine();
       ImGui::TextUnformatted(q.units.c_str());
     }
-    ImGui::SameLine();
+    SameLineIfFits("Check my answer");
   } else {
     for (const std::string& option : q.options) {
       if (ImGui::RadioButton(option.c_str(), typed->second == option)) {
@@ -241,8 +250,8 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
   ImGui::BeginDisabled(blank);
   if (ImGui::Button("Check my answer")) check = true;
   ImGui::EndDisabled();
-  ImGui::SameLine();
   const bool hint_open = state.hints.count(q.id) != 0;
+  SameLineIfFits(hint_open ? "Hide hint" : "Hint");
   if (ImGui::Button(hint_open ? "Hide hint" : "Hint")) {
     if (hint_open) {
       state.hints.erase(q.id);
