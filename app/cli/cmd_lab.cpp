@@ -1,7 +1,7 @@
 // `shardlab-cli lab`: guided labs for instructors.
 //
 //   lab list  [LABS]                 id, minutes, steps, questions, title
-//   lab check [LABS | LAB]           validate; one line per problem; exit 2 if any
+//   lab check [LABS | LAB] [--run]   validate; one line per problem; exit 2 if any
 //   lab run   LAB --answers FILE     grade an answers file against fresh runs
 //   lab key   LAB                    print the correct answers file
 //
@@ -16,6 +16,7 @@
 #include "app/cli/commands.h"
 #include "engine/lab/lab_grader.h"
 #include "engine/lab/lab_loader.h"
+#include "engine/lab/lab_scenario.h"
 
 namespace shardlab::cli {
 namespace {
@@ -46,13 +47,51 @@ int ListMain(const std::string& dir) {
   return bad > 0 ? 2 : 0;
 }
 
-int CheckMain(const std::string& path) {
+/// With --run: every step that has questions runs, and every expected
+/// answer is computed, so a lab that only fails when graded (a formula that
+/// divides by zero on these values, a correct_if that singles out no
+/// option) is caught before a student meets it. Returns the problems.
+int CheckByRunning(const Lab& lab) {
+  int problems = 0;
+  for (std::size_t s = 0; s < lab.steps.size(); ++s) {
+    const LabStep& step = lab.steps[s];
+    if (step.questions.empty()) continue;
+    LabValues values;
+    try {
+      values = step.runs() ? RunLabStep(step).values : LabValues{};
+    } catch (const Error& e) {
+      std::cout << LabProblem{lab.path, step.line, "step[" + std::to_string(s + 1) + "]",
+                              std::string("the run failed: ") + e.what()}
+                       .text()
+                << "\n";
+      ++problems;
+      continue;
+    }
+    for (std::size_t q = 0; q < step.questions.size(); ++q) {
+      try {
+        ExpectedLabAnswer(step.questions[q], values);
+      } catch (const Error& e) {
+        std::cout << LabProblem{lab.path, step.questions[q].line,
+                                "step[" + std::to_string(s + 1) + "].question[" +
+                                    std::to_string(q + 1) + "]",
+                                e.what()}
+                         .text()
+                  << "\n";
+        ++problems;
+      }
+    }
+  }
+  return problems;
+}
+
+int CheckMain(const std::string& path, bool run) {
   int labs = 0, problems = 0;
   for (const std::string& lab_path : LabPaths(path)) {
     const LabLoadResult r = ReadLab(lab_path);
     ++labs;
     problems += static_cast<int>(r.problems.size());
     for (const LabProblem& p : r.problems) std::cout << p.text() << "\n";
+    if (run && r.ok()) problems += CheckByRunning(r.lab);
   }
   std::cout << labs << (labs == 1 ? " lab" : " labs") << " checked, " << problems
             << (problems == 1 ? " problem" : " problems") << "\n";
@@ -89,12 +128,14 @@ const CommandSpec& LabSpec() {
     CommandSpec s;
     s.name = "lab";
     s.summary = "guided labs: list, check, grade an answers file, print the key";
-    s.usage = "lab list [LABS] | lab check [LABS|LAB] | lab run LAB --answers FILE [--json] | lab key LAB";
+    s.usage = "lab list [LABS] | lab check [LABS|LAB] [--run] | lab run LAB --answers FILE [--json] | lab key LAB";
     s.description =
         "Guided labs are folders under labs/ (labs/README.md documents the format).\n"
         "  list   each lab's id, estimated minutes, steps, questions and title\n"
         "  check  validate every lab: one line per problem (file:line: field: message);\n"
-        "         exit code 2 when there is any\n"
+        "         exit code 2 when there is any; --run also runs every step and computes\n"
+        "         every expected answer (a formula that divides by zero on the measured\n"
+        "         values, a correct_if that singles out no option)\n"
         "  run    grade an answers file against fresh simulator runs: per question the\n"
         "         expected value, the answer given, the verdict and feedback, then the score\n"
         "  key    print an answers file with every answer correct (from fresh runs)\n"
@@ -102,13 +143,15 @@ const CommandSpec& LabSpec() {
     s.flags = {
         {"answers", 'a', "FILE", "the answers file to grade (lab run)"},
         {"json", 0, "", "lab run: print the report as one JSON object (for a gradebook)"},
+        {"run", 0, "", "lab check: also run every step and compute every expected answer"},
     };
     s.max_positionals = 2;
     s.examples =
         "  shardlab-cli lab list\n"
         "  shardlab-cli lab check labs/\n"
         "  shardlab-cli lab run labs/04-pipeline-bubbles --answers answers.toml --json\n"
-        "  shardlab-cli lab key labs/01-ring-allreduce > key.toml";
+        "  shardlab-cli lab check labs/ --run\n"
+        "  shardlab-cli lab key labs/01-ring-allreduce > key.toml\n";
     return s;
   }();
   return spec;
@@ -125,7 +168,7 @@ int LabMain(std::span<const std::string> words) {
   const std::string& sub = pos[0];
   const std::string path = pos.size() > 1 ? pos[1] : "";
   if (sub == "list") return ListMain(path.empty() ? kDefaultLabsDir : path);
-  if (sub == "check") return CheckMain(path.empty() ? kDefaultLabsDir : path);
+  if (sub == "check") return CheckMain(path.empty() ? kDefaultLabsDir : path, args.Has("run"));
   if (sub == "run" || sub == "key") {
     if (path.empty()) throw UsageError("lab " + sub + ": missing the lab folder (e.g. labs/01-ring-allreduce)");
     if (sub == "key") {

@@ -52,6 +52,16 @@ bool ParseNumberText(const std::string& text, double* out) {
   return true;
 }
 
+/// A typed answer with the question's own units after the number ("76 ms"
+/// for a question in ms) as just the number; other text unchanged.
+std::string WithoutUnits(const std::string& text, const std::string& units) {
+  const std::string t = Trim(text);
+  const std::string u = Trim(units);
+  if (u.empty() || t.size() <= u.size()) return t;
+  if (Lower(t.substr(t.size() - u.size())) != Lower(u)) return t;
+  return Trim(t.substr(0, t.size() - u.size()));
+}
+
 std::string CorrectOption(const LabQuestion& q, const LabValues& values) {
   if (!q.answer.empty()) return q.answer;
   std::vector<std::string> true_options;
@@ -182,6 +192,38 @@ const char* LabVerdictName(LabVerdict verdict) {
   return "?";
 }
 
+bool LabQuestionNeedsRun(const LabStep& step, const LabQuestion& question) {
+  if (!step.runs()) return false;
+  if (!question.measured.empty()) return true;
+  const LabValues params = LabParamValues(step.scenario, step.params);
+  auto reads_measurement = [&](const std::string& text) {
+    for (const std::string& name : Formula::Parse(text).Variables()) {
+      if (params.count(name) == 0) return true;  // a measurement or a variant's value
+    }
+    return false;
+  };
+  if (!question.expected.empty() && reads_measurement(question.expected)) return true;
+  for (const std::string& condition : question.correct_if) {
+    if (reads_measurement(condition)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+/// The values a step's questions are checked against: a fresh run when
+/// any question needs one, else the parameters alone.
+LabStepValues StepValues(const LabStep& step) {
+  for (const LabQuestion& q : step.questions) {
+    if (LabQuestionNeedsRun(step, q)) return RunLabStep(step);
+  }
+  LabStepValues values;
+  if (step.runs()) values.values = LabParamValues(step.scenario, step.params);
+  return values;
+}
+
+}  // namespace
+
 LabAnswer ExpectedLabAnswer(const LabQuestion& question, const LabValues& values) {
   LabAnswer a;
   a.question_id = question.id;
@@ -222,9 +264,11 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
     } else {
       r.given_text = given->is_number ? TomlNumber(given->number) : given->text;
       double value = given->number;
-      if (!given->is_number && !ParseNumberText(given->text, &value)) {
+      if (!given->is_number && !ParseNumberText(WithoutUnits(given->text, q.units), &value)) {
         r.verdict = LabVerdict::kInvalid;
-        r.feedback = "'" + given->text + "' is not a number; expected " + r.expected_text + ".";
+        r.feedback = "'" + given->text + "' is not a number" +
+                     (q.units.empty() ? "" : " (in " + q.units + ")") + "; expected " +
+                     r.expected_text + ".";
       } else {
         r.given = value;
         const double diff = value - r.expected;
@@ -293,12 +337,9 @@ LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
   report.student = answers.student;
   for (const LabStep& step : lab.steps) {
     if (step.questions.empty()) continue;
-    LabValues values;
-    if (step.runs()) {
-      LabStepValues run = RunLabStep(step);
-      values = std::move(run.values);
-      for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
-    }
+    LabStepValues run = StepValues(step);
+    const LabValues& values = run.values;
+    for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
     for (const LabQuestion& q : step.questions) {
       LabQuestionResult r = CheckLabAnswer(step, q, values, answers.Find(q.id));
       report.score += r.points;
@@ -318,7 +359,7 @@ LabAnswers LabAnswerKey(const Lab& lab) {
   key.student = "answer key";
   for (const LabStep& step : lab.steps) {
     if (step.questions.empty()) continue;
-    const LabValues values = step.runs() ? RunLabStep(step).values : LabValues{};
+    const LabValues values = StepValues(step).values;
     for (const LabQuestion& q : step.questions) key.answers.push_back(ExpectedLabAnswer(q, values));
   }
   return key;

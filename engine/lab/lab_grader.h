@@ -10,7 +10,7 @@
 // time; the CLI's `lab run` calls GradeLab for a whole answers file.
 //
 // Answers file (TOML):
-//   lab = "03-pipeline-bubbles"     # optional; when present it must match
+//   lab = "04-pipeline-bubbles"     # optional; when present it must match
 //   student = "Ada"                 # optional, copied into the report
 //   [answers]
 //   bubble_gpipe = 0.75             # number questions: a number (in the question's units)
@@ -83,6 +83,11 @@ struct LabQuestionResult {
 LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& question,
                                  const LabValues& values, const LabAnswer* given);
 
+/// True when checking `question` needs the step's run (a measured quantity,
+/// or a formula that reads one); false when the step's parameters suffice
+/// (LabParamValues), so a panel can check a prediction before the run.
+bool LabQuestionNeedsRun(const LabStep& step, const LabQuestion& question);
+
 /// The correct answer to `question` as the grader computes it: a number in
 /// the question's units, or the correct option.
 LabAnswer ExpectedLabAnswer(const LabQuestion& question, const LabValues& values);
@@ -99,7 +104,8 @@ struct LabGradeReport {
   int max_score = 0;
 };
 
-/// Grades `answers` against fresh runs of every step that has questions.
+/// Grades `answers` against fresh runs of every step with a question that
+/// needs one (other steps' formulas see their parameters only).
 /// Throws Error(kInvalidInput) when the answers name another lab.
 LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers);
 
@@ -111,9 +117,9 @@ LabAnswers LabAnswerKey(const Lab& lab);
 /// feedback) and a score line.
 std::string FormatLabReport(const LabGradeReport& report);
 
-/// The report as one JSON object (for a gradebook): lab, student, score,
-/// max_score, questions [{id, step, verdict, points, max_points, expected,
-/// given, units, feedback}], unknown_answers.
+/// The report as one JSON object (for a gradebook): lab, title, student,
+/// score, max_score, questions [{id, step, kind, verdict, points, max_points,
+/// expected, given, tolerance, units, feedback}], unknown_answers, runs.
 std::string LabReportJson(const LabGradeReport& report);
 
 }  // namespace shardlab

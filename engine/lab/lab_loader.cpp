@@ -310,6 +310,15 @@ class LabReader {
       Problem(line, field, "cannot read '" + full.string() + "' (no such file)");
       return;
     }
+    // A symbolic link in a downloaded lab must not read files outside it.
+    const fs::path real = fs::weakly_canonical(full, ec);
+    const fs::path root = fs::weakly_canonical(fs::path(dir.empty() ? "." : dir), ec);
+    const auto [root_end, real_it] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    (void)real_it;
+    if (ec || root_end != root.end()) {
+      Problem(line, field, "'" + name + "' leads outside the lab's folder (a symbolic link?)");
+      return;
+    }
     if (size > kMaxLabTextBytes) {
       Problem(line, field, "'" + full.string() + "' is " + std::to_string(size) +
                                " bytes; text files are at most " +

@@ -26,6 +26,7 @@
 #include "engine/run/tp_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/run/zero_scenario.h"
+#include "engine/topology/presets.h"
 
 namespace shardlab {
 namespace {
@@ -44,10 +45,10 @@ std::vector<LabScenarioSpec> BuildScenarios() {
        "the collective"},
       {"algo", K::kChoice, "ring", {"ring", "tree", "direct"}, "the algorithm"},
       {"ranks", K::kInteger, "8", {}, "GPUs taking part; rank r on GPU r"},
-      {"size", K::kSize, "64M", {}, "one rank's buffer"},
+      {"size", K::kSize, "16M", {}, "one rank's buffer"},
       {"dtype", K::kChoice, "f32", {"f32", "f16", "bf16"}, "element type"},
       {"root", K::kInteger, "0", {}, "root of broadcast and reduce"},
-      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
       {"ring_order", K::kText, "auto", {}, "auto, rank, or a list \"0,3,2,1\""},
       {"timing_only", K::kBool, "false", {}, "skip the data"},
   };
@@ -78,7 +79,7 @@ std::vector<LabScenarioSpec> BuildScenarios() {
       {"layers", K::kInteger, "8", {}, "layers of the MLP"},
       {"width", K::kInteger, "512", {}, "features per layer"},
       {"batch", K::kInteger, "64", {}, "rows of the global batch"},
-      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
       {"timing_only", K::kBool, "false", {}, "skip the data"},
   };
   pipeline.measured = {
@@ -110,7 +111,7 @@ std::vector<LabScenarioSpec> BuildScenarios() {
       {"tp", K::kInteger, "2", {}, "ranks the layer is split over"},
       {"sequence_parallel", K::kBool, "false", {}, "Megatron's sequence parallelism"},
       {"dtype", K::kChoice, "f32", {"f32", "f16"}, "element type (f16: timing only)"},
-      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
       {"timing_only", K::kBool, "false", {}, "skip the data"},
   };
   tp.measured = {
@@ -141,7 +142,7 @@ std::vector<LabScenarioSpec> BuildScenarios() {
       {"steps", K::kInteger, "1", {}, "training steps"},
       {"bucket", K::kSize, "25M", {}, "gradient bucket"},
       {"overlap", K::kBool, "true", {}, "reduce buckets during the backward"},
-      {"topology", K::kText, "dgx-a100", {}, "a preset or a topology file"},
+      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
       {"timing_only", K::kBool, "false", {}, "skip the data"},
   };
   zero.measured = {
@@ -285,7 +286,8 @@ class ResolvedParams {
         case K::kCount: out[s.name] = Count(s.name); break;
         case K::kBool: out[s.name] = Bool(s.name) ? 1.0 : 0.0; break;
         case K::kChoice:
-        case K::kText: break;
+        case K::kText:
+        case K::kTopology: break;
       }
     }
     return out;
@@ -335,6 +337,21 @@ CollectiveScenario CollectiveFrom(const ResolvedParams& p) {
   sc.backend = "sim";
   sc.timing_only = p.Bool("timing_only");
   return sc;
+}
+
+/// A real collective run holds every rank's buffers as floats on the host.
+void CheckCollectiveHostMemory(const CollectiveScenario& sc) {
+  if (sc.timing_only) return;
+  const double elements = static_cast<double>(sc.size_bytes) / DTypeBytes(sc.dtype);
+  // Input and output buffers per rank (all-to-all: send and receive).
+  const double bytes = 2.0 * sc.ranks * elements * sizeof(float);
+  if (bytes > kLabMaxRealCollectiveBytes) {
+    throw Error("size: a run with data of " + FormatBytes(sc.size_bytes) + " on " +
+                std::to_string(sc.ranks) + " ranks needs about " +
+                FormatBytes(static_cast<Bytes>(bytes)) + " of host memory (labs allow " +
+                FormatBytes(static_cast<Bytes>(kLabMaxRealCollectiveBytes)) +
+                "); set timing_only = true");
+  }
 }
 
 PipelineScenario PipelineFrom(const ResolvedParams& p) {
@@ -403,6 +420,7 @@ void CheckMemory(const ResolvedParams& p) {
 
 LabRunResult RunCollectiveLab(const ResolvedParams& p) {
   const CollectiveScenario sc = CollectiveFrom(p);
+  CheckCollectiveHostMemory(sc);
   std::unique_ptr<PreparedCollective> prepared = PrepareCollective(sc);
   std::unique_ptr<Executor> executor;
   VectorSink sink;
@@ -746,6 +764,22 @@ void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
     case K::kBool:
       if (param.type != LabParamType::kBool) want("true or false");
       return;
+    case K::kTopology: {
+      if (param.type != LabParamType::kString) want("a topology preset name");
+      std::vector<std::string> names;
+      for (const PresetInfo& p : ListTopologyPresets()) {
+        if (p.name == param.text) return;
+        names.push_back(p.name);
+      }
+      // Parametric clusters ("16x-dgx-a100-ib") are not in the list: ask the builder.
+      try {
+        MakeTopologyPreset(param.text);
+        return;
+      } catch (const Error&) {
+      }
+      throw Error("'" + param.text + "' is not a topology preset (" + JoinNames(names) +
+                  ", <N>x-dgx-a100-ib, <N>x-dgx-h100-ib); lab files cannot name topology files");
+    }
   }
 }
 
@@ -755,6 +789,7 @@ void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& 
   if (scenario == "collective") {
     const CollectiveScenario sc = CollectiveFrom(p);
     CheckCollectiveScenario(sc, LoadScenarioTopology(sc.topology));
+    CheckCollectiveHostMemory(sc);
   } else if (scenario == "pipeline") {
     const PipelineScenario sc = PipelineFrom(p);
     CheckPipelineScenario(sc, LoadScenarioTopology(sc.topology));
@@ -767,6 +802,17 @@ void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& 
   } else if (scenario == "memory") {
     CheckMemory(p);
   }
+}
+
+LabEngineScenario ToEngineScenario(const std::string& scenario,
+                                   const std::vector<LabParam>& params) {
+  const ResolvedParams p(SpecOrThrow(scenario), params);
+  LabEngineScenario out;
+  if (scenario == "collective") out.collective = CollectiveFrom(p);
+  if (scenario == "pipeline") out.pipeline = PipelineFrom(p);
+  if (scenario == "tp") out.tp = TpFrom(p);
+  if (scenario == "zero") out.zero = ZeroFrom(p);
+  return out;
 }
 
 LabValues LabParamValues(const std::string& scenario, const std::vector<LabParam>& params) {
@@ -809,7 +855,7 @@ std::vector<std::string> LabStepValueNames(const LabStep& step) {
   if (spec == nullptr) return names;
   std::vector<std::string> base;
   for (const LabParamSpec& p : spec->params) {
-    if (p.kind != K::kChoice && p.kind != K::kText) base.push_back(p.name);
+    if (p.kind != K::kChoice && p.kind != K::kText && p.kind != K::kTopology) base.push_back(p.name);
   }
   for (const LabQuantitySpec& q : spec->measured) base.push_back(q.name);
   names = base;

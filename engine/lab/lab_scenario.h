@@ -15,11 +15,16 @@
 // the same on every machine.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/lab/formula.h"
 #include "engine/lab/lab.h"
+#include "engine/run/collective_scenario.h"
+#include "engine/run/pipeline_scenario.h"
+#include "engine/run/tp_scenario.h"
+#include "engine/run/zero_scenario.h"
 
 namespace shardlab {
 
@@ -35,6 +40,8 @@ enum class LabParamKind {
   kChoice,    // one of `choices`; formulas do not see it
   kText,      // free text (a topology name or file); formulas do not see it
   kBool,      // true / false; formulas see 1 / 0
+  kTopology,  // a topology preset name (lab files cannot name files: a lab runs the
+              // same everywhere); formulas do not see it
 };
 
 struct LabParamSpec {
@@ -79,6 +86,21 @@ void CheckLabParam(const LabParamSpec& spec, const LabParam& param);
 /// topology, the pipeline's shape, ...) without running anything. Throws
 /// Error(kInvalidInput) "<param>: <message>" with the engine's message.
 void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& params);
+
+/// Host memory a collective run with data may use; above it a lab must set
+/// timing_only = true (the CLI's --verify-max plays this part for `run`).
+inline constexpr double kLabMaxRealCollectiveBytes = 512.0 * 1024 * 1024;
+
+/// The engine scenario a lab step sets, for a front end that runs it itself
+/// (the app's scenario panel and timeline): exactly one member is set, or
+/// none for "memory" (nothing runs). Backend "sim"; throws as CheckLabParam.
+struct LabEngineScenario {
+  std::optional<CollectiveScenario> collective;
+  std::optional<PipelineScenario> pipeline;
+  std::optional<TpScenario> tp;
+  std::optional<ZeroScenario> zero;
+};
+LabEngineScenario ToEngineScenario(const std::string& scenario, const std::vector<LabParam>& params);
 
 /// The parameters as formula variables: every parameter of the scenario
 /// that formulas see, defaults included (sizes in bytes, counts as counts,

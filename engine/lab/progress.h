@@ -46,6 +46,8 @@ struct LabProgressAnswer {
 
 struct LabProgress {
   std::string lab_id;
+  /// The step the student is on. A lab edited since the save may have fewer
+  /// steps (or other question ids): the panel clamps and ignores what is gone.
   int step = 0;
   std::vector<std::string> completed;   // step ids
   std::vector<LabProgressAnswer> answers;

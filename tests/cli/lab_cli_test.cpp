@@ -47,6 +47,24 @@ TEST(LabCli, CheckReportsEachProblemOnOneLineAndExitsWithTwo) {
   EXPECT_NE(r.out.find("1 lab checked, 2 problems"), std::string::npos) << r.out;
 }
 
+TEST(LabCli, CheckWithRunCatchesALabThatOnlyFailsWhenGraded) {
+  EXPECT_EQ(RunCli({"lab", "check", kLabs, "--run"}).exit_code, 0);
+  test_util::TempDir dir;
+  const fs::path lab = dir.path() / "02-divides";
+  fs::create_directories(lab);
+  std::ofstream(lab / "lab.toml")
+      << "format = 1\ntitle = \"t\"\nminutes = 5\ngoals = [\"g\"]\n"
+         "[[step]]\nid = \"a\"\ntitle = \"A\"\ntext = \"t\"\nscenario = \"memory\"\n"
+         "[[step.question]]\nid = \"q\"\nprompt = \"p\"\nexpected = \"1/(stage*memory_per_gpu_gb)\"\n";
+  EXPECT_EQ(RunCli({"lab", "check", lab.string()}).exit_code, 0);  // valid as a file
+  const auto r = RunCli({"lab", "check", lab.string(), "--run"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("lab.toml:10: step[1].question[1]: question 'q': expected: formula "
+                       "'1/(stage*memory_per_gpu_gb)': division by zero"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(LabCli, ListsTheLabs) {
   const auto r = RunCli({"lab", "list", kLabs});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -63,7 +81,7 @@ TEST(LabCli, GradesAnAnswersFileAsText) {
   EXPECT_NE(r.out.find("gpipe_measured (step gpipe)  wrong  0/1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("inter_saving (step interleaved)  missing  0/1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Unknown answer 'bubble'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Score: 12 / 16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Score: 13 / 17"), std::string::npos) << r.out;
 }
 
 TEST(LabCli, GradesAnAnswersFileAsJson) {
@@ -73,8 +91,8 @@ TEST(LabCli, GradesAnAnswersFileAsJson) {
   const test_util::Json json = test_util::ParseJson(r.out);
   EXPECT_EQ(json["lab"].text, "04-pipeline-bubbles");
   EXPECT_EQ(json["student"].text, "Sam Example");
-  EXPECT_EQ(json["score"].number, 12);
-  EXPECT_EQ(json["max_score"].number, 16);
+  EXPECT_EQ(json["score"].number, 13);
+  EXPECT_EQ(json["max_score"].number, 17);
   int wrong = 0;
   for (const test_util::Json& q : json["questions"].items) {
     const std::string& id = q["id"].text;

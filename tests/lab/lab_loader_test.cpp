@@ -163,6 +163,10 @@ INSTANTIATE_TEST_SUITE_P(
         Mistake{"BadSize", "size = \"1M\"", "size = \"1Q\"", 21, "step[2].params.size", ""},
         Mistake{"TooManyRanksForTheTopology", "ranks = 4", "ranks = 64", 20, "step[2].params.ranks",
                 "only 8 GPUs"},
+        Mistake{"TopologyFileInsteadOfPreset", "size = \"1M\"", "size = \"1M\"\ntopology = \"/etc/passwd\"",
+                22, "step[2].params.topology", "not a topology preset"},
+        Mistake{"RealRunTooLarge", "size = \"1M\"", "size = \"1G\"", 21, "step[2].params.size",
+                "set timing_only = true"},
         Mistake{"LockedUnknownParameter", "locked = [\"ranks\"]", "locked = [\"gpus\"]", 16,
                 "step[2].locked[1]", "not a parameter"},
         Mistake{"VariantIdNotAName", "id = \"tree\"", "id = \"2tree\"", 24, "step[2].variant[1].id",
@@ -251,6 +255,20 @@ TEST(LabLoader, ReadsTextFilesRelativeToTheLabAndCapsTheirSize) {
   r = ReadLab(lab_dir.string());
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].message.find("at most"), std::string::npos) << r.ProblemsText();
+}
+
+TEST(LabLoader, RefusesATextFileThatLinksOutOfTheLab) {
+  test_util::TempDir dir;
+  const fs::path lab_dir = dir.path() / "08-link";
+  fs::create_directories(lab_dir);
+  std::ofstream(dir.path() / "secret.txt") << "not for labs\n";
+  fs::create_symlink(dir.path() / "secret.txt", lab_dir / "intro.txt");
+  std::ofstream(lab_dir / "lab.toml") << Edited("text = \"Read this.\"", "text_file = \"intro.txt\"");
+  const LabLoadResult r = ReadLab(lab_dir.string());
+  ASSERT_EQ(r.problems.size(), 1u) << r.ProblemsText();
+  EXPECT_EQ(r.problems[0].field, "step[1].text_file");
+  EXPECT_NE(r.problems[0].message.find("outside the lab's folder"), std::string::npos);
+  EXPECT_TRUE(r.lab.steps[0].text.empty());
 }
 
 TEST(LabLoader, RefusesAnOversizedFileBeforeParsing) {

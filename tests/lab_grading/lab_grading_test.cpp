@@ -158,6 +158,27 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
   }
 }
 
+TEST(LabGrading, KnowsWhichQuestionsNeedARun) {
+  const Lab lab = RepoLab("01-ring-allreduce");
+  int step = -1;
+  auto needs = [&](const std::string& id) {
+    const LabQuestion* q = lab.FindQuestion(id, &step);
+    EXPECT_NE(q, nullptr) << id;
+    return LabQuestionNeedsRun(lab.steps[static_cast<std::size_t>(step)], *q);
+  };
+  EXPECT_FALSE(needs("steps"));        // 2*(ranks-1): parameters only
+  EXPECT_FALSE(needs("why"));          // a fixed answer
+  EXPECT_TRUE(needs("sent_bytes"));    // measured
+  EXPECT_TRUE(needs("busbw"));
+  // A prediction can be checked before the run, from the parameters alone.
+  const LabStep& count = lab.steps[1];
+  const LabAnswer fourteen{"steps", true, 14, "", 0};
+  EXPECT_EQ(CheckLabAnswer(count, count.questions[0], LabParamValues(count.scenario, count.params),
+                           &fourteen)
+                .verdict,
+            LabVerdict::kCorrect);
+}
+
 TEST(LabGrading, ChoiceDecidedByTheRunsMustSingleOutOneOption) {
   LabStep step;
   step.id = "s";
@@ -202,9 +223,16 @@ TEST(LabGrading, NumberToleranceIsRelativeOrAbsoluteWhicheverIsLarger) {
   q.tolerance_abs = 0;
   EXPECT_EQ(verdict(100), LabVerdict::kCorrect);
   EXPECT_EQ(verdict(100.001), LabVerdict::kWrong);
-  // A number typed as text is accepted; anything else is invalid.
+  // A number typed as text is accepted, with the question's units after it.
   const LabAnswer typed{"n", false, 0, " 100 ", 0};
   EXPECT_EQ(CheckLabAnswer(step, q, {}, &typed).verdict, LabVerdict::kCorrect);
+  q.units = "GB/s";
+  const LabAnswer with_units{"n", false, 0, "100 gb/s", 0};
+  EXPECT_EQ(CheckLabAnswer(step, q, {}, &with_units).verdict, LabVerdict::kCorrect);
+  const LabAnswer other_units{"n", false, 0, "100 MB/s", 0};
+  const LabQuestionResult r = CheckLabAnswer(step, q, {}, &other_units);
+  EXPECT_EQ(r.verdict, LabVerdict::kInvalid);
+  EXPECT_EQ(r.feedback, "'100 MB/s' is not a number (in GB/s); expected 100 GB/s.");
 }
 
 TEST(LabGrading, AnswersFilesReadBackAndNameTheirLab) {

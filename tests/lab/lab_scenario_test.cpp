@@ -1,0 +1,124 @@
+// Lab scenarios without running them: parameters as formula values (sizes
+// in bytes, counts as counts, defaults filled in), the mapping onto the
+// engine's scenario structs, and the names a step's formulas may read.
+#include "engine/lab/lab_scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/core/error.h"
+
+namespace shardlab {
+namespace {
+
+LabParam Text(const std::string& name, const std::string& value) {
+  return {name, LabParamType::kString, value, 0, false, 0};
+}
+LabParam Number(const std::string& name, double value) {
+  return {name, LabParamType::kNumber, "", value, false, 0};
+}
+LabParam Flag(const std::string& name, bool value) {
+  return {name, LabParamType::kBool, "", 0, value, 0};
+}
+
+TEST(LabScenario, ParametersBecomeFormulaValuesWithDefaults) {
+  const LabValues v = LabParamValues("collective", {Text("size", "64M"), Number("ranks", 4)});
+  EXPECT_EQ(v.at("size"), 64.0 * 1024 * 1024);
+  EXPECT_EQ(v.at("ranks"), 4);
+  EXPECT_EQ(v.at("root"), 0);          // default
+  EXPECT_EQ(v.at("timing_only"), 0);   // default, as 0/1
+  EXPECT_EQ(v.count("topology"), 0u);  // not a number
+  EXPECT_EQ(v.count("kind"), 0u);
+
+  const LabValues m = LabParamValues("memory", {Text("params", "175B")});
+  EXPECT_EQ(m.at("params"), 175e9);
+  EXPECT_EQ(m.at("ranks"), 64);
+  EXPECT_EQ(LabParamValues("zero", {}).at("params"), 0);
+  EXPECT_EQ(LabParamValues("zero", {Number("params", 1e6)}).at("params"), 1e6);
+}
+
+TEST(LabScenario, MapsOntoTheEngineScenarios) {
+  const LabEngineScenario c = ToEngineScenario(
+      "collective", {Text("kind", "allgather"), Text("algo", "ring"), Number("ranks", 4),
+                     Number("size", 4096), Text("dtype", "bf16"), Text("topology", "dgx1-v100"),
+                     Text("ring_order", "rank"), Flag("timing_only", true)});
+  ASSERT_TRUE(c.collective.has_value());
+  EXPECT_FALSE(c.pipeline || c.tp || c.zero);
+  EXPECT_EQ(c.collective->kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(c.collective->ranks, 4);
+  EXPECT_EQ(c.collective->size_bytes, 4096);
+  EXPECT_EQ(c.collective->dtype, DType::kBF16);
+  EXPECT_EQ(c.collective->topology, "dgx1-v100");
+  EXPECT_EQ(c.collective->ring_order, "rank");
+  EXPECT_EQ(c.collective->backend, "sim");
+  EXPECT_TRUE(c.collective->timing_only);
+
+  const LabEngineScenario p = ToEngineScenario(
+      "pipeline", {Text("schedule", "interleaved"), Number("chunks", 2), Number("stages", 2)});
+  ASSERT_TRUE(p.pipeline.has_value());
+  EXPECT_EQ(p.pipeline->params.schedule, PipelineSchedule::kInterleaved1F1B);
+  EXPECT_EQ(p.pipeline->params.shape.chunks, 2);
+  EXPECT_EQ(p.pipeline->params.shape.stages, 2);
+  EXPECT_EQ(p.pipeline->params.shape.microbatches, 8);  // default
+
+  const LabEngineScenario t = ToEngineScenario("tp", {Number("tp", 4), Flag("sequence_parallel", true)});
+  ASSERT_TRUE(t.tp.has_value());
+  EXPECT_EQ(t.tp->layer.tp, 4);
+  EXPECT_TRUE(t.tp->layer.sequence_parallel);
+
+  const LabEngineScenario z = ToEngineScenario("zero", {Number("stage", 3), Text("bucket", "1M")});
+  ASSERT_TRUE(z.zero.has_value());
+  EXPECT_EQ(z.zero->params.stage, 3);
+  EXPECT_EQ(z.zero->params.bucket_bytes, 1 << 20);
+
+  const LabEngineScenario none = ToEngineScenario("memory", {});
+  EXPECT_FALSE(none.collective || none.pipeline || none.tp || none.zero);
+}
+
+TEST(LabScenario, RejectsUnknownScenariosAndParameters) {
+  EXPECT_THROW(LabParamValues("ring", {}), Error);
+  try {
+    LabParamValues("collective", {Number("gpus", 8)});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("gpus: unknown parameter of scenario 'collective'", 0), 0u)
+        << e.what();
+  }
+  try {
+    CheckLabScenario("collective", {Number("ranks", 9)});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("ranks: ", 0), 0u) << e.what();
+  }
+  EXPECT_NO_THROW(CheckLabScenario("collective", {Text("topology", "4x-dgx-h100-ib"), Number("ranks", 32),
+                                                  Text("size", "1G"), Flag("timing_only", true)}));
+}
+
+TEST(LabScenario, StepNamesIncludeEachVariantsPrefix) {
+  LabStep step;
+  step.scenario = "collective";
+  step.variants.push_back({"tree", {Text("algo", "tree")}, 0});
+  const std::vector<std::string> names = LabStepValueNames(step);
+  for (const char* name : {"ranks", "size", "time_ms", "busbw_gbps", "tree.time_ms", "tree.size"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  EXPECT_EQ(std::find(names.begin(), names.end(), "topology"), names.end());
+  EXPECT_TRUE(LabStepValueNames(LabStep{}).empty());
+}
+
+TEST(LabScenario, EveryScenarioIsDocumentedAndHasUniqueNames) {
+  ASSERT_EQ(LabScenarioNames(), "collective, pipeline, tp, zero, memory");
+  for (const LabScenarioSpec& spec : LabScenarios()) {
+    std::vector<std::string> names;
+    for (const LabParamSpec& p : spec.params) names.push_back(p.name);
+    for (const LabQuantitySpec& q : spec.measured) names.push_back(q.name);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << spec.name;
+    // Defaults pass their own checks.
+    EXPECT_NO_THROW(CheckLabScenario(spec.name, {})) << spec.name;
+  }
+}
+
+}  // namespace
+}  // namespace shardlab
