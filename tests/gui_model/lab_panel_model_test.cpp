@@ -218,6 +218,10 @@ TEST(LabPanelModel, AnUnreadableProgressFileIsKeptAsideAndTheLabStartsFresh) {
   test_util::TempDir progress;
   std::ofstream(progress.path() / "01-mini-ring.progress.toml") << "step = [[[\n";
   LabPanelModel model(kLabsDir, progress.path().string());
+  // Listing the labs reads the file but leaves it for Open to report.
+  const std::vector<LabListEntry> rows = model.ListLabs();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].started);
   ASSERT_TRUE(model.Open(kRingLab)) << model.error();
   EXPECT_EQ(model.step_index(), 0);
   EXPECT_TRUE(Contains(model.warning(), "corrupt")) << model.warning();

@@ -167,20 +167,25 @@ std::vector<LabListEntry> LabPanelModel::ListLabs() {
     row.prerequisites = lab.prerequisites;
     if (store_ != nullptr && loaded.ok()) {
       try {
-        const ProgressLoad saved = store_->Load(row.id);
-        row.started = !saved.fresh;
-        row.step = saved.progress.step;
+        // Read, not ProgressStore::Load: listing must not move an unreadable
+        // file aside before Open can tell the student about it.
+        const std::string path = store_->PathFor(row.id);
+        std::string text;
+        if (!io_.ReadFile(path, kMaxProgressBytes, &text)) throw Error("no progress yet");
+        const LabProgress saved = ParseLabProgress(text, path);
+        row.started = true;
+        row.step = saved.step;
         for (const LabStep& step : lab.steps) {
-          const auto& done = saved.progress.completed;
+          const auto& done = saved.completed;
           if (std::find(done.begin(), done.end(), step.id) != done.end()) ++row.completed;
         }
-        for (const LabProgressAnswer& answer : saved.progress.answers) {
+        for (const LabProgressAnswer& answer : saved.answers) {
           const LabQuestion* q = lab.FindQuestion(answer.question_id);
           if (q != nullptr && answer.checked && answer.verdict == "correct") row.score += q->points;
         }
         row.done = row.steps > 0 && row.completed == row.steps;
       } catch (const Error&) {
-        // An unreadable id or file: the row shows no progress; opening it says why.
+        // None saved, or unreadable: the row shows no progress; opening it says why.
       }
     }
     rows.push_back(std::move(row));
