@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -146,6 +148,36 @@ TEST(LabPanelModel, NumbersTooHighAndTooLowGetTheLabsOwnFeedback) {
   model.SetAnswer("steps", "six");
   EXPECT_EQ(model.Check("steps")->verdict, LabVerdict::kInvalid);
   EXPECT_EQ(model.Status("steps"), LabAnswerStatus::kInvalid);
+}
+
+TEST(LabPanelModel, EnteringAStepMeasuresItInTheBackground) {
+  test_util::TempDir progress;
+  LabPanelModel model(kLabsDir, progress.path().string());
+  ASSERT_TRUE(model.Open(kRingLab)) << model.error();
+  EXPECT_FALSE(model.grading_run_pending()) << "a text step runs nothing";
+  PassIntro(model);
+  EXPECT_TRUE(model.grading_run_pending() || model.StepValues() != nullptr);
+  // The UI thread polls each frame; the values arrive without Check.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (model.StepValues() == nullptr && std::chrono::steady_clock::now() < deadline) {
+    model.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_NE(model.StepValues(), nullptr) << model.error();
+  EXPECT_FALSE(model.grading_run_pending());
+  EXPECT_GT(model.StepValues()->values.at("busbw_gbps"), 0);
+  EXPECT_EQ(model.StepValues()->values.at("steps"), 6);  // 2(N-1) logical steps on 4 GPUs
+  EXPECT_EQ(model.StepValues()->summaries.size(), 2u);   // the ring's and the tree variant's
+
+  // Resuming on this step starts its run at once; closing the lab while
+  // it is still going is safe (Close waits for it).
+  LabPanelModel resumed(kLabsDir, progress.path().string());
+  ASSERT_TRUE(resumed.Open(kRingLab)) << resumed.error();
+  EXPECT_EQ(resumed.step_index(), 1);
+  EXPECT_TRUE(resumed.grading_run_pending() || resumed.StepValues() != nullptr);
+  resumed.Close();
+  EXPECT_FALSE(resumed.is_open());
+  EXPECT_FALSE(resumed.grading_run_pending());
 }
 
 TEST(LabPanelModel, AChoiceDecidedByTheRunsIsGradedAgainstThem) {

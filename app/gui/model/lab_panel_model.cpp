@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -228,12 +229,14 @@ bool LabPanelModel::Open(const std::string& path) {
   }
   // A lab edited since the save may have fewer steps.
   progress_.step = std::clamp(progress_.step, 0, step_count() - 1);
-  ResetStepState();
+  pending_runs_.clear();  // waits for the old lab's run, if any
   step_values_.clear();
+  ResetStepState();
   return true;
 }
 
 void LabPanelModel::Close() {
+  pending_runs_.clear();
   lab_.reset();
   progress_ = LabProgress{};
   step_values_.clear();
@@ -322,6 +325,7 @@ std::optional<LabQuestionResult> LabPanelModel::Check(const std::string& questio
 
   // The values the step's formulas read: a run's, or only its parameters.
   LabValues values;
+  if (!CollectGradingRun(step_index)) return std::nullopt;
   auto cached = step_values_.find(step_index);
   if (cached == step_values_.end() && question_step.runs()) {
     try {
@@ -447,10 +451,42 @@ const LabStepValues* LabPanelModel::StepValues() const {
 
 bool LabPanelModel::RunStepForGrading() {
   if (!lab_ || !step().runs()) return false;
-  if (step_values_.count(progress_.step) != 0) return true;
+  StartGradingRun();
+  return CollectGradingRun(progress_.step);
+}
+
+void LabPanelModel::Poll() {
+  for (auto it = pending_runs_.begin(); it != pending_runs_.end();) {
+    const int index = it->first;
+    ++it;  // CollectGradingRun erases the entry
+    if (pending_runs_.at(index).wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      CollectGradingRun(index);
+    }
+  }
+}
+
+bool LabPanelModel::grading_run_pending() const { return lab_ && pending_runs_.count(progress_.step) != 0; }
+
+void LabPanelModel::StartGradingRun() {
+  if (!lab_ || !step().runs()) return;
+  const int index = progress_.step;
+  if (step_values_.count(index) != 0 || pending_runs_.count(index) != 0) return;
+  // The thread gets its own copy of the step: the lab may close meanwhile
+  // (Close and Open wait for it before they drop anything).
+  pending_runs_.emplace(index, std::async(std::launch::async, [step = step()] { return RunLabStep(step); }));
+}
+
+bool LabPanelModel::CollectGradingRun(int index) {
+  const auto it = pending_runs_.find(index);
+  if (it == pending_runs_.end()) return true;
+  std::future<LabStepValues> run = std::move(it->second);
+  pending_runs_.erase(it);
   try {
-    step_values_.emplace(progress_.step, RunLabStep(step()));
+    step_values_[index] = run.get();
   } catch (const Error& e) {
+    error_ = "the step could not run: " + std::string(e.what());
+    return false;
+  } catch (const std::exception& e) {
     error_ = "the step could not run: " + std::string(e.what());
     return false;
   }
@@ -520,7 +556,8 @@ void LabPanelModel::Save() {
 
 void LabPanelModel::ResetStepState() {
   shown_variant_ = -1;
-  RequestRun(-1);  // the views follow the student to the new step
+  RequestRun(-1);     // the views follow the student to the new step
+  StartGradingRun();  // ready, most likely, by the time an answer is typed
 }
 
 void LabPanelModel::MarkCompleted(const std::string& step_id) {

@@ -5,7 +5,10 @@
 //   Open(lab) ──► LoadLab + ProgressStore::Load ──► resume at the saved step,
 //                                                   with the saved answers
 //   SetAnswer / Check / Next / Back ──► ProgressStore::Save (atomic, every change)
-//   Check(question) ──► RunLabStep once per step (cached) ──► CheckLabAnswer
+//   entering a step ──► RunLabStep on a background thread (a real 16 MiB
+//                       ring takes a second: the panel must not freeze)
+//   Check(question) ──► that run's values (waited for if still running)
+//                   ──► CheckLabAnswer
 //                   ──► verdict, expected, feedback saved beside the answer
 //   TakeRunRequest ──► the ScenarioSettings the app's session runs, so the
 //                      views show the step's run (or a variant's)
@@ -17,6 +20,7 @@
 // tries again.
 #pragma once
 
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -137,9 +141,13 @@ class LabPanelModel {
   /// The step's values (parameters, measurements, variants') when it has
   /// run for grading; null before.
   const LabStepValues* StepValues() const;
-  /// Runs the step for grading now (Check does it when needed). False and
-  /// error() on failure.
+  /// Waits for the step's grading run (Check does it when needed), starting
+  /// it if it never started. False and error() on failure.
   bool RunStepForGrading();
+  /// Once per frame: takes in a grading run that has finished, without waiting.
+  void Poll();
+  /// The current step's grading run is still going.
+  bool grading_run_pending() const;
 
   /// The app's settings for the current step's run (variant -1) or a
   /// variant's, on top of `base`. Throws Error for a lab the loader let
@@ -162,6 +170,11 @@ class LabPanelModel {
  private:
   void Save();
   void ResetStepState();
+  /// Starts the current step's grading run in the background, once.
+  void StartGradingRun();
+  /// Waits for step `index`'s grading run, if one is going; moves its
+  /// values into the cache or its failure into error(). False on failure.
+  bool CollectGradingRun(int index);
   void MarkCompleted(const std::string& step_id);
 
   std::string labs_dir_;
@@ -172,6 +185,7 @@ class LabPanelModel {
   std::unique_ptr<Lab> lab_;
   LabProgress progress_;
   std::map<int, LabStepValues> step_values_;  // grading runs, by step index
+  std::map<int, std::future<LabStepValues>> pending_runs_;  // still running, by step index
   std::string error_;
   std::string warning_;
   std::string save_error_;

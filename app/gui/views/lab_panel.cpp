@@ -207,6 +207,8 @@ void DrawRunSection(const Theme& theme, LabPanelState& state) {
   for (const std::string& note : mapped.notes) WrappedColored(NoteColor(theme), "Note: " + note);
   if (const LabStepValues* values = model.StepValues(); values != nullptr) {
     for (const std::string& summary : values->summaries) ImGui::TextDisabled("%s", summary.c_str());
+  } else if (model.grading_run_pending()) {
+    ImGui::TextDisabled("Measuring the step for grading...");
   }
 }
 
@@ -362,6 +364,7 @@ void DrawLab(const Theme& theme, LabPanelState& state, LabPanelAction* action) {
 LabPanelAction DrawLabPanel(ViewContext& ctx, LabPanelState& state) {
   LabPanelAction action = LabPanelAction::kNone;
   if (!state.model) return action;
+  state.model->Poll();
   if (state.show_chooser || !state.model->is_open()) {
     DrawChooser(ctx.theme, state);
     ImGui::Spacing();
