@@ -206,7 +206,7 @@ void DrawRunSection(const Theme& theme, LabPanelState& state) {
   }
   for (const std::string& note : mapped.notes) WrappedColored(NoteColor(theme), "Note: " + note);
   if (const LabStepValues* values = model.StepValues(); values != nullptr) {
-    for (const std::string& summary : values->summaries) ImGui::TextDisabled("%s", summary.c_str());
+    for (const std::string& summary : values->summaries) WrappedColored(theme.text_dim, summary);
   } else if (model.grading_run_pending()) {
     ImGui::TextDisabled("Measuring the step for grading...");
   }
