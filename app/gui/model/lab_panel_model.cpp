@@ -325,9 +325,22 @@ std::optional<LabQuestionResult> LabPanelModel::Check(const std::string& questio
 
   // The values the step's formulas read: a run's, or only its parameters.
   LabValues values;
-  if (!CollectGradingRun(step_index)) return std::nullopt;
-  auto cached = step_values_.find(step_index);
-  if (cached == step_values_.end() && question_step.runs()) {
+  bool needs_run = false;
+  try {
+    needs_run = question_step.runs() && LabQuestionNeedsRun(question_step, *question);
+    if (question_step.runs() && !needs_run) {
+      // A prediction: the parameters decide it, whether or not the run is done.
+      values = LabParamValues(question_step.scenario, question_step.params);
+    }
+  } catch (const Error& e) {
+    error_ = "the lab cannot grade '" + question_id + "': " + e.what();
+    return std::nullopt;
+  }
+  if (needs_run && !CollectGradingRun(step_index)) {
+    return std::nullopt;
+  }
+  auto cached = needs_run ? step_values_.find(step_index) : step_values_.end();
+  if (cached == step_values_.end() && needs_run) {
     try {
       cached = step_values_.emplace(step_index, RunLabStep(question_step)).first;
     } catch (const Error& e) {
