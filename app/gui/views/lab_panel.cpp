@@ -281,7 +281,9 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
     case LabAnswerStatus::kInvalid:
       WrappedColored(theme.error, "Not yet. " + saved->feedback);
       if (state.answers_shown.count(q.id) != 0) {
+        // The lab's explanation often works the answer out, so it waits for this too.
         ImGui::TextWrapped("The answer: %s", saved->expected.c_str());
+        if (!q.explain.empty()) ImGui::TextWrapped("%s", q.explain.c_str());
       } else if (ImGui::SmallButton("Show the answer")) {
         state.answers_shown.insert(q.id);
       }
