@@ -19,6 +19,7 @@
 #include "app/gui/app/app_flags.h"
 #include "app/gui/model/session.h"
 #include "engine/core/error.h"
+#include "engine/lab/lab_loader.h"
 
 #ifndef SHARDLAB_VERSION
 #define SHARDLAB_VERSION "0.1.0"
@@ -82,6 +83,14 @@ int main(int argc, char** argv) {
       Session probe;
       if (const std::string problem = probe.Check(flags.settings); !problem.empty()) {
         throw Error(AsFlagMessage(problem), ErrorKind::kInvalidInput);
+      }
+    }
+    // A lab that does not load is bad input too: every problem, one line.
+    if (!flags.lab_path.empty()) {
+      if (const LabLoadResult lab = ReadLab(flags.lab_path); !lab.ok()) {
+        std::string problems = lab.ProblemsText();
+        while (!problems.empty() && problems.back() == '\n') problems.pop_back();
+        throw Error("--lab: " + problems, ErrorKind::kInvalidInput);
       }
     }
     App app(flags);

@@ -82,6 +82,7 @@ App::App(AppFlags flags) : flags_(std::move(flags)) {
     scenario_state_.topology_is_file = true;
     scenario_state_.topology_file = flags_.settings.topology;
   }
+  InitLabPanel();
 }
 
 App::~App() { Shutdown(); }
@@ -170,8 +171,8 @@ int App::Run() {
       SetStatus(message, true);
       StartRun(flags_.settings);  // interactive: the usual launch run instead
     }
-  } else {
-    StartRun(flags_.settings);
+  } else if (!StartLabRunIfAsked()) {
+    StartRun(flags_.settings);  // --lab: the step's run first
   }
 
   int counted_frames = 0;
@@ -220,6 +221,7 @@ void App::Frame(double dt_s) {
   }
   ImGui::NewFrame();
 
+  StartLabRunIfAsked();
   session_.Poll();
   SyncClock();
   HandleShortcuts();
@@ -233,6 +235,7 @@ void App::Frame(double dt_s) {
   menu.theme = theme_;
   menu.font_scale = font_scale_;
   menu.can_export_trace = session_.plan() != nullptr && session_.store().event_count() > 0;
+  menu.lab_panel_open = lab_panel_visible_;
   if (glfwGetTime() < status_until_s_) {
     menu.status = status_;
     menu.status_color = status_error_ ? theme.error : theme.text_dim;
@@ -283,7 +286,8 @@ void App::DrawPanels(ViewContext& ctx) {
                               : zero ? kZeroMetricsShare
                               : session_.pipeline() != nullptr ? kPipelineMetricsShare
                                                                : kCollectiveMetricsShare;
-  PanelLayout layout = ComputePanelLayout(io.DisplaySize.x, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
+  const float lab_w = LabPanelWidth();  // the lab panel stands at the right, beside the views
+  PanelLayout layout = ComputePanelLayout(io.DisplaySize.x - lab_w, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
                                           metrics_share, tp ? kTpWeightsShare : zero ? kZeroMemoryShare : 0.0f);
   // Big classroom text needs a taller transport bar than the layout's;
   // at normal size it fits and the layout stays exactly as computed.
@@ -293,6 +297,7 @@ void App::DrawPanels(ViewContext& ctx) {
     layout.topology.min.y = layout.transport.max.y;
   }
 
+  EnforceLabLocks();
   if (BeginPanel("Scenario###scenario", layout.scenario)) {
     if (DrawScenarioPanel(ctx, scenario_state_)) StartRun(scenario_state_.edit);
     if (std::exchange(scenario_state_.restart_worker, false)) StartRun(scenario_state_.last_run);
@@ -334,6 +339,7 @@ void App::DrawPanels(ViewContext& ctx) {
     DrawGanttView(ctx, gantt_state_);
   }
   ImGui::End();
+  if (lab_w > 0) DrawLabColumn(ctx, lab_w);
 }
 
 void App::HandleMenu(MenuAction action) {
@@ -352,6 +358,8 @@ void App::HandleMenu(MenuAction action) {
     case MenuAction::kFontBigger: SetFontScale(font_scale_ + kFontScaleStep); break;
     case MenuAction::kFontSmaller: SetFontScale(font_scale_ - kFontScaleStep); break;
     case MenuAction::kFontReset: SetFontScale(1.0f); break;
+    case MenuAction::kShowLabs: ShowLabChooser(); break;
+    case MenuAction::kHideLabPanel: lab_panel_visible_ = false; break;
     case MenuAction::kShowShortcuts: OpenHelpPopup(HelpPopup::kShortcuts); break;
     case MenuAction::kShowAbout: OpenHelpPopup(HelpPopup::kAbout); break;
   }

@@ -23,6 +23,7 @@
 #include "app/gui/app/open_trace_dialog.h"
 #include "app/gui/model/replay_clock.h"
 #include "app/gui/model/session.h"
+#include "app/gui/views/lab_panel.h"
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 
@@ -67,6 +68,19 @@ class App {
   void CaptureIfPending();
   std::string DefaultExportName(ExportKind kind) const;
 
+  // The lab panel (lab_app.cpp).
+  /// Makes the panel's model from the flags; --lab opens that lab.
+  void InitLabPanel();
+  void ShowLabChooser();
+  /// Pixels the lab panel takes at the window's right edge; 0 when hidden.
+  float LabPanelWidth() const;
+  void DrawLabColumn(ViewContext& ctx, float width);
+  /// Starts the run the lab panel asked for (a step or a variant) in the
+  /// scenario panel and the session; false when it asked for none.
+  bool StartLabRunIfAsked();
+  /// Puts back the scenario fields the lab step locks, saying so.
+  void EnforceLabLocks();
+
   AppFlags flags_;
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
@@ -86,6 +100,8 @@ class App {
   ZeroMemoryViewState zero_memory_state_;
   ExportDialog export_dialog_;
   OpenTraceDialog open_trace_dialog_;
+  LabPanelState lab_panel_;
+  bool lab_panel_visible_ = false;
 
   // Bookkeeping of the current run.
   std::size_t synced_events_ = 0;     // store size the clock was last synced to

@@ -92,6 +92,9 @@ const CommandSpec& AppSpec() {
         {"frames", 0, "N", "scripted mode: render N frames, write --screenshot/--trace, exit"},
         {"screenshot", 0, "FILE.png", "with --frames: save the window as PNG after the last frame"},
         {"trace", 0, "FILE.json", "write the run's Chrome trace (Perfetto) once it is recorded"},
+        {"lab", 0, "DIR", "open the guided lab in DIR (e.g. labs/01-ring-allreduce) in the lab panel, resuming saved progress"},
+        {"labs-dir", 0, "DIR", "the folder the lab chooser lists (default: the --lab folder's parent, else labs)"},
+        {"progress-dir", 0, "DIR", "where lab progress is saved (default $XDG_DATA_HOME/shardlab/progress or ~/.local/share/shardlab/progress)"},
         {"theme", 0, "dark|light", "colour theme; light is high-contrast for projectors (default dark)"},
         {"font-scale", 0, "F", "text size factor, 0.5 to 4 (default 1; Ctrl +/- in the app)"},
         {"width", 0, "W", "window width in pixels (default 1600)"},
@@ -239,6 +242,9 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.trace_path = value;
+  } else if (name == "lab" || name == "labs-dir" || name == "progress-dir") {
+    if (value.empty()) throw UsageError(spelling + ": empty folder name");
+    (name == "lab" ? flags.lab_path : name == "labs-dir" ? flags.labs_dir : flags.progress_dir) = value;
   } else if (name == "theme") {
     if (value == "dark") {
       flags.theme = ThemeKind::kDark;

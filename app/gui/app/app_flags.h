@@ -12,6 +12,7 @@
 //           [--open-trace FILE.json]           (show a recorded trace instead of a run)
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
+//            [--lab labs/01-ring-allreduce] [--labs-dir DIR] [--progress-dir DIR]
 //            [--theme dark|light] [--font-scale F] [--width W --height H]
 //
 // Every value is checked here, before a window opens, so a bad flag costs
@@ -40,6 +41,9 @@ struct AppFlags {
   std::string trace_path;           // Chrome trace of the first run
   std::string open_trace_path;      // a trace to show instead of the launch run
   std::string worker_fault;         // tests: --inject-fault for every worker run
+  std::string lab_path;              // --lab: open this lab at start, resuming its progress
+  std::string labs_dir;              // --labs-dir: the chooser's folder ("" = the lab's parent, or labs)
+  std::string progress_dir;          // --progress-dir ("" = DefaultLabProgressDir())
   ThemeKind theme = ThemeKind::kDark;
   float font_scale = 1.0f;
   int width_px = 1600;

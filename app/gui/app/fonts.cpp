@@ -29,24 +29,38 @@ const ImWchar* GlyphRanges() {
 
 /// The first readable DejaVu Sans; ImGui asserts on an unreadable path, so
 /// look before handing it over.
-const char* FindFontFile() {
-  for (const char* path : kFontPaths) {
+template <std::size_t N>
+const char* FindFontFile(const char* const (&paths)[N]) {
+  for (const char* path : paths) {
     std::ifstream probe(path, std::ios::binary);
     if (probe.good()) return path;
   }
   return nullptr;
 }
 
+ImFont* g_mono_font = nullptr;  // in the current atlas; reset with it
+
+/// Monospaced text at this share of the regular size: a table line of 60
+/// characters fits a lab panel 480 px wide.
+constexpr float kMonoScale = 0.875f;
+
 }  // namespace
 
 std::string BuildFontAtlas(float font_scale) {
   ImFontAtlas& atlas = *ImGui::GetIO().Fonts;
   atlas.Clear();
+  g_mono_font = nullptr;
   const float pixels = FontPixels(font_scale);
-  if (const char* path = FindFontFile()) {
+  if (const char* path = FindFontFile(kFontPaths)) {
     ImFontConfig config;
     config.OversampleH = 2;  // crisp enough, and a quarter of the default atlas
-    if (atlas.AddFontFromFileTTF(path, pixels, &config, GlyphRanges()) != nullptr) return "";
+    if (atlas.AddFontFromFileTTF(path, pixels, &config, GlyphRanges()) != nullptr) {
+      // The first font added stays the default; the mono one is optional.
+      if (const char* mono = FindFontFile(kMonoFontPaths)) {
+        g_mono_font = atlas.AddFontFromFileTTF(mono, std::round(pixels * kMonoScale), &config, GlyphRanges());
+      }
+      return "";
+    }
     atlas.Clear();
   }
   // ProggyClean is a 13 px bitmap font: scaled it blurs, but it is always there.
@@ -56,6 +70,8 @@ std::string BuildFontAtlas(float font_scale) {
   return std::string("DejaVu Sans not found (install fonts-dejavu-core); using ImGui's built-in "
                      "font");
 }
+
+ImFont* MonoFont() { return g_mono_font; }
 
 std::string ReloadFonts(float font_scale) {
   ImGui_ImplOpenGL3_DestroyFontsTexture();

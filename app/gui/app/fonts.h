@@ -8,6 +8,8 @@
 #include <cmath>
 #include <string>
 
+struct ImFont;
+
 namespace shardlab::gui {
 
 /// Text height in pixels at font scale 1.
@@ -20,6 +22,17 @@ inline constexpr const char* kFontPaths[] = {
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/dejavu/DejaVuSans.ttf",
 };
+
+/// DejaVu Sans Mono, for preformatted text (the lab panel's formulas and
+/// tables); without it they use the regular font.
+inline constexpr const char* kMonoFontPaths[] = {
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSansMono.ttf",
+};
+
+/// The fixed-width font BuildFontAtlas added (a little smaller than the
+/// regular one, so tables fit), or null when there is none.
+ImFont* MonoFont();
 
 /// Refills ImGui's font atlas at kBaseFontPx * `font_scale` (clamped),
 /// with Latin, Greek (the formulas' α), arrows and maths symbols. Returns

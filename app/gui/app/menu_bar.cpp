@@ -43,6 +43,11 @@ MenuAction DrawMenuBar(const MenuBarInfo& info) {
     if (ImGui::MenuItem("Normal text size", "Ctrl 0")) action = MenuAction::kFontReset;
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu("Labs")) {
+    if (ImGui::MenuItem("Choose a lab...")) action = MenuAction::kShowLabs;
+    if (ImGui::MenuItem("Hide the lab panel", nullptr, false, info.lab_panel_open)) action = MenuAction::kHideLabPanel;
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts")) action = MenuAction::kShowShortcuts;
     if (ImGui::MenuItem("About ShardLab")) action = MenuAction::kShowAbout;

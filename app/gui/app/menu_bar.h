@@ -1,4 +1,5 @@
-// The main menu bar: File (open trace, exports, quit), View (theme, text size), Help.
+// The main menu bar: File (open trace, exports, quit), View (theme, text size),
+// Labs, Help.
 //
 // Its height is pinned to MenuBarHeightPx, a function of the font size
 // alone, so the app and the screenshot tests compute the same panel
@@ -28,6 +29,8 @@ enum class MenuAction {
   kFontBigger,
   kFontSmaller,
   kFontReset,
+  kShowLabs,      // the lab panel's chooser
+  kHideLabPanel,
   kShowShortcuts,
   kShowAbout,
 };
@@ -37,6 +40,7 @@ struct MenuBarInfo {
   ThemeKind theme = ThemeKind::kDark;
   float font_scale = 1.0f;
   bool can_export_trace = false;  // a recorded run exists
+  bool lab_panel_open = false;
   std::string status;             // right-aligned note ("Saved run.png"), may be empty
   Color status_color = 0;
 };
