@@ -23,6 +23,7 @@ const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
 const CommandSpec& MemorySpec();
+const CommandSpec& CalibrateSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -44,6 +45,8 @@ int MemoryMain(std::span<const std::string> args);
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);
+/// `calibrate`: measures this machine's GPU and writes a device profile.
+int CalibrateMain(std::span<const std::string> args);
 /// `demo`: the README's first stop, ring all-reduce step by step, then a sweep.
 int DemoMain(std::span<const std::string> args);
 

@@ -20,6 +20,9 @@ struct RunOptions {
   bool timing_only = false;   // skip the data: paper-sized runs, time only
   std::uint64_t seed = 1;     // for BufferInit::kRandom
   std::vector<int> rank_to_gpu;  // GPU index of each rank; empty = rank r on GPU r
+  /// Real hardware only: hold each transfer's stream for the time the
+  /// topology's route would take (events say ClockKind::kEmulated).
+  bool emulate_links = false;
 };
 
 class Backend {
