@@ -228,6 +228,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
       SummarizeCollective(*prepared, counter.end_ns, counter.count, executor.backend(), &plan);
   out.events = summary.events;
   out.clock = counter.clock;
+  out.placement = executor.backend().placement();
   out.metrics = summary.metrics;
   out.checked = summary.checked;
   out.verify = summary.verify;

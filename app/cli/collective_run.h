@@ -90,6 +90,7 @@ struct CollectiveOutcome {
   std::size_t ops = 0;
   std::size_t events = 0;
   ClockKind clock = ClockKind::kSimulated;
+  std::string placement;           // the backend's rank-to-GPU line (cuda), else empty
   CollectiveMetrics metrics;
   bool checked = false;
   std::string not_checked_reason;  // when !checked: "timing only (--timing-only)", ...

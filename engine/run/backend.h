@@ -53,6 +53,10 @@ class Backend {
   /// category, with peaks (counted in timing-only runs too); null when the
   /// backend does not track it.
   virtual const MemoryUsage* memory() const { return nullptr; }
+
+  /// One line for the user about where the plan runs ("8 ranks on 1 GPU as
+  /// virtual devices: ..."), after Load; empty when there is nothing to say.
+  virtual std::string placement() const { return ""; }
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;

@@ -140,6 +140,8 @@ class CudaBackend final : public Backend {
 
   std::size_t completed_ops() const override { return completed_; }
 
+  std::string placement() const override { return DescribePlacement(gpu_, device_count_); }
+
  private:
   // A unit of work: one op, or a Send with its Recv (named by the send).
   struct Timing {
