@@ -237,12 +237,10 @@ class CudaBackend final : public Backend {
         peer_ok_[static_cast<std::size_t>(a * device_count_ + b)] = 1;
       }
     }
-    cublas_.assign(static_cast<std::size_t>(device_count_), nullptr);
     origin_.assign(static_cast<std::size_t>(device_count_), nullptr);
     origin_offset_ns_.assign(static_cast<std::size_t>(device_count_), 0.0);
     for (int g : used_gpus_) {
       CUDA_CHECK(cudaSetDevice(g), -1);
-      CUBLAS_CHECK(cublasCreate(&cublas_[static_cast<std::size_t>(g)]), -1);
       CUDA_CHECK(cudaEventCreate(&origin_[static_cast<std::size_t>(g)]), -1);
     }
   }
@@ -251,6 +249,10 @@ class CudaBackend final : public Backend {
     const int ranks = plan_->num_ranks;
     streams_.assign(static_cast<std::size_t>(ranks) * kLaneCount, nullptr);
     last_on_lane_.assign(streams_.size(), kNoOp);
+    // One cuBLAS handle per rank, made on its first product: a handle's
+    // workspace must not be shared by streams that run at the same time
+    // (virtual devices on one GPU).
+    cublas_.assign(static_cast<std::size_t>(ranks), nullptr);
     for (int r = 0; r < ranks; ++r) {
       CUDA_CHECK(cudaSetDevice(GpuOf(r)), r);
       for (int l = 0; l < kLaneCount; ++l)
@@ -446,7 +448,8 @@ class CudaBackend final : public Backend {
     const int lda = call.lda > 0 ? call.lda : (call.transpose_a ? call.m : call.k);
     const int ldb = call.ldb > 0 ? call.ldb : (call.transpose_b ? call.k : call.n);
     const int ldc = call.ldc > 0 ? call.ldc : call.n;
-    cublasHandle_t handle = cublas_[static_cast<std::size_t>(GpuOf(rank))];
+    cublasHandle_t& handle = cublas_[static_cast<std::size_t>(rank)];
+    if (handle == nullptr) CUBLAS_CHECK(cublasCreate(&handle), rank);
     CUBLAS_CHECK(cublasSetStream(handle, stream), rank);
     const float alpha = 1.0f;
     const float beta = call.accumulate ? 1.0f : 0.0f;
@@ -642,7 +645,7 @@ class CudaBackend final : public Backend {
   std::vector<char> peer_ok_;   // [a * devices + b]: a's kernels may read b's memory
   std::vector<OpId> order_;     // units in a topological order
   std::vector<cudaStream_t> streams_;       // [rank * lanes + lane]
-  std::vector<cublasHandle_t> cublas_;      // per physical GPU
+  std::vector<cublasHandle_t> cublas_;      // per rank
   std::vector<cudaEvent_t> origin_;         // per physical GPU
   std::vector<double> origin_offset_ns_;
   std::vector<Timing> timing_;              // per op (a send uses its recv's)

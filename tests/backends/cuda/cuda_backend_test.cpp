@@ -228,7 +228,9 @@ TEST(CudaBackend, EmulatedLinksHoldTransfersForTheModelledTime) {
     // transfer time is that or more, when links are shared).
     const Route route = FindRoute(topology, topology.gpus[static_cast<std::size_t>(e.peer)],
                                   topology.gpus[static_cast<std::size_t>(e.rank)]);
-    EXPECT_GE(e.duration_ns(), route.latency_ns + TransferNs(e.bytes, route.bottleneck_gbps));
+    // Less at most one tick of the GPU's global timer (1 us on some parts).
+    EXPECT_GE(e.duration_ns() + 1000,
+              route.latency_ns + TransferNs(e.bytes, route.bottleneck_gbps));
   }
 }
 
