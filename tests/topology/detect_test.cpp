@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/topology/detect.h"
+#include "engine/topology/topology_file.h"
 #include "engine/topology/topology_print.h"
 
 namespace shardlab {
@@ -81,6 +82,10 @@ TEST(DetectTopology, PcieOnlyAndAnUnknownModel) {
   EXPECT_GT(t.nodes[t.gpus[0]].device.fp32_tflops, 0);
   const std::string text = FormatDetectedMachine(m);
   EXPECT_NE(text.find("NVML not available"), std::string::npos) << text;
+  // `topo --detect --toml` writes a file that reads back, unknown model and all.
+  const Topology back = ParseTopologyText(WriteTopologyText(t), "detected.toml");
+  EXPECT_EQ(back.num_gpus(), 1);
+  EXPECT_EQ(back.nodes[back.gpus[0]].device.fp32_tflops, t.nodes[t.gpus[0]].device.fp32_tflops);
 }
 
 TEST(DetectTopology, NoGpuIsOneError) {
