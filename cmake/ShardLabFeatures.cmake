@@ -29,11 +29,20 @@ if(NOT SHARDLAB_WITH_CUDA STREQUAL "OFF")
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    set(_cuda_found TRUE)
+    # Default architectures: A100 (80), A10/3090 (86), L4/4090 (89), H100 (90).
+    # Each adds compile time; pass -DCMAKE_CUDA_ARCHITECTURES=90 for one.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+      set(CMAKE_CUDA_ARCHITECTURES 80 86 89 90)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND AND TARGET CUDA::cudart AND TARGET CUDA::cublas)
+      set(_cuda_found TRUE)
+    endif()
   endif()
 endif()
 shardlab_feature(CUDA "${SHARDLAB_WITH_CUDA}" ${_cuda_found}
-  "nvcc ${CMAKE_CUDA_COMPILER} (the CUDA backend lands with its own issue)")
+  "nvcc ${CMAKE_CUDA_COMPILER}, cudart and cuBLAS (archs ${CMAKE_CUDA_ARCHITECTURES}; a GPU is needed only to run)")
 
 set(_nccl_found FALSE)
 find_path(SHARDLAB_NCCL_INCLUDE nccl.h HINTS /usr/local/cuda/include ENV NCCL_HOME PATH_SUFFIXES include)

@@ -254,7 +254,9 @@ int RunMain(std::span<const std::string> words) {
     out << "\n";
   } else {
     out << "#   steps " << outcome.steps << "   ops " << outcome.ops << "   events "
-        << outcome.events << "   clock " << ClockKindName(outcome.clock) << "\n#\n";
+        << outcome.events << "   clock " << ClockKindName(outcome.clock) << "\n";
+    if (!outcome.placement.empty()) out << "#   placement: " << outcome.placement << "\n";
+    out << "#\n";
     PrintTableHeader(out);
     PrintTableRow(out, RowFor(outcome));
     out << "#\n# Result: " << ResultText(outcome) << "\n";

@@ -6,6 +6,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "engine/topology/detect.h"
 #include "engine/topology/presets.h"
 #include "engine/topology/ring_order.h"
 #include "engine/topology/topology_file.h"
@@ -68,13 +69,16 @@ const CommandSpec& TopoSpec() {
         {"topology", 0, "NAME|FILE", "print a preset or a topology file"},
         {"ranks", 0, "N", "GPUs in the ring shown at the end (default: all)"},
         {"toml", 0, "", "print the topology in the topology-file format instead"},
+        {"detect", 0, "", "detect this machine's GPUs and links (CUDA runtime, NVML when "
+                          "present) and print them as a topology"},
     };
     s.max_positionals = 1;
     s.examples =
         "  shardlab-cli topo --list\n"
         "  shardlab-cli topo --preset dgx1-v100\n"
         "  shardlab-cli topo --topology my-box.toml\n"
-        "  shardlab-cli topo --preset dgx-a100 --toml > my-box.toml\n";
+        "  shardlab-cli topo --preset dgx-a100 --toml > my-box.toml\n"
+        "  shardlab-cli topo --detect --toml > this-machine.toml\n";
     return s;
   }();
   return spec;
@@ -87,8 +91,8 @@ int TopoMain(std::span<const std::string> words) {
     return 0;
   }
   int sources = args.Has("list") + args.Has("preset") + args.Has("topology") +
-                (args.positionals().empty() ? 0 : 1);
-  if (sources > 1) throw UsageError("topo: give one of --list, --preset or --topology");
+                args.Has("detect") + (args.positionals().empty() ? 0 : 1);
+  if (sources > 1) throw UsageError("topo: give one of --list, --preset, --topology or --detect");
   if (sources == 0 || args.Has("list")) {
     if (args.Has("toml") || args.Has("ranks")) {
       throw UsageError("topo: --toml and --ranks need a topology (--preset or --topology)");
@@ -98,7 +102,11 @@ int TopoMain(std::span<const std::string> words) {
   }
 
   Topology topology;
-  if (args.Has("preset")) {
+  DetectedMachine detected;
+  if (args.Has("detect")) {
+    detected = DetectMachine();
+    topology = BuildDetectedTopology(detected);
+  } else if (args.Has("preset")) {
     topology = MakeTopologyPreset(args.Get("preset"));
   } else {
     const std::string name =
@@ -119,6 +127,7 @@ int TopoMain(std::span<const std::string> words) {
     std::cout << WriteTopologyText(topology);
     return 0;
   }
+  if (args.Has("detect")) std::cout << FormatDetectedMachine(detected) << "\n";
   std::cout << FormatTopology(topology);
   PrintRingChoice(std::cout, topology, ranks);
   return 0;

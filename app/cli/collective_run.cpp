@@ -9,6 +9,7 @@
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
+#include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab::cli {
@@ -55,8 +56,8 @@ Bytes HostDataBytes(const Plan& plan) {
 
 void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
   const std::vector<FlagSpec> shared = {
-      {"algo", 0, "NAME", "ring, tree (all-reduce) or direct (all-to-all); default: ring, "
-                          "direct for all-to-all"},
+      {"algo", 0, "NAME", "ring, tree (all-reduce), direct (all-to-all), or nccl (one NCCL "
+                          "call per rank, --backend cuda); default: ring, direct for all-to-all"},
       {"ranks", 0, "N", "number of ranks; rank r runs on GPU r (default: all GPUs of the "
                           "topology)"},
       {"topology", 0, "NAME|FILE", "a preset (see 'topo --list') or a topology file "
@@ -69,6 +70,10 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
                                  "0,3,2,1 (default: auto)"},
       {"seed", 0, "N", "seed of the input data (default: 1)"},
       {"timing-only", 0, "", "skip the data: time only, the result is not checked"},
+      {"device-profile", 0, "FILE", "simulate every GPU with the figures 'calibrate' measured "
+                                    "(sim backend)"},
+      {"emulate-links", 0, "", "cuda backend: hold each transfer for the time the topology's "
+                               "link would take (times labelled emulated)"},
       {"verify-max", 0, "SIZE", "check data only while all buffers fit in SIZE of host memory; "
                                 "larger runs are timed only (default: 1G)"},
   };
@@ -90,9 +95,9 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   setup.algo = DefaultAlgo(setup.kind);
   if (args.Has("algo")) {
     const std::string text = args.Get("algo");
-    if (text != "ring" && text != "tree" && text != "direct") {
+    if (text != "ring" && text != "tree" && text != "direct" && text != "nccl") {
       throw UsageError(args.Spelling("algo") + ": unknown algorithm '" + text +
-                       "' (use ring, tree or direct)");
+                       "' (use ring, tree, direct or nccl)");
     }
     setup.algo = ParseCollectiveAlgo(text);
   }
@@ -101,6 +106,19 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   setup.topology_name = args.Get("topology", "dgx-a100");
   if (setup.topology_name.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
   setup.topology = LoadTopology(setup.topology_name);
+  if (args.Has("device-profile")) {
+    if (setup.backend != "sim")
+      throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
+                       "takes a device profile; '" + setup.backend + "' measures the real GPU");
+    const std::string path = args.Get("device-profile");
+    if (path.empty()) throw UsageError(args.Spelling("device-profile") + ": missing value");
+    setup.device_profile = path;
+    ApplyDeviceProfile(LoadDeviceProfile(path), setup.topology);
+  }
+  setup.emulate_links = args.Has("emulate-links");
+  if (setup.emulate_links && setup.backend == "sim")
+    throw UsageError(args.Spelling("emulate-links") + ": the simulator models links already; "
+                     "link emulation is for real GPUs (--backend cuda)");
 
   // Flags are parsed here; whether their values fit the topology and the
   // collective is the engine's call (CheckCollectiveScenario below).
@@ -165,6 +183,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
 
   RunOptions options;
   options.seed = setup.seed;
+  options.emulate_links = setup.emulate_links;
   const Bytes host_bytes = HostDataBytes(built);
   if (setup.timing_only) {
     options.timing_only = true;
@@ -209,6 +228,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
       SummarizeCollective(*prepared, counter.end_ns, counter.count, executor.backend(), &plan);
   out.events = summary.events;
   out.clock = counter.clock;
+  out.placement = executor.backend().placement();
   out.metrics = summary.metrics;
   out.checked = summary.checked;
   out.verify = summary.verify;

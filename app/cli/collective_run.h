@@ -51,6 +51,8 @@ struct CollectiveSetup {
   std::vector<int> ring_order;      // empty unless the algorithm is a ring
   Gbps ring_bottleneck_gbps = 0;    // slowest hop of that ring; 0 when not a ring
   std::string backend = "sim";
+  std::string device_profile;       // --device-profile FILE (sim), empty when none
+  bool emulate_links = false;       // --emulate-links (real GPUs)
   std::uint64_t seed = 1;
   bool timing_only = false;
   Bytes verify_max_bytes = kDefaultVerifyMaxBytes;
@@ -88,6 +90,7 @@ struct CollectiveOutcome {
   std::size_t ops = 0;
   std::size_t events = 0;
   ClockKind clock = ClockKind::kSimulated;
+  std::string placement;           // the backend's rank-to-GPU line (cuda), else empty
   CollectiveMetrics metrics;
   bool checked = false;
   std::string not_checked_reason;  // when !checked: "timing only (--timing-only)", ...

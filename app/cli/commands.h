@@ -27,6 +27,7 @@ const CommandSpec& MoeRunSpec();
 const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
 const CommandSpec& WorkerSpec();
+const CommandSpec& CalibrateSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -60,6 +61,8 @@ int WorkerMain(std::span<const std::string> args);
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);
+/// `calibrate`: measures this machine's GPU and writes a device profile.
+int CalibrateMain(std::span<const std::string> args);
 /// `demo`: the README's first stop, ring all-reduce step by step, then a sweep.
 int DemoMain(std::span<const std::string> args);
 

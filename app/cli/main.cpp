@@ -8,6 +8,7 @@
 // Exit codes: 0 success, 1 runtime failure (wrong result, backend error,
 // out of memory), 2 bad input. Every failure prints exactly one line,
 // "shardlab-cli: error: ...", on stderr; nothing escapes as a crash.
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -16,6 +17,9 @@
 
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
+#ifdef SHARDLAB_HAVE_CUDA
+#include "engine/backends/cuda/cuda_backend.h"
+#endif
 
 #ifndef SHARDLAB_VERSION
 #define SHARDLAB_VERSION "0.1.0"
@@ -33,7 +37,7 @@ const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
       {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {LabSpec, LabMain},
-      {WorkerSpec, WorkerMain}};
+      {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain}};
   return commands;
 }
 
@@ -57,9 +61,12 @@ void PrintTopHelp(std::ostream& out) {
       << "on a simulator of real machines (DGX-1, DGX A100, ...), step by step.\n"
       << "\n"
       << "Commands:\n";
+  std::size_t width = 0;
+  for (const CommandEntry& c : Commands()) width = std::max(width, c.spec().name.size());
   for (const CommandEntry& c : Commands()) {
     const CommandSpec& spec = c.spec();
-    out << "  " << spec.name << std::string(8 - spec.name.size(), ' ') << spec.summary << "\n";
+    out << "  " << spec.name << std::string(width + 2 - spec.name.size(), ' ') << spec.summary
+        << "\n";
   }
   out << "\n"
       << "Flags:\n"
@@ -127,6 +134,9 @@ int Fail(const std::string& message, int code) {
 int main(int argc, char** argv) {
   using namespace shardlab::cli;
   try {
+#ifdef SHARDLAB_HAVE_CUDA
+    shardlab::RegisterCudaBackend();
+#endif
     const std::vector<std::string> words(argv + 1, argv + argc);
     return Dispatch(words);
   } catch (const shardlab::Error& e) {

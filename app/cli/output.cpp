@@ -147,6 +147,7 @@ void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome) {
   json.Field("ops", static_cast<std::int64_t>(outcome.ops));
   json.Field("events", static_cast<std::int64_t>(outcome.events));
   json.Field("clock", std::string(ClockKindName(outcome.clock)));
+  if (!outcome.placement.empty()) json.Field("placement", outcome.placement);
   json.Field("checked", outcome.checked);
   if (outcome.checked) {
     json.Field("correct", outcome.verify.correct);

@@ -62,6 +62,7 @@ bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo) {
     case CollectiveAlgo::kRing: return kind != CollectiveKind::kAllToAll;
     case CollectiveAlgo::kTree: return kind == CollectiveKind::kAllReduce;
     case CollectiveAlgo::kDirect: return kind == CollectiveKind::kAllToAll;
+    case CollectiveAlgo::kNccl: return true;
   }
   return false;
 }
@@ -122,6 +123,7 @@ const char* CollectiveAlgoName(CollectiveAlgo algo) {
     case CollectiveAlgo::kRing: return "ring";
     case CollectiveAlgo::kTree: return "tree";
     case CollectiveAlgo::kDirect: return "direct";
+    case CollectiveAlgo::kNccl: return "nccl";
   }
   return "?";
 }
@@ -142,6 +144,7 @@ CollectiveAlgo ParseCollectiveAlgo(const std::string& text) {
   const std::string key = Normalized(text);
   for (const CollectiveAlgo algo : kAllAlgos)
     if (key == CollectiveAlgoName(algo)) return algo;
+  if (key == "nccl") return CollectiveAlgo::kNccl;
   std::string valid;
   for (const CollectiveAlgo algo : kAllAlgos) {
     if (!valid.empty()) valid += ", ";
@@ -193,6 +196,7 @@ void CheckCollectiveParams(const CollectiveParams& params) {
 
 Plan BuildCollective(const CollectiveParams& params) {
   CheckCollectiveParams(params);
+  if (params.algo == CollectiveAlgo::kNccl) return detail::BuildNcclCollective(params);
   switch (params.kind) {
     case CollectiveKind::kAllReduce:
       return params.algo == CollectiveAlgo::kTree ? detail::BuildTreeAllReduce(params)
@@ -230,9 +234,11 @@ double BusBandwidthFactor(CollectiveKind kind, int ranks) {
 //                             d = floor(log2 n): d steps up, d down, pipelined
 //   direct all-to-all         max(n-1, 1): the local copy is in step 0
 //   any kind with n = 1       0 (no ops), except all-to-all's copy
+//   nccl                      1: one library call per rank
 int ExpectedSteps(const CollectiveParams& params) {
   CheckCollectiveParams(params);
   const int n = params.ranks;
+  if (params.algo == CollectiveAlgo::kNccl) return 1;
   switch (params.kind) {
     case CollectiveKind::kAllReduce:
       if (n == 1) return 0;
@@ -293,6 +299,7 @@ int TreePieces(const CollectiveParams& params) {
 
 std::int64_t EstimatedOpCount(const CollectiveParams& params) {
   const std::int64_t n = params.ranks;
+  if (params.algo == CollectiveAlgo::kNccl) return n;
   switch (params.kind) {
     case CollectiveKind::kAllReduce:
       if (params.algo == CollectiveAlgo::kTree)

@@ -34,6 +34,7 @@ enum class CollectiveAlgo : std::uint8_t {
   kRing,    // every kind but all-to-all
   kTree,    // all-reduce only: double binary tree, pipelined in chunks
   kDirect,  // all-to-all: every pair exchanges directly
+  kNccl,    // every kind: one NCCL call per rank (a kCollective op); real GPUs only
 };
 
 const char* CollectiveKindName(CollectiveKind kind);  // "allreduce", ... (CLI spelling)
@@ -48,7 +49,8 @@ const char* CollectiveTitle(CollectiveKind kind);
 /// Whether a kind has an algorithm: ring for all but all-to-all, tree for
 /// all-reduce, direct for all-to-all.
 bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo);
-/// The kind's algorithms in a fixed order (ring, tree, direct), and as text ("ring, tree").
+/// The kind's hand-written algorithms in a fixed order (ring, tree, direct),
+/// and as text ("ring, tree"); kNccl, which every kind has, is not listed.
 std::vector<CollectiveAlgo> CollectiveAlgosFor(CollectiveKind kind);
 std::string CollectiveAlgoList(CollectiveKind kind);
 /// Broadcast and reduce have a root; all-reduce, reduce-scatter and reduce a reduction.

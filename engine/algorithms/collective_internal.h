@@ -56,5 +56,6 @@ Plan BuildRingBroadcast(const CollectiveParams& params);
 Plan BuildRingReduce(const CollectiveParams& params);
 Plan BuildTreeAllReduce(const CollectiveParams& params);
 Plan BuildDirectAllToAll(const CollectiveParams& params);
+Plan BuildNcclCollective(const CollectiveParams& params);
 
 }  // namespace shardlab::detail

@@ -27,6 +27,12 @@ enum class ReduceOp : std::uint8_t { kNone, kSum, kMax, kMin };
 
 enum class DType : std::uint8_t { kF32, kF16, kBF16 };
 
+/// Which library call a kCollective op makes (in place, on its src/dst
+/// slices; the root of broadcast and reduce is the op's `peer`).
+enum class LibraryCollective : std::uint8_t {
+  kNone, kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll,
+};
+
 const char* LaneName(Lane lane);
 const char* OpKindName(OpKind kind);
 const char* ReduceOpName(ReduceOp op);

@@ -95,6 +95,7 @@ struct Op {
   OpKind kind = OpKind::kCompute;
   Lane lane = Lane::kCompute;
   ReduceOp reduce = ReduceOp::kNone;
+  LibraryCollective library = LibraryCollective::kNone;  // kCollective: which call
   std::int32_t rank = 0;
   std::int32_t peer = -1;            // the other rank of a Send/Recv
   OpId match = kNoOp;                // the paired Recv/Send

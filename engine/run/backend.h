@@ -20,6 +20,9 @@ struct RunOptions {
   bool timing_only = false;   // skip the data: paper-sized runs, time only
   std::uint64_t seed = 1;     // for BufferInit::kRandom
   std::vector<int> rank_to_gpu;  // GPU index of each rank; empty = rank r on GPU r
+  /// Real hardware only: hold each transfer's stream for the time the
+  /// topology's route would take (events say ClockKind::kEmulated).
+  bool emulate_links = false;
 };
 
 class Backend {
@@ -50,6 +53,10 @@ class Backend {
   /// category, with peaks (counted in timing-only runs too); null when the
   /// backend does not track it.
   virtual const MemoryUsage* memory() const { return nullptr; }
+
+  /// One line for the user about where the plan runs ("8 ranks on 1 GPU as
+  /// virtual devices: ..."), after Load; empty when there is nothing to say.
+  virtual std::string placement() const { return ""; }
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;

@@ -126,6 +126,7 @@ std::vector<std::pair<int, int>> PairsUsed(const PreparedCollective& p) {
   if (n < 2) return pairs;
   auto at = [&](int pos) { return rank_at[static_cast<std::size_t>(pos % n)]; };
   switch (params.algo) {
+    case CollectiveAlgo::kNccl:  // timed by the formula of NCCL's default ring
     case CollectiveAlgo::kRing: {
       int first_pos = 0;  // a chain uses n-1 hops of the ring, starting here
       int hops = n;
@@ -340,6 +341,9 @@ std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScen
     throw FieldError("algo", kind + " has no '" + CollectiveAlgoName(scenario.algo) +
                                  "' algorithm (valid for " + kind + ": " + valid + ")");
   }
+  if (scenario.algo == CollectiveAlgo::kNccl && scenario.backend == "sim")
+    throw FieldError("algo", "nccl runs on real GPUs (--backend cuda); the simulator runs the "
+                             "hand-written algorithms (" + CollectiveAlgoList(scenario.kind) + ")");
   if (CollectiveHasRoot(scenario.kind)) {
     ParseBoundedInt("root", std::to_string(scenario.root), 0, scenario.ranks - 1);
   }

@@ -42,6 +42,7 @@ const char* AlgoWords(CollectiveAlgo algo) {
     case CollectiveAlgo::kRing: return "ring";
     case CollectiveAlgo::kTree: return "double binary tree";
     case CollectiveAlgo::kDirect: return "direct (every pair)";
+    case CollectiveAlgo::kNccl: return "NCCL (one library call)";
   }
   return "?";
 }

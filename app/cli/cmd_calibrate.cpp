@@ -1,0 +1,61 @@
+// `shardlab-cli calibrate`: measures this machine's GPU (device copy
+// bandwidth, fp32 and fp16 GEMM rates, launch and event costs) and writes a
+// device profile that sim runs take with --device-profile FILE.
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "engine/core/error.h"
+#include "engine/topology/device_profile.h"
+
+namespace shardlab::cli {
+
+const CommandSpec& CalibrateSpec() {
+  static const CommandSpec spec = [] {
+    CommandSpec s;
+    s.name = "calibrate";
+    s.summary = "measure this GPU and write a device profile for the simulator";
+    s.usage = "calibrate [--gpu N] [--out FILE]";
+    s.description =
+        "Measures one GPU with the CUDA backend: device-to-device copy bandwidth, sgemm and\n"
+        "half-precision GEMM throughput, kernel launch and event record costs. Prints the\n"
+        "device profile, or writes it to --out; 'run ... --device-profile FILE' then\n"
+        "simulates every GPU with these figures, so a simulated run and a measured one\n"
+        "(--backend cuda) can be compared on one timeline. Needs a CUDA device.";
+    s.flags = {
+        {"gpu", 0, "N", "which GPU to measure (default: 0)"},
+        {"out", 'o', "FILE", "write the profile to FILE instead of printing it"},
+    };
+    s.examples =
+        "  shardlab-cli calibrate --out h100.toml\n"
+        "  shardlab-cli run allreduce --ranks 8 --size 64M --device-profile h100.toml\n";
+    return s;
+  }();
+  return spec;
+}
+
+int CalibrateMain(std::span<const std::string> words) {
+  const ParsedArgs args = ParseArgs(CalibrateSpec(), words);
+  if (args.help()) {
+    std::cout << FormatHelp(CalibrateSpec());
+    return 0;
+  }
+  const int gpu = args.Has("gpu") ? static_cast<int>(ParseIntValue(args.Spelling("gpu"),
+                                                                   args.Get("gpu"), 0, 1 << 16))
+                                  : 0;
+  const std::string out_path = args.Get("out");
+  if (args.Has("out") && out_path.empty()) throw UsageError(args.Spelling("out") + ": missing value");
+  const std::string text = FormatDeviceProfile(CalibrateDevice(gpu));
+  if (!args.Has("out")) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream file(out_path, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.close();
+  if (!file) throw Error(out_path + ": cannot write the profile", ErrorKind::kRuntime);
+  std::cout << "# Device profile written to " << out_path << "\n" << text;
+  return 0;
+}
+
+}  // namespace shardlab::cli

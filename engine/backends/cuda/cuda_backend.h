@@ -1,0 +1,54 @@
+// The CUDA backend: executes any Plan on the machine's GPUs.
+//
+//   rank r ──► model GPU g = RunOptions::rank_to_gpu[r] (default r; the GPU
+//              of the topology, used by link emulation)
+//          ──► physical GPU g % device_count   ("virtual devices" when ranks
+//              share a GPU: each keeps its own buffers and streams)
+//
+// Each (rank, lane) is a CUDA stream; a dependency is cudaStreamWaitEvent
+// on the end event of the op waited for; every op is bracketed by two
+// events, converted to ns since the run began (clock kCudaEvent, or
+// kEmulated for transfers held by link emulation). A Send and its Recv run
+// as one transfer on the receiver's recv stream: cudaMemcpyPeerAsync for a
+// plain receive (the runtime stages through host memory itself when the
+// GPUs have no peer access), and for a reducing receive a kernel that reads
+// the peer's memory directly when peer access is enabled, else one that
+// reduces from a local staging copy. Compute ops run their kernels
+// (kernels.cu; matrix products with cuBLAS) on the rank's compute stream.
+// Kind kCollective runs as one NCCL call per rank (nccl_collective.h).
+//
+// Device buffers are float32 whatever the plan's dtype, as the simulator's
+// host buffers are, so results can be compared with the simulator exactly;
+// a 16-bit plan therefore moves 4 bytes per element on the GPU.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/run/backend.h"
+
+namespace shardlab {
+
+/// The backend. Load() throws Error("no CUDA device: ...") when the runtime
+/// finds none.
+std::unique_ptr<Backend> CreateCudaBackend();
+
+/// Adds "cuda" to the backend registry and installs the machine probe
+/// (topo --detect) and the calibrator (calibrate); front ends that link
+/// shardlab_cuda call it once.
+void RegisterCudaBackend();
+
+/// Number of CUDA devices, or throws Error("no CUDA device: cudaGetDeviceCount
+/// returned ...; the simulator (--backend sim) is the default").
+int CudaDeviceCountOrThrow();
+
+/// The physical GPU of each rank: model GPU (rank_to_gpu, default the rank)
+/// modulo the device count.
+std::vector<int> PhysicalGpus(int ranks, const std::vector<int>& rank_to_gpu, int device_count);
+
+/// One line for the user: "4 ranks on 4 GPUs (one each)" or "8 ranks on
+/// 1 GPU as virtual devices: GPU 0 holds ranks 0-7".
+std::string DescribePlacement(const std::vector<int>& physical_gpus, int device_count);
+
+}  // namespace shardlab
