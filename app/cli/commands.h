@@ -23,6 +23,7 @@ const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
 const CommandSpec& MemorySpec();
+const CommandSpec& MpirunSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -42,6 +43,10 @@ int ZeroRunMain(std::span<const std::string> args);
 int MemoryMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
+/// `mpirun -np N -- COMMAND`: COMMAND on the mpi backend under mpirun; names
+/// the rank that died and how.
+int MpirunMain(std::span<const std::string> args);
+
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);
 /// `demo`: the README's first stop, ring all-reduce step by step, then a sweep.
