@@ -39,8 +39,11 @@ std::string RankStall::Describe() const {
     out += " in collective #" + std::to_string(seq);
     if (op >= 0) out += " (op " + std::to_string(op) + ", step " + std::to_string(step) + ")";
   } else {
-    out += " waits in the " + std::string(StallPhaseName(phase)) + " after collective #" +
-           std::to_string(last_done_seq);
+    out += " waits in the " + std::string(StallPhaseName(phase));
+    if (phase != StallPhase::kClockAlignment) {
+      out += " of collective #" + std::to_string(last_done_seq);
+      if (step >= 0) out += " (after step " + std::to_string(step) + ")";
+    }
   }
   return out;
 }

@@ -148,6 +148,7 @@ class MpiBackend final : public Backend {
     // collective call: no ops, no gathers.
     if (skipping_) return;
 
+    last_step_ = last_step;
     for (OpId id : deferred_) ready_.push_back(id);
     deferred_.clear();
     last_progress_ns_ = mpi::NowNs();
@@ -391,6 +392,7 @@ class MpiBackend final : public Backend {
     s.phase = phase;
     s.seq = last_done_seq_;
     s.last_done_seq = last_done_seq_;
+    s.step = phase == StallPhase::kEventGather ? last_step_ : -1;
     return s;
   }
 
@@ -609,6 +611,7 @@ class MpiBackend final : public Backend {
   std::vector<Event> events_;      // this rank's, since the last gather
   std::vector<std::int64_t> remaining_per_step_;
   int open_step_ = 0;
+  int last_step_ = -1;             // of the current RunThroughStep
   bool started_ = false;
   bool skipping_ = false;
   bool origin_set_ = false;
