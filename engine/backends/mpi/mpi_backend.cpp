@@ -25,6 +25,7 @@ namespace {
 constexpr int kClockTag = 1;     // ping-pongs on the control communicator
 constexpr int kStatusTag = 2;    // stall statuses on the side channel
 constexpr int kClockRounds = 8;  // samples per rank; the shortest round trip wins
+constexpr std::uint32_t kPollsPerYield = 1024;  // idle polls between sched_yields
 constexpr std::int64_t kMaxMpiCount = std::int64_t{1} << 30;  // elements per MPI call
 
 void Check(int code, const std::string& what) {
@@ -152,6 +153,7 @@ class MpiBackend final : public Backend {
     for (OpId id : deferred_) ready_.push_back(id);
     deferred_.clear();
     last_progress_ns_ = mpi::NowNs();
+    std::uint32_t idle_polls = 0;
     while (true) {
       while (!ready_.empty()) {
         const OpId id = ready_.front();
@@ -162,6 +164,7 @@ class MpiBackend final : public Backend {
       if ((open_step_ > last_step || open_step_ >= plan_->num_steps) && requests_.empty()) break;
       if (TestRequests()) {
         last_progress_ns_ = mpi::NowNs();
+        idle_polls = 0;
         continue;
       }
       if (cancel.load(std::memory_order_relaxed)) {
@@ -173,7 +176,10 @@ class MpiBackend final : public Backend {
                         std::to_string(open_step_) + " has ops that never become ready",
                     ErrorKind::kRuntime);
       if (mpi::NowNs() - last_progress_ns_ > timeout_ns_) StallInOps();
-      std::this_thread::yield();
+      // Large messages move in fragments, each needing a poll: yielding on
+      // every idle poll hands the core to another rank for a whole time
+      // slice per fragment when ranks outnumber cores.
+      if (++idle_polls % kPollsPerYield == 0) std::this_thread::yield();
     }
     GatherEvents(sink);
     if (last_step >= plan_->num_steps - 1 && !options_.timing_only) GatherResults();
@@ -363,17 +369,19 @@ class MpiBackend final : public Backend {
   // Waits for one request, bounded by the timeout.
   void Wait(MPI_Request& request, StallPhase phase) {
     const double start = mpi::NowNs();
+    std::uint32_t polls = 0;
     while (true) {
       int done = 0;
       Check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
       if (done) return;
       if (mpi::NowNs() - start > timeout_ns_) Stall(phase, RankStallFor(phase));
-      std::this_thread::yield();
+      if (++polls % kPollsPerYield == 0) std::this_thread::yield();
     }
   }
 
   void WaitAll(std::vector<MPI_Request>& requests, StallPhase phase) {
     const double start = mpi::NowNs();
+    std::uint32_t polls = 0;
     while (true) {
       int done = 0;
       Check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
@@ -381,7 +389,7 @@ class MpiBackend final : public Backend {
             "MPI_Testall");
       if (done) return;
       if (mpi::NowNs() - start > timeout_ns_) Stall(phase, RankStallFor(phase));
-      std::this_thread::yield();
+      if (++polls % kPollsPerYield == 0) std::this_thread::yield();
     }
   }
 
