@@ -107,7 +107,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   // collective is the engine's call (CheckCollectiveScenario below).
   setup.ranks = setup.topology.num_gpus();
   // Under mpirun the job's size is the natural rank count.
-  if (IsProcessBackend(setup.backend) && CurrentProcessGroup().size > 1) {
+  if (IsProcessBackend(setup.backend)) {
     setup.ranks = CurrentProcessGroup().size;
   }
   if (args.Has("ranks")) {

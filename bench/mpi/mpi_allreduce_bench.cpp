@@ -63,7 +63,9 @@ int Run(int argc, char** argv) {
                 "mpi us", "shardlab bw", "mpi bw", "ratio");
   }
   const double factor = n > 1 ? 2.0 * (n - 1) / n : 1.0;
-  for (Bytes size = 8; size <= max_bytes; size *= 4) {
+  // 8 B, 32 B, ... by x4, and the largest size itself (256 MiB is not a
+  // power of 4 times 8).
+  for (Bytes size = std::min<Bytes>(8, max_bytes);; size = std::min(size * 4, max_bytes)) {
     const Bytes padded = std::max<Bytes>(size, 4 * n);  // at least one float per rank
     CollectiveScenario scenario;
     scenario.ranks = n;
@@ -109,6 +111,7 @@ int Run(int argc, char** argv) {
                   bw_b > 0 ? bw_a / bw_b : 0.0);
       std::fflush(stdout);
     }
+    if (size >= max_bytes) break;
   }
   return 0;
 }

@@ -110,6 +110,9 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0)
     throw Error(std::string("mpirun: pipe: ") + std::strerror(errno), ErrorKind::kRuntime);
+  int out_fds[2] = {-1, -1};
+  if (launch.capture_stdout && pipe(out_fds) != 0)
+    throw Error(std::string("mpirun: pipe: ") + std::strerror(errno), ErrorKind::kRuntime);
   int exec_check[2];  // closed on exec; carries errno when exec fails
   if (pipe(exec_check) != 0)
     throw Error(std::string("mpirun: pipe: ") + std::strerror(errno), ErrorKind::kRuntime);
@@ -125,6 +128,11 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
     close(exec_check[0]);
     dup2(pipe_fds[1], STDERR_FILENO);
     close(pipe_fds[1]);
+    if (launch.capture_stdout) {
+      close(out_fds[0]);
+      dup2(out_fds[1], STDOUT_FILENO);
+      close(out_fds[1]);
+    }
     PrepareChildEnvironment();
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -141,19 +149,36 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
   const bool exec_failed = read(exec_check[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
   close(exec_check[0]);
 
+  if (launch.capture_stdout) close(out_fds[1]);
+
+  // Both pipes are drained together: a job blocked on a full stdout pipe
+  // would never close its stderr.
   StderrFilter filter;
+  std::string captured;
   char buffer[4096];
-  while (true) {
-    const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
-    if (n > 0) {
-      filter.Feed(buffer, static_cast<std::size_t>(n), launch.echo_stderr);
-      continue;
+  pollfd fds[2] = {{pipe_fds[0], POLLIN, 0}, {out_fds[0], POLLIN, 0}};
+  int open_fds = launch.capture_stdout ? 2 : 1;
+  while (open_fds > 0) {
+    if (poll(fds, launch.capture_stdout ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
     }
-    if (n < 0 && errno == EINTR) continue;
-    break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else if (i == 0) {
+        filter.Feed(buffer, static_cast<std::size_t>(n), launch.echo_stderr);
+      } else {
+        captured.append(buffer, static_cast<std::size_t>(n));
+      }
+    }
   }
   filter.Flush(launch.echo_stderr);
-  close(pipe_fds[0]);
 
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -166,6 +191,7 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
                 ErrorKind::kRuntime);
   MpiLaunchResult result;
   result.stderr_text = filter.text;
+  result.stdout_text = std::move(captured);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.shardlab_reported = result.stderr_text.find("shardlab-cli: error:") != std::string::npos;
   if (result.exit_code != 0) {

@@ -5,7 +5,8 @@
 //   launch.processes = 4;
 //   launch.command = {"/path/shardlab-cli", "run", "allreduce", "--ranks", "4",
 //                     "--backend", "mpi"};
-//   MpiLaunchResult r = RunMpiJob(launch);   // stdout passes through
+//   MpiLaunchResult r = RunMpiJob(launch);   // stdout passes through (or
+//                                            // capture_stdout: r.stdout_text)
 //   if (!r.failure.empty()) std::cerr << r.failure << "\n";
 //
 // The job runs in its own process group; whatever is left of it when mpirun
@@ -28,6 +29,8 @@ struct MpiLaunch {
   std::vector<std::string> extra_args;  // more mpirun flags, before the command
   bool echo_stderr = true;            // pass the ranks' stderr through (mpirun's
                                       // own framed reports are replaced by `failure`)
+  bool capture_stdout = false;        // keep the job's stdout in stdout_text instead
+                                      // of passing it through (a front end reading --json)
 };
 
 struct MpiLaunchResult {
@@ -35,6 +38,7 @@ struct MpiLaunchResult {
   std::string failure;        // empty on success; else one line: "rank 1 exited with code 3 ..."
   bool shardlab_reported = false;  // a rank printed its own "shardlab-cli: error:" line
   std::string stderr_text;    // everything the job wrote on stderr
+  std::string stdout_text;    // with capture_stdout: everything on stdout (rank 0's report)
 };
 
 /// Runs the job to its end. Throws shardlab::Error when mpirun cannot start.

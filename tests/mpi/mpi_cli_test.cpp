@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/run/mpi_launcher.h"
 #include "tests/common/json_reader.h"
 #include "tests/common/run_program.h"
 
@@ -238,6 +239,30 @@ TEST(MpiInput, MpiFlagsNeedTheMpiBackend) {
       RunCli({"run", "allreduce", "--ranks", "2", "--size", "1K", "--mpi-timeout", "5s"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_TRUE(Contains(r.err, "--mpi-timeout: only for --backend mpi")) << Describe(r);
+}
+
+// --- The launcher as the app calls it ----------------------------------------------
+
+TEST(MpiLauncherJob, CapturesRankZerosReportAndNamesADeadRank) {
+  MpiLaunch launch;
+  launch.processes = 2;
+  launch.timeout_s = 120;
+  launch.echo_stderr = false;
+  launch.capture_stdout = true;
+  launch.command = {SHARDLAB_CLI_PATH, "run", "allreduce", "--size", "1K", "--backend", "mpi",
+                    "--json"};
+  const MpiLaunchResult ok = RunMpiJob(launch);
+  EXPECT_EQ(ok.exit_code, 0) << ok.stderr_text;
+  EXPECT_TRUE(ok.failure.empty()) << ok.failure;
+  const Json json = test_util::JsonReader(ok.stdout_text).ParseDocument();
+  EXPECT_EQ(json["ranks"].number, 2);
+  EXPECT_TRUE(json["correct"].boolean);
+
+  launch.command.insert(launch.command.end(), {"--inject-fault", "exit:rank=1,op=1"});
+  const MpiLaunchResult dead = RunMpiJob(launch);
+  EXPECT_NE(dead.exit_code, 0);
+  EXPECT_EQ(dead.failure, "rank 1 exited with code 3 during the run; mpirun stopped the other ranks")
+      << dead.stderr_text;
 }
 
 }  // namespace
