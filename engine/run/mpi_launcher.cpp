@@ -15,23 +15,29 @@
 
 #include "engine/core/error.h"
 
+extern char** environ;
+
 namespace shardlab {
 namespace {
 
-void SetDefaultEnv(const char* name, const char* value) {
-  if (std::getenv(name) == nullptr) setenv(name, value, 0);
-}
-
-// Before exec in the child: what OpenMPI needs in a container.
-void PrepareChildEnvironment() {
+// The job's environment: the caller's, plus what OpenMPI needs in a
+// container unless the caller set it. Built before fork (the child of a
+// threaded program may only exec).
+std::vector<std::string> JobEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  auto set_default = [&env](const char* name, const char* value) {
+    if (std::getenv(name) == nullptr) env.push_back(std::string(name) + "=" + value);
+  };
   if (geteuid() == 0) {
-    SetDefaultEnv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    SetDefaultEnv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    set_default("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    set_default("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
   }
   // Without ssh/rsh OpenMPI's launcher refuses to start even a local job.
   if (std::system("command -v ssh >/dev/null 2>&1 || command -v rsh >/dev/null 2>&1") != 0)
-    SetDefaultEnv("OMPI_MCA_plm", "isolated");
-  SetDefaultEnv("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+    set_default("OMPI_MCA_plm", "isolated");
+  set_default("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+  return env;
 }
 
 // Drops OpenMPI's framed reports (between lines of dashes) from what is
@@ -117,6 +123,14 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
   if (pipe(exec_check) != 0)
     throw Error(std::string("mpirun: pipe: ") + std::strerror(errno), ErrorKind::kRuntime);
   fcntl(exec_check[1], F_SETFD, FD_CLOEXEC);
+  std::vector<std::string> env = JobEnvironment();
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> words = args;
+  std::vector<char*> argv;
+  for (std::string& a : words) argv.push_back(a.data());
+  argv.push_back(nullptr);
   std::cout.flush();
 
   const pid_t child = fork();
@@ -133,11 +147,7 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
       dup2(out_fds[1], STDOUT_FILENO);
       close(out_fds[1]);
     }
-    PrepareChildEnvironment();
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
+    execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     (void)!write(exec_check[1], &err, sizeof err);
     _exit(127);
