@@ -30,8 +30,8 @@ const CommandSpec& MpirunSpec() {
     s.description =
         "Starts N copies of shardlab-cli under OpenMPI's mpirun (--oversubscribe, and as\n"
         "root in a container the environment OpenMPI needs) and passes their output on.\n"
-        "COMMAND should be a run with --backend mpi and --ranks N. When a rank dies, mpirun\n"
-        "stops the others; this command then names the rank and its exit code or signal,\n"
+        "COMMAND should be a run with --backend mpi (--ranks defaults to N). When a rank dies,\n"
+        "mpirun stops the others; this command then names the rank and its exit code or signal,\n"
         "and makes sure no process of the job is left. Flags of the mpi backend, given\n"
         "after COMMAND: --mpi-timeout DURATION bounds every wait (default 30s; 500ms, 5s,\n"
         "2m); --inject-fault exit|kill|stall:rank=R,op=N or skip:rank=R,iter=N (tests).";
