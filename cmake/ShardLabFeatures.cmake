@@ -59,7 +59,7 @@ if(NOT SHARDLAB_WITH_MPI STREQUAL "OFF")
     set(_mpi_found TRUE)
   endif()
 endif()
-shardlab_feature(MPI "${SHARDLAB_WITH_MPI}" ${_mpi_found} "MPI C++ (libopenmpi-dev; the MPI backend lands with its own issue)")
+shardlab_feature(MPI "${SHARDLAB_WITH_MPI}" ${_mpi_found} "MPI (libopenmpi-dev, mpirun): the mpi backend")
 
 # GUI: Debian's libimgui-dev ships headers, libimgui.a (with the GLFW and
 # OpenGL3 backends) and a pkg-config file, but no CMake config: wrap it.

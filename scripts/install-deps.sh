@@ -4,8 +4,9 @@
 #
 #   scripts/install-deps.sh          everything: build, tests, the desktop app,
 #                                    and what later parts use (MPI, xdotool)
-#   scripts/install-deps.sh --test   the build, the desktop app and a headless X
-#                                    server for its tests (what test.sh needs)
+#   scripts/install-deps.sh --test   the build, the desktop app, a headless X
+#                                    server for its tests and OpenMPI for the
+#                                    mpi backend's tests (what test.sh needs)
 #   scripts/install-deps.sh --build  only the build and the unit/sim tests
 #
 # Runs apt-get as root, or through sudo when not root.
@@ -16,14 +17,16 @@ build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev)
 # machines without a GPU, and the font it looks for at run time. xauth:
 # xvfb-run needs it, and it is only a Recommends of xvfb.
 gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
-extra_packages=(libopenmpi-dev openmpi-bin xdotool)
+# The mpi backend and its tests (label mpi).
+mpi_packages=(libopenmpi-dev openmpi-bin)
+extra_packages=(xdotool)
 
 packages=("${build_packages[@]}")
 case "${1:-}" in
   --build) ;;
-  --test) packages+=("${gui_packages[@]}") ;;
-  "") packages+=("${gui_packages[@]}" "${extra_packages[@]}") ;;
-  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --test) packages+=("${gui_packages[@]}" "${mpi_packages[@]}") ;;
+  "") packages+=("${gui_packages[@]}" "${mpi_packages[@]}" "${extra_packages[@]}") ;;
+  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-deps.sh: unknown option '$1' (use --build, --test or nothing)" >&2; exit 2 ;;
 esac
 

@@ -136,6 +136,7 @@ const CommandSpec& RunSpec() {
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
+        {"iters", 0, "N", "run the collective N times and report the last run (default: 1)"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
     s.max_positionals = 1;
@@ -162,7 +163,9 @@ int RunMain(std::span<const std::string> words) {
     std::cout << FormatHelp(RunSpec());
     return 0;
   }
-  const CollectiveSetup setup = SetupFromArgs(args, "run");
+  CollectiveSetup setup = SetupFromArgs(args, "run");
+  if (args.Has("iters"))
+    setup.iters = static_cast<int>(ParseIntValue(args.Spelling("iters"), args.Get("iters"), 1, 1000000));
   const int element_bytes = DTypeBytes(setup.dtype);
   const std::string size_flag = args.Spelling("size");
   const Bytes size_bytes = ParseSizeValue(size_flag, args.Get("size", "64M"), element_bytes);

@@ -8,6 +8,7 @@
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
+#include "engine/run/process_group.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
@@ -123,6 +124,10 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   // Flags are parsed here; whether their values fit the topology and the
   // collective is the engine's call (CheckCollectiveScenario below).
   setup.ranks = setup.topology.num_gpus();
+  // Under mpirun the job's size is the natural rank count.
+  if (IsProcessBackend(setup.backend)) {
+    setup.ranks = CurrentProcessGroup().size;
+  }
   if (args.Has("ranks")) {
     setup.ranks = static_cast<int>(
         ParseIntValue(args.Spelling("ranks"), args.Get("ranks"), INT_MIN, INT_MAX));
@@ -208,6 +213,14 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   sink.Add(&counter);
   VectorSink kept;
   if (hooks.on_done) sink.Add(&kept);
+
+  // Earlier runs of --iters: the same plan again from its inputs (on the
+  // mpi backend each run is one more collective call, numbered on).
+  for (int iter = 1; iter < setup.iters; ++iter) {
+    CountingSink discard;
+    executor.RunToEnd(discard);
+    executor.Reset();
+  }
 
   if (hooks.on_step) {
     ChunkState chunks(out.params, plan);

@@ -56,6 +56,8 @@ struct CollectiveSetup {
   std::uint64_t seed = 1;
   bool timing_only = false;
   Bytes verify_max_bytes = kDefaultVerifyMaxBytes;
+  /// Runs of the plan (run --iters); the last one is reported and checked.
+  int iters = 1;
   /// The engine's checked scenario (no plan); each size is prepared from it.
   std::shared_ptr<const PreparedCollective> checked;
 };

@@ -28,6 +28,7 @@ const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
 const CommandSpec& WorkerSpec();
 const CommandSpec& CalibrateSpec();
+const CommandSpec& MpirunSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -59,6 +60,10 @@ int LabMain(std::span<const std::string> args);
 int WorkerMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
+/// `mpirun -np N -- COMMAND`: COMMAND on the mpi backend under mpirun; names
+/// the rank that died and how.
+int MpirunMain(std::span<const std::string> args);
+
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);
 /// `calibrate`: measures this machine's GPU and writes a device profile.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/process_flags.h"
 #include "engine/core/error.h"
 #ifdef SHARDLAB_HAVE_CUDA
 #include "engine/backends/cuda/cuda_backend.h"
@@ -37,7 +38,7 @@ const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
       {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {LabSpec, LabMain},
-      {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain}};
+      {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain}, {MpirunSpec, MpirunMain}};
   return commands;
 }
 
@@ -131,26 +132,46 @@ int Fail(const std::string& message, int code) {
 }  // namespace
 }  // namespace shardlab::cli
 
-int main(int argc, char** argv) {
-  using namespace shardlab::cli;
+namespace shardlab::cli {
+namespace {
+
+int RunGuarded(std::vector<std::string> words, ProcessSetup& process) {
+  // Ranks other than 0 of an mpi job leave bad-input messages (the same
+  // on every rank) to rank 0; their own runtime failures they report.
+  auto fail = [&process](const std::string& message, int code) {
+    if (process.group.rank != 0 && code == 2) return code;
+    return Fail(message, code);
+  };
   try {
 #ifdef SHARDLAB_HAVE_CUDA
     shardlab::RegisterCudaBackend();
 #endif
-    const std::vector<std::string> words(argv + 1, argv + argc);
+    // `mpirun` passes the words after "--" to its ranks untouched.
+    if (words.empty() || words.front() != "mpirun") process = TakeProcessFlags(words);
     return Dispatch(words);
   } catch (const shardlab::Error& e) {
     switch (e.kind()) {
-      case shardlab::ErrorKind::kInvalidInput: return Fail(e.what(), 2);
-      case shardlab::ErrorKind::kCancelled: return Fail(e.what(), 130);
-      case shardlab::ErrorKind::kRuntime: return Fail(e.what(), 1);
+      case shardlab::ErrorKind::kInvalidInput: return fail(e.what(), 2);
+      case shardlab::ErrorKind::kCancelled: return fail(e.what(), 130);
+      case shardlab::ErrorKind::kRuntime: return fail(e.what(), 1);
     }
-    return Fail(e.what(), 1);
+    return fail(e.what(), 1);
   } catch (const std::bad_alloc&) {
-    return Fail("out of host memory (try --timing-only, a smaller --size or fewer --ranks)", 1);
+    return fail("out of host memory (try --timing-only, a smaller --size or fewer --ranks)", 1);
   } catch (const std::exception& e) {
-    return Fail(e.what(), 1);
+    return fail(e.what(), 1);
   } catch (...) {
-    return Fail("unknown failure", 1);
+    return fail("unknown failure", 1);
   }
+}
+
+}  // namespace
+}  // namespace shardlab::cli
+
+int main(int argc, char** argv) {
+  using namespace shardlab::cli;
+  ProcessSetup process;
+  const int code = RunGuarded(std::vector<std::string>(argv + 1, argv + argc), process);
+  if (process.joined) shardlab::LeaveProcessGroup(code);
+  return code;
 }

@@ -8,6 +8,7 @@ const char* ClockKindName(ClockKind clock) {
     case ClockKind::kCudaEvent: return "cuda-event";
     case ClockKind::kHost: return "host";
     case ClockKind::kEmulated: return "emulated";
+    case ClockKind::kHostMpiAligned: return "host (MPI, aligned)";
   }
   return "unknown";
 }

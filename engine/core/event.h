@@ -10,7 +10,10 @@
 namespace shardlab {
 
 /// Which clock measured an event; views label simulated and emulated times.
-enum class ClockKind : std::uint8_t { kSimulated, kCudaEvent, kHost, kEmulated };
+enum class ClockKind : std::uint8_t {
+  kSimulated, kCudaEvent, kHost, kEmulated,
+  kHostMpiAligned,  // host clocks of several processes, shifted onto rank 0's
+};
 
 enum class EventStatus : std::uint8_t { kOk, kFailed, kCancelled };
 

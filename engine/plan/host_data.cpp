@@ -12,11 +12,16 @@
 
 namespace shardlab {
 
-void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buffers) {
+void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buffers,
+                         int only_rank) {
   buffers.data.resize(plan.buffers.size());
   for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
     const Buffer& b = plan.buffers[id];
     std::vector<float>& data = buffers.data[id];
+    if (only_rank >= 0 && b.rank != only_rank) {
+      std::vector<float>().swap(data);
+      continue;
+    }
     data.assign(static_cast<std::size_t>(b.count), 0.0f);
     if (b.init != BufferInit::kRandom) continue;
     const std::int64_t stream = b.init_stream >= 0 ? b.init_stream : static_cast<std::int64_t>(id);
@@ -35,7 +40,7 @@ void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buff
   }
 }
 
-static void Combine(ReduceOp op, const float* src, float* dst, std::int64_t count) {
+void CombineHostData(ReduceOp op, const float* src, float* dst, std::int64_t count) {
   switch (op) {
     case ReduceOp::kNone: std::copy(src, src + count, dst); break;
     case ReduceOp::kSum:
@@ -72,7 +77,7 @@ void ApplyOpData(const Plan& plan, OpId id, HostBuffers& buffers) {
     std::memmove(to, from, static_cast<std::size_t>(count) * sizeof(float));  // may overlap
     return;
   }
-  Combine(reduce, from, to, count);
+  CombineHostData(reduce, from, to, count);
 }
 
 void ExecutePlanInOrder(const Plan& plan, HostBuffers& buffers) {

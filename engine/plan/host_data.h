@@ -23,7 +23,14 @@ struct HostBuffers {
 
 /// Allocates every buffer of the plan; kRandom buffers are filled with
 /// FillInputs(seed, init stream) times the init scale, kZero with zeros.
-void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buffers);
+/// With only_rank >= 0, only that rank's buffers (a process of the mpi
+/// backend); the others stay empty.
+void AllocateHostBuffers(const Plan& plan, std::uint64_t seed, HostBuffers& buffers,
+                         int only_rank = -1);
+
+/// dst[i] = src[i] (kNone) or dst[i] = dst[i] (op) src[i]: what a Recv does
+/// with the data it receives.
+void CombineHostData(ReduceOp op, const float* src, float* dst, std::int64_t count);
 
 /// Applies one op's effect on the data (see above).
 void ApplyOpData(const Plan& plan, OpId id, HostBuffers& buffers);

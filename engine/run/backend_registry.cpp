@@ -4,6 +4,9 @@
 #include <mutex>
 
 #include "engine/backends/sim/sim_backend.h"
+#ifdef SHARDLAB_HAVE_MPI
+#include "engine/backends/mpi/mpi_backend.h"
+#endif
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 
@@ -25,6 +28,10 @@ std::vector<Entry>& Registry() {
   static std::vector<Entry> entries = {
       {"sim", "discrete-event simulator: link sharing, latency, real float32 data (default)",
        [] { return CreateSimBackend(); }},
+#ifdef SHARDLAB_HAVE_MPI
+      {"mpi", "one process per rank under mpirun: MPI transfers, real data, host clocks aligned",
+       [] { return CreateMpiBackend(); }},
+#endif
   };
   return entries;
 }

@@ -1,0 +1,30 @@
+// The mpi backend: one process per plan rank, started by mpirun.
+//
+//   mpirun -np 4 shardlab-cli run allreduce --ranks 4 --size 64M --backend mpi
+//
+// Each process allocates only its own rank's buffers and runs only its own
+// rank's ops: a Send is an MPI_Isend and its Recv an MPI_Irecv (tag = the
+// pair's send op, offset per run of the plan), reductions and kernels run
+// on the host with the simulator's code (ApplyOpData). A progress loop
+// issues ready ops and tests pending ones; every wait is bounded by
+// --mpi-timeout (default 30 s), after which rank 0 gathers every rank's
+// status over a side channel and names the rank that is out of step.
+//
+// Clocks: at Load each rank measures its offset to rank 0 (ping-pongs, the
+// sample with the shortest round trip wins); events carry rank 0's clock
+// (ClockKind::kHostMpiAligned). After every RunThroughStep the events of all
+// ranks are gathered to every process and handed to the sink in end order,
+// so every process sees the same run (only rank 0 prints it). After the
+// last step every buffer is broadcast from its owner to every process, so
+// the scenarios' checks read all of them on every rank.
+#pragma once
+
+#include <memory>
+
+#include "engine/run/backend.h"
+
+namespace shardlab {
+
+std::unique_ptr<Backend> CreateMpiBackend();
+
+}  // namespace shardlab

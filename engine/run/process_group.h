@@ -1,0 +1,36 @@
+// Backends that run one plan rank per process (mpi: one process per rank,
+// started by mpirun) must start their runtime before the front end prints
+// anything, so that only rank 0 reports, and must end it on the way out
+// (finalize, or tear the job down when a rank stopped answering). Front
+// ends call these two functions around everything else; for every other
+// backend they do nothing. MPI-free: builds without MPI say so clearly.
+#pragma once
+
+#include <string>
+
+#include "engine/run/mpi_options.h"
+
+namespace shardlab {
+
+struct ProcessGroupInfo {
+  int rank = 0;   // this process's rank (what reports: rank 0)
+  int size = 1;   // processes in the job
+};
+
+/// True for backends that run one rank per process ("mpi").
+bool IsProcessBackend(const std::string& backend);
+
+/// Starts the runtime of `backend` when it is a process backend (MPI_Init)
+/// and returns this process's place; {0, 1} for the others. Throws Error
+/// when the build has no such backend.
+ProcessGroupInfo JoinProcessGroup(const std::string& backend, const MpiOptions& options);
+
+/// What JoinProcessGroup returned last ({0, 1} before, or for other backends).
+ProcessGroupInfo CurrentProcessGroup();
+
+/// Ends what JoinProcessGroup started: finalizes after a clean run; after a
+/// timeout or desync, rank 0 aborts the whole job (the others wait for it
+/// to, then abort themselves). No-op when nothing was started.
+void LeaveProcessGroup(int exit_code);
+
+}  // namespace shardlab
