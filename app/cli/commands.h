@@ -23,6 +23,7 @@ const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
 const CommandSpec& MemorySpec();
+const CommandSpec& PlanSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -40,6 +41,8 @@ int TpSweepMain(const std::string& layer_word, std::span<const std::string> args
 int ZeroRunMain(std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
 int MemoryMain(std::span<const std::string> args);
+/// `plan`: DP x PP x TP layouts of a model on a cluster, ranked by step time.
+int PlanMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.
