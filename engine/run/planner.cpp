@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "engine/algorithms/parallel_grid.h"
 #include "engine/core/error.h"
 #include "engine/run/group_bandwidth.h"
 #include "engine/run/tp_scenario.h"
@@ -35,37 +36,20 @@ std::string GibText(double bytes) {
   return text;
 }
 
-int Rank(const ParallelLayout& l, int tp_index, int dp_index, int pp_index) {
-  return tp_index + l.tp * (dp_index + l.dp * pp_index);
-}
-
-// The groups of one kind, by rank, all running at once.
-std::vector<std::vector<int>> TpGroups(const ParallelLayout& l) {
-  std::vector<std::vector<int>> groups;
-  for (int p = 0; p < l.pp; ++p)
-    for (int d = 0; d < l.dp; ++d) {
-      std::vector<int>& g = groups.emplace_back();
-      for (int t = 0; t < l.tp; ++t) g.push_back(Rank(l, t, d, p));
-    }
-  return groups;
-}
-
-std::vector<std::vector<int>> DpGroups(const ParallelLayout& l) {
-  std::vector<std::vector<int>> groups;
-  for (int p = 0; p < l.pp; ++p)
-    for (int t = 0; t < l.tp; ++t) {
-      std::vector<int>& g = groups.emplace_back();
-      for (int d = 0; d < l.dp; ++d) g.push_back(Rank(l, t, d, p));
-    }
-  return groups;
+ParallelGrid GridOf(const ParallelLayout& l) {
+  ParallelGrid grid;
+  grid.dp = l.dp;
+  grid.pp = l.pp;
+  grid.tp = l.tp;
+  return grid;
 }
 
 // Neighbouring stages as pairs: activations one way, gradients the other.
-std::vector<std::vector<int>> PpPairs(const ParallelLayout& l) {
+std::vector<std::vector<int>> PpPairs(const ParallelGrid& grid) {
   std::vector<std::vector<int>> pairs;
-  for (int p = 0; p + 1 < l.pp; ++p)
-    for (int d = 0; d < l.dp; ++d)
-      for (int t = 0; t < l.tp; ++t) pairs.push_back({Rank(l, t, d, p), Rank(l, t, d, p + 1)});
+  for (const std::vector<int>& chain : grid.PpGroups()) {
+    for (std::size_t s = 0; s + 1 < chain.size(); ++s) pairs.push_back({chain[s], chain[s + 1]});
+  }
   return pairs;
 }
 
@@ -272,7 +256,8 @@ PlannerResult PlanParallelLayouts(const PlannerRequest& request, const Topology&
         continue;
       }
       LayoutLinks links;
-      links.tp = SlowestGroup(ConcurrentRingBandwidth(routes, topology, TpGroups(base)));
+      const ParallelGrid grid = GridOf(base);
+      links.tp = SlowestGroup(ConcurrentRingBandwidth(routes, topology, grid.TpGroups()));
       if (tp > 1 && !links.tp.one_host && !links.tp.nvlink_only) {
         reject(base, false, RejectReason::kTpCrossesNode,
                "tp " + std::to_string(tp) + " > " + std::to_string(result.gpus_per_host) +
@@ -280,8 +265,8 @@ PlannerResult PlanParallelLayouts(const PlannerRequest& request, const Topology&
                    std::to_string(static_cast<int>(links.tp.gbps)) + " GB/s)");
         continue;
       }
-      links.dp = SlowestGroup(ConcurrentRingBandwidth(routes, topology, DpGroups(base)));
-      links.pp = SlowestGroup(ConcurrentRingBandwidth(routes, topology, PpPairs(base)));
+      links.dp = SlowestGroup(ConcurrentRingBandwidth(routes, topology, grid.DpGroups()));
+      links.pp = SlowestGroup(ConcurrentRingBandwidth(routes, topology, PpPairs(grid)));
 
       for (const int b : request.micro_batch_sizes) {
         ParallelLayout batched = base;

@@ -3,7 +3,7 @@
 // interleaving, recomputation), the ones that fit ranked by an analytic
 // step time, the others with the reason they were rejected.
 //
-//   rank = tp_index + tp · (dp_index + dp · pp_index)      (Megatron's order)
+//   rank = tp_index + tp · (dp_index + dp · pp_index)      (ParallelGrid: Megatron's order)
 //   GPUs 0..N−1 of the topology: a TP group is tp consecutive GPUs (inside a
 //   box when tp ≤ GPUs per box), DP replicas next, pipeline stages outermost.
 //
