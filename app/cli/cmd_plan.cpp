@@ -251,7 +251,8 @@ const CommandSpec& PlanSpec() {
         "group gets on the topology's routes when all groups run at once, the pipeline bubble\n"
         "(p-1)/(v m)); nothing is simulated. They rank layouts; they are not a promise.";
     s.flags = {
-        {"model", 'm', "NAME", std::string("model preset (default: ") + kDefaultModel + ")"},
+        {"model", 'm', "NAME",
+         "model preset: " + ModelPresetNames() + " (default: " + kDefaultModel + ")"},
         {"gpus", 'n', "N", "GPUs to plan for, the topology's first N (default: all of it)"},
         {"topology", 't', "NAME|FILE",
          std::string("cluster preset or topology file (default: ") + kDefaultTopology + ")"},
