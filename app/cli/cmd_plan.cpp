@@ -16,6 +16,7 @@
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
 #include "engine/run/planner.h"
+#include "engine/run/planner_simulation.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab::cli {
@@ -144,6 +145,28 @@ void PrintRejected(std::ostream& out, const PlannerResult& result, bool all) {
   }
 }
 
+/// The first `count` feasible layouts again, on the simulator.
+void PrintSimulated(std::ostream& out, const PlannerRequest& request, const Topology& topology,
+                    const PlannerResult& result, int count) {
+  out << "#\n# Simulated: the timing-only 3D step of the top " << count
+      << " on the simulator (matmuls at full peak, DP not\n"
+      << "# overlapped, link contention): compare the order and the communication, not the seconds\n"
+      << "#  rank  layout                                              analytic(s)  simulated(s)  sim MFU\n";
+  const int shown = std::min<int>(count, static_cast<int>(result.feasible.size()));
+  for (int i = 0; i < shown; ++i) {
+    const PlanCandidate& c = result.feasible[static_cast<std::size_t>(i)];
+    const SimulatedLayout sim = SimulatePlanCandidate(request, topology, c);
+    out << "  " << PadColumns(std::to_string(i + 1), 5) << "  " << PadColumns(LayoutText(c), 50, true)
+        << PadColumns(Seconds(c.time.step_ns), 13);
+    if (sim.simulated) {
+      out << PadColumns(Seconds(sim.step_ns), 14) << PadColumns(Fixed(100 * sim.mfu, 1) + "%", 9)
+          << "\n";
+    } else {
+      out << "  not simulated: " << sim.not_simulated << "\n";
+    }
+  }
+}
+
 void WriteCandidate(JsonWriter& w, const PlanCandidate& c) {
   const ParallelLayout& l = c.layout;
   w.BeginObject();
@@ -265,6 +288,8 @@ const CommandSpec& PlanSpec() {
         {"recompute", 0, "LIST", "none, selective, full (default: all three)"},
         {"efficiency", 0, "F", "share of the fp16 peak the matmuls reach (default: 0.5)"},
         {"show-rejected", 0, "", "list every rejected configuration, not just examples"},
+        {"simulate", 0, "K", "also run the top K on the simulator (v 1, ZeRO 0-1, no recompute; "
+                             "seconds each at 512 GPUs)"},
         {"json", 0, "", "print one JSON object instead of the tables"},
     };
     s.examples =
@@ -339,6 +364,11 @@ int PlanMain(std::span<const std::string> words) {
         << "#   step times: analytic model (engine/run/planner.h), not simulated; link GB/s are\n"
         << "#   per direction, each group's share when all groups of its kind run at once\n";
     PrintTable(out, result, top);
+    if (args.Has("simulate")) {
+      const int count = static_cast<int>(
+          ParseIntValue(args.Spelling("simulate"), args.Get("simulate"), 1, 100));
+      PrintSimulated(out, request, topology, result, count);
+    }
     PrintRejected(out, result, args.Has("show-rejected"));
     return 0;
   } catch (const Error& e) {

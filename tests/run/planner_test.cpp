@@ -12,6 +12,7 @@
 
 #include "engine/core/error.h"
 #include "engine/run/group_bandwidth.h"
+#include "engine/run/planner_simulation.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab {
@@ -328,6 +329,57 @@ TEST(GroupBandwidth, NvSwitchBoxGivesEveryRingTheFullLink) {
     EXPECT_TRUE(g.nvlink_only);
     EXPECT_EQ(g.alpha_ns, 700);
   }
+}
+
+}  // namespace
+}  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+TEST(PlannerSimulation, AnalyticStepTimesAgreeWithTheSimulatorAtFullPeak) {
+  // The simulator runs matmuls at the full peak, so the analytic model is
+  // asked for efficiency 1; both then differ only in how they model
+  // communication (contention, overlap, latency per all-reduce).
+  const Topology topology = MakeTopologyPreset("8x-dgx-h100-ib");
+  PlannerRequest r;
+  r.model = FindModelPreset("gpt3-13b");
+  r.gpus = 64;
+  r.compute_efficiency = 1.0;
+  r.interleaves = {1};
+  r.zero_stages = {0, 1};
+  r.recomputes = {Recompute::kNone};
+  const PlannerResult result = PlanParallelLayouts(r, topology);
+  ASSERT_GE(result.feasible.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const PlanCandidate& c = result.feasible[i];
+    const SimulatedLayout sim = SimulatePlanCandidate(r, topology, c);
+    ASSERT_TRUE(sim.simulated) << sim.not_simulated;
+    EXPECT_GT(sim.events, 0u);
+    EXPECT_NEAR(c.time.step_ns / sim.step_ns, 1.0, 0.15)
+        << "dp " << c.layout.dp << " pp " << c.layout.pp << " tp " << c.layout.tp << ": analytic "
+        << c.time.step_ns * 1e-9 << " s, simulated " << sim.step_ns * 1e-9 << " s";
+    EXPECT_LE(sim.mfu, 1.0);
+  }
+}
+
+TEST(PlannerSimulation, SaysWhatItCannotRun) {
+  PlanCandidate c;
+  c.feasible = true;
+  EXPECT_EQ(WhyNotSimulable(c), "");
+  c.layout.interleave = 2;
+  EXPECT_EQ(WhyNotSimulable(c), "interleaving v 2");
+  c.layout.interleave = 1;
+  c.layout.zero_stage = 3;
+  EXPECT_EQ(WhyNotSimulable(c), "ZeRO-3");
+  c.layout.zero_stage = 1;
+  c.layout.recompute = Recompute::kFull;
+  EXPECT_EQ(WhyNotSimulable(c), "full recomputation");
+  c.feasible = false;
+  EXPECT_EQ(WhyNotSimulable(c), "not feasible");
+  PlannerRequest r;
+  r.model = FindModelPreset("gpt3-1.3b");
+  EXPECT_FALSE(SimulatePlanCandidate(r, MakeTopologyPreset("dgx-a100"), c).simulated);
 }
 
 }  // namespace
