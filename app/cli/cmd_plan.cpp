@@ -272,7 +272,8 @@ const CommandSpec& PlanSpec() {
         "for the micro-batches in flight; 90% of the GPU is usable. Step times come from an\n"
         "analytic model (matmuls at a share of peak, ring collectives at the bandwidth each\n"
         "group gets on the topology's routes when all groups run at once, the pipeline bubble\n"
-        "(p-1)/(v m)); nothing is simulated. They rank layouts; they are not a promise.";
+        "(p-1)/(v m)); nothing is simulated unless --simulate K runs the top K again on the\n"
+        "simulator. The analytic times rank layouts; they are not a promise.";
     s.flags = {
         {"model", 'm', "NAME",
          "model preset: " + ModelPresetNames() + " (default: " + kDefaultModel + ")"},
@@ -342,6 +343,10 @@ int PlanMain(std::span<const std::string> words) {
                                                                      args.Get("top"), 1, INT_MAX))
                                     : kDefaultTop;
 
+    const int simulate = args.Has("simulate") ? static_cast<int>(ParseIntValue(
+                                                    args.Spelling("simulate"), args.Get("simulate"), 1, 100))
+                                              : 0;
+
     const PlannerResult result = PlanParallelLayouts(request, topology);
     std::ostream& out = std::cout;
     if (args.Has("json")) {
@@ -364,11 +369,7 @@ int PlanMain(std::span<const std::string> words) {
         << "#   step times: analytic model (engine/run/planner.h), not simulated; link GB/s are\n"
         << "#   per direction, each group's share when all groups of its kind run at once\n";
     PrintTable(out, result, top);
-    if (args.Has("simulate")) {
-      const int count = static_cast<int>(
-          ParseIntValue(args.Spelling("simulate"), args.Get("simulate"), 1, 100));
-      PrintSimulated(out, request, topology, result, count);
-    }
+    if (simulate > 0) PrintSimulated(out, request, topology, result, simulate);
     PrintRejected(out, result, args.Has("show-rejected"));
     return 0;
   } catch (const Error& e) {

@@ -110,6 +110,24 @@ TEST(PlanCli, BadFlagsAreOneLineWithExitTwo) {
   }
 }
 
+TEST(PlanCli, SimulateRunsTheTopLayoutsOnTheSimulator) {
+  TempDir dir;
+  const std::vector<std::string> args = {"plan", "--model", "gpt3-1.3b", "--topology", "dgx-a100",
+                                         "--top", "3", "--simulate", "3", "--interleave", "1,2",
+                                         "--zero", "0,1", "--recompute", "none"};
+  const ProgramResult r = RunCli(args, dir);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  EXPECT_TRUE(Contains(r.out, "# Simulated: the timing-only 3D step of the top 3")) << r.out;
+  const std::size_t block = r.out.find("# Simulated:");
+  const std::size_t rows = r.out.find("sim MFU\n", block);
+  ASSERT_NE(rows, std::string::npos) << r.out;
+  const std::string table = r.out.substr(rows, r.out.find("# Rejected", rows) - rows);
+  EXPECT_EQ(std::count(table.begin(), table.end(), '%'), 3) << table;  // all three ran
+  const ProgramResult bad = RunCli({"plan", "--simulate", "0"}, dir);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Contains(bad.err, "--simulate: must be at least 1 (got 0)")) << bad.err;
+}
+
 TEST(PlanCli, TopoPrintsTheSuperPod) {
   TempDir dir;
   const std::vector<std::string> args = {"topo", "--preset", "4x-dgx-h100-superpod", "--ranks", "16"};
