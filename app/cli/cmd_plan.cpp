@@ -41,8 +41,8 @@ std::string GbpsText(Gbps gbps) { return std::isinf(gbps) ? "-" : Fixed(gbps, 0)
 
 std::string LayoutText(const PlanCandidate& c) {
   const ParallelLayout& l = c.layout;
-  std::string text = "dp " + std::to_string(l.dp) + " pp " + std::to_string(l.pp) + " tp " +
-                     std::to_string(l.tp);
+  std::string text =
+      "dp " + std::to_string(l.dp) + " pp " + std::to_string(l.pp) + " tp " + std::to_string(l.tp);
   if (c.expanded || l.micro_batch > 1 || l.interleave > 1 || l.micro_batches > 1) {
     if (l.micro_batches > 0) text += " b " + std::to_string(l.micro_batch);
   }
@@ -60,7 +60,8 @@ std::vector<int> ParseIntList(const ParsedArgs& args, const char* flag, std::int
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
-    const std::string word = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string word =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     values.push_back(static_cast<int>(ParseIntValue(args.Spelling(flag), word, min, max)));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -113,9 +114,11 @@ void PrintTable(std::ostream& out, const PlannerResult& result, int top) {
     const StepTimeEstimate& t = c.time;
     out << "  " << PadColumns(std::to_string(i + 1), 5) << PadColumns(std::to_string(l.dp), 6)
         << PadColumns(std::to_string(l.pp), 5) << PadColumns(std::to_string(l.tp), 5)
-        << PadColumns(std::to_string(l.zero_stage), 5) << PadColumns(std::to_string(l.micro_batch), 3)
-        << PadColumns(std::to_string(l.micro_batches), 6) << PadColumns(std::to_string(l.interleave), 3)
-        << "  " << PadColumns(RecomputeName(l.recompute), 9, true) << PadColumns(Seconds(t.step_ns), 10)
+        << PadColumns(std::to_string(l.zero_stage), 5)
+        << PadColumns(std::to_string(l.micro_batch), 3)
+        << PadColumns(std::to_string(l.micro_batches), 6)
+        << PadColumns(std::to_string(l.interleave), 3) << "  "
+        << PadColumns(RecomputeName(l.recompute), 9, true) << PadColumns(Seconds(t.step_ns), 10)
         << PadColumns(Seconds(t.compute_ns), 9) << PadColumns(Seconds(t.bubble_ns), 9)
         << PadColumns(Seconds(t.tp_comm_ns), 9) << PadColumns(Seconds(t.pp_comm_ns), 9)
         << PadColumns(Seconds(t.dp_exposed_ns), 8) << PadColumns(Fixed(100 * t.mfu, 1) + "%", 7)
@@ -138,7 +141,8 @@ void PrintRejected(std::ostream& out, const PlannerResult& result, bool all) {
   for (const auto& [reason, list] : by_reason) {
     out << "#  " << PadColumns(std::to_string(list.size()), 6) << "  " << RejectReasonName(reason)
         << "\n";
-    const std::size_t shown = all ? list.size() : std::min<std::size_t>(kExamplesPerReason, list.size());
+    const std::size_t shown =
+        all ? list.size() : std::min<std::size_t>(kExamplesPerReason, list.size());
     for (std::size_t i = 0; i < shown; ++i) {
       out << "#            " << LayoutText(*list[i]) << ": " << list[i]->detail << "\n";
     }
@@ -150,14 +154,16 @@ void PrintSimulated(std::ostream& out, const PlannerRequest& request, const Topo
                     const PlannerResult& result, int count) {
   out << "#\n# Simulated: the timing-only 3D step of the top " << count
       << " on the simulator (matmuls at full peak, DP not\n"
-      << "# overlapped, link contention): compare the order and the communication, not the seconds\n"
-      << "#  rank  layout                                              analytic(s)  simulated(s)  sim MFU\n";
+      << "# overlapped, link contention): compare the order and the communication, not the "
+         "seconds\n"
+      << "#  rank  layout                                              analytic(s)  simulated(s)  "
+         "sim MFU\n";
   const int shown = std::min<int>(count, static_cast<int>(result.feasible.size()));
   for (int i = 0; i < shown; ++i) {
     const PlanCandidate& c = result.feasible[static_cast<std::size_t>(i)];
     const SimulatedLayout sim = SimulatePlanCandidate(request, topology, c);
-    out << "  " << PadColumns(std::to_string(i + 1), 5) << "  " << PadColumns(LayoutText(c), 50, true)
-        << PadColumns(Seconds(c.time.step_ns), 13);
+    out << "  " << PadColumns(std::to_string(i + 1), 5) << "  "
+        << PadColumns(LayoutText(c), 50, true) << PadColumns(Seconds(c.time.step_ns), 13);
     if (sim.simulated) {
       out << PadColumns(Seconds(sim.step_ns), 14) << PadColumns(Fixed(100 * sim.mfu, 1) + "%", 9)
           << "\n";
@@ -232,7 +238,8 @@ void WriteJson(std::ostream& out, const PlannerRequest& request, const std::stri
   w.Field("feasible_count", static_cast<std::int64_t>(result.feasible.size()));
   w.Key("feasible");
   w.BeginArray();
-  const std::size_t shown = std::min<std::size_t>(static_cast<std::size_t>(top), result.feasible.size());
+  const std::size_t shown =
+      std::min<std::size_t>(static_cast<std::size_t>(top), result.feasible.size());
   for (std::size_t i = 0; i < shown; ++i) WriteCandidate(w, result.feasible[i]);
   w.EndArray();
   w.Field("rejected_count", static_cast<std::int64_t>(result.rejected.size()));
@@ -289,14 +296,16 @@ const CommandSpec& PlanSpec() {
         {"recompute", 0, "LIST", "none, selective, full (default: all three)"},
         {"efficiency", 0, "F", "share of the fp16 peak the matmuls reach (default: 0.5)"},
         {"show-rejected", 0, "", "list every rejected configuration, not just examples"},
-        {"simulate", 0, "K", "also run the top K on the simulator (v 1, ZeRO 0-1, no recompute; "
-                             "seconds each at 512 GPUs)"},
+        {"simulate", 0, "K",
+         "also run the top K on the simulator (v 1, ZeRO 0-1, no recompute; "
+         "seconds each at 512 GPUs)"},
         {"json", 0, "", "print one JSON object instead of the tables"},
     };
     s.examples =
         "  shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib\n"
         "  shardlab-cli plan --model gpt3-175b --gpus 256 --topology 32x-dgx-h100-superpod\n"
-        "  shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib --gpu-memory 40G\n"
+        "  shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib --gpu-memory "
+        "40G\n"
         "  shardlab-cli plan --model gpt3-13b --gpus 64 --topology 8x-dgx-h100-ib --top 5 --json\n";
     return s;
   }();
@@ -309,11 +318,14 @@ int PlanMain(std::span<const std::string> words) {
     std::cout << FormatHelp(PlanSpec());
     return 0;
   }
-  const std::pair<const char*, const char*> field_flags[] = {
-      {"model: ", "model"},           {"gpus: ", "gpus"},
-      {"gpu-memory: ", "gpu-memory"}, {"topology: ", "topology"},
-      {"zero: ", "zero"},             {"micro-batch: ", "micro-batch"},
-      {"interleave: ", "interleave"}, {"efficiency: ", "efficiency"}};
+  const std::pair<const char*, const char*> field_flags[] = {{"model: ", "model"},
+                                                             {"gpus: ", "gpus"},
+                                                             {"gpu-memory: ", "gpu-memory"},
+                                                             {"topology: ", "topology"},
+                                                             {"zero: ", "zero"},
+                                                             {"micro-batch: ", "micro-batch"},
+                                                             {"interleave: ", "interleave"},
+                                                             {"efficiency: ", "efficiency"}};
   try {
     const std::string topology_name = args.Get("topology", kDefaultTopology);
     Topology topology;
@@ -324,28 +336,33 @@ int PlanMain(std::span<const std::string> words) {
     }
     PlannerRequest request;
     request.model = FindModelPreset(args.Get("model", kDefaultModel));
-    request.gpus = args.Has("gpus") ? static_cast<int>(ParseIntValue(args.Spelling("gpus"),
-                                                                     args.Get("gpus"), 1, INT_MAX))
-                                    : topology.num_gpus();
+    request.gpus =
+        args.Has("gpus")
+            ? static_cast<int>(ParseIntValue(args.Spelling("gpus"), args.Get("gpus"), 1, INT_MAX))
+            : topology.num_gpus();
     if (args.Has("gpu-memory")) {
-      request.gpu_memory_bytes = ParseSizeValue(args.Spelling("gpu-memory"), args.Get("gpu-memory"), 1);
+      request.gpu_memory_bytes =
+          ParseSizeValue(args.Spelling("gpu-memory"), args.Get("gpu-memory"), 1);
     }
     if (args.Has("global-batch")) {
       request.model.global_batch = static_cast<int>(
           ParseIntValue(args.Spelling("global-batch"), args.Get("global-batch"), 1, INT_MAX));
     }
     if (args.Has("zero")) request.zero_stages = ParseIntList(args, "zero", 0, 3);
-    if (args.Has("micro-batch")) request.micro_batch_sizes = ParseIntList(args, "micro-batch", 1, 1 << 20);
+    if (args.Has("micro-batch"))
+      request.micro_batch_sizes = ParseIntList(args, "micro-batch", 1, 1 << 20);
     if (args.Has("interleave")) request.interleaves = ParseIntList(args, "interleave", 1, 1 << 10);
     if (args.Has("recompute")) request.recomputes = ParseRecomputeList(args);
     if (args.Has("efficiency")) request.compute_efficiency = ParseFraction(args, "efficiency");
-    const int top = args.Has("top") ? static_cast<int>(ParseIntValue(args.Spelling("top"),
-                                                                     args.Get("top"), 1, INT_MAX))
-                                    : kDefaultTop;
+    const int top =
+        args.Has("top")
+            ? static_cast<int>(ParseIntValue(args.Spelling("top"), args.Get("top"), 1, INT_MAX))
+            : kDefaultTop;
 
-    const int simulate = args.Has("simulate") ? static_cast<int>(ParseIntValue(
-                                                    args.Spelling("simulate"), args.Get("simulate"), 1, 100))
-                                              : 0;
+    const int simulate = args.Has("simulate")
+                             ? static_cast<int>(ParseIntValue(args.Spelling("simulate"),
+                                                              args.Get("simulate"), 1, 100))
+                             : 0;
 
     const PlannerResult result = PlanParallelLayouts(request, topology);
     std::ostream& out = std::cout;
@@ -359,8 +376,9 @@ int PlanMain(std::span<const std::string> words) {
         << " heads, seq " << m.seq_len << ") on " << request.gpus << " GPUs of " << topology.name
         << "\n"
         << "#   " << result.gpu_model << ": " << Fixed(result.peak_flops / 1e12, 0)
-        << " TFLOP/s fp16 dense peak, matmuls assumed at " << Fixed(100 * request.compute_efficiency, 0)
-        << "%; " << Fixed(result.gpu_memory_bytes / kGiB, 1) << " GiB per GPU, "
+        << " TFLOP/s fp16 dense peak, matmuls assumed at "
+        << Fixed(100 * request.compute_efficiency, 0) << "%; "
+        << Fixed(result.gpu_memory_bytes / kGiB, 1) << " GiB per GPU, "
         << Fixed(100 * request.usable_memory_fraction, 0) << "% usable ("
         << Fixed(result.usable_memory_bytes / kGiB, 1) << " GiB)\n"
         << "#   global batch " << m.global_batch << " sequences (" << m.global_batch * m.seq_len

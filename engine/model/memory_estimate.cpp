@@ -26,9 +26,12 @@ double LayersInFlight(const TransformerShape& shape, const ParallelLayout& layou
 
 const char* RecomputeName(Recompute recompute) {
   switch (recompute) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
@@ -73,8 +76,8 @@ MemoryEstimate EstimateTrainingMemory(const TransformerShape& shape, const Paral
   MemoryEstimate e;
   e.stage = stage;
   e.stage_parameters = StageParametersPerGpu(shape, layout, stage);
-  const ZeroMemoryFormula states = ZeroMemoryPerGpu(e.stage_parameters, layout.dp,
-                                                    layout.zero_stage, layout.optimizer_k_bytes);
+  const ZeroMemoryFormula states =
+      ZeroMemoryPerGpu(e.stage_parameters, layout.dp, layout.zero_stage, layout.optimizer_k_bytes);
   e.parameters = states.parameters;
   e.gradients = states.gradients;
   e.optimizer_states = states.optimizer_states;
@@ -94,11 +97,13 @@ std::string ActivationFormulaText(const ParallelLayout& layout) {
   const bool split = layout.tp > 1;
   const bool sp = split && layout.sequence_parallel;
   switch (layout.recompute) {
-    case Recompute::kFull: return sp ? "s·b·2h/t (full recompute, SP)" : "s·b·2h (full recompute)";
+    case Recompute::kFull:
+      return sp ? "s·b·2h/t (full recompute, SP)" : "s·b·2h (full recompute)";
     case Recompute::kSelective:
       if (!split) return "s·b·(18h + 4f) (selective recompute)";
       return sp ? "s·b·(18h + 4f)/t (selective, SP)" : "s·b·(10h + (8h + 4f)/t) (selective)";
-    case Recompute::kNone: break;
+    case Recompute::kNone:
+      break;
   }
   if (!split) return "s·b·(18h + 4f + 5as)";
   return sp ? "s·b·(18h + 4f + 5as)/t (SP)" : "s·b·(10h + (8h + 4f + 5as)/t)";

@@ -40,10 +40,10 @@ const char* RecomputeName(Recompute recompute);
 /// A 3D layout with its batch split: what memory and time depend on.
 struct ParallelLayout {
   int dp = 1, pp = 1, tp = 1;
-  int zero_stage = 0;       // 0-3, over the dp ranks
-  int micro_batch = 1;      // b: sequences per micro-batch
-  int micro_batches = 1;    // m: micro-batches per pipeline per step
-  int interleave = 1;       // v: model chunks per pipeline stage
+  int zero_stage = 0;     // 0-3, over the dp ranks
+  int micro_batch = 1;    // b: sequences per micro-batch
+  int micro_batches = 1;  // m: micro-batches per pipeline per step
+  int interleave = 1;     // v: model chunks per pipeline stage
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = true;  // with tp > 1 (Megatron's default at scale)
   int optimizer_k_bytes = 12;     // the ZeRO paper's K
@@ -52,13 +52,13 @@ struct ParallelLayout {
 struct MemoryEstimate {
   // The busiest stage (the one with the largest total), bytes per GPU.
   int stage = 0;
-  double stage_parameters = 0;     // Ψ' before ZeRO: that stage's share / tp
+  double stage_parameters = 0;  // Ψ' before ZeRO: that stage's share / tp
   double parameters = 0, gradients = 0, optimizer_states = 0;
-  double activations = 0;          // layers in flight × per layer
-  double activation_per_layer = 0; // one layer, one micro-batch
-  double layers_in_flight = 0;     // layer-micro-batches the stage holds
-  double logits = 0;               // last stage only
-  double zero3_gathered = 0;       // ZeRO-3's gathered layers
+  double activations = 0;           // layers in flight × per layer
+  double activation_per_layer = 0;  // one layer, one micro-batch
+  double layers_in_flight = 0;      // layer-micro-batches the stage holds
+  double logits = 0;                // last stage only
+  double zero3_gathered = 0;        // ZeRO-3's gathered layers
   double model_states() const { return parameters + gradients + optimizer_states; }
   double total() const { return model_states() + activations + logits + zero3_gathered; }
 };

@@ -15,7 +15,9 @@ bool IsNvLink(LinkKind kind) {
 }
 
 // Link direction as one key: 2·link + (forward ? 0 : 1).
-std::int64_t DirectionKey(const LinkHop& hop) { return 2 * std::int64_t{hop.link} + (hop.forward ? 0 : 1); }
+std::int64_t DirectionKey(const LinkHop& hop) {
+  return 2 * std::int64_t{hop.link} + (hop.forward ? 0 : 1);
+}
 
 // The ring's hops: member i to member i + 1, the last back to the first.
 // Two members make one hop each way.
@@ -46,10 +48,15 @@ std::vector<GroupBandwidth> ConcurrentRingBandwidth(RouteTable& routes, const To
   for (const std::vector<int>& group : groups) {
     GroupBandwidth g;
     g.gbps = g.alone_gbps = kInfinite;
-    const int host = topology.nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(group.front())])].host;
+    const int host =
+        topology
+            .nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(group.front())])]
+            .host;
     for (const int rank : group) {
-      g.one_host = g.one_host &&
-                   topology.nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(rank)])].host == host;
+      g.one_host =
+          g.one_host &&
+          topology.nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(rank)])]
+                  .host == host;
     }
     ForEachRingHop(group, [&](int src, int dst) {
       const Route& route = routes.Between(src, dst);

@@ -21,11 +21,11 @@
 namespace shardlab {
 
 struct GroupBandwidth {
-  Gbps gbps = 0;           // the ring's per-direction bandwidth under the shared load
-  Gbps alone_gbps = 0;     // the same ring with no other group running
-  TimeNs alpha_ns = 0;     // slowest hop's route latency
-  bool nvlink_only = true; // every hop's route uses NVLink links only
-  bool one_host = true;    // all members sit in one host
+  Gbps gbps = 0;            // the ring's per-direction bandwidth under the shared load
+  Gbps alone_gbps = 0;      // the same ring with no other group running
+  TimeNs alpha_ns = 0;      // slowest hop's route latency
+  bool nvlink_only = true;  // every hop's route uses NVLink links only
+  bool one_host = true;     // all members sit in one host
 };
 
 /// One entry per group (in the order given), all groups running at once.

@@ -82,8 +82,8 @@ StepTimeEstimate EstimateStepTime(const TransformerShape& shape, const ParallelL
   const Bytes activation_bytes = static_cast<Bytes>(s * b * h * kFp16Bytes);
   const int all_reduces =
       kTpAllReducesPerLayer + (l.recompute == Recompute::kFull ? kRecomputedTpAllReduces : 0);
-  const TimeNs tp_slot =
-      layers * all_reduces * RingAllReduceNs(activation_bytes, l.tp, links.tp.gbps, links.tp.alpha_ns);
+  const TimeNs tp_slot = layers * all_reduces *
+                         RingAllReduceNs(activation_bytes, l.tp, links.tp.gbps, links.tp.alpha_ns);
   const TimeNs slot = compute_slot + tp_slot;
   const double m = l.micro_batches, v = l.interleave, p = l.pp;
 
@@ -147,7 +147,8 @@ void CheckRequest(const PlannerRequest& r, const Topology& topology) {
   }
   int per_host = 0;
   const int host0 = topology.nodes[static_cast<std::size_t>(topology.gpus[0])].host;
-  for (const int node : topology.gpus) per_host += topology.nodes[static_cast<std::size_t>(node)].host == host0;
+  for (const int node : topology.gpus)
+    per_host += topology.nodes[static_cast<std::size_t>(node)].host == host0;
   if (r.gpus > per_host && r.gpus % per_host != 0) {
     Invalid("gpus: " + std::to_string(r.gpus) + " is not a whole number of " +
             std::to_string(per_host) + "-GPU nodes (try " +
@@ -161,8 +162,9 @@ void CheckRequest(const PlannerRequest& r, const Topology& topology) {
     Invalid("efficiency: the share of peak FLOPs must be in (0, 1]");
   if (r.zero_stages.empty() || r.micro_batch_sizes.empty() || r.interleaves.empty() ||
       r.recomputes.empty()) {
-    Invalid("planner: every choice list (zero stages, micro-batch sizes, interleaves, "
-            "recomputation) needs at least one entry");
+    Invalid(
+        "planner: every choice list (zero stages, micro-batch sizes, interleaves, "
+        "recomputation) needs at least one entry");
   }
   for (const int z : r.zero_stages)
     if (z < 0 || z > 3) Invalid("zero: " + std::to_string(z) + " is not a ZeRO stage (0-3)");
@@ -190,12 +192,18 @@ void CheckRequest(const PlannerRequest& r, const Topology& topology) {
 
 const char* RejectReasonName(RejectReason reason) {
   switch (reason) {
-    case RejectReason::kTpSplitsHeads: return "tp does not divide the heads";
-    case RejectReason::kPpSplitsLayers: return "pp does not divide the layers";
-    case RejectReason::kTpCrossesNode: return "tp group crosses a node";
-    case RejectReason::kBatchNotDivisible: return "dp x micro-batch does not divide the batch";
-    case RejectReason::kInterleaveInvalid: return "interleaving does not fit the stages";
-    case RejectReason::kOutOfMemory: return "out of memory";
+    case RejectReason::kTpSplitsHeads:
+      return "tp does not divide the heads";
+    case RejectReason::kPpSplitsLayers:
+      return "pp does not divide the layers";
+    case RejectReason::kTpCrossesNode:
+      return "tp group crosses a node";
+    case RejectReason::kBatchNotDivisible:
+      return "dp x micro-batch does not divide the batch";
+    case RejectReason::kInterleaveInvalid:
+      return "interleaving does not fit the stages";
+    case RejectReason::kOutOfMemory:
+      return "out of memory";
   }
   return "?";
 }
@@ -244,9 +252,8 @@ PlannerResult PlanParallelLayouts(const PlannerRequest& request, const Topology&
         reject(base, false, RejectReason::kTpSplitsHeads,
                "tp " + std::to_string(tp) + " does not divide " + std::to_string(shape.heads) +
                    " heads" +
-                   (shape.ffn_hidden % tp != 0
-                        ? " / MLP width " + std::to_string(shape.ffn_hidden)
-                        : ""));
+                   (shape.ffn_hidden % tp != 0 ? " / MLP width " + std::to_string(shape.ffn_hidden)
+                                               : ""));
         continue;
       }
       if (shape.layers % pp != 0) {

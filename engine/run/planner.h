@@ -45,8 +45,8 @@
 namespace shardlab {
 
 struct PlannerRequest {
-  TransformerShape model;    // its global_batch is the batch planned for
-  int gpus = 0;              // the first `gpus` GPUs of the topology
+  TransformerShape model;      // its global_batch is the batch planned for
+  int gpus = 0;                // the first `gpus` GPUs of the topology
   Bytes gpu_memory_bytes = 0;  // 0: the GPU's own figure
   /// Share of GPU memory the estimate may fill; the rest is left to the
   /// CUDA context, NCCL and gradient buffers, and fragmentation.
@@ -61,12 +61,12 @@ struct PlannerRequest {
 };
 
 enum class RejectReason {
-  kTpSplitsHeads,        // tp does not divide the heads or the MLP width
-  kPpSplitsLayers,       // pp does not divide the layers
-  kTpCrossesNode,        // the TP group leaves its host for a non-NVLink route
-  kBatchNotDivisible,    // dp · b does not divide the global batch
-  kInterleaveInvalid,    // v does not divide the stage's layers, or pp ∤ m
-  kOutOfMemory,          // the busiest stage does not fit
+  kTpSplitsHeads,      // tp does not divide the heads or the MLP width
+  kPpSplitsLayers,     // pp does not divide the layers
+  kTpCrossesNode,      // the TP group leaves its host for a non-NVLink route
+  kBatchNotDivisible,  // dp · b does not divide the global batch
+  kInterleaveInvalid,  // v does not divide the stage's layers, or pp ∤ m
+  kOutOfMemory,        // the busiest stage does not fit
 };
 
 /// "tp does not divide heads", ..., for grouping in reports.
@@ -74,14 +74,14 @@ const char* RejectReasonName(RejectReason reason);
 
 struct StepTimeEstimate {
   TimeNs step_ns = 0;
-  TimeNs compute_ns = 0;       // m · slot compute (busy matmuls on the slowest stage)
-  TimeNs bubble_ns = 0;        // (p − 1)/v idle slots
-  TimeNs tp_comm_ns = 0;       // TP all-reduces on the critical path
-  TimeNs pp_comm_ns = 0;       // activation and gradient sends between stages
-  TimeNs dp_comm_ns = 0;       // DP / ZeRO traffic, whole
-  TimeNs dp_exposed_ns = 0;    // the part not hidden behind compute
+  TimeNs compute_ns = 0;     // m · slot compute (busy matmuls on the slowest stage)
+  TimeNs bubble_ns = 0;      // (p − 1)/v idle slots
+  TimeNs tp_comm_ns = 0;     // TP all-reduces on the critical path
+  TimeNs pp_comm_ns = 0;     // activation and gradient sends between stages
+  TimeNs dp_comm_ns = 0;     // DP / ZeRO traffic, whole
+  TimeNs dp_exposed_ns = 0;  // the part not hidden behind compute
   Gbps tp_gbps = 0, pp_gbps = 0, dp_gbps = 0;  // the groups' bandwidth under load
-  double mfu = 0;              // model FLOPs utilisation
+  double mfu = 0;                              // model FLOPs utilisation
   double comm_share() const {
     return step_ns > 0 ? double(tp_comm_ns + pp_comm_ns + dp_exposed_ns) / step_ns : 0;
   }
@@ -94,9 +94,9 @@ struct PlanCandidate {
   bool expanded = true;
   bool feasible = false;
   RejectReason reason = RejectReason::kOutOfMemory;
-  std::string detail;          // "tp 16 spans hosts 0-1 over InfiniBand", "needs 93.1 GB > 72 GB"
-  MemoryEstimate memory;       // when expanded
-  StepTimeEstimate time;       // when feasible
+  std::string detail;     // "tp 16 spans hosts 0-1 over InfiniBand", "needs 93.1 GB > 72 GB"
+  MemoryEstimate memory;  // when expanded
+  StepTimeEstimate time;  // when feasible
 };
 
 struct PlannerResult {
@@ -104,8 +104,8 @@ struct PlannerResult {
   std::vector<PlanCandidate> rejected;  // in enumeration order
   double usable_memory_bytes = 0;
   double gpu_memory_bytes = 0;
-  double peak_flops = 0;                // per GPU, dense fp16
-  int gpus_per_host = 0;                // of the first GPU's host
+  double peak_flops = 0;  // per GPU, dense fp16
+  int gpus_per_host = 0;  // of the first GPU's host
   std::string gpu_model;
   std::string time_model = "analytic";  // how step times were obtained
 };

@@ -12,7 +12,8 @@ std::string WhyNotSimulable(const PlanCandidate& c) {
   if (!c.feasible) return "not feasible";
   if (l.interleave > 1) return "interleaving v " + std::to_string(l.interleave);
   if (l.zero_stage > 1) return "ZeRO-" + std::to_string(l.zero_stage);
-  if (l.recompute != Recompute::kNone) return std::string(RecomputeName(l.recompute)) + " recomputation";
+  if (l.recompute != Recompute::kNone)
+    return std::string(RecomputeName(l.recompute)) + " recomputation";
   return "";
 }
 
@@ -45,9 +46,11 @@ SimulatedLayout SimulatePlanCandidate(const PlannerRequest& request, const Topol
   result.step_ns = sink.end_ns;
   result.events = sink.count;
   const DeviceSpec& gpu = topology.nodes[static_cast<std::size_t>(topology.gpus[0])].device;
-  const double model_flops = double(request.model.global_batch) * request.model.TrainingFlopsPerSequence();
+  const double model_flops =
+      double(request.model.global_batch) * request.model.TrainingFlopsPerSequence();
   const double gpus = double(l.dp) * l.pp * l.tp;
-  if (result.step_ns > 0) result.mfu = model_flops / (result.step_ns * 1e-9 * gpus * gpu.fp16_tflops * 1e12);
+  if (result.step_ns > 0)
+    result.mfu = model_flops / (result.step_ns * 1e-9 * gpus * gpu.fp16_tflops * 1e12);
   return result;
 }
 

@@ -33,9 +33,9 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-const std::vector<std::string> kIssueRun = {"plan",    "--model",    "gpt3-175b",
-                                            "--gpus",  "512",        "--topology",
-                                            "64x-dgx-a100-ib", "--gpu-memory", "80G"};
+const std::vector<std::string> kIssueRun = {"plan", "--model",    "gpt3-175b",       "--gpus",
+                                            "512",  "--topology", "64x-dgx-a100-ib", "--gpu-memory",
+                                            "80G"};
 
 TEST(PlanCli, IssueCommandPrintsRankedLayoutsAndRejections) {
   TempDir dir;
@@ -45,8 +45,8 @@ TEST(PlanCli, IssueCommandPrintsRankedLayoutsAndRejections) {
        {"# ShardLab planner: gpt3-175b (174.6B parameters: 96 layers, hidden 12288, 96 heads, "
         "seq 2048) on 512 GPUs of 64x-dgx-a100-ib",
         "80.0 GiB per GPU, 90% usable (72.0 GiB)", "step times: analytic model",
-        "#  rank    dp   pp   tp zero  b     m  v  recompute   step(s)", "# Rejected: ",
-        "tp does not divide the heads", "pp does not divide the layers",
+        "#  rank    dp   pp   tp zero  b     m  v  recompute   step(s)",
+        "# Rejected: ", "tp does not divide the heads", "pp does not divide the layers",
         "tp group crosses a node", "dp 32 pp 1 tp 16: tp 16 > 8 GPUs per node", "out of memory"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
@@ -95,9 +95,12 @@ TEST(PlanCli, BadFlagsAreOneLineWithExitTwo) {
   const std::vector<Case> cases = {
       {{"plan", "--model", "gpt5"},
        "--model: unknown preset 'gpt5' (known: gpt3-175b, gpt3-13b, gpt3-1.3b, llama-7b-ish)"},
-      {{"plan", "--gpus", "500"}, "--gpus: 500 is not a whole number of 8-GPU nodes (try 496 or 504)"},
-      {{"plan", "--gpus", "1024"}, "--gpus: 1024 is more than the 512 GPUs of topology '64x-dgx-a100-ib'"},
-      {{"plan", "--topology", "9x-dgx-z100"}, "--topology: '9x-dgx-z100' is neither a topology preset"},
+      {{"plan", "--gpus", "500"},
+       "--gpus: 500 is not a whole number of 8-GPU nodes (try 496 or 504)"},
+      {{"plan", "--gpus", "1024"},
+       "--gpus: 1024 is more than the 512 GPUs of topology '64x-dgx-a100-ib'"},
+      {{"plan", "--topology", "9x-dgx-z100"},
+       "--topology: '9x-dgx-z100' is neither a topology preset"},
       {{"plan", "--recompute", "some"}, "--recompute: 'some' is not a recomputation mode"},
       {{"plan", "--efficiency", "2"}, "--efficiency: '2' is not a fraction in (0, 1]"},
       {{"plan", "--gpu-memory", "lots"}, "--gpu-memory: "},
@@ -112,9 +115,10 @@ TEST(PlanCli, BadFlagsAreOneLineWithExitTwo) {
 
 TEST(PlanCli, SimulateRunsTheTopLayoutsOnTheSimulator) {
   TempDir dir;
-  const std::vector<std::string> args = {"plan", "--model", "gpt3-1.3b", "--topology", "dgx-a100",
-                                         "--top", "3", "--simulate", "3", "--interleave", "1,2",
-                                         "--zero", "0,1", "--recompute", "none"};
+  const std::vector<std::string> args = {"plan",     "--model",      "gpt3-1.3b", "--topology",
+                                         "dgx-a100", "--top",        "3",         "--simulate",
+                                         "3",        "--interleave", "1,2",       "--zero",
+                                         "0,1",      "--recompute",  "none"};
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   EXPECT_TRUE(Contains(r.out, "# Simulated: the timing-only 3D step of the top 3")) << r.out;
@@ -130,7 +134,8 @@ TEST(PlanCli, SimulateRunsTheTopLayoutsOnTheSimulator) {
 
 TEST(PlanCli, TopoPrintsTheSuperPod) {
   TempDir dir;
-  const std::vector<std::string> args = {"topo", "--preset", "4x-dgx-h100-superpod", "--ranks", "16"};
+  const std::vector<std::string> args = {"topo", "--preset", "4x-dgx-h100-superpod", "--ranks",
+                                         "16"};
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   // GPUs of different boxes reach each other over NVLink (NV18, not NET),

@@ -56,7 +56,8 @@ bool TpGroupStaysOnNvLinkOrHost(const Topology& t, const ParallelLayout& l, Rout
     const int host = t.nodes[static_cast<std::size_t>(t.gpus[static_cast<std::size_t>(base)])].host;
     for (int k = 1; k < l.tp; ++k) {
       const int r = base + k;
-      if (t.nodes[static_cast<std::size_t>(t.gpus[static_cast<std::size_t>(r)])].host == host) continue;
+      if (t.nodes[static_cast<std::size_t>(t.gpus[static_cast<std::size_t>(r)])].host == host)
+        continue;
       for (const LinkHop& hop : routes.Between(base, r).hops) {
         const LinkKind kind = t.links[static_cast<std::size_t>(hop.link)].kind;
         if (kind != LinkKind::kNvLink3 && kind != LinkKind::kNvLink4) return false;
@@ -136,7 +137,8 @@ TEST(Planner, GptThreeOnSixtyFourDgxA100sKeepsTpInsideABox) {
   auto seed_layout_stages = [](const PlannerResult& r) {
     std::set<int> stages;
     for (const PlanCandidate& c : r.feasible) {
-      if (c.layout.dp == 64 && c.layout.tp == 8 && c.layout.pp == 1) stages.insert(c.layout.zero_stage);
+      if (c.layout.dp == 64 && c.layout.tp == 8 && c.layout.pp == 1)
+        stages.insert(c.layout.zero_stage);
     }
     return stages;
   };
@@ -242,10 +244,11 @@ TEST(Planner, EveryRejectionReasonHasAnInputThatProducesIt) {
   // 12 layers: pp 8 does not divide them.
   EXPECT_TRUE(Has(result, RejectReason::kPpSplitsLayers, "pp 8 does not divide 12 layers"));
   // dp 32 x b 2 = 64 does not divide 48.
-  EXPECT_TRUE(Has(result, RejectReason::kBatchNotDivisible,
-                  "dp 32 x b 2 does not divide the batch of 48"));
-  // pp 4 x v 4 = 16 does not divide 12 layers; v 3 with pp 4 leaves m 3 (dp 8, b 2)... 
-  EXPECT_TRUE(Has(result, RejectReason::kInterleaveInvalid, "pp 4 x v 4 does not divide 12 layers"));
+  EXPECT_TRUE(
+      Has(result, RejectReason::kBatchNotDivisible, "dp 32 x b 2 does not divide the batch of 48"));
+  // pp 4 x v 4 = 16 does not divide 12 layers; v 3 with pp 4 leaves m 3 (dp 8, b 2)...
+  EXPECT_TRUE(
+      Has(result, RejectReason::kInterleaveInvalid, "pp 4 x v 4 does not divide 12 layers"));
   EXPECT_TRUE(Has(result, RejectReason::kInterleaveInvalid, "is not a multiple of pp"));
 
   // 16 heads and a node of 8: tp 16 would put its all-reduces on InfiniBand.
@@ -266,7 +269,8 @@ TEST(Planner, EveryRejectionReasonHasAnInputThatProducesIt) {
   r.gpu_memory_bytes = kGiB;
   const PlannerResult small = PlanParallelLayouts(r, cluster);
   EXPECT_TRUE(Has(small, RejectReason::kOutOfMemory, "usable"));
-  for (const PlanCandidate& c : small.feasible) EXPECT_TRUE(c.layout.zero_stage > 0 || c.layout.tp * c.layout.pp > 1);
+  for (const PlanCandidate& c : small.feasible)
+    EXPECT_TRUE(c.layout.zero_stage > 0 || c.layout.tp * c.layout.pp > 1);
 }
 
 std::string PlanError(PlannerRequest r, const std::string& topology) {
