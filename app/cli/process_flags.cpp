@@ -49,7 +49,10 @@ ProcessSetup TakeProcessFlags(std::vector<std::string>& words) {
   MpiOptions options;
   bool has_timeout = false, has_fault = false;
   const std::string timeout = TakeFlag(words, "mpi-timeout", has_timeout);
-  const std::string fault = TakeFlag(words, "inject-fault", has_fault);
+  // `worker` has its own --inject-fault (a process-level fault the app must
+  // survive); every other command's --inject-fault is the mpi backend's.
+  const bool is_worker = !words.empty() && words.front() == "worker";
+  const std::string fault = is_worker ? "" : TakeFlag(words, "inject-fault", has_fault);
   if ((has_timeout || has_fault) && backend != "mpi") {
     throw UsageError(std::string(has_timeout ? "--mpi-timeout" : "--inject-fault") +
                      ": only for --backend mpi (the backend is '" +
