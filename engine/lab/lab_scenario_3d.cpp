@@ -8,7 +8,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include "engine/algorithms/parallel_grid.h"
 #include "engine/algorithms/pipeline_schedule.h"
+#include "engine/algorithms/three_d.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/model/model_presets.h"
@@ -150,7 +152,37 @@ ThreeDScenario ThreeDFromLabParams(const std::vector<LabParam>& r) {
   return sc;
 }
 
-void CheckThreeDLab(const std::vector<LabParam>& resolved) { PrepareLabThreeD(resolved); }
+// The same checks as PrepareThreeD without building the plan (a 512-GPU
+// plan takes seconds; the validator checks every step and variant).
+void CheckThreeDLab(const std::vector<LabParam>& resolved) {
+  const ThreeDScenario sc = ThreeDFromLabParams(resolved);
+  try {
+    CheckParallelGrid(sc.grid);
+    const Topology topology = LoadScenarioTopology(sc.topology);
+    CheckRanksFitTopology("grid", sc.grid.ranks(), "rank", sc.topology, topology);
+    if (sc.timing_only()) {
+      ThreeDTimingParams params;
+      params.grid = sc.grid;
+      params.schedule = sc.schedule;
+      params.zero_stage = sc.zero_stage;
+      params.model = FindModelPreset(sc.model);
+      if (sc.micro_batch != 0) params.model.micro_batch = sc.micro_batch;
+      if (sc.global_batch != 0) params.model.global_batch = sc.global_batch;
+      params.dp_buckets = sc.dp_buckets;
+      CheckThreeDTimingParams(params);
+    } else {
+      ThreeDParams params;
+      params.grid = sc.grid;
+      params.schedule = sc.schedule;
+      params.microbatches = sc.microbatches;
+      params.zero_stage = sc.zero_stage;
+      params.model = sc.mlp;
+      CheckThreeDParams(params);
+    }
+  } catch (const Error& e) {
+    throw WithField(e, "model");
+  }
+}
 
 LabRunResult RunThreeDLab(const std::vector<LabParam>& resolved) {
   std::unique_ptr<PreparedThreeD> prepared = PrepareLabThreeD(resolved);

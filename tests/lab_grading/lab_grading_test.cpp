@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "engine/core/error.h"
 #include "engine/lab/lab_loader.h"
@@ -111,6 +112,32 @@ TEST(LabGrading, AWrongAnswersFileLosesExactlyTheWrongQuestions) {
   EXPECT_EQ(json["questions"].items[0]["expected"].number, 14);
   EXPECT_EQ(json["questions"].items[0]["given"].number, 7);
   EXPECT_EQ(json["unknown_answers"].items[0].text, "stpes");
+}
+
+TEST(LabGrading, Lab8WrongAnswersLoseExactlyThoseQuestions) {
+  const Lab lab = RepoLab("08-putting-it-together");
+  LabAnswers answers = LabAnswerKey(lab);
+  const double states = FindAnswer(answers, "states_predict")->number;
+  FindAnswer(answers, "states_predict")->number = states * 12 / 16;  // the seed's 12 bytes
+  FindAnswer(answers, "k_count")->text =
+      "K = 8: 12 bytes per parameter in all (the seed texts: Adam m and v only)";
+  FindAnswer(answers, "zero1_fits")->text = "Yes";
+  FindAnswer(answers, "best_tp")->number = 16;
+  FindAnswer(answers, "pp_busiest_traffic")->text = "TP (all-reduces of activations, on NVLink)";
+  FindAnswer(answers, "activations_measured")->number *= 1.04;  // within 5%
+
+  const LabGradeReport report = GradeLab(lab, answers);
+  EXPECT_EQ(report.score, lab.MaxPoints() - 5) << FormatLabReport(report);
+  const std::set<std::string> wrong = {"states_predict", "k_count", "zero1_fits", "best_tp",
+                                       "pp_busiest_traffic"};
+  for (const LabQuestionResult& r : report.results) {
+    EXPECT_EQ(r.verdict, wrong.count(r.question_id) ? LabVerdict::kWrong : LabVerdict::kCorrect)
+        << r.question_id << ": " << r.feedback;
+  }
+  // The seed's count is 25% low, and the feedback says which byte is missing.
+  const LabQuestionResult& predicted = Result(report, "states_predict");
+  EXPECT_NE(predicted.feedback.find("25% low"), std::string::npos) << predicted.feedback;
+  EXPECT_NE(predicted.feedback.find("fp32 master copy"), std::string::npos) << predicted.feedback;
 }
 
 TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
