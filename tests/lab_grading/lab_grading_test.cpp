@@ -173,6 +173,11 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
       {"tp", {}},
       {"zero", {}},
       {"memory", {}},
+      {"3d", {{"width", LabParamType::kNumber, "", 64, false, 0}}},
+      {"plan",
+       {{"model", LabParamType::kString, "gpt3-1.3b", 0, false, 0},
+        {"gpus", LabParamType::kNumber, "", 16, false, 0},
+        {"topology", LabParamType::kString, "2x-dgx-a100-ib", 0, false, 0}}},
   };
   for (const LabScenarioSpec& spec : LabScenarios()) {
     const LabRunResult r = RunLabScenario(spec.name, small.at(spec.name));
