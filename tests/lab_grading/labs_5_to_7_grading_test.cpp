@@ -112,6 +112,7 @@ TEST(LabsFiveToSeven, ZeroMemoryMistakes) {
   EXPECT_DOUBLE_EQ(KeyNumber(key, "bytes_per_param"), 16);
   EXPECT_DOUBLE_EQ(KeyNumber(key, "stage3_measured"), KeyNumber(key, "stage3_elements"));
   EXPECT_DOUBLE_EQ(KeyNumber(key, "ratio"), 1.5);
+  EXPECT_DOUBLE_EQ(KeyNumber(key, "memory_ratio"), 0.25);
 
   LabAnswers answers = key;
   Answer(answers, "stage0_gb").number = 90;                     // the seed's 12Ψ
