@@ -3,6 +3,7 @@
 // one row in the table (lab_scenario_table.cpp), one line where the run
 // below fills `measured`, and one row in labs/README.md.
 #include "engine/lab/lab_scenario.h"
+#include "engine/lab/lab_scenario_3d.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,6 +81,7 @@ class ResolvedParams {
   double Number(const std::string& name) const { return Get(name).number; }
   bool Bool(const std::string& name) const { return Get(name).flag; }
   const std::string& Text(const std::string& name) const { return Get(name).text; }
+  const std::vector<LabParam>& All() const { return values_; }
   Bytes Size(const std::string& name) const {
     const LabParam& p = Get(name);
     if (p.type == LabParamType::kNumber) return static_cast<Bytes>(p.number);
@@ -496,6 +498,10 @@ void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& 
     CheckZeroScenario(sc, LoadScenarioTopology(sc.topology));
   } else if (scenario == "memory") {
     CheckMemory(p);
+  } else if (scenario == "3d") {
+    CheckThreeDLab(p.All());
+  } else if (scenario == "plan") {
+    CheckPlanLab(p.All());
   }
 }
 
@@ -521,6 +527,8 @@ LabRunResult RunLabScenario(const std::string& scenario, const std::vector<LabPa
   if (scenario == "pipeline") return RunPipelineLab(p);
   if (scenario == "tp") return RunTpLab(p);
   if (scenario == "zero") return RunZeroLab(p);
+  if (scenario == "3d") return RunThreeDLab(p.All());
+  if (scenario == "plan") return RunPlanLab(p.All());
   return RunMemoryLab(p);
 }
 

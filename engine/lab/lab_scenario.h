@@ -7,6 +7,8 @@
 //   "tp"         ─► TpScenario         (tp_scenario.h)        ─► Executor ─► LabValues
 //   "zero"       ─► ZeroScenario       (zero_scenario.h)         {time_ms, busbw_gbps, ...}
 //   "memory"     ─► ZeroMemoryPerGpu   (zero_memory.h; formulas, nothing runs)
+//   "3d"         ─► ThreeDScenario     (three_d_scenario.h; lab_scenario_3d.h)
+//   "plan"       ─► PlanParallelLayouts (planner.h; analytic, nothing runs)
 //
 // Each scenario's parameters (name, type, default) and measured quantities
 // (name, units, meaning) are listed in one table, LabScenarios(): the

@@ -10,6 +10,7 @@
 #include "engine/core/toml.h"
 #include "engine/core/units.h"
 #include "engine/lab/lab_scenario.h"
+#include "engine/model/model_presets.h"
 #include "engine/model/zero_memory.h"
 #include "engine/topology/presets.h"
 
@@ -162,6 +163,98 @@ std::vector<LabScenarioSpec> BuildScenarios() {
       {"optimizer_bytes", "bytes", "optimizer states per GPU"},
   };
   all.push_back(memory);
+
+  std::vector<std::string> presets;
+  for (const TransformerShape& shape : ModelPresets()) presets.push_back(shape.name);
+  std::vector<std::string> models = {"small"};
+  models.insert(models.end(), presets.begin(), presets.end());
+
+  LabScenarioSpec three_d;
+  three_d.name = "3d";
+  three_d.help = "one DP x PP x TP training step: the small MLP checked, or a preset timed";
+  three_d.params = {
+      {"dp", K::kInteger, "2", {}, "data-parallel replicas"},
+      {"pp", K::kInteger, "2", {}, "pipeline stages"},
+      {"tp", K::kInteger, "2", {}, "tensor-parallel ranks (consecutive GPUs)"},
+      {"zero", K::kInteger, "0", {}, "ZeRO stage over the dp ranks (0 or 1)"},
+      {"schedule", K::kChoice, "1f1b", {"1f1b", "gpipe"}, "the pipeline schedule"},
+      {"model", K::kChoice, "small", models, "small (the real MLP) or a model preset"},
+      {"microbatches", K::kInteger, "4", {}, "small model: micro-batches per replica"},
+      {"layers", K::kInteger, "8", {}, "small model: layers of the MLP"},
+      {"width", K::kInteger, "256", {}, "small model: features per layer"},
+      {"batch", K::kInteger, "64", {}, "small model: rows of the global batch"},
+      {"micro_batch", K::kInteger, "0", {}, "preset: sequences per micro-batch (0: its own)"},
+      {"global_batch", K::kInteger, "0", {}, "preset: sequences per step (0: its own)"},
+      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
+      {"timing_only", K::kBool, "false", {}, "true for a preset (no data); false for small"},
+  };
+  three_d.measured = {
+      {"step_time_s", "s", "one training step"},
+      {"step_time_ms", "ms", "one training step"},
+      {"compute_ms", "ms", "the busiest GPU's compute"},
+      {"compute_fraction", "", "compute_ms / step_time_ms"},
+      {"bubble_formula", "", "(p-1)/m of the schedule"},
+      {"pipeline_microbatches", "", "micro-batches per replica that ran"},
+      {"tp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent in TP all-reduces"},
+      {"pp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent between stages"},
+      {"dp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent for DP gradients"},
+      {"tp_time_ms", "ms", "busiest GPU's time sending TP traffic"},
+      {"pp_time_ms", "ms", "busiest GPU's time sending PP traffic"},
+      {"dp_time_ms", "ms", "busiest GPU's time sending DP traffic"},
+      {"parameter_count", "", "parameters of the whole model"},
+      {"model_state_bytes", "bytes", "preset: fp16 weights + grads + 12 B/param Adam per GPU"},
+      {"activation_bytes", "bytes", "preset: stored activations per GPU, formula"},
+      {"memory_per_gpu_bytes", "bytes", "preset: model states + activations; small: tracked peak"},
+      {"gpu_memory_bytes", "bytes", "one GPU's memory on the topology"},
+      {"fits", "", "1 when memory_per_gpu_bytes <= gpu_memory_bytes"},
+      {"model_flops", "FLOP", "model FLOPs of one step"},
+      {"mfu", "", "model FLOPs / (step x GPUs x peak)"},
+      {"checked", "", "1 when compared with one device (small model)"},
+      {"correct", "", "1 when checked and equal to one device"},
+  };
+  all.push_back(three_d);
+
+  LabScenarioSpec plan;
+  plan.name = "plan";
+  plan.help = "the 3D planner: every DP x PP x TP layout, ranked by analytic step time";
+  plan.params = {
+      {"model", K::kChoice, "gpt3-175b", presets, "a model preset"},
+      {"gpus", K::kInteger, "512", {}, "GPUs to plan for, the topology's first N"},
+      {"topology", K::kTopology, "64x-dgx-a100-ib", {}, "a topology preset"},
+      {"gpu_memory", K::kSize, "0", {}, "memory per GPU (0: the GPU's own)"},
+      {"global_batch", K::kInteger, "0", {}, "sequences per step (0: the model's)"},
+      {"dp", K::kInteger, "0", {}, "a layout to look up (0, 0, 0: none)"},
+      {"pp", K::kInteger, "0", {}, "a layout to look up"},
+      {"tp", K::kInteger, "0", {}, "a layout to look up"},
+  };
+  plan.measured = {
+      {"feasible_count", "", "configurations that fit"},
+      {"rejected_count", "", "configurations rejected"},
+      {"rejected_tp_heads", "", "rejected: tp does not divide heads / MLP width"},
+      {"rejected_pp_layers", "", "rejected: pp does not divide the layers"},
+      {"rejected_tp_crosses_node", "", "rejected: a TP group leaves NVLink"},
+      {"rejected_batch", "", "rejected: dp x b does not divide the batch"},
+      {"rejected_interleave", "", "rejected: interleaving does not divide"},
+      {"rejected_memory", "", "rejected: out of memory"},
+      {"usable_memory_bytes", "bytes", "the share of a GPU the estimate may fill"},
+      {"best_dp", "", "the fastest layout's dp"},
+      {"best_pp", "", "its pp"},
+      {"best_tp", "", "its tp"},
+      {"best_zero", "", "its ZeRO stage"},
+      {"best_micro_batch", "", "its b"},
+      {"best_microbatches", "", "its m"},
+      {"best_interleave", "", "its v"},
+      {"best_recompute", "", "its recomputation: 0 none, 1 selective, 2 full"},
+      {"best_step_time_s", "s", "its analytic step time"},
+      {"best_mfu", "", "its MFU"},
+      {"best_memory_per_gpu_bytes", "bytes", "its memory estimate per GPU"},
+      {"layout_feasible", "", "configurations of the given dp, pp, tp that fit"},
+      {"layout_rank", "", "the rank of its fastest (1 = best; 0: none fits)"},
+      {"layout_step_time_s", "s", "that configuration's step time"},
+      {"layout_mfu", "", "its MFU"},
+      {"layout_zero", "", "its ZeRO stage"},
+  };
+  all.push_back(plan);
   return all;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "engine/core/error.h"
 #include "engine/lab/lab_loader.h"
@@ -113,6 +114,32 @@ TEST(LabGrading, AWrongAnswersFileLosesExactlyTheWrongQuestions) {
   EXPECT_EQ(json["unknown_answers"].items[0].text, "stpes");
 }
 
+TEST(LabGrading, Lab8WrongAnswersLoseExactlyThoseQuestions) {
+  const Lab lab = RepoLab("08-putting-it-together");
+  LabAnswers answers = LabAnswerKey(lab);
+  const double states = FindAnswer(answers, "states_predict")->number;
+  FindAnswer(answers, "states_predict")->number = states * 12 / 16;  // the seed's 12 bytes
+  FindAnswer(answers, "k_count")->text =
+      "K = 8: 12 bytes per parameter in all (the seed texts: Adam m and v only)";
+  FindAnswer(answers, "zero1_fits")->text = "Yes";
+  FindAnswer(answers, "best_tp")->number = 16;
+  FindAnswer(answers, "pp_busiest_traffic")->text = "TP (all-reduces of activations, on NVLink)";
+  FindAnswer(answers, "activations_measured")->number *= 1.04;  // within 5%
+
+  const LabGradeReport report = GradeLab(lab, answers);
+  EXPECT_EQ(report.score, lab.MaxPoints() - 5) << FormatLabReport(report);
+  const std::set<std::string> wrong = {"states_predict", "k_count", "zero1_fits", "best_tp",
+                                       "pp_busiest_traffic"};
+  for (const LabQuestionResult& r : report.results) {
+    EXPECT_EQ(r.verdict, wrong.count(r.question_id) ? LabVerdict::kWrong : LabVerdict::kCorrect)
+        << r.question_id << ": " << r.feedback;
+  }
+  // The seed's count is 25% low, and the feedback says which byte is missing.
+  const LabQuestionResult& predicted = Result(report, "states_predict");
+  EXPECT_NE(predicted.feedback.find("25% low"), std::string::npos) << predicted.feedback;
+  EXPECT_NE(predicted.feedback.find("fp32 master copy"), std::string::npos) << predicted.feedback;
+}
+
 TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
   // The ring moves exactly 2(N-1)/N x M bytes per rank: the engine's count
   // agrees with the formula, so lab 1's measured question is sound.
@@ -146,6 +173,11 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
       {"tp", {}},
       {"zero", {}},
       {"memory", {}},
+      {"3d", {{"width", LabParamType::kNumber, "", 64, false, 0}}},
+      {"plan",
+       {{"model", LabParamType::kString, "gpt3-1.3b", 0, false, 0},
+        {"gpus", LabParamType::kNumber, "", 16, false, 0},
+        {"topology", LabParamType::kString, "2x-dgx-a100-ib", 0, false, 0}}},
   };
   for (const LabScenarioSpec& spec : LabScenarios()) {
     const LabRunResult r = RunLabScenario(spec.name, small.at(spec.name));
