@@ -89,7 +89,8 @@ TEST(LabScenario3d, SmallModelReportsTheEnginesStepAndItsCheck) {
                    double(s.traffic[int(GroupKind::kPipeline)].max_sent_bytes_per_rank));
   EXPECT_DOUBLE_EQ(m.at("dp_bytes_per_gpu"),
                    double(s.traffic[int(GroupKind::kData)].max_sent_bytes_per_rank));
-  EXPECT_DOUBLE_EQ(m.at("dp_time_ms"), s.traffic[int(GroupKind::kData)].max_busy_ns_per_rank * 1e-6);
+  EXPECT_DOUBLE_EQ(m.at("dp_time_ms"),
+                   s.traffic[int(GroupKind::kData)].max_busy_ns_per_rank * 1e-6);
   EXPECT_GT(m.at("tp_bytes_per_gpu"), 0);
   EXPECT_GT(m.at("pp_bytes_per_gpu"), 0);
   EXPECT_GT(m.at("dp_bytes_per_gpu"), 0);
