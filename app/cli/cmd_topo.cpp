@@ -23,7 +23,8 @@ void PrintPresetList(std::ostream& out) {
     out << "  " << p.name << std::string(width - p.name.size() + 2, ' ') << p.description << "\n";
   }
   out << "#\n"
-      << "# Also: <N>x-dgx-a100-ib and <N>x-dgx-h100-ib (N boxes over InfiniBand), and any\n"
+      << "# Also: <N>x-dgx-a100-ib and <N>x-dgx-h100-ib (N boxes over InfiniBand),\n"
+      << "# <N>x-dgx-h100-superpod (N DGX H100 on the NVLink Switch System), and any\n"
       << "# topology file ('shardlab-cli topo --preset dgx-a100 --toml' prints one to start\n"
       << "# from; see assets/topologies/example-workstation.toml).\n";
 }

@@ -27,6 +27,7 @@ const CommandSpec& MoeRunSpec();
 const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
 const CommandSpec& WorkerSpec();
+const CommandSpec& PlanSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -56,6 +57,8 @@ int LabMain(std::span<const std::string> args);
 /// `worker COLLECTIVE`: the run as the app's worker process: binary
 /// records on stdout, commands on stdin (engine/run/worker_protocol.h).
 int WorkerMain(std::span<const std::string> args);
+/// `plan`: DP x PP x TP layouts of a model on a cluster, ranked by step time.
+int PlanMain(std::span<const std::string> args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `topo`: list presets, print a topology, choose a ring order.

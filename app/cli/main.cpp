@@ -4,6 +4,7 @@
 //   shardlab-cli sweep allreduce -b 8 -e 1G -f 2
 //   shardlab-cli topo --list
 //   shardlab-cli memory --params 175B --ranks 64 --stage 3
+//   shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib
 //
 // Exit codes: 0 success, 1 runtime failure (wrong result, backend error,
 // out of memory), 2 bad input. Every failure prints exactly one line,
@@ -33,7 +34,7 @@ const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
       {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {LabSpec, LabMain},
-      {WorkerSpec, WorkerMain}};
+      {WorkerSpec, WorkerMain}, {PlanSpec, PlanMain}};
   return commands;
 }
 

@@ -152,6 +152,8 @@ class Builder {
     topology_.links.push_back(link);
   }
 
+  int FindNode(const std::string& name) const { return topology_.FindNode(name); }
+
   Topology Finish() {
     ValidateTopology(topology_);
     return std::move(topology_);
@@ -256,24 +258,89 @@ Topology MakeSwitchBox(const std::string& name, const std::string& description,
   return builder.Finish();
 }
 
-// `boxes` servers; NIC i of every box is cabled into one non-blocking IB
-// switch node (a rail-optimised fat tree seen from outside).
-Topology MakeCluster(const std::string& name, const SwitchBox& box, int boxes, const char* what) {
-  Builder builder(name, std::to_string(boxes) + " x " + what + " (" +
-                            std::to_string(boxes * box.gpus) + " GPUs), one " +
-                            (box.nic_gbps == kNdrGbps ? "NDR 400" : "HDR 200") +
-                            " Gb/s IB NIC per GPU into a non-blocking fabric");
-  std::vector<int> nics;
-  for (int host = 0; host < boxes; ++host) {
-    std::string prefix = std::to_string(host);  // "h3." built in place: see FileError
-    prefix.insert(0, 1, 'h');
-    prefix += '.';
-    const std::vector<int> box_nics = AddSwitchBox(builder, box, host, prefix);
-    nics.insert(nics.end(), box_nics.begin(), box_nics.end());
-  }
+// `boxes` servers; NIC i of every box is cabled into one IB switch node.
+// That node stands for a non-blocking (1:1) fat tree: leaf switches per
+// rail and spines above them give every NIC pair a full NIC's bandwidth,
+// which one switch node of unlimited forwarding gives too. What the
+// collapse loses is only the two extra switch traversals of a cross-leaf
+// path (a few hundred ns, far below a collective's bandwidth term); a
+// tapered fabric would need real leaf and spine nodes.
+void AddIbFabric(Builder& builder, const std::vector<int>& nics, Gbps nic_gbps) {
   // The fabric sits outside every box; by convention it carries host 0.
   const int fabric = builder.AddNode("ib-switch", NodeKind::kNetSwitch, 0);
-  for (const int nic : nics) builder.Connect(nic, fabric, LinkKind::kInfiniBand, box.nic_gbps);
+  for (const int nic : nics) builder.Connect(nic, fabric, LinkKind::kInfiniBand, nic_gbps);
+}
+
+// "h3." built in place: see FileError.
+std::string HostPrefix(int host) {
+  std::string prefix = std::to_string(host);
+  prefix.insert(0, 1, 'h');
+  prefix += '.';
+  return prefix;
+}
+
+std::string IbText(const SwitchBox& box) {
+  return box.nic_gbps == kNdrGbps ? "NDR 400" : "HDR 200";
+}
+
+Topology MakeCluster(const std::string& name, const SwitchBox& box, int boxes, const char* what) {
+  Builder builder(name, std::to_string(boxes) + " x " + what + " (" +
+                            std::to_string(boxes * box.gpus) + " GPUs), one " + IbText(box) +
+                            " Gb/s IB NIC per GPU into a non-blocking fat tree (one switch node)");
+  std::vector<int> nics;
+  for (int host = 0; host < boxes; ++host) {
+    const std::vector<int> box_nics = AddSwitchBox(builder, box, host, HostPrefix(host));
+    nics.insert(nics.end(), box_nics.begin(), box_nics.end());
+  }
+  AddIbFabric(builder, nics, box.nic_gbps);
+  return builder.Finish();
+}
+
+// DGX H100 SuperPOD with the NVLink Switch System: each box's NVSwitch
+// fabric (here its one "nvswitch" node) has 72 NVLink4 ports out of the box
+// (18 OSFP cages x 4 links) into external NVLink Switches; up to 32 boxes
+// (256 GPUs) form one NVLink domain. Inside a domain every GPU pair gets a
+// GPU's whole 18 x 25 = 450 GB/s per direction, but the box's uplink is
+// 72 x 25 = 1,800 GB/s against its GPUs' 8 x 450 = 3,600: a 2:1 taper, so
+// eight GPUs all sending out of the box get 225 GB/s each. Every box keeps
+// its eight NDR NICs on the IB fabric, which joins the domains.
+//
+//   GPU ─18 x NVLink4─ nvswitch ─72 x NVLink4 (1.8 TB/s)─ nvlink-switch<d>
+//                         │                                  (per domain)
+//                       NICs ─NDR 50 GB/s─ ib-switch (all domains)
+constexpr int kSuperPodDomainBoxes = 32;
+constexpr int kSuperPodUplinkLanes = 72;
+constexpr TimeNs kNvLinkNetworkHopNs = 150;  // box NVSwitch <-> NVLink Switch, each way
+
+Topology MakeSuperPod(const std::string& name, int boxes) {
+  const SwitchBox& box = kDgxH100;
+  const int domains = (boxes + kSuperPodDomainBoxes - 1) / kSuperPodDomainBoxes;
+  Builder builder(name, std::to_string(boxes) + " x DGX H100 (" +
+                            std::to_string(boxes * box.gpus) +
+                            " GPUs), NVLink Switch System: 450 GB/s per GPU across boxes in "
+                            "domains of up to 32 boxes (1.8 TB/s per box, 2:1), " +
+                            (domains > 1 ? std::to_string(domains) + " domains" : "one domain") +
+                            ", NDR IB between domains");
+  std::vector<int> nics, box_switches;
+  for (int host = 0; host < boxes; ++host) {
+    const std::string prefix = HostPrefix(host);
+    const std::vector<int> box_nics = AddSwitchBox(builder, box, host, prefix);
+    nics.insert(nics.end(), box_nics.begin(), box_nics.end());
+    box_switches.push_back(builder.FindNode(prefix + "nvswitch"));
+  }
+  // Switches outside every box carry host 0, as the IB fabric does.
+  std::vector<int> domain_switches;
+  for (int d = 0; d < domains; ++d) {
+    domain_switches.push_back(
+        builder.AddNode("nvlink-switch" + std::to_string(d), NodeKind::kNetSwitch, 0));
+  }
+  for (int host = 0; host < boxes; ++host) {
+    builder.ConnectWithLatency(box_switches[static_cast<std::size_t>(host)],
+                               domain_switches[static_cast<std::size_t>(host / kSuperPodDomainBoxes)],
+                               box.nvlink, kSuperPodUplinkLanes * box.nvlink_lane_gbps,
+                               kSuperPodUplinkLanes, kNvLinkNetworkHopNs);
+  }
+  AddIbFabric(builder, nics, box.nic_gbps);
   return builder.Finish();
 }
 
@@ -352,12 +419,23 @@ Topology MakePcieGen4EightGpu() {
   return builder.Finish();
 }
 
-// "<N>x-dgx-a100-ib" / "<N>x-dgx-h100-ib": N boxes; false when `name` is not of that form.
-bool ParseClusterName(const std::string& name, int* boxes, bool* hopper) {
+enum class ClusterKind { kA100Ib, kH100Ib, kH100SuperPod };
+
+// "<N>x-dgx-a100-ib", "<N>x-dgx-h100-ib", "<N>x-dgx-h100-superpod": N boxes;
+// false when `name` is not of that form.
+bool ParseClusterName(const std::string& name, int* boxes, ClusterKind* kind) {
   const std::size_t x = name.find("x-dgx-");
   if (x == std::string::npos || x == 0) return false;
   const std::string tail = name.substr(x);
-  if (tail != "x-dgx-a100-ib" && tail != "x-dgx-h100-ib") return false;
+  if (tail == "x-dgx-a100-ib") {
+    *kind = ClusterKind::kA100Ib;
+  } else if (tail == "x-dgx-h100-ib") {
+    *kind = ClusterKind::kH100Ib;
+  } else if (tail == "x-dgx-h100-superpod") {
+    *kind = ClusterKind::kH100SuperPod;
+  } else {
+    return false;
+  }
   int n = 0;
   const auto result = std::from_chars(name.data(), name.data() + x, n);
   if (result.ec != std::errc() || result.ptr != name.data() + x) return false;
@@ -367,7 +445,6 @@ bool ParseClusterName(const std::string& name, int* boxes, bool* hopper) {
                 std::to_string(8 * kMaxClusterBoxes) + " GPUs)");
   }
   *boxes = n;
-  *hopper = tail == "x-dgx-h100-ib";
   return true;
 }
 
@@ -375,7 +452,7 @@ std::string PresetNameList() {
   std::string names;
   for (const PresetInfo& info : ListTopologyPresets())
     names += (names.empty() ? "" : ", ") + info.name;
-  return names + ", <N>x-dgx-a100-ib, <N>x-dgx-h100-ib";
+  return names + ", <N>x-dgx-a100-ib, <N>x-dgx-h100-ib, <N>x-dgx-h100-superpod";
 }
 
 }  // namespace
@@ -429,6 +506,10 @@ std::vector<PresetInfo> ListTopologyPresets() {
       {"4x-dgx-h100-ib",
        "4 DGX H100 (32 GPUs) over NDR InfiniBand; any <N>x-dgx-h100-ib, N <= 128"},
       {"128x-dgx-h100-ib", "128 DGX H100 (1,024 GPUs) over NDR InfiniBand, 50 GB/s per GPU"},
+      {"64x-dgx-a100-ib", "64 DGX A100 (512 GPUs) over HDR InfiniBand, the planner's example"},
+      {"32x-dgx-h100-superpod",
+       "32 DGX H100 (256 GPUs) in one NVLink Switch domain: 450 GB/s per GPU across boxes; "
+       "any <N>x-dgx-h100-superpod"},
   };
 }
 
@@ -456,21 +537,24 @@ Topology MakeTopologyPreset(const std::string& name) {
                          "8 NDR IB NICs",
                          kHgxB200);
   int boxes = 0;
-  bool hopper = false;
-  if (ParseClusterName(name, &boxes, &hopper)) {
-    return hopper ? MakeCluster(name, kDgxH100, boxes, "DGX H100")
-                  : MakeCluster(name, kDgxA100, boxes, "DGX A100");
+  ClusterKind kind{};
+  if (ParseClusterName(name, &boxes, &kind)) {
+    switch (kind) {
+      case ClusterKind::kA100Ib: return MakeCluster(name, kDgxA100, boxes, "DGX A100");
+      case ClusterKind::kH100Ib: return MakeCluster(name, kDgxH100, boxes, "DGX H100");
+      case ClusterKind::kH100SuperPod: return MakeSuperPod(name, boxes);
+    }
   }
   throw Error("unknown topology preset '" + name + "'; known: " + PresetNameList());
 }
 
 Topology LoadTopology(const std::string& preset_or_path) {
   int boxes = 0;
-  bool hopper = false;
+  ClusterKind kind{};
   for (const PresetInfo& info : ListTopologyPresets()) {
     if (info.name == preset_or_path) return MakeTopologyPreset(preset_or_path);
   }
-  if (ParseClusterName(preset_or_path, &boxes, &hopper)) return MakeTopologyPreset(preset_or_path);
+  if (ParseClusterName(preset_or_path, &boxes, &kind)) return MakeTopologyPreset(preset_or_path);
   std::error_code ec;
   if (std::filesystem::exists(preset_or_path, ec)) return LoadTopologyFile(preset_or_path);
   // Something that looks like a path was meant as a file: say that it is missing.

@@ -17,7 +17,8 @@ struct PresetInfo {
 std::vector<PresetInfo> ListTopologyPresets();
 
 /// Builds a preset by name: "dgx-a100", "dgx1-v100", "2x-dgx-a100-ib", and
-/// the parametric "<N>x-dgx-a100-ib" / "<N>x-dgx-h100-ib" clusters. Throws
+/// the parametric "<N>x-dgx-a100-ib" / "<N>x-dgx-h100-ib" clusters (IB) and
+/// "<N>x-dgx-h100-superpod" (NVLink Switch domains of 32 boxes). Throws
 /// shardlab::Error listing the known names when `name` is unknown.
 Topology MakeTopologyPreset(const std::string& name);
 

@@ -69,7 +69,7 @@ void ExpectWellFormed(const Topology& topology, const TopologyLayout& layout, fl
 std::string ExpectedShape(const std::string& preset) {
   if (preset.starts_with("pcie")) return "pcie-tree";
   if (preset.starts_with("dgx1")) return "cube-mesh";
-  if (preset.ends_with("-ib")) return "multi-host";
+  if (preset.ends_with("-ib") || preset.ends_with("-superpod")) return "multi-host";
   return "switch-star";
 }
 

@@ -232,5 +232,67 @@ TEST(Preset, KnownGpuModelsHaveRealisticFigures) {
   EXPECT_EQ(FindGpuModel("not-a-gpu"), nullptr);
 }
 
+
+int CountLinks(const Topology& t, LinkKind kind, Gbps gbps) {
+  int count = 0;
+  for (const Link& link : t.links) count += link.kind == kind && link.gbps == gbps;
+  return count;
+}
+
+TEST(Preset, IbClustersHaveOneNdrOrHdrNicLinkPerGpu) {
+  // 64 DGX A100: 512 GPUs, 512 HDR links (25 GB/s) into the fabric, 512
+  // NVLink3 bundles of 12 lanes (300 GB/s) into 64 box NVSwitch nodes.
+  const Topology a = MakeTopologyPreset("64x-dgx-a100-ib");
+  EXPECT_EQ(a.num_gpus(), 512);
+  EXPECT_EQ(a.num_hosts(), 64);
+  EXPECT_EQ(CountLinks(a, LinkKind::kInfiniBand, 25), 512);
+  EXPECT_EQ(CountLinks(a, LinkKind::kNvLink3, 300), 512);
+  EXPECT_EQ(static_cast<int>(a.links.size()),
+            CountLinks(a, LinkKind::kInfiniBand, 25) + CountLinks(a, LinkKind::kNvLink3, 300) +
+                64 * (1 + 4 + 8 + 8));  // per box: UPI, 4 PCIe uplinks, 8 GPU and 8 NIC PCIe
+  EXPECT_NE(a.description.find("non-blocking fat tree (one switch node)"), std::string::npos);
+  const Topology h = MakeTopologyPreset("4x-dgx-h100-ib");
+  EXPECT_EQ(CountLinks(h, LinkKind::kInfiniBand, 50), 32);  // NDR 400 Gb/s
+  EXPECT_EQ(CountLinks(h, LinkKind::kNvLink4, 450), 32);     // 18 x 25 GB/s per GPU
+}
+
+TEST(Preset, SuperPodJoinsBoxesOverNvLinkWithATwoToOneUplink) {
+  const Topology t = MakeTopologyPreset("32x-dgx-h100-superpod");
+  ASSERT_EQ(t.num_gpus(), 256);
+  EXPECT_EQ(t.num_hosts(), 32);
+  // 256 GPU bundles of 18 NVLink4 lanes, 32 box uplinks of 72 lanes, 256 NICs.
+  EXPECT_EQ(CountLinks(t, LinkKind::kNvLink4, 450), 256);
+  EXPECT_EQ(CountLinks(t, LinkKind::kNvLink4, 1800), 32);
+  EXPECT_EQ(CountLinks(t, LinkKind::kInfiniBand, 50), 256);
+  for (const Link& link : t.links) {
+    if (link.kind == LinkKind::kNvLink4) {
+      EXPECT_EQ(link.gbps, 25 * link.lanes);
+    }
+  }
+  EXPECT_GE(t.FindNode("nvlink-switch0"), 0);
+  EXPECT_LT(t.FindNode("nvlink-switch1"), 0);  // 32 boxes: one domain
+  // Every pair, in a box or across boxes, gets a GPU's whole NVLink
+  // bandwidth (900 GB/s both directions added, as the seed text counts).
+  EXPECT_EQ(Width(t, 0, 1), 450);
+  EXPECT_EQ(Width(t, 0, 8), 450);
+  EXPECT_EQ(Width(t, 3, 255), 450);
+  RouteTable routes(t);
+  EXPECT_EQ(routes.Between(0, 255).hops.size(), 4u);  // GPU-box-switch-box-GPU
+  EXPECT_EQ(routes.Between(0, 255).latency_ns, 350 + 150 + 150 + 350);
+}
+
+TEST(Preset, SuperPodsBeyondOneDomainCrossInfiniBand) {
+  const Topology t = MakeTopologyPreset("64x-dgx-h100-superpod");
+  ASSERT_EQ(t.num_gpus(), 512);
+  EXPECT_GE(t.FindNode("nvlink-switch1"), 0);
+  EXPECT_LT(t.FindNode("nvlink-switch2"), 0);
+  EXPECT_EQ(Width(t, 0, 255), 450);  // boxes 0 and 31: one domain
+  EXPECT_EQ(Width(t, 0, 256), 50);   // boxes 0 and 32: NDR between domains
+  EXPECT_EQ(PresetError("129x-dgx-h100-superpod"),
+            "preset '129x-dgx-h100-superpod': the number of boxes must be 1..128 (up to 1024 "
+            "GPUs)");
+  EXPECT_NE(PresetError("nope").find("<N>x-dgx-h100-superpod"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace shardlab

@@ -340,6 +340,7 @@ std::string TileLabel(const Graph& graph, int node, int index_in_kind, int count
         if (link.a != node && link.b != node) continue;
         if (link.kind == LinkKind::kInfiniBand) what = "IB switch";
         if (link.kind == LinkKind::kEthernet) what = "Eth switch";
+        if (link.kind == LinkKind::kNvLink4) what = "NVLink switch";
       }
       return what + suffix;
     }
