@@ -59,7 +59,9 @@ void TokensPerExpertBars(const Theme& theme, const MoeRouting& routing) {
                       hovered, routing.rank_of_expert(hovered), routing.routed[e], routing.kept_per_expert[e],
                       routing.routed[e] - routing.kept_per_expert[e], static_cast<long long>(cap));
   }
-  ImGui::TextDisabled("tokens per expert (bar: computed, outline: routed, red line: capacity)");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("tokens per expert, coloured by GPU (bar: computed, outline: routed, red line: capacity)");
+  ImGui::PopStyleColor();
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace {
 void Label(const char* text) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(text);
-  ImGui::SameLine(ImGui::GetFontSize() * 6.0f);
+  ImGui::SameLine(ImGui::GetFontSize() * 7.5f);  // "GPU memory" fits
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14.0f);
 }
 
