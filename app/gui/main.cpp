@@ -53,6 +53,10 @@ std::string AsFlagMessage(const std::string& message) {
       {"sequence-parallel: ", "--sequence-parallel: "},
       {"stage: ", "--stage: "},       {"steps: ", "--steps: "},   {"bucket: ", "--bucket: "},
       {"k: ", "--k: "},
+      {"dp: ", "--dp: "},             {"pp: ", "--pp: "},         {"zero: ", "--zero: "},
+      {"grid: ", "--dp/--pp/--tp: "},
+      {"experts: ", "--experts: "},   {"top-k: ", "--top-k: "},   {"tokens: ", "--tokens: "},
+      {"capacity-factor: ", "--capacity-factor: "}, {"skew: ", "--skew: "},
   };
   for (const auto& f : kFields) {
     const std::string field = f.field;

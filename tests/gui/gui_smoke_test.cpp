@@ -356,3 +356,41 @@ TEST(GuiAppFlags, HelpAndVersionExitZero) {
 
 }  // namespace
 }  // namespace shardlab::gui
+
+namespace shardlab::gui {
+namespace {
+
+TEST(GuiApp, Runs3dAndColoursTilesByGroupWithTheLinksOfEachKind) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const Image image = Screenshot(dir, {"--scenario", "3d", "--dp", "2", "--pp", "2", "--tp", "2", "--microbatches",
+                                       "4", "--layers", "4", "--model-width", "64", "--batch", "32", "--step", "1000",
+                                       "--frames", "20"});
+  const Theme& theme = GetTheme(ThemeKind::kDark);
+  const PanelLayout layout = ComputePanelLayout(kWidth, kHeight, MenuBarHeightPx(FontPixels(1.0f)), kTpMetricsShare);
+  // TP groups 0..3 wear rank colours 0..3 on the tiles; the TP links are lit.
+  for (int group = 0; group < 4; ++group) {
+    EXPECT_GT(CountNear(image, layout.topology, theme.RankColor(group)), 40) << "TP group " << group;
+  }
+  EXPECT_GT(CountNear(image, layout.topology, theme.PhaseColor(Phase::kAllGather)), 40) << "TP links";
+}
+
+TEST(GuiApp, MoeHotExpertShowsItsPhasesOnTheGantt) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const Image image = Screenshot(dir, {"--scenario", "moe", "--ranks", "4", "--experts", "8", "--skew", "hot",
+                                       "--capacity-factor", "4", "--step", "1000", "--frames", "20"});
+  const Theme& theme = GetTheme(ThemeKind::kDark);
+  const PanelLayout layout = ComputePanelLayout(kWidth, kHeight, MenuBarHeightPx(FontPixels(1.0f)), kTpMetricsShare);
+  EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kExpert)), 200) << "expert boxes";
+  EXPECT_GT(CountNear(image, layout.gantt, theme.PhaseColor(Phase::kDispatch)), 50) << "dispatch boxes";
+}
+
+TEST(GuiAppFlags, ThreeDAndMoeFieldsAreNamedAsFlags) {
+  ExpectUsageError({"--scenario", "3d", "--dp", "4", "--frames", "1"}, "--dp/--pp/--tp: ");
+  ExpectUsageError({"--scenario", "moe", "--experts", "6", "--frames", "1"}, "--experts: ");
+  ExpectUsageError({"--scenario", "moe", "--skew", "spiky"}, "--skew: ");
+}
+
+}  // namespace
+}  // namespace shardlab::gui

@@ -75,6 +75,7 @@ bool BeginPanel(const char* name, const Rect& rect, ImGuiWindowFlags extra = 0) 
 App::App(AppFlags flags) : flags_(std::move(flags)) {
   theme_ = flags_.theme;
   font_scale_ = flags_.font_scale;
+  planner_open_ = flags_.planner;
   scenario_state_.edit = flags_.settings;
   const std::string& order = flags_.settings.ring_order;
   if (order != "auto" && order != "rank") scenario_state_.custom_ring_order = order;
@@ -234,6 +235,7 @@ void App::Frame(double dt_s) {
   MenuBarInfo menu;
   menu.theme = theme_;
   menu.font_scale = font_scale_;
+  menu.planner_open = planner_open_;
   menu.can_export_trace = session_.plan() != nullptr && session_.store().event_count() > 0;
   menu.lab_panel_open = lab_panel_visible_;
   if (glfwGetTime() < status_until_s_) {
@@ -242,6 +244,21 @@ void App::Frame(double dt_s) {
   }
   HandleMenu(DrawMenuBar(menu));
   DrawPanels(ctx);
+  if (planner_open_) {
+    // A floating window over the panels: planning is a side trip.
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.18f, io.DisplaySize.y * 0.08f), ImGuiCond_Once);
+    ImGui::SetNextWindowSize(ImVec2(io.DisplaySize.x * 0.64f, io.DisplaySize.y * 0.8f), ImGuiCond_Once);
+    if (ImGui::Begin("3D layout planner (analytic, as shardlab-cli plan)###planner", &planner_open_)) {
+      ScenarioSettings settings = scenario_state_.edit;
+      if (DrawPlannerPanel(theme, planner_state_, &settings)) {
+        scenario_state_.edit = settings;
+        planner_open_ = false;
+        if (session_.Check(settings).empty()) StartRun(settings);
+      }
+    }
+    ImGui::End();
+  }
   DrawHelpPopups();
   if (open_trace_dialog_.Draw(theme)) {
     std::string message;
@@ -282,7 +299,9 @@ void App::DrawPanels(ViewContext& ctx) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const bool tp = session_.tp() != nullptr;
   const bool zero = session_.zero() != nullptr;
-  const float metrics_share = tp     ? kTpMetricsShare
+  // A 3D run or an MoE layer has no chunk buffers either: metrics take the column.
+  const bool no_buffers = session_.three_d() != nullptr || session_.moe() != nullptr;
+  const float metrics_share = tp || no_buffers ? kTpMetricsShare
                               : zero ? kZeroMetricsShare
                               : session_.pipeline() != nullptr ? kPipelineMetricsShare
                                                                : kCollectiveMetricsShare;
@@ -362,6 +381,7 @@ void App::HandleMenu(MenuAction action) {
     case MenuAction::kHideLabPanel: lab_panel_visible_ = false; break;
     case MenuAction::kShowShortcuts: OpenHelpPopup(HelpPopup::kShortcuts); break;
     case MenuAction::kShowAbout: OpenHelpPopup(HelpPopup::kAbout); break;
+    case MenuAction::kTogglePlanner: planner_open_ = !planner_open_; break;
   }
 }
 
@@ -508,6 +528,10 @@ std::string App::DefaultExportName(ExportKind kind) const {
   const std::string stem =
       s.is_zero() ? "shardlab-zero-stage" + std::to_string(s.zero_stage) + "-" + std::to_string(s.zero_ranks) +
                         "gpu-" + topology
+      : s.is_three_d() ? "shardlab-3d-dp" + std::to_string(s.dp) + "-pp" + std::to_string(s.pp) + "-tp" +
+                             std::to_string(s.tp3) + "-" + topology
+      : s.is_moe()     ? "shardlab-moe-" + std::to_string(s.moe_experts) + "experts-" +
+                             std::to_string(s.moe_ranks) + "gpu-" + s.moe_skew + "-" + topology
                   : "shardlab-" + s.scenario + "-" + s.algo + "-" + std::to_string(s.ranks) + "gpu-" + topology;
   return FileSafe(stem) + (kind == ExportKind::kScreenshot ? ".png" : ".json");
 }

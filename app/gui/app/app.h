@@ -98,6 +98,8 @@ class App {
   GanttViewState gantt_state_;
   TpWeightsViewState tp_weights_state_;
   ZeroMemoryViewState zero_memory_state_;
+  PlannerPanelState planner_state_;
+  bool planner_open_ = false;
   ExportDialog export_dialog_;
   OpenTraceDialog open_trace_dialog_;
   LabPanelState lab_panel_;

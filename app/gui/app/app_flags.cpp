@@ -10,6 +10,7 @@
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/pipeline_schedule.h"
 #include "engine/model/mlp.h"
+#include "engine/model/moe_layer.h"
 #include "engine/model/tp_layer.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
@@ -52,12 +53,16 @@ const CommandSpec& AppSpec() {
         "           --steps 2 --bucket 4K --no-overlap\n"
         "      (ZeRO-3 over 8 GPUs: each keeps 1/8 of every model state; every layer is\n"
         "       all-gathered before its forward and its backward)\n"
+        "  shardlab --scenario 3d --dp 2 --pp 2 --tp 2 --microbatches 4\n"
+        "      (8 GPUs in a DP x PP x TP grid; the topology and Gantt group by coordinate)\n"
+        "  shardlab --scenario moe --ranks 4 --experts 8 --skew hot\n"
+        "      (one MoE layer; the hot expert's GPU is the straggler)\n"
         "\n"
         "Exit codes: 0 success, 1 a failed run or export in scripted mode, 2 bad flags.\n";
     s.flags = {
-        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, pipeline, tp or zero (default allreduce)"},
+        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, pipeline, tp, zero, 3d or moe (default allreduce)"},
         {"algo", 0, "ALGO", "ring, tree (allreduce) or direct (alltoall); default: the kind's usual one"},
-        {"ranks", 0, "N", "ranks, one per GPU (default 8; zero: the data-parallel degree N, default 4)"},
+        {"ranks", 0, "N", "ranks, one per GPU (default 8; zero: the data-parallel degree N, default 4; moe: expert-parallel ranks, default 4)"},
         {"size", 0, "SIZE", "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default 64M)"},
         {"topology", 0, "NAME|FILE", "topology preset or topology file (default dgx-a100)"},
         {"backend", 0, "NAME", "backend (default sim)"},
@@ -75,10 +80,18 @@ const CommandSpec& AppSpec() {
         {"batch", 0, "N", "pipeline: rows of one training step (default 64); tp: sequences B (default 2); zero: the global batch, split over the ranks (default 32)"},
         {"optimizer", 0, "NAME", "pipeline: sgd or adam (default sgd)"},
         {"layer", 0, "KIND", "tp: column, row, mlp, attention or transformer (default mlp)"},
-        {"tp", 0, "N", "tp: GPUs the layer is split over (default 4)"},
+        {"tp", 0, "N", "tp: GPUs the layer is split over (default 4); 3d: tensor-parallel degree (default 2)"},
+        {"dp", 0, "N", "3d: data-parallel replicas (default 2); with --pp and --tp the grid, dp*pp*tp GPUs"},
+        {"pp", 0, "N", "3d: pipeline stages (default 2)"},
+        {"zero", 0, "0|1", "3d: 0 (DP all-reduce of gradients) or 1 (ZeRO-1 within each DP group) (default 0)"},
+        {"experts", 0, "E", "moe: experts, divisible by --ranks (default 8)"},
+        {"top-k", 0, "K", "moe: experts per token (default 2)"},
+        {"tokens", 0, "T", "moe: tokens over all ranks, divisible by --ranks (default 1024)"},
+        {"capacity-factor", 0, "C", "moe: capacity per expert as a multiple of the even share (default 1.25)"},
+        {"skew", 0, "NAME", "moe: router (its own top-k), uniform, hot (half the tokens to expert 0) or zipf (default router)"},
         {"seq", 0, "N", "tp: tokens per sequence S; the layer sees T = B x S (default 8)"},
-        {"hidden", 0, "N", "tp: hidden size H (default 32)"},
-        {"ffn", 0, "N", "tp: split width F (default 0: 4H for the MLP, H for one linear)"},
+        {"hidden", 0, "N", "tp: hidden size H (default 32); moe: (default 128)"},
+        {"ffn", 0, "N", "tp: split width F (default 0: 4H for the MLP, H for one linear); moe: each expert's inner width (default 256)"},
         {"heads", 0, "N", "tp: attention heads, attention and transformer only (default 4)"},
         {"sequence-parallel", 0, "", "tp: Megatron's sequence parallelism (each all-reduce becomes RS + AG)"},
         {"stage", 0, "N", "zero: 0 (plain data parallel), 1 (optimizer states sharded), 2 (+ gradients), 3 (+ parameters) (default 2)"},
@@ -86,6 +99,7 @@ const CommandSpec& AppSpec() {
         {"bucket", 0, "SIZE", "zero: fp16 gradient per bucket, stages 0-2: 4K, 25M (default 16K)"},
         {"no-overlap", 0, "", "zero: every gradient collective waits for the whole backward"},
         {"k", 0, "12|8", "zero: optimizer bytes per parameter in the memory formula: 12 (ZeRO paper: fp32 master, Adam m and v) or 8 (seed texts) (default 12)"},
+        {"planner", 0, "", "open the 3D layout planner window (View > 3D layout planner)"},
         {"play", 0, "", "start playing the replay once the run is recorded"},
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
         {"speed", 0, "X", "replay speed in nanoseconds of run per second of wall time (default: the whole run in about 20 s)"},
@@ -146,7 +160,8 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     }
   };
   if (name == "scenario") {
-    if (value != kPipelineScenario && value != kTensorParallelScenario && value != kZeroScenario) {
+    if (value != kPipelineScenario && value != kTensorParallelScenario && value != kZeroScenario &&
+        value != kThreeDScenario && value != kMoeScenario) {
       relabel([&] { ParseCollectiveKind(value); });
     }
     s.scenario = value;
@@ -154,13 +169,30 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     relabel([&] { ParseTpLayerKind(value); });
     s.tp_layer = value;
   } else if (name == "tp") {
-    s.tp = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+    (s.is_three_d() ? s.tp3 : s.tp) = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+  } else if (name == "dp") {
+    s.dp = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+  } else if (name == "pp") {
+    s.pp = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
+  } else if (name == "zero") {
+    s.td_zero = static_cast<int>(ParseIntValue(spelling, value, 0, 1));
+  } else if (name == "experts") {
+    s.moe_experts = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
+  } else if (name == "top-k") {
+    s.moe_top_k = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
+  } else if (name == "tokens") {
+    s.moe_tokens = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 24));
+  } else if (name == "capacity-factor") {
+    s.moe_capacity = ParseReal(spelling, value, 1e-3, 1e6);
+  } else if (name == "skew") {
+    relabel([&] { ParseMoeSkew(value); });
+    s.moe_skew = value;
   } else if (name == "seq") {
     s.tp_seq = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
   } else if (name == "hidden") {
-    s.tp_hidden = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
+    (s.is_moe() ? s.moe_hidden : s.tp_hidden) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
   } else if (name == "ffn") {
-    s.tp_ffn = static_cast<int>(ParseIntValue(spelling, value, 0, 1 << 18));
+    (s.is_moe() ? s.moe_ffn : s.tp_ffn) = static_cast<int>(ParseIntValue(spelling, value, 0, 1 << 18));
   } else if (name == "heads") {
     s.tp_heads = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 12));
   } else if (name == "sequence-parallel") {
@@ -204,7 +236,7 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     s.algo = value;
     algo_given = true;
   } else if (name == "ranks") {
-    (s.is_zero() ? s.zero_ranks : s.ranks) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
+    (s.is_zero() ? s.zero_ranks : s.is_moe() ? s.moe_ranks : s.ranks) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
   } else if (name == "size") {
     relabel([&] { ParseSize(value, "size"); });
     s.size = value;
@@ -228,6 +260,8 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "open-trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.open_trace_path = value;
+  } else if (name == "planner") {
+    flags.planner = true;
   } else if (name == "play") {
     flags.play = true;
   } else if (name == "step") {

@@ -48,6 +48,7 @@ struct AppFlags {
   float font_scale = 1.0f;
   int width_px = 1600;
   int height_px = 1000;
+  bool planner = false;             // open the 3D layout planner window
   bool help = false;
   bool version = false;
 

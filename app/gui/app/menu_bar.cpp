@@ -41,6 +41,8 @@ MenuAction DrawMenuBar(const MenuBarInfo& info) {
     if (ImGui::MenuItem("Bigger text", "Ctrl +")) action = MenuAction::kFontBigger;
     if (ImGui::MenuItem("Smaller text", "Ctrl -")) action = MenuAction::kFontSmaller;
     if (ImGui::MenuItem("Normal text size", "Ctrl 0")) action = MenuAction::kFontReset;
+    ImGui::Separator();
+    if (ImGui::MenuItem("3D layout planner", nullptr, info.planner_open)) action = MenuAction::kTogglePlanner;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Labs")) {

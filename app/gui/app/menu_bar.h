@@ -33,12 +33,14 @@ enum class MenuAction {
   kHideLabPanel,
   kShowShortcuts,
   kShowAbout,
+  kTogglePlanner,
 };
 
 /// What the menu bar shows besides its menus.
 struct MenuBarInfo {
   ThemeKind theme = ThemeKind::kDark;
   float font_scale = 1.0f;
+  bool planner_open = false;      // the 3D layout planner window
   bool can_export_trace = false;  // a recorded run exists
   bool lab_panel_open = false;
   std::string status;             // right-aligned note ("Saved run.png"), may be empty

@@ -36,7 +36,7 @@ Color Mix(Color a, Color b, double t) {
 
 /// Phase colours and the three stops of the link load ramp of one theme.
 struct Palette {
-  Color phases[10];  // indexed by Phase
+  Color phases[14];  // indexed by Phase
   Color load_mid;    // half load: amber, so 50% reads differently from idle and full
 };
 
@@ -52,6 +52,10 @@ Palette DarkPalette() {
               Rgb(0x3D8FD6),  // backward: blue
               Rgb(0xB8B8B8),  // optimizer: light grey
               Rgb(0x8CCFD9),  // weight gradient: pale cyan, apart from forward and backward
+              Rgb(0xB9A2F2),  // MoE router: lavender
+              Rgb(0xF08A5D),  // MoE dispatch: salmon
+              Rgb(0x78C850),  // MoE expert: leaf green (the long bars of a hot expert)
+              Rgb(0x4FB8E8),  // MoE combine: cyan-blue
           },
           Rgb(0xFFC233)};
 }
@@ -68,6 +72,10 @@ Palette LightPalette() {
               Rgb(0x1F3D99),  // backward: navy
               Rgb(0x444444),  // optimizer: dark grey
               Rgb(0x00707F),  // weight gradient: dark cyan
+              Rgb(0x5B3FB0),  // MoE router: violet
+              Rgb(0xC2410C),  // MoE dispatch: burnt orange
+              Rgb(0x2E7D32),  // MoE expert: green
+              Rgb(0x01579B),  // MoE combine: deep blue
           },
           Rgb(0xE08A00)};
 }

@@ -99,6 +99,54 @@ ZeroScenario ZeroScenarioFrom(const ScenarioSettings& settings) {
   return scenario;
 }
 
+/// The panel's 3D fields as an engine scenario: the small MLP with the
+/// pipeline's model fields, and the CLI's learning rates. Throws Error
+/// naming the field when one step is more host arithmetic than the app
+/// computes (the small model is always real, never timed only).
+ThreeDScenario ThreeDScenarioFrom(const ScenarioSettings& settings, double max_host_flops) {
+  ThreeDScenario scenario;
+  scenario.grid = {settings.dp, settings.pp, settings.tp3};
+  scenario.schedule = ParsePipelineSchedule(settings.schedule);
+  scenario.zero_stage = settings.td_zero;
+  scenario.microbatches = settings.microbatches;
+  scenario.mlp.layers = settings.layers;
+  scenario.mlp.width = settings.width;
+  scenario.mlp.batch = settings.batch;
+  scenario.mlp.optimizer = ParseOptimizer(settings.optimizer);
+  if (scenario.mlp.optimizer == OptimizerKind::kAdam) scenario.mlp.learning_rate = 1e-3f;
+  scenario.topology = settings.topology;
+  scenario.backend = settings.backend;
+  const double flops = 6.0 * settings.batch * double(settings.width) * settings.width * settings.layers;
+  if (flops > max_host_flops) {
+    char text[220];
+    std::snprintf(text, sizeof text,
+                  "width: one step is %.1f GFLOP of host arithmetic, above the %.0f GFLOP the app "
+                  "computes; choose a smaller width, batch or fewer layers",
+                  flops / 1e9, max_host_flops / 1e9);
+    throw Error(text, ErrorKind::kInvalidInput);
+  }
+  return scenario;
+}
+
+/// The panel's MoE fields as an engine scenario. Throws Error naming the
+/// field ("skew: ...").
+MoeScenario MoeScenarioFrom(const ScenarioSettings& settings) {
+  MoeScenario scenario;
+  MoeLayerConfig& c = scenario.layer;
+  c.ranks = settings.moe_ranks;
+  c.experts = settings.moe_experts;
+  c.top_k = settings.moe_top_k;
+  c.tokens = settings.moe_tokens;
+  c.hidden = settings.moe_hidden;
+  c.ffn = settings.moe_ffn;
+  c.capacity_factor = settings.moe_capacity;
+  c.skew = ParseMoeSkew(settings.moe_skew);
+  scenario.topology = settings.topology;
+  scenario.backend = settings.backend;
+  scenario.timing_only = settings.timing_only;
+  return scenario;
+}
+
 /// The formula's K, which only the views use: the ZeRO paper's 12 or the
 /// seed texts' 8.
 void CheckZeroK(int k) {
@@ -261,6 +309,8 @@ const Plan* Session::plan() const {
   if (pipeline_) return &pipeline_->pipeline.plan;
   if (tp_) return &tp_->layer.plan;
   if (zero_) return &zero_->zero.plan;
+  if (three_d_) return &three_d_->three_d.plan;
+  if (moe_) return &moe_->layer.plan;
   if (trace_) return &trace_->plan;
   return nullptr;
 }
@@ -270,6 +320,8 @@ const Topology* Session::topology() const {
   if (pipeline_) return &pipeline_->topology;
   if (tp_) return &tp_->topology;
   if (zero_) return &zero_->topology;
+  if (three_d_) return &three_d_->topology;
+  if (moe_) return &moe_->topology;
   if (trace_) return &trace_->topology;
   return nullptr;
 }
@@ -280,6 +332,8 @@ std::string Session::backend() const {
   if (pipeline_) return pipeline_->scenario.backend;
   if (tp_) return tp_->scenario.backend;
   if (zero_) return zero_->scenario.backend;
+  if (three_d_) return three_d_->scenario.backend;
+  if (moe_) return moe_->scenario.backend;
   if (trace_) return trace_->backend;
   return "";
 }
@@ -300,6 +354,8 @@ std::string Session::Title() const {
     return zero_->zero.plan.name + " (batch " + std::to_string(zero_->scenario.params.model.batch) + ") on " +
            zero_->topology.name;
   }
+  if (three_d_) return three_d_->three_d.plan.name + " on " + three_d_->topology.name;
+  if (moe_) return moe_->layer.plan.name + " on " + moe_->topology.name;
   if (trace_) return "trace " + trace_->source + ": " + (trace_->title.empty() ? trace_->plan.name : trace_->title);
   return "";
 }
@@ -339,6 +395,15 @@ TimeNs Session::expected_ns() const {
         hop && route.bottleneck_gbps > 0 ? elements * DTypeBytes(DType::kF16) / route.bottleneck_gbps : 0;
     return (tflops > 0 ? busiest / (tflops * 1e3) : 0) + comm_ns;
   }
+  if (three_d_ || moe_) {
+    // The busiest rank's compute at the topology's speed: enough to pace
+    // the replay until the run is recorded.
+    const Plan& plan = three_d_ ? three_d_->three_d.plan : moe_->layer.plan;
+    const std::vector<double> flops = ComputeFlopsPerRank(plan);
+    const double tflops = Fp32Tflops(three_d_ ? three_d_->topology : moe_->topology);
+    const double busiest = flops.empty() ? 0 : *std::max_element(flops.begin(), flops.end());
+    return tflops > 0 ? busiest / (tflops * 1e3) : 0;
+  }
   if (!pipeline_) return 0;
   // The longest stage's compute at the topology's speed, stretched by the
   // formula's bubble: enough to pace the replay before the run is recorded.
@@ -377,6 +442,13 @@ std::string Session::Check(const ScenarioSettings& settings) {
       ZeroScenario scenario = ZeroScenarioFrom(settings);
       std::string timed_only;  // as a big tensor-parallel layer
       CheckZeroOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
+    } else if (settings.is_three_d()) {
+      // Building the small model's plan is the engine's full check (ms).
+      const ThreeDScenario scenario = ThreeDScenarioFrom(settings, kMaxCheckedHostFlops);
+      PrepareThreeD(scenario, CachedTopology(scenario.topology));
+    } else if (settings.is_moe()) {
+      const MoeScenario scenario = MoeScenarioFrom(settings);
+      CheckMoeScenario(scenario, CachedTopology(scenario.topology));
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
@@ -404,12 +476,16 @@ void Session::ResetRun() {
   pipeline_.reset();
   tp_.reset();
   zero_.reset();
+  three_d_.reset();
+  moe_.reset();
   store_.Clear();
   snapshots_.clear();
   outcome_ = CollectiveOutcomeSummary{};
   pipeline_outcome_ = PipelineOutcomeSummary{};
   tp_outcome_ = TpSummary{};
   zero_outcome_ = ZeroSummary{};
+  three_d_outcome_ = ThreeDSummary{};
+  moe_outcome_ = MoeSummary{};
   error_.clear();
   timing_only_reason_.clear();
   {
@@ -420,6 +496,8 @@ void Session::ResetRun() {
     worker_pipeline_outcome_ = PipelineOutcomeSummary{};
     worker_tp_outcome_ = TpSummary{};
     worker_zero_outcome_ = ZeroSummary{};
+    worker_three_d_outcome_ = ThreeDSummary{};
+    worker_moe_outcome_ = MoeSummary{};
   }
   steps_done_ = 0;
   worker_finished_ = false;
@@ -477,6 +555,12 @@ bool Session::Start(const ScenarioSettings& settings) {
       CheckZeroOrTimeOnly(scenario, topology, &timing_only_reason_);
       zero_ = PrepareZero(scenario, topology);
       zero_k_ = settings.zero_k;
+    } else if (settings.is_three_d()) {
+      const ThreeDScenario scenario = ThreeDScenarioFrom(settings, kMaxCheckedHostFlops);
+      three_d_ = PrepareThreeD(scenario, CachedTopology(scenario.topology));
+    } else if (settings.is_moe()) {
+      const MoeScenario scenario = MoeScenarioFrom(settings);
+      moe_ = PrepareMoe(scenario, CachedTopology(scenario.topology));
     } else {
       const CollectiveScenario scenario = ScenarioFrom(settings);
       prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));
@@ -486,6 +570,8 @@ bool Session::Start(const ScenarioSettings& settings) {
     pipeline_.reset();
     tp_.reset();
     zero_.reset();
+    three_d_.reset();
+    moe_.reset();
     error_ = e.what();
     state_ = SessionState::kFailed;
     return false;
@@ -547,6 +633,10 @@ bool Session::Start(const ScenarioSettings& settings) {
     worker_ = std::thread([this] { RunTpWorker(); });
   } else if (zero_) {
     worker_ = std::thread([this] { RunZeroWorker(); });
+  } else if (three_d_) {
+    worker_ = std::thread([this] { RunThreeDWorker(); });
+  } else if (moe_) {
+    worker_ = std::thread([this] { RunMoeWorker(); });
   } else {
     worker_ = std::thread([this] { RunPipelineWorker(); });
   }
@@ -612,6 +702,8 @@ void Session::Poll() {
     pipeline_outcome_ = worker_pipeline_outcome_;
     tp_outcome_ = worker_tp_outcome_;
     zero_outcome_ = worker_zero_outcome_;
+    three_d_outcome_ = worker_three_d_outcome_;
+    moe_outcome_ = worker_moe_outcome_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -769,6 +861,37 @@ void Session::RunZeroWorker() {
   RunTrainingWorker(*zero_, zero_->zero.plan, worker_zero_outcome_,
                     [](const PreparedZero& p, std::span<const Event> e, const Backend& b, const Plan* ran) {
                       return SummarizeZero(p, e, b, ran);
+                    });
+}
+
+// The 3D scenario's prepared struct has no timing_only field (the small
+// model is always real) and the MoE one's seed sits in its scenario; this
+// adapter gives RunTrainingWorker what it reads.
+namespace {
+struct ThreeDRunView {
+  struct {
+    std::uint64_t seed;
+    bool timing_only;
+    std::string backend;
+  } scenario;
+  const Topology& topology;
+};
+}  // namespace
+
+void Session::RunThreeDWorker() {
+  const PreparedThreeD& prepared = *three_d_;
+  const ThreeDRunView view{{prepared.scenario.seed, prepared.scenario.timing_only(), prepared.scenario.backend},
+                           prepared.topology};
+  RunTrainingWorker(view, prepared.three_d.plan, worker_three_d_outcome_,
+                    [&prepared](const ThreeDRunView&, std::span<const Event> e, const Backend& b, const Plan* ran) {
+                      return SummarizeThreeD(prepared, e, b, ran);
+                    });
+}
+
+void Session::RunMoeWorker() {
+  RunTrainingWorker(*moe_, moe_->layer.plan, worker_moe_outcome_,
+                    [](const PreparedMoe& p, std::span<const Event> e, const Backend& b, const Plan* ran) {
+                      return SummarizeMoe(p, e, b, ran);
                     });
 }
 

@@ -37,7 +37,9 @@
 #include "engine/run/chunk_state.h"
 #include "engine/run/collective_scenario.h"
 #include "engine/run/executor.h"
+#include "engine/run/moe_scenario.h"
 #include "engine/run/pipeline_scenario.h"
+#include "engine/run/three_d_scenario.h"
 #include "engine/run/trace_reader.h"
 #include "engine/run/tp_scenario.h"
 #include "engine/run/zero_scenario.h"
@@ -50,6 +52,9 @@ namespace shardlab::gui {
 inline constexpr const char* kPipelineScenario = "pipeline";
 inline constexpr const char* kTensorParallelScenario = "tp";
 inline constexpr const char* kZeroScenario = "zero";
+/// DP x PP x TP training of the small MLP, and one expert-parallel MoE layer.
+inline constexpr const char* kThreeDScenario = "3d";
+inline constexpr const char* kMoeScenario = "moe";
 
 /// What the scenario panel edits; text fields stay text until Check.
 struct ScenarioSettings {
@@ -96,11 +101,29 @@ struct ScenarioSettings {
   std::string zero_bucket = "16K";    // fp16 gradient per bucket (ParseSize syntax)
   bool zero_overlap = true;           // a bucket's collective starts when its gradient is ready
   int zero_k = 12;                    // optimizer bytes per parameter in the formula: 12 or 8
+  // DP x PP x TP training of the small MLP (as `shardlab-cli run 3d`); the
+  // schedule, micro-batches, layers, width, batch and optimizer are the
+  // pipeline's fields above.
+  int dp = 2, pp = 2, tp3 = 2;        // the grid; rank = pp*(dp*tp) + dp*tp + tp
+  int td_zero = 0;                    // 0: DP all-reduce, 1: ZeRO-1 over each DP group
+  // One expert-parallel MoE layer (as `shardlab-cli run moe`).
+  int moe_ranks = 4;                  // N
+  int moe_experts = 8;                // E, divisible by N
+  int moe_top_k = 2;                  // k
+  int moe_tokens = 1024;              // T over all ranks
+  int moe_hidden = 128;               // H
+  int moe_ffn = 256;                  // F of every expert
+  double moe_capacity = 1.25;         // capacity factor
+  std::string moe_skew = "router";    // router | uniform | hot | zipf | ...
 
   bool is_pipeline() const { return scenario == kPipelineScenario; }
   bool is_tp() const { return scenario == kTensorParallelScenario; }
   bool is_zero() const { return scenario == kZeroScenario; }
-  bool is_collective() const { return !is_pipeline() && !is_tp() && !is_zero(); }
+  bool is_three_d() const { return scenario == kThreeDScenario; }
+  bool is_moe() const { return scenario == kMoeScenario; }
+  bool is_collective() const {
+    return !is_pipeline() && !is_tp() && !is_zero() && !is_three_d() && !is_moe();
+  }
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -177,6 +200,12 @@ class Session {
   /// Memory per rank by category as the backend allocated it, traffic per
   /// step beside 2Ψ/3Ψ, and the check, when state() == kDone on a ZeRO run.
   const ZeroSummary& zero_outcome() const { return zero_outcome_; }
+  /// The DP x PP x TP run, or null; its summary when state() == kDone.
+  const PreparedThreeD* three_d() const { return three_d_.get(); }
+  const ThreeDSummary& three_d_outcome() const { return three_d_outcome_; }
+  /// The MoE layer run, or null; its summary when state() == kDone.
+  const PreparedMoe* moe() const { return moe_.get(); }
+  const MoeSummary& moe_outcome() const { return moe_outcome_; }
   /// The K (optimizer bytes per parameter) the views draw the memory
   /// formula with: 12 (the ZeRO paper) or 8 (the seed texts); set by Start.
   int zero_k() const { return zero_k_; }
@@ -254,6 +283,8 @@ class Session {
   void RunPipelineWorker();
   void RunTpWorker();
   void RunZeroWorker();
+  void RunThreeDWorker();
+  void RunMoeWorker();
   template <class Prepared, class Summary, class Summarize>
   void RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summary& slot, Summarize summarize);
   /// Runs `body` on the worker thread, turning its errors into worker_error_.
@@ -274,6 +305,10 @@ class Session {
   std::unique_ptr<PreparedZero> zero_;
   ZeroSummary zero_outcome_;
   int zero_k_ = 12;
+  std::unique_ptr<PreparedThreeD> three_d_;
+  ThreeDSummary three_d_outcome_;
+  std::unique_ptr<PreparedMoe> moe_;
+  MoeSummary moe_outcome_;
   std::unique_ptr<LoadedTrace> trace_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
@@ -316,6 +351,8 @@ class Session {
   PipelineOutcomeSummary worker_pipeline_outcome_;
   TpSummary worker_tp_outcome_;
   ZeroSummary worker_zero_outcome_;
+  ThreeDSummary worker_three_d_outcome_;
+  MoeSummary worker_moe_outcome_;
   Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
 };
 

@@ -143,6 +143,7 @@ struct RowPass {
   const PipelineBubbles* bubbles = nullptr;   // with pipeline
   const ZeroPlan* zero = nullptr;             // a ZeRO run, with its collectives' names
   const std::vector<ZeroCollectiveName>* zero_names = nullptr;
+  const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers, TP/PP/DP labels
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
   float left_x_px = 0;       // screen x of the label column
@@ -274,6 +275,22 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
   const bool first_of_rank = r == 0 || store.rows()[static_cast<std::size_t>(r - 1)].rank != row.rank;
   if (first_of_rank) list->AddLine(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y0), theme.grid);
 
+  if (pass.three_d != nullptr && first_of_rank && row.rank >= 0 && row.rank < pass.three_d->params.grid.ranks()) {
+    // Rows come in rank order, which in Megatron order is pp, then dp, then
+    // tp: a group (one stage of one replica) starts at its tp 0 rank.
+    const GridCoord c = pass.three_d->params.grid.CoordOf(row.rank);
+    if (c.tp == 0) {
+      list->AddLine(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y0), theme.text_dim, 2.0f);
+      char header[64];
+      std::snprintf(header, sizeof header, "stage %d \xC2\xB7 replica %d", c.pp, c.dp);
+      const ImVec2 size = ImGui::CalcTextSize(header);
+      const ImVec2 at(right_px - size.x - 6, y0 + 1);
+      list->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(right_px - 2, at.y + size.y), WithAlpha(theme.background, 0.85f),
+                          3.0f);
+      list->AddText(at, theme.text, header);
+    }
+  }
+
   const std::string label = RowLabel(row);
   const float text_y = y0 + (pass.row_h_px - ImGui::GetTextLineHeight()) * 0.5f;
   // The rank's colour down the label's edge: GPU 2 wears it in every view.
@@ -315,7 +332,15 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
       list->AddRectFilled(ImVec2(x1 - 2, by0), ImVec2(x1, by1), theme.cursor);
     }
     if (width >= kMinLabelBoxPx) {
-      if (pass.zero != nullptr && op != nullptr) {
+      if (pass.three_d != nullptr && op != nullptr && op->collective_seq >= 0 &&
+          op->collective_seq < static_cast<int>(pass.three_d->collectives.size())) {
+        // A collective says its group kind and group: "TP g3", "TP3", "TP".
+        const ThreeDCollectiveInfo& info = pass.three_d->collectives[static_cast<std::size_t>(op->collective_seq)];
+        const std::string kind = GroupKindName(info.kind);
+        labels[0] = kind + " g" + std::to_string(info.group);
+        labels[1] = kind + std::to_string(info.group);
+        labels[2] = kind;
+      } else if (pass.zero != nullptr && op != nullptr) {
         const std::array<std::string, 3> zero_labels = ZeroOpLabels(*op, *pass.zero, *pass.zero_names);
         std::copy(zero_labels.begin(), zero_labels.end(), labels);
       } else {
@@ -434,6 +459,24 @@ void DrawTpLegend(const Theme& theme) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "GPU colour (as in Weights)");
 }
 
+/// The MoE legend line: the layer's four phases.
+void DrawMoeLegend(const Theme& theme) {
+  LegendEntry(theme, theme.PhaseColor(Phase::kRouter), "router", "x\xC2\xB7Wr, softmax and top-k");
+  LegendEntry(theme, theme.PhaseColor(Phase::kDispatch), "dispatch", "pack and all-to-all to the experts' GPUs");
+  LegendEntry(theme, theme.PhaseColor(Phase::kExpert), "expert", "each expert's MLP on its rows: the longest is the straggler");
+  LegendEntry(theme, theme.PhaseColor(Phase::kCombine), "combine", "all-to-all back and the gated sum");
+  ImGui::NewLine();
+}
+
+/// The 3D legend line: compute by pass, and what the collectives' labels say.
+void DrawThreeDLegend(const Theme& theme) {
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
+                     "TP g3 / PP g1 / DP g0: a transfer of that group kind and group (hover: its ranks); "
+                     "rows grouped by stage, then replica");
+}
+
 /// "AR1 fwd: MLP output (g)" for a transfer of a tensor-parallel layer's collective.
 std::string TpCollectiveLine(const Session& session, const Op* op) {
   const PreparedTp* tp = session.tp();
@@ -441,6 +484,25 @@ std::string TpCollectiveLine(const Session& session, const Op* op) {
   const std::vector<TpCollectiveName> names = NameTpCollectives(tp->layer.collectives);
   const TpCollectiveName* n = FindTpCollective(names, op->collective_seq);
   return n != nullptr ? n->name + ": " + n->what : "";
+}
+
+/// A 3D run's op: its rank's coordinate and, for a collective, its group
+/// ("TP group 3 (ranks 6,7)").
+std::string ThreeDOpLine(const Session& session, const Event& e, const Op* op) {
+  const PreparedThreeD* three_d = session.three_d();
+  if (three_d == nullptr) return "";
+  const ParallelGrid& grid = three_d->three_d.params.grid;
+  std::string line;
+  if (e.rank >= 0 && e.rank < grid.ranks()) {
+    const GridCoord c = grid.CoordOf(e.rank);
+    line = "GPU" + std::to_string(e.rank) + " = dp " + std::to_string(c.dp) + ", pp " + std::to_string(c.pp) +
+           ", tp " + std::to_string(c.tp);
+  }
+  if (op != nullptr && op->collective_seq >= 0) {
+    const std::string group = CollectiveGroupText(three_d->three_d, op->collective_seq);
+    if (!group.empty()) line += "\n" + group;
+  }
+  return line;
 }
 
 /// The names of a ZeRO run's collectives, made once per run (empty otherwise).
@@ -543,6 +605,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
   if (ctx.session.tp() != nullptr) DrawTpLegend(theme);
   if (ctx.session.zero() != nullptr) DrawZeroLegend(theme, ctx.session.zero()->scenario.params.stage);
+  if (ctx.session.moe() != nullptr) DrawMoeLegend(theme);
+  if (ctx.session.three_d() != nullptr) DrawThreeDLegend(theme);
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -640,6 +704,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     pass.zero = &ctx.session.zero()->zero;
     pass.zero_names = &CachedZeroNames(ctx.session);
   }
+  if (ctx.session.three_d() != nullptr) {
+    pass.three_d = &ctx.session.three_d()->three_d;
+  }
   pass.left_x_px = rows_pos.x;
   pass.timeline_x_px = rows_pos.x + label_w;
   pass.row_h_px = row_h;
@@ -693,7 +760,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
     const Op* op = OpOf(plan, e);
     EventTooltip(e, op, row, pipeline,
-                 ctx.session.zero() != nullptr ? ZeroOpLine(ctx.session, op) : TpCollectiveLine(ctx.session, op));
+                 ctx.session.zero() != nullptr      ? ZeroOpLine(ctx.session, op)
+                 : ctx.session.three_d() != nullptr ? ThreeDOpLine(ctx.session, e, op)
+                                                    : TpCollectiveLine(ctx.session, op));
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);

@@ -103,6 +103,14 @@ void DrawMetricsPanel(ViewContext& ctx) {
     DrawZeroMetrics(ctx);
     return;
   }
+  if (session.three_d() != nullptr) {
+    DrawThreeDMetrics(ctx);
+    return;
+  }
+  if (session.moe() != nullptr) {
+    DrawMoeMetrics(ctx);
+    return;
+  }
   if (const LoadedTrace* trace = session.trace()) {
     DrawTraceMetrics(ctx, *trace);
     return;

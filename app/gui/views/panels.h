@@ -13,9 +13,23 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/model/planner_table.h"
 #include "app/gui/views/views.h"
 
 namespace shardlab::gui {
+
+/// The planner panel: its fields and the last table it planned.
+struct PlannerPanelState {
+  PlannerSettings edit;
+  PlannerTable table;
+  bool planned = false;             // plans once when first shown
+  int selected = -1;                // a row of table.rows
+};
+
+/// Draws the planner's fields, table and rejected counts. Returns true
+/// when "Set up 3d run" was pressed: then *three_d holds the grid (the
+/// rest of its fields untouched) for the caller to show and run.
+bool DrawPlannerPanel(const Theme& theme, PlannerPanelState& state, ScenarioSettings* three_d);
 
 struct ScenarioPanelState {
   ScenarioSettings edit;            // what the fields show (not yet run)

@@ -31,6 +31,8 @@ namespace {
 constexpr const char* kPipelineTitle = "pipeline training (MLP)";
 constexpr const char* kTpTitle = "tensor-parallel layer";
 constexpr const char* kZeroTitle = "ZeRO / data parallel";
+constexpr const char* kThreeDTitle = "3D parallel (DP x PP x TP)";
+constexpr const char* kMoeTitle = "mixture of experts (MoE layer)";
 
 constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
@@ -121,6 +123,8 @@ bool ScenarioCombo(ScenarioSettings& s) {
   const std::string preview = s.is_pipeline() ? std::string(kPipelineTitle)
                               : s.is_tp()     ? std::string(kTpTitle)
                               : s.is_zero()   ? std::string(kZeroTitle)
+                              : s.is_three_d() ? std::string(kThreeDTitle)
+                              : s.is_moe()    ? std::string(kMoeTitle)
                                               : CollectiveTitle(s.scenario, "");
   if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (CollectiveKind k : kKinds) {
@@ -146,6 +150,18 @@ bool ScenarioCombo(ScenarioSettings& s) {
       ImGui::SetTooltip("Train a small MLP with Adam on every GPU (data parallel), then shard its\n"
                         "optimizer states, gradients and parameters (ZeRO stages 1-3) and watch\n"
                         "each GPU's memory fall and the all-gathers and reduce-scatters it costs");
+    }
+    if (ImGui::Selectable(kThreeDTitle, s.is_three_d())) s.scenario = kThreeDScenario;
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Train the small MLP on a dp x pp x tp grid of GPUs (Megatron order):\n"
+                        "TP all-reduces inside each stage, activations between stages,\n"
+                        "gradients all-reduced over the data-parallel replicas");
+    }
+    if (ImGui::Selectable(kMoeTitle, s.is_moe())) s.scenario = kMoeScenario;
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("One mixture-of-experts layer with its experts spread over the GPUs:\n"
+                        "router, all-to-all dispatch, the experts, all-to-all combine.\n"
+                        "Skew 'hot' sends half the tokens to expert 0: its GPU is the straggler");
     }
     ImGui::EndCombo();
   }
@@ -247,6 +263,64 @@ void PipelineFields(const Theme& theme, ScenarioSettings& s) {
   } catch (const std::exception&) {
     // The Check message under the fields says what is wrong.
   }
+}
+
+/// The 3D grid, ZeRO-1 switch and the pipeline's model fields.
+void ThreeDFields(const Theme& theme, ScenarioSettings& s) {
+  IntField("DP", "##td_dp", s.dp, 1, 16, "dp = %d replicas");
+  IntField("PP", "##td_pp", s.pp, 1, 16, "pp = %d stages");
+  IntField("TP", "##td_tp", s.tp3, 1, 16, "tp = %d GPUs per layer");
+  FieldLabel("ZeRO");
+  if (ImGui::BeginCombo("##td_zero", s.td_zero ? "ZeRO-1 over each DP group" : "DP all-reduce")) {
+    if (ImGui::Selectable("DP all-reduce", s.td_zero == 0)) s.td_zero = 0;
+    if (ImGui::Selectable("ZeRO-1 over each DP group", s.td_zero == 1)) s.td_zero = 1;
+    ImGui::EndCombo();
+  }
+  ScheduleCombo(s);
+  IntField("Micro-b.", "##td_microbatches", s.microbatches, 1, 64, "m = %d per replica");
+  IntField("Layers", "##td_layers", s.layers, 1, 64, "%d layers");
+  FieldLabel("Width");
+  if (ImGui::BeginCombo("##td_width", std::to_string(s.width).c_str())) {
+    for (int w : {32, 64, 128, 256, 512, 1024}) {
+      if (ImGui::Selectable(std::to_string(w).c_str(), w == s.width)) s.width = w;
+    }
+    ImGui::EndCombo();
+  }
+  IntField("Batch", "##td_batch", s.batch, 1, 4096, "%d rows");
+  FieldLabel("Optimizer");
+  if (ImGui::BeginCombo("##td_optimizer", s.optimizer == "adam" ? "Adam" : "SGD")) {
+    if (ImGui::Selectable("SGD", s.optimizer == "sgd")) s.optimizer = "sgd";
+    if (ImGui::Selectable("Adam", s.optimizer == "adam")) s.optimizer = "adam";
+    ImGui::EndCombo();
+  }
+  DimWrapped(theme, std::to_string(s.dp * s.pp * s.tp3) +
+                        " GPUs; rank = pp*(dp_size*tp_size) + dp*tp_size + tp (Megatron order)");
+}
+
+/// One MoE layer's fields, as `shardlab-cli run moe`.
+void MoeFields(const Theme& theme, ScenarioSettings& s) {
+  const int gpus = TopologyGpus(s.topology);
+  IntField("Ranks", "##moe_ranks", s.moe_ranks, 1, gpus > 1 && gpus <= 64 ? gpus : 1024, "N = %d GPUs");
+  IntField("Experts", "##moe_experts", s.moe_experts, 1, 256, "E = %d");
+  IntField("Top-k", "##moe_top_k", s.moe_top_k, 1, 8, "k = %d");
+  IntField("Tokens", "##moe_tokens", s.moe_tokens, 1, 1 << 20, "%d");
+  IntField("Hidden", "##moe_hidden", s.moe_hidden, 1, 1 << 14, "%d");
+  IntField("FFN", "##moe_ffn", s.moe_ffn, 1, 1 << 16, "%d");
+  FieldLabel("Capacity");
+  float capacity = static_cast<float>(s.moe_capacity);
+  if (ImGui::SliderFloat("##moe_capacity", &capacity, 0.25f, 8.0f, "factor %.2f")) s.moe_capacity = capacity;
+  FieldLabel("Skew");
+  if (ImGui::BeginCombo("##moe_skew", s.moe_skew.c_str())) {
+    for (const char* name : {"router", "uniform", "hot", "zipf"}) {
+      if (ImGui::Selectable(name, s.moe_skew == name)) s.moe_skew = name;
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("router: the router's own top-k; uniform: every expert as busy;\n"
+                      "hot: every even token's first choice is expert 0; zipf: weight 1/(e+1)");
+  }
+  DimWrapped(theme, "Expert e lives on GPU e / (E/N); tokens above an expert's capacity are dropped.");
 }
 
 constexpr TpLayerKind kTpLayers[] = {
@@ -653,6 +727,22 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
       "Metrics: the measured bubble beside the formula, activations held per stage, and "
       "whether the trained weights equal one device's.",
   };
+  static const char* const kThreeDLines[] = {
+      "Every GPU has a coordinate (dp, pp, tp). Machine: choose Colour by TP group, PP stage or "
+      "DP replica; the legend lists each group's ranks, and the TP/PP/DP toggles light the links "
+      "that kind of traffic uses.",
+      "Timeline: rows grouped by stage, then replica; collectives say TP, PP or DP and hover "
+      "names the group.",
+      "Metrics: step time, compute against what was not hidden, bytes per group kind, memory, "
+      "MFU, and whether the trained weights equal one device's.",
+  };
+  static const char* const kMoeLines[] = {
+      "Each token's router picks top-k experts; dispatch sends it to their GPUs (all-to-all), "
+      "the experts compute, combine sends the results back.",
+      "Timeline: router, dispatch, expert and combine have their own colours; with skew 'hot' "
+      "the GPU of expert 0 computes longest and the others wait for it in the combine.",
+      "Metrics: tokens per expert, dropped tokens, the straggler and its load against the mean.",
+  };
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   auto bullets = [](const auto& lines) {
     for (const char* line : lines) {
@@ -666,6 +756,10 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
     bullets(kZeroLines);
   } else if (s.is_pipeline()) {
     bullets(kPipelineLines);
+  } else if (s.is_three_d()) {
+    bullets(kThreeDLines);
+  } else if (s.is_moe()) {
+    bullets(kMoeLines);
   } else {
     bullets(kCollectiveLines);
   }
@@ -688,6 +782,12 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     BackendField(s, false);
   } else if (s.is_zero()) {
     ZeroFields(theme, s);
+    BackendField(s, false);
+  } else if (s.is_three_d()) {
+    ThreeDFields(theme, s);
+    BackendField(s, false);
+  } else if (s.is_moe()) {
+    MoeFields(theme, s);
     BackendField(s, false);
   } else {
     RanksField(s);

@@ -505,6 +505,83 @@ std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActi
   return "now: nothing runs";
 }
 
+/// A 3D run's group kind colour on the links: TP blue, PP yellow, DP red
+/// (the all-gather, forward and reduce phase colours of the theme).
+Color GroupKindColor(const Theme& theme, GroupKind kind) {
+  switch (kind) {
+    case GroupKind::kTensor: return theme.PhaseColor(Phase::kAllGather);
+    case GroupKind::kPipeline: return theme.PhaseColor(Phase::kForward);
+    case GroupKind::kData: return theme.PhaseColor(Phase::kReduce);
+  }
+  return theme.text;
+}
+
+/// A 3D run's controls (colour mode, a toggle per group kind) on the line
+/// at `at`, and the legend of the chosen mode on the line below.
+void GridControls(const Theme& theme, TopologyViewState& state, const GridColouring& colouring, ImVec2 at,
+                  float width_px) {
+  ImGui::SetCursorScreenPos(at);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Colour by");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
+  if (ImGui::BeginCombo("##grid_mode", GridColourModeName(state.grid_mode))) {
+    for (GridColourMode m : {GridColourMode::kTpGroup, GridColourMode::kPpStage, GridColourMode::kDpReplica,
+                             GridColourMode::kRank}) {
+      if (ImGui::Selectable(GridColourModeName(m), m == state.grid_mode)) state.grid_mode = m;
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::TextUnformatted("  links of");
+  for (int k = 0; k < kGroupKindCount; ++k) {
+    ImGui::SameLine();
+    const ImVec4 colour = ImGui::ColorConvertU32ToFloat4(GroupKindColor(theme, GroupKind(k)));
+    ImGui::PushStyleColor(ImGuiCol_CheckMark, colour);
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::Checkbox(GroupKindName(GroupKind(k)), &state.show_kind[static_cast<std::size_t>(k)]);
+    ImGui::PopStyleColor(2);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s", k == 0   ? "links the TP all-reduces use"
+                              : k == 1 ? "links the activations and gradients between stages use"
+                                       : "links the DP gradient collectives use");
+    }
+  }
+  // The legend: a swatch and "TP group 3 = ranks 6,7" per group, wrapped.
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  float x = at.x;
+  float y = at.y + ImGui::GetFrameHeightWithSpacing();
+  const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+  for (const GridLegendEntry& e : colouring.legend) {
+    const float w = swatch + 4 + ImGui::CalcTextSize(e.label.c_str()).x + 14;
+    if (x > at.x && x + w > at.x + width_px) {
+      x = at.x;
+      y += line_h;
+    }
+    const float top = y + (ImGui::GetTextLineHeight() - swatch) / 2;
+    list->AddRectFilled(ImVec2(x, top), ImVec2(x + swatch, top + swatch), theme.RankColor(e.colour), 2.0f);
+    list->AddText(ImVec2(x + swatch + 4, y), theme.text, e.label.c_str());
+    x += w;
+  }
+}
+
+/// Lines of legend GridControls draws at `width_px`.
+int GridLegendLines(const GridColouring& colouring, float width_px) {
+  const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+  int lines = 1;
+  float x = 0;
+  for (const GridLegendEntry& e : colouring.legend) {
+    const float w = swatch + 4 + ImGui::CalcTextSize(e.label.c_str()).x + 14;
+    if (x > 0 && x + w > width_px) {
+      x = 0;
+      ++lines;
+    }
+    x += w;
+  }
+  return lines;
+}
+
 }  // namespace
 
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
@@ -525,8 +602,16 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const bool pipeline = ctx.session.pipeline() != nullptr;
   const PreparedTp* tp = ctx.session.tp();
   const PreparedZero* zero = ctx.session.zero();
-  // A tensor-parallel layer or a ZeRO run adds a second caption line: what is happening now.
-  const float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr || zero != nullptr ? 2.0f : 1.0f);
+  const PreparedThreeD* three_d = ctx.session.three_d();
+  GridColouring colouring;
+  if (three_d != nullptr) colouring = ColourByCoordinate(three_d->three_d.params.grid, state.grid_mode);
+  // A tensor-parallel layer or a ZeRO run adds a second caption line: what
+  // is happening now; a 3D run its controls and the legend of its groups.
+  float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr || zero != nullptr ? 2.0f : 1.0f);
+  if (three_d != nullptr) {
+    caption_h += ImGui::GetFrameHeightWithSpacing() +
+                 ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(GridLegendLines(colouring, avail.x));
+  }
   const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp, zero);
   const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
                       ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
@@ -560,6 +645,8 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     state.activity_plan = &plan;
     state.tp_collectives.clear();
     state.zero_collectives.clear();
+    for (std::vector<bool>& links : state.kind_links) links.clear();
+    if (three_d != nullptr) state.kind_links = LinksByGroupKind(three_d->three_d, topology);
     if (zero != nullptr) {
       // Each gather and reduce-scatter says what it moves on its pills.
       state.zero_collectives = NameZeroCollectives(zero->zero, plan);
@@ -661,6 +748,25 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
                   2 * g.lane_width_px[static_cast<std::size_t>(hovered_link)] + 6.0f);
   }
 
+  // A 3D run: the links each shown group kind's traffic uses, one
+  // parallel stripe per kind so a link carrying two kinds shows both.
+  if (three_d != nullptr) {
+    for (int k = 0; k < kGroupKindCount; ++k) {
+      const std::vector<bool>& used = state.kind_links[static_cast<std::size_t>(k)];
+      if (!state.show_kind[static_cast<std::size_t>(k)] || used.size() != topology.links.size()) continue;
+      const Color colour = WithAlpha(GroupKindColor(theme, GroupKind(k)), 0.85f);
+      for (std::size_t i = 0; i < used.size(); ++i) {
+        if (!used[i]) continue;
+        const Link& link = topology.links[i];
+        const ImVec2 p = g.center_px[static_cast<std::size_t>(link.a)];
+        const ImVec2 q = g.center_px[static_cast<std::size_t>(link.b)];
+        const float shift = (static_cast<float>(k) - 1.0f) * 5.0f;
+        const ImVec2 off = RightOffset(p, q, shift);
+        list->AddLine(ImVec2(p.x + off.x, p.y + off.y), ImVec2(q.x + off.x, q.y + off.y), colour, 3.0f);
+      }
+    }
+  }
+
   const float pill_radius_px = ImGui::GetTextLineHeight() * 0.5f + 3.0f;
   // Each transfer in flight traces its whole route faintly, so where a
   // chunk goes is readable before it gets there (through a switch too).
@@ -696,12 +802,19 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
                     2.5f);
     }
     DrawTile(list, r, topology.nodes[n], tile, theme, g.labelled, tile.node == hovered_node);
-    // The rank's colour along the tile's bottom edge (rank r runs on GPU r).
+    // The rank's colour along the tile's bottom edge (rank r runs on GPU r);
+    // a 3D run's tiles take their group's colour, as a frame and a wider edge.
     const int rank = gpu_rank[n];
     if (g.labelled && rank >= 0 && rank < plan.num_ranks) {
       const float inset = std::min(6.0f, r.GetWidth() * 0.15f);
-      list->AddRectFilled(ImVec2(r.Min.x + inset, r.Max.y - 5), ImVec2(r.Max.x - inset, r.Max.y - 2),
-                          theme.RankColor(rank), 1.5f);
+      if (three_d != nullptr && rank < static_cast<int>(colouring.colour_of_rank.size())) {
+        const Color group = theme.RankColor(colouring.colour_of_rank[static_cast<std::size_t>(rank)]);
+        list->AddRect(ImVec2(r.Min.x - 1, r.Min.y - 1), ImVec2(r.Max.x + 1, r.Max.y + 1), group, 6.0f, 0, 3.0f);
+        list->AddRectFilled(ImVec2(r.Min.x + inset, r.Max.y - 9), ImVec2(r.Max.x - inset, r.Max.y - 2), group, 2.0f);
+      } else {
+        list->AddRectFilled(ImVec2(r.Min.x + inset, r.Max.y - 5), ImVec2(r.Max.x - inset, r.Max.y - 2),
+                            theme.RankColor(rank), 1.5f);
+      }
     }
   }
 
@@ -752,7 +865,8 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   char caption[256];
   std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d %s  |  t = %s  |  step %d of %d  |  %zu in flight",
                 topology.name.c_str(), state.layout.shape.c_str(), plan.num_ranks,
-                pipeline ? "stages" : tp != nullptr ? "ranks (tp)" : zero != nullptr ? "ranks (data parallel)" : "ranks",
+                pipeline ? "stages" : tp != nullptr ? "ranks (tp)" : zero != nullptr ? "ranks (data parallel)"
+                : three_d != nullptr ? "ranks (dp x pp x tp)" : "ranks",
                 FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
                 activity.in_flight().size());
   list->AddText(origin, theme.text_dim, caption);
@@ -762,6 +876,10 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     list->AddText(ImVec2(origin.x, origin.y + ImGui::GetTextLineHeightWithSpacing()), theme.text, now.c_str());
   }
   LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp, zero);
+  if (three_d != nullptr) {
+    GridControls(theme, state, colouring, ImVec2(origin.x, origin.y + ImGui::GetTextLineHeightWithSpacing()),
+                 avail.x);
+  }
 
   if (hovered_node >= 0) {
     TileTooltip(topology, hovered_node);

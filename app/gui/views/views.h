@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "app/gui/model/topology_layout.h"
 #include "app/gui/model/memory_timeline.h"
 #include "app/gui/model/tp_layer_view.h"
+#include "app/gui/model/grid_groups.h"
 #include "app/gui/model/zero_view.h"
 
 namespace shardlab::gui {
@@ -38,6 +40,11 @@ struct TopologyViewState {
   const Plan* activity_plan = nullptr;
   std::vector<TpCollectiveName> tp_collectives;  // a tensor-parallel run's, else empty
   std::vector<ZeroCollectiveName> zero_collectives;  // a ZeRO run's, else empty
+  // A 3D run: what the GPU tiles are coloured by, which group kinds' links
+  // are lit (TP, PP, DP), and those links (rebuilt per run).
+  GridColourMode grid_mode = GridColourMode::kTpGroup;
+  std::array<bool, kGroupKindCount> show_kind{true, true, true};
+  std::array<std::vector<bool>, kGroupKindCount> kind_links;
 };
 
 struct GanttViewState {
@@ -69,6 +76,10 @@ void DrawPipelineMetrics(ViewContext& ctx);
 void DrawTpMetrics(ViewContext& ctx);
 /// The metrics panel of a ZeRO run (DrawMetricsPanel calls it).
 void DrawZeroMetrics(ViewContext& ctx);
+/// The metrics panel of a DP x PP x TP run (DrawMetricsPanel calls it).
+void DrawThreeDMetrics(ViewContext& ctx);
+/// The metrics panel of one MoE layer (DrawMetricsPanel calls it).
+void DrawMoeMetrics(ViewContext& ctx);
 /// A ZeRO run's memory per GPU: stacked bars by category, measured from
 /// what the backend allocated, the formula as a line; live while the
 /// replay plays, the peak at its ends.

@@ -1,0 +1,105 @@
+// The metrics panel of a DP x PP x TP run: the step time and what of it was
+// compute, the bytes and send time of each group kind (TP all-reduces,
+// PP activations, DP gradients), memory per GPU, MFU, and whether the
+// trained weights equal one device's.
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/gui/views/metrics_row.h"
+#include "app/gui/views/panels.h"
+#include "app/gui/views/views.h"
+#include "engine/core/units.h"
+
+namespace shardlab::gui {
+namespace {
+
+std::string Percent(double part, double whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return text;
+}
+
+std::string Scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", value);
+  return text;
+}
+
+/// What one group kind's traffic is in this run.
+const char* KindWords(GroupKind kind, int zero_stage) {
+  switch (kind) {
+    case GroupKind::kTensor: return "all-reduces of activations and their gradients";
+    case GroupKind::kPipeline: return "activations and gradients between stages";
+    case GroupKind::kData: return zero_stage ? "ZeRO-1 reduce-scatter + all-gather" : "gradient all-reduce";
+  }
+  return "";
+}
+
+}  // namespace
+
+void DrawThreeDMetrics(ViewContext& ctx) {
+  const Theme& theme = ctx.theme;
+  const Session& session = ctx.session;
+  const PreparedThreeD& prepared = *session.three_d();
+  const ThreeDParams& params = prepared.three_d.params;
+  ImGui::TextWrapped("%s \xC2\xB7 %s \xC2\xB7 %s", params.grid.Text().c_str(), prepared.topology.name.c_str(),
+                     prepared.scenario.backend.c_str());
+  for (const std::string& warning : prepared.warnings) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "%s", warning.c_str());
+  }
+  const bool done = session.state() == SessionState::kDone;
+  const ThreeDSummary& out = session.three_d_outcome();
+  if (ImGui::BeginTable("##three_d_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    if (done) {
+      MetricsRow("step", FormatRunTime(out.step_ns),
+                 std::string(ClockOf(session)) + " clock, " + std::to_string(out.microbatches) +
+                     " micro-batches per replica");
+      MetricsRow("compute", FormatRunTime(out.compute_ns),
+                 Percent(out.compute_ns, out.step_ns) + " of the step, the busiest GPU");
+      char bubble[96];
+      std::snprintf(bubble, sizeof bubble, "%s: communication and bubble (formula (p-1)/m = %.3f)",
+                    Percent(out.exposed_ns, out.step_ns).c_str(), out.bubble_formula);
+      MetricsRow("not hidden", FormatRunTime(out.exposed_ns), bubble);
+      for (int k = 0; k < kGroupKindCount; ++k) {
+        const ThreeDGroupTraffic& t = out.traffic[static_cast<std::size_t>(k)];
+        const std::string name = std::string(GroupKindName(GroupKind(k))) + " bytes";
+        MetricsRow(name.c_str(), FormatBytes(t.max_sent_bytes_per_rank),
+                   "per GPU, " + FormatRunTime(t.max_busy_ns_per_rank) + " sending: " +
+                       KindWords(GroupKind(k), params.zero_stage));
+      }
+      MetricsRow("memory", FormatBytes(out.memory.tracked_peak_bytes),
+                 "peak per GPU, every fp32 buffer the simulator allocated");
+      char mfu[96];
+      std::snprintf(mfu, sizeof mfu, "%.1f MFLOP per step / (step x %d GPUs x fp32 peak)",
+                    out.model_flops / 1e6, params.grid.ranks());
+      MetricsRow("MFU", Percent(out.mfu, 1.0), mfu);
+      if (out.check.checked) {
+        MetricsRow("result", out.check.correct ? "correct" : "WRONG",
+                   "weights within " + Scientific(out.check.weight_error) + ", gradients within " +
+                       Scientific(out.check.gradient_error) + " of one device",
+                   out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
+      } else {
+        MetricsRow("result", "not checked", out.check.not_checked_reason);
+      }
+    } else {
+      char text[64];
+      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
+      MetricsRow("step", text, "");
+    }
+    MetricsRow("ticks", std::to_string(prepared.three_d.plan.num_steps),
+               Grouped(static_cast<std::int64_t>(prepared.three_d.plan.ops.size())) + " ops, " +
+                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+    DroppedEventsRow(session, theme);
+    ImGui::EndTable();
+  }
+  if (done && out.check.checked && !out.check.correct) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "worst tensor: %s",
+                       out.check.worst_tensor.c_str());
+  }
+}
+
+}  // namespace shardlab::gui
