@@ -7,6 +7,8 @@
 #   scripts/install-deps.sh --test   the build, the desktop app and a headless X
 #                                    server for its tests (what test.sh needs)
 #   scripts/install-deps.sh --build  only the build and the unit/sim tests
+#   scripts/install-deps.sh --fuzz   the build plus clang and its libFuzzer and
+#                                    sanitizer runtimes (scripts/fuzz.sh, sanitize.sh)
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
@@ -17,14 +19,17 @@ build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev)
 # xvfb-run needs it, and it is only a Recommends of xvfb.
 gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
 extra_packages=(libopenmpi-dev openmpi-bin xdotool)
+# libclang-rt-14-dev holds libclang_rt.fuzzer and the ASan/UBSan/TSan runtimes.
+fuzz_packages=(clang-14 libclang-rt-14-dev)
 
 packages=("${build_packages[@]}")
 case "${1:-}" in
   --build) ;;
   --test) packages+=("${gui_packages[@]}") ;;
+  --fuzz) packages+=("${fuzz_packages[@]}") ;;
   "") packages+=("${gui_packages[@]}" "${extra_packages[@]}") ;;
-  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "install-deps.sh: unknown option '$1' (use --build, --test or nothing)" >&2; exit 2 ;;
+  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "install-deps.sh: unknown option '$1' (use --build, --test, --fuzz or nothing)" >&2; exit 2 ;;
 esac
 
 missing=()
