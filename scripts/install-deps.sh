@@ -8,6 +8,8 @@
 #                                    server for its tests and OpenMPI for the
 #                                    mpi backend's tests (what test.sh needs)
 #   scripts/install-deps.sh --build  only the build and the unit/sim tests
+#   scripts/install-deps.sh --fuzz   the build plus clang and its libFuzzer and
+#                                    sanitizer runtimes (scripts/fuzz.sh, sanitize.sh)
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
@@ -20,14 +22,17 @@ gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-
 # The mpi backend and its tests (label mpi).
 mpi_packages=(libopenmpi-dev openmpi-bin)
 extra_packages=(xdotool)
+# libclang-rt-14-dev holds libclang_rt.fuzzer and the ASan/UBSan/TSan runtimes.
+fuzz_packages=(clang-14 libclang-rt-14-dev)
 
 packages=("${build_packages[@]}")
 case "${1:-}" in
   --build) ;;
   --test) packages+=("${gui_packages[@]}" "${mpi_packages[@]}") ;;
+  --fuzz) packages+=("${fuzz_packages[@]}") ;;
   "") packages+=("${gui_packages[@]}" "${mpi_packages[@]}" "${extra_packages[@]}") ;;
   -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "install-deps.sh: unknown option '$1' (use --build, --test or nothing)" >&2; exit 2 ;;
+  *) echo "install-deps.sh: unknown option '$1' (use --build, --test, --fuzz or nothing)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -142,7 +142,7 @@ JsonValue JsonParser::ParseValueAt(int depth) {
         if (Peek() != '"') throw ErrorHere("expected a member name in quotes");
         std::string key = ParseString();
         Expect(':', "':' after a member name");
-        value.members.emplace_back(std::move(key), ParseValueAt(depth + 1));
+        value.members.push_back(JsonMember{std::move(key), ParseValueAt(depth + 1)});
         const char next = Peek();
         if (next == ',') {
           ++at_;

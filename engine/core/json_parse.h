@@ -30,6 +30,8 @@ struct JsonLimits {
   std::size_t max_values = std::size_t{1} << 26;  // every value parsed, in all
 };
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Type : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
   Type type = Type::kNull;
@@ -37,7 +39,7 @@ struct JsonValue {
   double number = 0;
   std::string string;
   std::vector<JsonValue> items;                            // kArray
-  std::vector<std::pair<std::string, JsonValue>> members;  // kObject, in file order
+  std::vector<JsonMember> members;  // kObject, in file order
 
   bool is_number() const { return type == Type::kNumber; }
   bool is_string() const { return type == Type::kString; }
@@ -45,6 +47,13 @@ struct JsonValue {
   bool is_array() const { return type == Type::kArray; }
   /// The first member named `key` of an object; null when absent or not an object.
   const JsonValue* Find(std::string_view key) const;
+};
+
+// An object's member. Not a std::pair: clang with libstdc++ rejects a pair
+// holding the JsonValue that is still being defined.
+struct JsonMember {
+  std::string first;   // the key
+  JsonValue second;
 };
 
 class JsonParser {

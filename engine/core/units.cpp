@@ -136,6 +136,11 @@ bool TryParseSize(std::string_view text, Bytes* out, std::string* error) {
     return false;
   }
 
+  // 10^frac_digits must fit in 128 bits (10^38 does; 10^128 wraps to 0).
+  if (frac_digits > 30) {
+    *error = Quoted(s) + " has too many digits after the point";
+    return false;
+  }
   U128 scale = 1;
   for (int d = 0; d < frac_digits; ++d) scale *= 10;
   const U128 numerator = mantissa * static_cast<U128>(multiplier);

@@ -14,6 +14,8 @@
 
 namespace shardlab::test_util {
 
+struct JsonField;
+
 struct Json {
   enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
   Type type = Type::kNull;
@@ -21,14 +23,9 @@ struct Json {
   double number = 0;
   std::string text;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
+  std::vector<JsonField> fields;
 
-  const Json* Find(const std::string& key) const {
-    for (const auto& [k, v] : fields) {
-      if (k == key) return &v;
-    }
-    return nullptr;
-  }
+  const Json* Find(const std::string& key) const;
   const Json& At(const std::string& key) const {
     const Json* value = Find(key);
     if (value == nullptr) throw std::runtime_error("no key '" + key + "'");
@@ -37,6 +34,20 @@ struct Json {
   const Json& operator[](const std::string& key) const { return At(key); }
   bool Has(const std::string& key) const { return Find(key) != nullptr; }
 };
+
+// Not a std::pair: clang with libstdc++ rejects a pair holding the Json that
+// is still being defined.
+struct JsonField {
+  std::string first;
+  Json second;
+};
+
+inline const Json* Json::Find(const std::string& key) const {
+  for (const auto& [k, v] : fields) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
 
 class JsonReader {
  public:
@@ -90,7 +101,7 @@ class JsonReader {
         std::string key = ParseString();
         Expect(':');
         if (value.Has(key)) Fail("duplicate key '" + key + "'");
-        value.fields.emplace_back(std::move(key), ParseValue());
+        value.fields.push_back(JsonField{std::move(key), ParseValue()});
         if (Peek() == ',') {
           ++pos_;
           continue;

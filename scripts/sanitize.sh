@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the project and its tests with clang under sanitizers and runs the
+# unit and sim tests (and mpi ones when mpirun is installed).
+#
+#   scripts/sanitize.sh asan [ctest args...]   ASan + UBSan in build-asan/
+#   scripts/sanitize.sh tsan [ctest args...]   TSan in build-tsan/
+#
+# Extra arguments go to ctest, e.g. `scripts/sanitize.sh tsan -R 'Executor|Worker'`.
+# The desktop app is left out (GUI off), so no Mesa/llvmpipe code runs and
+# scripts/asan.supp / scripts/tsan.supp hold no suppression for our code.
+# Any sanitizer report fails the test that triggered it; exits non-zero then.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-}"
+[[ $# -gt 0 ]] && shift
+case "$mode" in
+  asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" ;;
+  tsan) flags="-fsanitize=thread" ;;
+  *) echo "usage: scripts/sanitize.sh asan|tsan [ctest args...]" >&2; exit 2 ;;
+esac
+dir="build-$mode"
+
+cxx=$(command -v clang++ || command -v clang++-14 || true)
+if [[ -z "$cxx" ]]; then
+  echo "sanitize.sh: clang++ not found; run scripts/install-deps.sh --fuzz" >&2
+  exit 2
+fi
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+mpi=OFF
+command -v mpirun >/dev/null && mpi=AUTO
+cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+  -DSHARDLAB_WITH_GUI=OFF -DSHARDLAB_WITH_CUDA=OFF -DSHARDLAB_WITH_NCCL=OFF \
+  -DSHARDLAB_WITH_MPI="$mpi" -DSHARDLAB_BUILD_BENCH=OFF >/dev/null
+cmake --build "$dir"
+
+here=$(pwd)
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:suppressions=$here/scripts/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$here/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$here/scripts/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+labels='^(unit|sim)$'
+[[ "$mpi" == AUTO ]] && labels='^(unit|sim|mpi)$'
+ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 -L "$labels" "$@"
