@@ -401,10 +401,11 @@ int WorkerMain(std::span<const std::string> words) {
     } catch (const Error&) {
       // the app is gone; stderr still gets the line
     }
-    if (CurrentProcessGroup().size > 1) {
+    if (CurrentProcessGroup().size > 1 && reporter) {
       // The other ranks may wait in the next step's broadcast, which a
-      // finalizing rank never answers: leaving without MPI_Finalize makes
-      // mpirun stop the whole job instead of hanging.
+      // finalizing rank 0 never answers: leaving without MPI_Finalize makes
+      // mpirun stop the whole job instead of hanging. (Other ranks end as
+      // any command does: after a timeout they give rank 0 time to report.)
       std::cerr << kProgram << ": error: " << e.what() << std::endl;
       std::_Exit(1);
     }
