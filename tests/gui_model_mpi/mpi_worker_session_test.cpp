@@ -40,14 +40,23 @@ bool Reaped(Session& s) { return s.worker_pid() <= 0; }
 /// /tmp named after this test process and `tag`. Every process of the job
 /// (mpirun, the ranks) has it on its command line, so pgrep finds what is
 /// left of the job.
-std::string MarkedCli(const std::string& tag) {
-  const std::string path =
-      "/tmp/shardlab-cli-mpitest-" + std::to_string(getpid()) + "-" + tag;
-  std::error_code error;
-  std::filesystem::remove(path, error);
-  std::filesystem::create_symlink(SHARDLAB_CLI_PATH, path);
-  return path;
-}
+class MarkedCli {
+ public:
+  explicit MarkedCli(const std::string& tag)
+      : path_("/tmp/shardlab-cli-mpitest-" + std::to_string(getpid()) + "-" + tag) {
+    std::error_code error;
+    std::filesystem::remove(path_, error);
+    std::filesystem::create_symlink(SHARDLAB_CLI_PATH, path_);
+  }
+  ~MarkedCli() {
+    std::error_code error;
+    std::filesystem::remove(path_, error);
+  }
+  operator const std::string&() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 bool NoProcessWith(const std::string& marked_cli) {
   const std::string name = std::filesystem::path(marked_cli).filename().string();
@@ -84,7 +93,7 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 TEST(MpiWorkerSession, RunsThroughMpirunWithTheSimulatorsEventsAndCorrectValues) {
-  const std::string cli = MarkedCli("same");
+  const MarkedCli cli("same");
   Session local;
   ScenarioSettings in_app = MpiAllReduce();
   in_app.backend = "sim";
@@ -120,7 +129,7 @@ TEST(MpiWorkerSession, RunsThroughMpirunWithTheSimulatorsEventsAndCorrectValues)
 }
 
 TEST(MpiWorkerSession, AKilledRankFailsTheRunByNameLeavesNoProcessAndARestartRuns) {
-  const std::string cli = MarkedCli("kill");
+  const MarkedCli cli("kill");
   Session session;
   session.SetWorkerProgram(cli);
   session.SetWorkerMpiOptions("", "kill:rank=1,op=3");
@@ -142,7 +151,7 @@ TEST(MpiWorkerSession, AKilledRankFailsTheRunByNameLeavesNoProcessAndARestartRun
 }
 
 TEST(MpiWorkerSession, ARankThatSkipsTheCollectiveShowsTheDesyncReport) {
-  const std::string cli = MarkedCli("skip");
+  const MarkedCli cli("skip");
   Session session;
   session.SetWorkerProgram(cli);
   session.SetWorkerMpiOptions("1s", "skip:rank=2,iter=1");
