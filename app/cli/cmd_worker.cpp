@@ -31,6 +31,7 @@
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
+#include "engine/run/process_group.h"
 #include "engine/run/vector_sink.h"
 #include "engine/run/worker_protocol.h"
 
@@ -73,7 +74,10 @@ void WriteAll(const std::vector<std::uint8_t>& bytes) {
 /// it grows large, so a pipe is never written one event at a time.
 class RecordOut {
  public:
+  /// `silent`: a rank other than 0 of an mpi job (rank 0 writes for all).
+  explicit RecordOut(bool silent) : silent_(silent) {}
   void Add(const WorkerRecord& record) {
+    if (silent_) return;
     EncodeRecord(record, pending_);
     if (pending_.size() > (1u << 16)) Flush();
   }
@@ -83,6 +87,7 @@ class RecordOut {
   }
 
  private:
+  bool silent_;
   std::vector<std::uint8_t> pending_;
 };
 
@@ -186,6 +191,10 @@ const CommandSpec& WorkerSpec() {
         "error) to stdout and reads commands (step k, play, pause, cancel, quit) from stdin,\n"
         "as described in engine/run/worker_protocol.h. The app starts it for the backends\n"
         "that run in a worker, so that a crashed GPU run never takes the app down.\n"
+        "Under mpirun with --backend mpi every rank runs it; rank 0 reads the commands,\n"
+        "shares each decision with the other ranks before each step, and writes the records\n"
+        "for the job (mpirun forwards its stdin and stdout). --mpi-timeout passes to the\n"
+        "backend, and --mpi-fault KIND is the backend's --inject-fault (see 'run --help').\n"
         "Exit code 0 when the run is done (and correct), 1 on a failure, 3 on a sticky CUDA\n"
         "error, 130 when cancelled.";
     s.flags = {{"size", 's', "SIZE", "bytes of one rank's buffer (default: 64M)"}};
@@ -202,7 +211,9 @@ const CommandSpec& WorkerSpec() {
     s.examples =
         "  shardlab-cli worker allreduce --ranks 4 --size 1K --play < /dev/null | xxd | head\n"
         "  shardlab-cli worker allreduce --ranks 4 --size 1K --play --inject-fault sticky-cuda "
-        "< /dev/null > /dev/null\n";
+        "< /dev/null > /dev/null\n"
+        "  mpirun -np 4 --oversubscribe shardlab-cli worker allreduce --ranks 4 --size 1K "
+        "--backend mpi --play < /dev/null | xxd | head\n";
     return s;
   }();
   return spec;
@@ -227,7 +238,9 @@ int WorkerMain(std::span<const std::string> words) {
       args.Has("fault-step")
           ? static_cast<int>(ParseIntValue(args.Spelling("fault-step"), args.Get("fault-step"), 0, 1 << 30))
           : 1;
-  if (::isatty(STDOUT_FILENO)) {
+  // Under mpirun rank 0's stdout is the pty mpirun's output forwarding
+  // gives it (raw: no newline translation), not a person's terminal.
+  if (::isatty(STDOUT_FILENO) && CurrentProcessGroup().size == 1) {
     throw UsageError("worker: stdout is a terminal; the worker writes binary records for the "
                      "app (pipe it, e.g. '| xxd', or use 'run' for a table)");
   }
@@ -248,7 +261,10 @@ int WorkerMain(std::span<const std::string> words) {
   }
   prepared->scenario.timing_only = options.timing_only;
 
-  RecordOut out;
+  // Under --backend mpi every rank runs this; only rank 0 reads commands
+  // and writes records (mpirun forwards its stdin and stdout).
+  const bool reporter = CurrentProcessGroup().rank == 0;
+  RecordOut out(!reporter);
   CommandIn in;
   try {
     Executor executor(CreateBackend(setup.backend), std::move(prepared->plan), prepared->topology,
@@ -276,6 +292,9 @@ int WorkerMain(std::span<const std::string> words) {
       record.snapshot.step = step;
       for (BufferId id = 0; id < static_cast<BufferId>(plan.buffers.size()); ++id) {
         const std::span<const float> data = executor.backend().BufferData(id);
+        // An mpi rank holds only its own buffers until the last step
+        // gathers them all: a partial snapshot is left out.
+        if (data.size() != static_cast<std::size_t>(plan.buffers[id].count)) continue;
         record.snapshot.buffer = id;
         record.snapshot.values.assign(data.begin(), data.end());
         out.Add(record);
@@ -293,10 +312,37 @@ int WorkerMain(std::span<const std::string> words) {
     // Commands take effect in order: "step 2, quit" runs two steps, then
     // quits. Only cancel jumps the queue: it stops the run at once.
     std::deque<WorkerRecord> pending;
+    // What rank 0 decided from its commands, shared with every rank of an
+    // mpi job before each step (mpirun gives stdin to rank 0 alone).
+    enum Action : int { kRunStep = 0, kQuitRun = 1, kCancelRun = 2, kNobodyLeft = 3 };
+    auto next_action = [&]() -> Action {
+      for (;;) {
+        in.ReadAvailable(pending, /*wait=*/!playing && budget == 0 && pending.empty());
+        for (const WorkerRecord& command : pending) {
+          if (command.type == RecordType::kCancel) return kCancelRun;
+        }
+        while (budget == 0 && !pending.empty()) {
+          const WorkerRecord command = pending.front();
+          pending.pop_front();
+          switch (command.type) {
+            case RecordType::kStep: budget += command.step; break;
+            case RecordType::kPlay: playing = true; break;
+            case RecordType::kPause: playing = false; break;
+            case RecordType::kQuit: return kQuitRun;
+            default:
+              throw Error(std::string("worker: '") + RecordTypeName(command.type) +
+                              "' is not a command",
+                          ErrorKind::kRuntime);
+          }
+        }
+        if (playing || budget > 0) return kRunStep;
+        if (in.ended() && pending.empty()) return kNobodyLeft;
+      }
+    };
     while (step < plan.num_steps) {
-      in.ReadAvailable(pending, /*wait=*/!playing && budget == 0 && pending.empty());
-      for (const WorkerRecord& command : pending) {
-        if (command.type != RecordType::kCancel) continue;
+      const Action action =
+          static_cast<Action>(ShareFromRankZero(reporter ? next_action() : kRunStep));
+      if (action == kCancelRun) {
         WorkerRecord cancelled;
         cancelled.type = RecordType::kError;
         cancelled.error.kind = WorkerErrorKind::kCancelled;
@@ -305,24 +351,11 @@ int WorkerMain(std::span<const std::string> words) {
         out.Flush();
         return 130;
       }
-      while (budget == 0 && !pending.empty()) {
-        const WorkerRecord command = pending.front();
-        pending.pop_front();
-        switch (command.type) {
-          case RecordType::kStep: budget += command.step; break;
-          case RecordType::kPlay: playing = true; break;
-          case RecordType::kPause: playing = false; break;
-          case RecordType::kQuit: out.Flush(); return 0;
-          default:
-            throw Error(std::string("worker: '") + RecordTypeName(command.type) +
-                            "' is not a command",
-                        ErrorKind::kRuntime);
-        }
+      if (action == kQuitRun) {
+        out.Flush();
+        return 0;
       }
-      if (!playing && budget == 0) {
-        if (in.ended() && pending.empty()) return 0;  // nobody left to say play
-        continue;
-      }
+      if (action == kNobodyLeft) return 0;
       if (!executor.StepOnce(sink)) break;
       ++step;
       if (budget > 0) --budget;
@@ -367,6 +400,14 @@ int WorkerMain(std::span<const std::string> words) {
       out.Flush();
     } catch (const Error&) {
       // the app is gone; stderr still gets the line
+    }
+    if (CurrentProcessGroup().size > 1 && reporter) {
+      // The other ranks may wait in the next step's broadcast, which a
+      // finalizing rank 0 never answers: leaving without MPI_Finalize makes
+      // mpirun stop the whole job instead of hanging. (Other ranks end as
+      // any command does: after a timeout they give rank 0 time to report.)
+      std::cerr << kProgram << ": error: " << e.what() << std::endl;
+      std::_Exit(1);
     }
     throw;
   }

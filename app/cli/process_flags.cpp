@@ -50,16 +50,18 @@ ProcessSetup TakeProcessFlags(std::vector<std::string>& words) {
   bool has_timeout = false, has_fault = false;
   const std::string timeout = TakeFlag(words, "mpi-timeout", has_timeout);
   // `worker` has its own --inject-fault (a process-level fault the app must
-  // survive); every other command's --inject-fault is the mpi backend's.
+  // survive) and takes the mpi backend's as --mpi-fault; every other
+  // command's --inject-fault is the mpi backend's.
   const bool is_worker = !words.empty() && words.front() == "worker";
-  const std::string fault = is_worker ? "" : TakeFlag(words, "inject-fault", has_fault);
+  const std::string fault_flag = is_worker ? "mpi-fault" : "inject-fault";
+  const std::string fault = TakeFlag(words, fault_flag, has_fault);
   if ((has_timeout || has_fault) && backend != "mpi") {
-    throw UsageError(std::string(has_timeout ? "--mpi-timeout" : "--inject-fault") +
+    throw UsageError((has_timeout ? std::string("--mpi-timeout") : "--" + fault_flag) +
                      ": only for --backend mpi (the backend is '" +
                      (backend.empty() ? "sim" : backend) + "')");
   }
   if (has_timeout) options.timeout_ns = ParseMpiTimeout("--mpi-timeout", timeout);
-  if (has_fault) options.fault = ParseMpiFault("--inject-fault", fault);
+  if (has_fault) options.fault = ParseMpiFault("--" + fault_flag, fault);
   if (!IsProcessBackend(backend)) return setup;
 
   setup.group = JoinProcessGroup(backend, options);

@@ -20,12 +20,10 @@ extern char** environ;
 namespace shardlab {
 namespace {
 
-// The job's environment: the caller's, plus what OpenMPI needs in a
-// container unless the caller set it. Built before fork (the child of a
-// threaded program may only exec).
-std::vector<std::string> JobEnvironment() {
+// What OpenMPI needs in a container, as NAME=VALUE, for the variables the
+// caller did not set.
+std::vector<std::string> EnvironmentDefaults() {
   std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   auto set_default = [&env](const char* name, const char* value) {
     if (std::getenv(name) == nullptr) env.push_back(std::string(name) + "=" + value);
   };
@@ -37,6 +35,15 @@ std::vector<std::string> JobEnvironment() {
   if (std::system("command -v ssh >/dev/null 2>&1 || command -v rsh >/dev/null 2>&1") != 0)
     set_default("OMPI_MCA_plm", "isolated");
   set_default("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+  return env;
+}
+
+// The job's environment: the caller's plus the defaults. Built before fork
+// (the child of a threaded program may only exec).
+std::vector<std::string> JobEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  for (std::string& d : EnvironmentDefaults()) env.push_back(std::move(d));
   return env;
 }
 
@@ -72,6 +79,8 @@ class StderrFilter {
 };
 
 }  // namespace
+
+std::vector<std::string> MpiJobEnvironmentDefaults() { return EnvironmentDefaults(); }
 
 std::vector<std::string> MpirunArgv(const MpiLaunch& launch) {
   std::vector<std::string> argv = {launch.mpirun, "--oversubscribe", "-np",

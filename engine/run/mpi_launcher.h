@@ -50,6 +50,11 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch);
 /// Empty when the text names no failed rank.
 std::string DescribeMpirunFailure(const std::string& stderr_text);
 
+/// "NAME=VALUE" for each variable RunMpiJob adds to the caller's
+/// environment (what OpenMPI needs in a container), for a front end that
+/// starts mpirun itself (`env NAME=VALUE... mpirun ...`).
+std::vector<std::string> MpiJobEnvironmentDefaults();
+
 /// The argument vector RunMpiJob executes (mpirun first).
 std::vector<std::string> MpirunArgv(const MpiLaunch& launch);
 

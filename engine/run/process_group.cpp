@@ -32,6 +32,13 @@ ProcessGroupInfo JoinProcessGroup(const std::string& backend, const MpiOptions& 
 #endif
 }
 
+int ShareFromRankZero(int value) {
+#ifdef SHARDLAB_HAVE_MPI
+  if (mpi::Started() && mpi::WorldSize() > 1) return mpi::BroadcastInt(value);
+#endif
+  return value;
+}
+
 void LeaveProcessGroup(int exit_code) {
 #ifdef SHARDLAB_HAVE_MPI
   mpi::Finish(exit_code);

@@ -28,6 +28,11 @@ ProcessGroupInfo JoinProcessGroup(const std::string& backend, const MpiOptions& 
 /// What JoinProcessGroup returned last ({0, 1} before, or for other backends).
 ProcessGroupInfo CurrentProcessGroup();
 
+/// Rank 0's `value` on every process of the group: what only rank 0 can
+/// read (mpirun gives stdin to rank 0 alone) shared before each step, so
+/// every rank takes the same path. `value` itself outside a process group.
+int ShareFromRankZero(int value);
+
 /// Ends what JoinProcessGroup started: finalizes after a clean run; after a
 /// timeout or desync, rank 0 aborts the whole job (the others wait for it
 /// to, then abort themselves). No-op when nothing was started.

@@ -226,7 +226,7 @@ void DecodeEvent(Reader& r, Event& e) {
   if (kind > static_cast<std::uint8_t>(OpKind::kCollective)) {
     return r.Fail("event kind " + std::to_string(kind) + " is no op kind");
   }
-  if (clock > static_cast<std::uint8_t>(ClockKind::kEmulated)) {
+  if (clock > static_cast<std::uint8_t>(ClockKind::kHostMpiAligned)) {
     return r.Fail("event clock " + std::to_string(clock) + " is no clock");
   }
   if (status > static_cast<std::uint8_t>(EventStatus::kCancelled)) {

@@ -153,5 +153,15 @@ TEST(WorkerCli, BadFlagsAreOneLineAndCode2) {
   EXPECT_NE(r.process.err.find("--inject-fault: unknown fault 'meteor'"), std::string::npos) << r.process.err;
 }
 
+TEST(WorkerCli, MpiFaultNeedsTheMpiBackend) {
+  // The worker's own --inject-fault stays its own; the mpi backend's fault
+  // is --mpi-fault, and only with --backend mpi.
+  const WorkerResult r = RunWorker({"allreduce", "--mpi-fault", "kill:rank=1,op=3"}, {});
+  EXPECT_EQ(r.process.exit_code, 2);
+  EXPECT_NE(r.process.err.find("--mpi-fault: only for --backend mpi (the backend is 'sim')"),
+            std::string::npos)
+      << r.process.err;
+}
+
 }  // namespace
 }  // namespace shardlab

@@ -161,6 +161,7 @@ int App::Run() {
     return 1;
   }
   session_.SetWorkerFault(flags_.worker_fault);
+  session_.SetWorkerMpiOptions(flags_.mpi_timeout, flags_.mpi_fault);
   if (!flags_.open_trace_path.empty()) {
     std::string message;
     if (!OpenTrace(flags_.open_trace_path, &message)) {
@@ -421,6 +422,7 @@ void App::StartRun(const ScenarioSettings& settings) {
   ResetReplay();
   session_.Start(settings);  // a rejected run shows its error in the panels
   session_.SetWorkerFault("");  // --worker-fault fails the launch run only: Restart then works
+  session_.SetWorkerMpiOptions(flags_.mpi_timeout, "");  // so does --mpi-fault
   if (session_.plan() != nullptr) {
     // Until the run is recorded, the formula's time stands in for its end,
     // so Play during recording already moves at a readable pace.

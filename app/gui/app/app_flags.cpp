@@ -15,6 +15,7 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
+#include "engine/run/mpi_options.h"
 
 namespace shardlab::gui {
 namespace {
@@ -70,6 +71,8 @@ const CommandSpec& AppSpec() {
         {"timing-only", 0, "", "skip the data: time the run without checking its result"},
         {"worker", 0, "", "collectives: run in a worker process ('shardlab-cli worker'), as real hardware does; the backend may then be one only the worker has (cuda, mpi)"},
         {"worker-fault", 0, "KIND", "for tests: the launch run's worker fails after one step (sticky-cuda, signal, kill, exit or hang); Restart worker then runs normally"},
+        {"mpi-timeout", 0, "TIME", "with --backend mpi --worker: the mpi backend's bound on every wait (e.g. 2s; default 30s)"},
+        {"mpi-fault", 0, "KIND", "for tests, with --backend mpi --worker: the launch run's mpi fault (kill:rank=1,op=3, exit:..., skip:rank=2,iter=1; see 'shardlab-cli run --help'); Restart worker then runs normally"},
         {"open-trace", 0, "FILE.json", "show a Chrome trace ShardLab wrote (any backend, any machine) instead of a run"},
         {"schedule", 0, "NAME", "pipeline: gpipe, 1f1b, interleaved or zb-h1 (default 1f1b)"},
         {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
@@ -257,6 +260,12 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
       throw UsageError(spelling + ": unknown fault '" + value + "' (use sticky-cuda, signal, kill, exit or hang)");
     }
     flags.worker_fault = value;
+  } else if (name == "mpi-timeout") {
+    ParseMpiTimeout(spelling, value);  // the message names the flag
+    flags.mpi_timeout = value;
+  } else if (name == "mpi-fault") {
+    ParseMpiFault(spelling, value);
+    flags.mpi_fault = value;
   } else if (name == "open-trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.open_trace_path = value;
@@ -324,6 +333,11 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
   }
   if (!flags.worker_fault.empty() && !flags.settings.in_worker) {
     throw UsageError("--worker-fault: needs --worker");
+  }
+  if ((!flags.mpi_timeout.empty() || !flags.mpi_fault.empty()) &&
+      !(flags.settings.in_worker && flags.settings.backend == "mpi")) {
+    throw UsageError(std::string(flags.mpi_fault.empty() ? "--mpi-timeout" : "--mpi-fault") +
+                     ": needs --backend mpi --worker");
   }
   if (!algo_given && flags.settings.is_collective()) {
     flags.settings.algo = CollectiveAlgoName(DefaultAlgo(ParseCollectiveKind(flags.settings.scenario)));

@@ -41,6 +41,8 @@ struct AppFlags {
   std::string trace_path;           // Chrome trace of the first run
   std::string open_trace_path;      // a trace to show instead of the launch run
   std::string worker_fault;         // tests: --inject-fault for every worker run
+  std::string mpi_timeout;          // --mpi-timeout of mpi worker runs ("" = the backend's default)
+  std::string mpi_fault;            // tests: --mpi-fault of the launch run's mpi worker
   std::string lab_path;              // --lab: open this lab at start, resuming its progress
   std::string labs_dir;              // --labs-dir: the chooser's folder ("" = the lab's parent, or labs)
   std::string progress_dir;          // --progress-dir ("" = DefaultLabProgressDir())

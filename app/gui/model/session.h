@@ -232,6 +232,13 @@ class Session {
     worker_fault_ = std::move(kind);
     worker_fault_step_ = step;
   }
+  /// Test hooks for mpi worker runs: the worker's --mpi-timeout (e.g. "2s")
+  /// and the mpi backend's fault as --mpi-fault ("kill:rank=1,op=3",
+  /// "skip:rank=2,iter=1"); "" for the defaults.
+  void SetWorkerMpiOptions(std::string timeout, std::string fault) {
+    worker_mpi_timeout_ = std::move(timeout);
+    worker_mpi_fault_ = std::move(fault);
+  }
   /// A running worker that sends nothing for this long is killed.
   void SetWorkerTimeout(double seconds) { worker_timeout_s_ = seconds; }
   /// The current run goes through a worker process.
@@ -338,6 +345,8 @@ class Session {
   std::vector<std::string> worker_launcher_;
   std::string worker_fault_;
   int worker_fault_step_ = 1;
+  std::string worker_mpi_timeout_;
+  std::string worker_mpi_fault_;
   double worker_timeout_s_ = 60;
   bool worker_error_record_seen_ = false;
   ErrorRecord worker_error_record_;

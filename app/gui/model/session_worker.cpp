@@ -8,7 +8,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include <regex>
+
 #include "app/gui/model/session.h"
+#include "engine/run/mpi_launcher.h"
 
 namespace shardlab::gui {
 namespace {
@@ -24,6 +27,32 @@ std::string LastLine(const std::string& text) {
   const std::size_t start = text.rfind('\n', end);
   return text.substr(start == std::string::npos ? 0 : start + 1,
                      end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+/// What starts an mpi worker: `env` with what OpenMPI needs in a container
+/// (as RunMpiJob sets it), then `mpirun --oversubscribe -np RANKS`; the
+/// worker's command line follows. mpirun forwards its stdin to rank 0 and
+/// rank 0's stdout to its own, which are the worker client's pipes.
+std::vector<std::string> MpiWorkerLauncher(int ranks) {
+  MpiLaunch launch;
+  launch.processes = ranks;
+  std::vector<std::string> words = MpirunArgv(launch);
+  const std::vector<std::string> env = MpiJobEnvironmentDefaults();
+  if (!env.empty()) {
+    words.insert(words.begin(), env.begin(), env.end());
+    words.insert(words.begin(), "env");
+  }
+  return words;
+}
+
+/// mpirun's report of a dead rank in `stderr_text` ("rank 1 was killed by
+/// signal 9 ..."), or "" when it names none or the rank ended on
+/// ShardLab's own terms (an error it reported, a desync abort): the error
+/// record says more then.
+std::string MpiRankFailure(const std::string& stderr_text) {
+  const std::string failure = DescribeMpirunFailure(stderr_text);
+  static const std::regex own(R"(^rank \d+ (exited with code (1|2|130) |aborted the job))");
+  return std::regex_search(failure, own) ? "" : failure;
 }
 
 }  // namespace
@@ -56,7 +85,16 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
     argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
                              std::to_string(worker_fault_step_)});
   }
-  argv.insert(argv.begin(), worker_launcher_.begin(), worker_launcher_.end());
+  if (settings.backend == "mpi") {
+    if (!worker_mpi_timeout_.empty()) argv.insert(argv.end(), {"--mpi-timeout", worker_mpi_timeout_});
+    if (!worker_mpi_fault_.empty()) argv.insert(argv.end(), {"--mpi-fault", worker_mpi_fault_});
+  }
+  // An mpi run is an MPI job of one process per rank; a launcher set by
+  // the caller wins.
+  const std::vector<std::string> launcher =
+      settings.backend == "mpi" && worker_launcher_.empty() ? MpiWorkerLauncher(settings.ranks)
+                                                            : worker_launcher_;
+  argv.insert(argv.begin(), launcher.begin(), launcher.end());
   if (p.params.ranks <= kMaxBufferViewRanks) {
     worker_chunks_ = std::make_unique<ChunkState>(p.params, p.plan);
     snapshots_.push_back(Snapshot(0, *worker_chunks_));
@@ -155,7 +193,12 @@ void Session::PollWorker() {
   }
   if (worker_client_->ended()) {
     std::string what;
-    if (worker_error_record_seen_) {
+    const std::string rank_failure = worker_settings_.backend == "mpi"
+                                         ? MpiRankFailure(worker_client_->stderr_tail())
+                                         : "";
+    if (!rank_failure.empty()) {
+      what = rank_failure;
+    } else if (worker_error_record_seen_) {
       what = std::string(WorkerErrorKindName(worker_error_record_.kind)) + ": " +
              worker_error_record_.message;
     } else if (!worker_client_->protocol_error().empty()) {

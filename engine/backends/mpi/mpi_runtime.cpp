@@ -63,6 +63,12 @@ const MpiOptions& Options() { return Get().options; }
 void MarkBroken() { Get().broken = true; }
 bool Broken() { return Get().broken; }
 
+int BroadcastInt(int value) {
+  if (MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    throw Error("MPI_Bcast failed: a rank of the job is gone", ErrorKind::kRuntime);
+  return value;
+}
+
 void Finish(int exit_code) {
   State& s = Get();
   if (!s.started || s.finished) return;

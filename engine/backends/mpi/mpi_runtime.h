@@ -24,6 +24,9 @@ bool Broken();
 /// `exit_code`; other ranks give rank 0 time to report first, then abort.
 void Finish(int exit_code);
 
+/// Rank 0's `value` on every rank (MPI_Bcast on the world).
+int BroadcastInt(int value);
+
 /// Host monotonic clock, ns.
 double NowNs();
 
