@@ -34,7 +34,8 @@ const CommandSpec& MpirunSpec() {
         "mpirun stops the others; this command then names the rank and its exit code or signal,\n"
         "and makes sure no process of the job is left. Flags of the mpi backend, given\n"
         "after COMMAND: --mpi-timeout DURATION bounds every wait (default 30s; 500ms, 5s,\n"
-        "2m); --inject-fault exit|kill|stall:rank=R,op=N or skip:rank=R,iter=N (tests).";
+        "2m); --inject-fault exit|kill|stall:rank=R,op=N or skip:rank=R,iter=N (tests);\n"
+        "--device gpu keeps each rank's buffers on a GPU (needed by --algo nccl).";
     s.flags = {
         {"np", 'n', "N", "processes to start (one per rank)"},
         {"timeout", 0, "S", "mpirun --timeout: kill the job after S seconds (last resort)"},

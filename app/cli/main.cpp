@@ -147,10 +147,15 @@ int RunGuarded(std::vector<std::string> words, ProcessSetup& process) {
   try {
 #ifdef SHARDLAB_HAVE_CUDA
     shardlab::RegisterCudaBackend();
+    shardlab::SetGpuCounter([] { return shardlab::CudaDeviceCountOrThrow(); });
 #endif
     // `mpirun` passes the words after "--" to its ranks untouched.
     if (words.empty() || words.front() != "mpirun") process = TakeProcessFlags(words);
     return Dispatch(words);
+  } catch (const shardlab::JobWideError& e) {
+    // Every rank failed alike: rank 0's message stands for the job.
+    const int code = e.kind() == shardlab::ErrorKind::kInvalidInput ? 2 : 1;
+    return process.group.rank == 0 ? Fail(e.what(), code) : code;
   } catch (const shardlab::Error& e) {
     switch (e.kind()) {
       case shardlab::ErrorKind::kInvalidInput: return fail(e.what(), 2);

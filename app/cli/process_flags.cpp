@@ -47,21 +47,25 @@ ProcessSetup TakeProcessFlags(std::vector<std::string>& words) {
   ProcessSetup setup;
   const std::string backend = PeekBackend(words);
   MpiOptions options;
-  bool has_timeout = false, has_fault = false;
+  bool has_timeout = false, has_fault = false, has_device = false;
   const std::string timeout = TakeFlag(words, "mpi-timeout", has_timeout);
+  const std::string device = TakeFlag(words, "device", has_device);
   // `worker` has its own --inject-fault (a process-level fault the app must
   // survive) and takes the mpi backend's as --mpi-fault; every other
   // command's --inject-fault is the mpi backend's.
   const bool is_worker = !words.empty() && words.front() == "worker";
   const std::string fault_flag = is_worker ? "mpi-fault" : "inject-fault";
   const std::string fault = TakeFlag(words, fault_flag, has_fault);
-  if ((has_timeout || has_fault) && backend != "mpi") {
-    throw UsageError((has_timeout ? std::string("--mpi-timeout") : "--" + fault_flag) +
+  if ((has_timeout || has_fault || has_device) && backend != "mpi") {
+    throw UsageError((has_timeout ? std::string("--mpi-timeout")
+                      : has_fault ? "--" + fault_flag
+                                  : std::string("--device")) +
                      ": only for --backend mpi (the backend is '" +
                      (backend.empty() ? "sim" : backend) + "')");
   }
   if (has_timeout) options.timeout_ns = ParseMpiTimeout("--mpi-timeout", timeout);
   if (has_fault) options.fault = ParseMpiFault("--" + fault_flag, fault);
+  if (has_device) options.device = ParseMpiDevice("--device", device);
   if (!IsProcessBackend(backend)) return setup;
 
   setup.group = JoinProcessGroup(backend, options);

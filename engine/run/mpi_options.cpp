@@ -35,6 +35,12 @@ TimeNs ParseMpiTimeout(const std::string& flag, const std::string& text) {
   return value * scale;
 }
 
+MpiDevice ParseMpiDevice(const std::string& flag, const std::string& text) {
+  if (text == "host") return MpiDevice::kHost;
+  if (text == "gpu") return MpiDevice::kGpu;
+  throw Error(flag + ": unknown device '" + text + "' (use host or gpu)");
+}
+
 MpiFault ParseMpiFault(const std::string& flag, const std::string& text) {
   const std::string usage = " (use exit|kill|stall:rank=R,op=N or skip:rank=R,iter=N)";
   const std::size_t colon = text.find(':');

@@ -7,6 +7,7 @@
 //                  kill:rank=1,op=7    ... is killed by SIGKILL instead
 //                  stall:rank=1,op=7   ... stops answering (sleeps) instead
 //                  skip:rank=2,iter=3  rank 2 skips the 3rd run of the plan
+//   --device host | gpu                where each rank's buffers live (default host)
 #pragma once
 
 #include <cstdint>
@@ -28,10 +29,18 @@ struct MpiFault {
   std::int64_t iter = 0;  // skip: the iter-th run of the plan (1-based)
 };
 
+/// Where each process keeps its rank's buffers: host memory (the default)
+/// or its GPU (local rank modulo the node's device count).
+enum class MpiDevice : std::uint8_t { kHost, kGpu };
+
 struct MpiOptions {
   TimeNs timeout_ns = kDefaultMpiTimeoutNs;
   MpiFault fault;
+  MpiDevice device = MpiDevice::kHost;
 };
+
+/// "host" or "gpu". Throws Error naming `flag`.
+MpiDevice ParseMpiDevice(const std::string& flag, const std::string& text);
 
 /// "5s", "500ms", "2m", "1.5s", "30" (seconds). Throws Error naming `flag`.
 TimeNs ParseMpiTimeout(const std::string& flag, const std::string& text);

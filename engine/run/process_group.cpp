@@ -17,6 +17,23 @@ ProcessGroupInfo& Current() {
 
 ProcessGroupInfo CurrentProcessGroup() { return Current(); }
 
+namespace {
+std::function<int()>& GpuCounter() {
+  static std::function<int()> counter;
+  return counter;
+}
+}  // namespace
+
+void SetGpuCounter(std::function<int()> counter) { GpuCounter() = std::move(counter); }
+
+int CountGpusOrThrow() {
+  if (!GpuCounter())
+    throw Error("no CUDA device: this build has no CUDA backend (configure with the CUDA "
+                "toolkit, SHARDLAB_WITH_CUDA=AUTO or ON)",
+                ErrorKind::kRuntime);
+  return GpuCounter()();
+}
+
 bool IsProcessBackend(const std::string& backend) { return backend == "mpi"; }
 
 ProcessGroupInfo JoinProcessGroup(const std::string& backend, const MpiOptions& options) {

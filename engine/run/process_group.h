@@ -6,8 +6,10 @@
 // backend they do nothing. MPI-free: builds without MPI say so clearly.
 #pragma once
 
+#include <functional>
 #include <string>
 
+#include "engine/core/error.h"
 #include "engine/run/mpi_options.h"
 
 namespace shardlab {
@@ -16,6 +18,20 @@ struct ProcessGroupInfo {
   int rank = 0;   // this process's rank (what reports: rank 0)
   int size = 1;   // processes in the job
 };
+
+/// A failure every rank of the job reaches with the same cause (no GPU on
+/// the nodes, say): front ends print it on rank 0 only.
+class JobWideError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// How this process counts its GPUs: returns the CUDA device count or
+/// throws Error("no CUDA device: ..."). Front ends that link the CUDA
+/// backend install it; without one, CountGpusOrThrow() says the build has
+/// no CUDA. Lets the MPI code ask without linking CUDA itself.
+void SetGpuCounter(std::function<int()> counter);
+int CountGpusOrThrow();
 
 /// True for backends that run one rank per process ("mpi").
 bool IsProcessBackend(const std::string& backend);

@@ -97,3 +97,24 @@ TEST(DeviceFlagsCli, CalibrateAndDetectHaveHelp) {
 
 }  // namespace
 }  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+TEST(MpiDeviceFlag, NeedsTheMpiBackendAndAKnownDevice) {
+  Cli cli;
+  const auto sim = cli.Run({"run", "allreduce", "--ranks", "2", "--size", "1K", "--device", "gpu"});
+  EXPECT_EQ(sim.exit_code, 2) << sim.err;
+  EXPECT_NE(sim.err.find("--device: only for --backend mpi (the backend is 'sim')"),
+            std::string::npos)
+      << sim.err;
+  EXPECT_EQ(Lines(sim.err), 1) << sim.err;
+  const auto bad = cli.Run({"run", "allreduce", "--ranks", "2", "--size", "1K", "--backend", "mpi",
+                            "--device", "tpu"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--device: unknown device 'tpu' (use host or gpu)"), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace shardlab

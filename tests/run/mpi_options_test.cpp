@@ -25,6 +25,20 @@ TEST(MpiOptions, TimeoutsReadSecondsMillisecondsAndMinutes) {
   }
 }
 
+TEST(MpiOptions, DevicesAreHostOrGpu) {
+  EXPECT_EQ(MpiOptions{}.device, MpiDevice::kHost);
+  EXPECT_EQ(ParseMpiDevice("--device", "host"), MpiDevice::kHost);
+  EXPECT_EQ(ParseMpiDevice("--device", "gpu"), MpiDevice::kGpu);
+  for (const char* bad : {"", "GPU", "cuda", "gpu0"}) {
+    try {
+      ParseMpiDevice("--device", bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--device: unknown device '", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(MpiOptions, FaultsParseAndRoundTrip) {
   const MpiFault exit_fault = ParseMpiFault("--inject-fault", "exit:rank=1,op=7");
   EXPECT_EQ(exit_fault.kind, MpiFaultKind::kExit);

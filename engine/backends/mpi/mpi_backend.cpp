@@ -18,6 +18,7 @@
 #include "engine/plan/op_graph.h"
 #include "engine/plan/validate.h"
 #include "engine/run/desync_report.h"
+#include "engine/run/process_group.h"
 
 namespace shardlab {
 namespace {
@@ -73,9 +74,9 @@ class MpiBackend final : public Backend {
                   std::to_string(plan.num_ranks) + ")");
     for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
       const Op& op = plan.ops[id];
-      if (op.kind == OpKind::kCollective)
-        throw Error(DescribeOp(plan, id) +
-                    ": the mpi backend cannot run a library collective (NCCL) op");
+      if (op.kind == OpKind::kCollective && mpi::Options().device != MpiDevice::kGpu)
+        throw Error("--algo nccl with --backend mpi needs --device gpu: NCCL works on GPU "
+                    "buffers (host buffers run --algo ring or tree)");
       for (const OpId* d = plan.deps_begin(op); d != plan.deps_end(op); ++d)
         if (plan.ops[*d].rank != op.rank)
           throw Error(DescribeOp(plan, id) + " waits for " + DescribeOp(plan, *d) +
@@ -98,6 +99,7 @@ class MpiBackend final : public Backend {
     int flag = 0;
     MPI_Comm_get_attr(comm_, MPI_TAG_UB, &attr, &flag);
     tag_ub_ = flag ? *static_cast<int*>(attr) : 32767;
+    if (mpi::Options().device == MpiDevice::kGpu) SelectGpu();
 
     AlignClock();
     memory_.Load(plan);
@@ -467,6 +469,40 @@ class MpiBackend final : public Backend {
     throw Error("no progress for " + Seconds(timeout_ns_) + " (--mpi-timeout): " +
                     DescribeDesync(all),
                 ErrorKind::kRuntime);
+  }
+
+  // --device gpu: every rank counts its node's GPUs and the counts are
+  // shared, so that a job where some rank has none ends with one message
+  // (rank 0's) on every rank alike rather than with the others waiting for
+  // it until --mpi-timeout. The GPU is local rank modulo the count.
+  void SelectGpu() {
+    int count = 0;
+    std::string why;
+    try {
+      count = CountGpusOrThrow();
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
+    MPI_Request request;
+    Check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_, &request),
+          "MPI_Iallgather");
+    Wait(request, StallPhase::kClockAlignment);
+    for (int r = 0; r < size_; ++r) {
+      if (counts[r] > 0) continue;
+      if (r == rank_ && !why.empty()) throw JobWideError(why, ErrorKind::kRuntime);
+      throw JobWideError("no CUDA device on rank " + std::to_string(r) + " (--device gpu needs one "
+                         "GPU per process; the host buffers run without --device gpu)",
+                         ErrorKind::kRuntime);
+    }
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    const int local_rank = local != nullptr ? std::atoi(local) : rank_;
+    const int gpu = local_rank % count;
+    throw JobWideError("--device gpu: rank " + std::to_string(rank_) + " found GPU " +
+                           std::to_string(gpu) + " of " + std::to_string(count) +
+                           ", but running buffers on the GPU is not implemented in this build "
+                           "yet (only the device check is); run without --device gpu",
+                       ErrorKind::kRuntime);
   }
 
   // Offsets of every rank's clock to rank 0's: rank 0 pings each rank in

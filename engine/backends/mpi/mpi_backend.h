@@ -17,6 +17,11 @@
 // so every process sees the same run (only rank 0 prints it). After the
 // last step every buffer is broadcast from its owner to every process, so
 // the scenarios' checks read all of them on every rank.
+//
+// --device gpu (MpiOptions::device): Load counts every process's GPUs and
+// ends the job with one message (rank 0's) when some process has none.
+// Running the buffers on the GPU is not implemented yet: with GPUs present
+// Load says so. --algo nccl (kCollective ops) needs --device gpu.
 #pragma once
 
 #include <memory>
