@@ -69,11 +69,13 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       seconds = std::strtod(argv[++i], &end);
       if (*end != '\0' || !(seconds > 0 && seconds <= 3600)) {
-        std::fprintf(stderr, "shardlab_event_stress: --seconds: must be in (0, 3600] (got '%s')\n", argv[i]);
+        std::fprintf(stderr, "shardlab_event_stress: --seconds: must be in (0, 3600] (got '%s')\n",
+                     argv[i]);
         return 2;
       }
     } else {
-      std::fprintf(stderr, "shardlab_event_stress: unknown flag %s (usage: --seconds S)\n", argv[i]);
+      std::fprintf(stderr, "shardlab_event_stress: unknown flag %s (usage: --seconds S)\n",
+                   argv[i]);
       return 2;
     }
   }
@@ -142,7 +144,8 @@ int main(int argc, char** argv) {
   const std::size_t rss_base = rss_samples.size() > 1 ? rss_samples[1] : rss_samples[0];
   const std::size_t rss_max = *std::max_element(rss_samples.begin(), rss_samples.end());
   const std::size_t queue_bytes = queue.capacity() * sizeof(shardlab::Event);
-  std::printf("event stress: %.0f s, queue %zu events (%.1f MiB)\n", seconds, queue.capacity(), MiB(queue_bytes));
+  std::printf("event stress: %.0f s, queue %zu events (%.1f MiB)\n", seconds, queue.capacity(),
+              MiB(queue_bytes));
   std::printf("  produced %llu, consumed %llu, dropped %llu (%.1f%%)\n",
               static_cast<unsigned long long>(tried), static_cast<unsigned long long>(consumed),
               static_cast<unsigned long long>(dropped),
@@ -150,9 +153,11 @@ int main(int argc, char** argv) {
   std::printf("  frames %zu: ingest p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", frame_ms.size(),
               Percentile(frame_ms, 0.5), Percentile(frame_ms, 0.99),
               frame_ms.empty() ? 0.0 : *std::max_element(frame_ms.begin(), frame_ms.end()));
-  std::printf("  resident memory: at start %.1f MiB, after 1 s %.1f MiB, max %.1f MiB, at end %.1f MiB (%zu samples)\n",
-              MiB(rss_samples.front()), MiB(rss_base), MiB(rss_max), MiB(rss_samples.back()),
-              rss_samples.size());
+  std::printf(
+      "  resident memory: at start %.1f MiB, after 1 s %.1f MiB, max %.1f MiB, at end %.1f MiB "
+      "(%zu samples)\n",
+      MiB(rss_samples.front()), MiB(rss_base), MiB(rss_max), MiB(rss_samples.back()),
+      rss_samples.size());
 
   int failures = 0;
   if (dropped != tried - consumed) {
@@ -162,7 +167,9 @@ int main(int argc, char** argv) {
     ++failures;
   }
   if (rss_max > rss_base + queue_bytes) {
-    std::fprintf(stderr, "event stress: memory grew by %.1f MiB after the first second (more than the queue's %.1f MiB)\n",
+    std::fprintf(stderr,
+                 "event stress: memory grew by %.1f MiB after the first second (more than the "
+                 "queue's %.1f MiB)\n",
                  MiB(rss_max - rss_base), MiB(queue_bytes));
     ++failures;
   }

@@ -29,9 +29,12 @@ int main(int argc, char** argv) {
   unsigned long long seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    unsigned long long* target = flag == "--commands" ? &commands : flag == "--seed" ? &seed : nullptr;
+    unsigned long long* target = flag == "--commands" ? &commands
+                                 : flag == "--seed"   ? &seed
+                                                      : nullptr;
     if (!target) {
-      std::fprintf(stderr, "shardlab_soak: unknown flag %s (usage: --commands N --seed S)\n", argv[i]);
+      std::fprintf(stderr, "shardlab_soak: unknown flag %s (usage: --commands N --seed S)\n",
+                   argv[i]);
       return 2;
     }
     if (i + 1 >= argc || !ParseCount(argv[i + 1], target)) {
@@ -49,8 +52,8 @@ int main(int argc, char** argv) {
     const shardlab::gui::SoakCounts& c = driver.counts();
     std::printf("soak: %llu commands, seed %llu, hash %016llx, %llu runs, %llu refused, %.1f s\n",
                 commands, seed, static_cast<unsigned long long>(driver.hash()),
-                static_cast<unsigned long long>(c.runs), static_cast<unsigned long long>(c.rejected),
-                seconds);
+                static_cast<unsigned long long>(c.runs),
+                static_cast<unsigned long long>(c.rejected), seconds);
     for (int k = 0; k < shardlab::gui::kSoakCommandCount; ++k) {
       std::printf("  %-16s %llu\n",
                   shardlab::gui::SoakCommandName(static_cast<shardlab::gui::SoakCommand>(k)),

@@ -8,10 +8,7 @@
 //   RealFullDisk a 64 KiB tmpfs (needs root and mount(2); skipped with the
 //                reason otherwise): a save that does not fit fails with
 //                "No space left on device" and the old file stays intact.
-#include "engine/lab/progress.h"
-
 #include <gtest/gtest.h>
-
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -26,6 +23,7 @@
 #include <thread>
 
 #include "engine/core/error.h"
+#include "engine/lab/progress.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab {

@@ -52,7 +52,7 @@ std::vector<ScenarioSettings> SoakScenarios() {
 std::vector<ScenarioSettings> BadScenarios() {
   std::vector<ScenarioSettings> out(4);
   out[0].ranks = 0;
-  out[1].ranks = 64;        // dgx-a100 has 8 GPUs
+  out[1].ranks = 64;  // dgx-a100 has 8 GPUs
   out[2].scenario = "allreduse";
   out[3].size = "lots";
   return out;
@@ -84,10 +84,10 @@ SoakDriver::SoakDriver(std::uint64_t seed) : rng_(seed) {
 std::uint64_t SoakDriver::Next() {
   // Frames are what a running app does most; scenario changes are rare.
   static constexpr SoakCommand kWeighted[] = {
-      SoakCommand::kStep,  SoakCommand::kStep,     SoakCommand::kStepBack,
-      SoakCommand::kPlay,  SoakCommand::kPause,    SoakCommand::kReset,
-      SoakCommand::kFrame, SoakCommand::kFrame,    SoakCommand::kFrame,
-      SoakCommand::kFrame, SoakCommand::kZoom,     SoakCommand::kZoom,
+      SoakCommand::kStep,  SoakCommand::kStep,           SoakCommand::kStepBack,
+      SoakCommand::kPlay,  SoakCommand::kPause,          SoakCommand::kReset,
+      SoakCommand::kFrame, SoakCommand::kFrame,          SoakCommand::kFrame,
+      SoakCommand::kFrame, SoakCommand::kZoom,           SoakCommand::kZoom,
       SoakCommand::kFit,   SoakCommand::kChangeScenario, SoakCommand::kBadScenario,
   };
   const SoakCommand command = kWeighted[rng_() % std::size(kWeighted)];
@@ -115,7 +115,8 @@ void SoakDriver::Apply(SoakCommand command) {
     case SoakCommand::kBadScenario: {
       static const std::vector<ScenarioSettings> kBad = BadScenarios();
       const ScenarioSettings& bad = kBad[rng_() % kBad.size()];
-      if (session_.Check(bad).empty()) throw Error("soak: a bad scenario passed Check", ErrorKind::kRuntime);
+      if (session_.Check(bad).empty())
+        throw Error("soak: a bad scenario passed Check", ErrorKind::kRuntime);
       ++counts_.rejected;
       break;
     }
@@ -146,16 +147,19 @@ void SoakDriver::Apply(SoakCommand command) {
 }
 
 void SoakDriver::StartRun(const ScenarioSettings& settings) {
-  if (!session_.Start(settings)) throw Error("soak: a good scenario was refused: " + session_.error(), ErrorKind::kRuntime);
+  if (!session_.Start(settings))
+    throw Error("soak: a good scenario was refused: " + session_.error(), ErrorKind::kRuntime);
   while (session_.state() == SessionState::kRunning) {
     session_.Poll();
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   session_.Poll();
   if (session_.state() != SessionState::kDone) {
-    throw Error("soak: run '" + session_.Title() + "' failed: " + session_.error(), ErrorKind::kRuntime);
+    throw Error("soak: run '" + session_.Title() + "' failed: " + session_.error(),
+                ErrorKind::kRuntime);
   }
-  if (session_.dropped_events() != 0) throw Error("soak: a paced run dropped events", ErrorKind::kRuntime);
+  if (session_.dropped_events() != 0)
+    throw Error("soak: a paced run dropped events", ErrorKind::kRuntime);
   const TimelineStore& store = session_.store();
   std::vector<TimeNs> step_end_ns;
   for (int s = 0; s < store.steps_seen(); ++s) step_end_ns.push_back(store.StepEndNs(s));

@@ -21,17 +21,27 @@
 namespace shardlab::gui {
 
 enum class SoakCommand {
-  kStep, kStepBack, kPlay, kPause, kReset, kFrame, kChangeScenario, kBadScenario, kZoom, kFit,
+  kStep,
+  kStepBack,
+  kPlay,
+  kPause,
+  kReset,
+  kFrame,
+  kChangeScenario,
+  kBadScenario,
+  kZoom,
+  kFit,
 };
 inline constexpr int kSoakCommandCount = 10;
+/// "step", "change-scenario", ... (for the soak's summary and test messages).
 const char* SoakCommandName(SoakCommand command);
 
 struct SoakCounts {
   std::uint64_t commands = 0;
   std::uint64_t by_command[kSoakCommandCount] = {};
-  std::uint64_t runs = 0;          // scenario changes that ran to the end
-  std::uint64_t rejected = 0;      // bad scenarios the session refused, as expected
-  std::uint64_t boxes = 0;         // Gantt boxes laid out over the whole soak
+  std::uint64_t runs = 0;      // scenario changes that ran to the end
+  std::uint64_t rejected = 0;  // bad scenarios the session refused, as expected
+  std::uint64_t boxes = 0;     // Gantt boxes laid out over the whole soak
 };
 
 class SoakDriver {
