@@ -11,7 +11,10 @@
 // every kStoreWindow events so memory measures the stream, not a history
 // that would grow without end (a real run ends; a flood does not).
 //
-//   shardlab_event_stress --seconds 60
+//   shardlab_event_stress --seconds 60 [--max-per-frame N]
+//
+// --max-per-frame caps the events ingested per frame (default: the queue's
+// capacity, i.e. everything, as Session::Poll does today).
 //
 // Prints produced / consumed / dropped, frame p50 / p99 / max and resident
 // memory (from /proc/self/statm) sampled every second. Exits 1 when an
@@ -63,6 +66,8 @@ double MiB(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 10
 
 int main(int argc, char** argv) {
   double seconds = 60;
+  // Session::Poll drains the whole queue each frame; a cap shows what one would buy.
+  unsigned long long max_per_frame_flag = shardlab::gui::Session::kQueueCapacity;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--seconds" && i + 1 < argc) {
@@ -73,9 +78,21 @@ int main(int argc, char** argv) {
                      argv[i]);
         return 2;
       }
+    } else if (flag == "--max-per-frame" && i + 1 < argc) {
+      char* end = nullptr;
+      max_per_frame_flag = std::strtoull(argv[++i], &end, 10);
+      if (*end != '\0' || argv[i][0] == '-' || max_per_frame_flag == 0) {
+        std::fprintf(
+            stderr,
+            "shardlab_event_stress: --max-per-frame: must be a positive integer (got '%s')\n",
+            argv[i]);
+        return 2;
+      }
     } else {
-      std::fprintf(stderr, "shardlab_event_stress: unknown flag %s (usage: --seconds S)\n",
-                   argv[i]);
+      std::fprintf(
+          stderr,
+          "shardlab_event_stress: unknown flag %s (usage: --seconds S [--max-per-frame N])\n",
+          argv[i]);
       return 2;
     }
   }
@@ -107,13 +124,14 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> rss_samples{ResidentBytes()};
   std::uint64_t consumed = 0;
   std::uint64_t in_store = 0;
+  std::uint64_t max_per_frame = 0;
   const auto start = Clock::now();
   auto next_frame = start;
   auto next_sample = start + std::chrono::seconds(1);
   while (Clock::now() - start < std::chrono::duration<double>(seconds)) {
     const auto frame_start = Clock::now();
     batch.clear();
-    const std::size_t got = queue.PopBatch(batch, shardlab::gui::Session::kQueueCapacity);
+    const std::size_t got = queue.PopBatch(batch, max_per_frame_flag);
     consumed += got;
     if (in_store + got > kStoreWindow) {
       store.Clear();
@@ -122,14 +140,18 @@ int main(int argc, char** argv) {
     store.Add(batch);
     in_store += got;
     const auto frame_end = Clock::now();
+    max_per_frame = std::max<std::uint64_t>(max_per_frame, got);
     frame_ms.push_back(std::chrono::duration<double, std::milli>(frame_end - frame_start).count());
     if (frame_end >= next_sample) {
       rss_samples.push_back(ResidentBytes());
       next_sample += std::chrono::seconds(1);
     }
-    next_frame += kFramePeriod;
+    // A late frame is followed at once by the next, never by a burst of
+    // catch-up frames (a vsynced loop skips, it does not replay).
+    next_frame = std::max(next_frame + kFramePeriod, Clock::now());
     std::this_thread::sleep_until(next_frame);
   }
+  const std::uint64_t consumed_in_frames = consumed;
   stop = true;
   producer.join();
   while (true) {  // what was left in the queue is consumed, not lost
@@ -153,6 +175,10 @@ int main(int argc, char** argv) {
   std::printf("  frames %zu: ingest p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", frame_ms.size(),
               Percentile(frame_ms, 0.5), Percentile(frame_ms, 0.99),
               frame_ms.empty() ? 0.0 : *std::max_element(frame_ms.begin(), frame_ms.end()));
+  std::printf(
+      "  events per frame: mean %.0f, max %llu\n",
+      frame_ms.empty() ? 0.0 : static_cast<double>(consumed_in_frames) / static_cast<double>(frame_ms.size()),
+      static_cast<unsigned long long>(max_per_frame));
   std::printf(
       "  resident memory: at start %.1f MiB, after 1 s %.1f MiB, max %.1f MiB, at end %.1f MiB "
       "(%zu samples)\n",
