@@ -712,11 +712,11 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
       "what the simulator allocated, with the formula as a line. Run stages 0, 1, 2, 3 in turn.",
       "Hatched blocks come and go: stage 2's bucket of full gradients until its reduce-scatter, "
       "stage 3's gathered layer until its last matrix product. Step or Play to watch them.",
-      "Machine and Timeline: AG L3 fwdÂ·" "B is chunk B of the all-gather of layer 3's parameters "
+      "Machine and Timeline: AG L3 fwd·" "B is chunk B of the all-gather of layer 3's parameters "
       "before its forward; RS b1 the reduce-scatter of bucket 1's gradients; AG b1 upd the updated "
       "parameters; AR b0 a stage-0 all-reduce.",
-      "Metrics: memory per GPU against the formula, elements sent per step against 2Î¨ "
-      "(3Î¨ for stage 3), and whether the trained weights equal one GPU's.",
+      "Metrics: memory per GPU against the formula, elements sent per step against 2Ψ "
+      "(3Ψ for stage 3), and whether the trained weights equal one GPU's.",
   };
   static const char* const kPipelineLines[] = {
       "Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
