@@ -317,19 +317,13 @@ int PipelineMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->pipeline.plan),
                     prepared->topology, options);
   VectorSink sink;
-  executor.RunToEnd(sink);
-  if (executor.state() != ExecutorState::kDone) {
-    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
-    return 1;
-  }
+  RunToEndOrThrow(executor, sink);
   const Plan& plan = executor.plan();
   const PipelineOutcomeSummary s =
       SummarizePipeline(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
-    TraceInfo info;
-    info.title = plan.name + " on " + prepared->scenario.topology + " (" + prepared->scenario.backend + ")";
-    info.backend = prepared->scenario.backend;
-    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
+                  prepared->scenario.backend);
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump);

@@ -314,20 +314,15 @@ int ThreeDMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->three_d.plan),
                     prepared->topology, options);
   VectorSink sink;
-  executor.RunToEnd(sink);
-  if (executor.state() != ExecutorState::kDone) {
-    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
-    return 1;
-  }
+  RunToEndOrThrow(executor, sink);
   const Plan& plan = executor.plan();
   const ThreeDSummary s = SummarizeThreeD(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
-    TraceInfo info;
-    info.title = plan.name + " on " + prepared->scenario.topology + " (" + prepared->scenario.backend + ")";
-    info.backend = prepared->scenario.backend;
+    std::vector<std::string> labels;
     for (int r = 0; r < plan.num_ranks; ++r)
-      info.rank_labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
-    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+      labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
+    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
+                  prepared->scenario.backend, std::move(labels));
   }
   if (json)
     WriteJson(out, *prepared, s, trace_path);

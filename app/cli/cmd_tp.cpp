@@ -334,19 +334,13 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
                     options);
   VectorSink sink;
-  executor.RunToEnd(sink);
-  if (executor.state() != ExecutorState::kDone) {
-    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
-    return 1;
-  }
+  RunToEndOrThrow(executor, sink);
   const Plan& plan = executor.plan();
   const TpSummary s = SummarizeTp(*prepared, sink.events, executor.backend(), &plan);
   const TpEstimate estimate = Estimate(*prepared, s.metrics);
   if (args.Has("trace")) {
-    TraceInfo info;
-    info.title = plan.name + " on " + sc.topology + " (" + sc.backend + ")";
-    info.backend = sc.backend;
-    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
+                  sc.backend);
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);

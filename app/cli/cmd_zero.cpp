@@ -590,18 +590,12 @@ int ZeroRunMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), prepared->topology,
                     options);
   VectorSink sink;
-  executor.RunToEnd(sink);
-  if (executor.state() != ExecutorState::kDone) {
-    std::cerr << kProgram << ": error: the run failed: " << executor.error() << "\n";
-    return 1;
-  }
+  RunToEndOrThrow(executor, sink);
   const Plan& plan = executor.plan();
   const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
-    TraceInfo info;
-    info.title = plan.name + " on " + sc.topology + " (" + sc.backend + ")";
-    info.backend = sc.backend;
-    WriteChromeTraceFile(trace_path, plan, prepared->topology, sink.events, info);
+    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
+                  sc.backend);
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);

@@ -1,5 +1,7 @@
 #include "app/cli/output.h"
 
+#include "engine/run/trace_writer.h"
+
 #include <fstream>
 
 #include <filesystem>
@@ -172,6 +174,22 @@ void CheckTracePath(const ParsedArgs& args, const std::string& path) {
     throw UsageError(args.Spelling("trace") + ": cannot write '" + path + "'");
   }
   if (!existed) std::filesystem::remove(path, ignored);
+}
+
+void RunToEndOrThrow(Executor& executor, VectorSink& sink) {
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone)
+    throw Error("the run failed: " + executor.error(), ErrorKind::kRuntime);
+}
+
+void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
+                   std::span<const Event> events, const std::string& topology_name,
+                   const std::string& backend, std::vector<std::string> rank_labels) {
+  TraceInfo info;
+  info.title = plan.name + " on " + topology_name + " (" + backend + ")";
+  info.backend = backend;
+  info.rank_labels = std::move(rank_labels);
+  WriteChromeTraceFile(path, plan, topology, events, info);
 }
 
 }  // namespace shardlab::cli

@@ -10,11 +10,15 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "app/common/args.h"
 
 #include "app/cli/collective_run.h"
+#include "engine/run/executor.h"
+#include "engine/run/vector_sink.h"
 #include "engine/core/json.h"
 
 namespace shardlab::cli {
@@ -61,5 +65,15 @@ std::string FormatGbps(double gbps);
 /// Checks that --trace FILE can be written, before a long run rather than
 /// after it; appending leaves an old trace intact. Throws UsageError.
 void CheckTracePath(const ParsedArgs& args, const std::string& path);
+
+/// Runs a training command's plan to the end into `sink`; a run that did not
+/// finish throws Error(kRuntime) "the run failed: ..." (exit 1).
+void RunToEndOrThrow(Executor& executor, VectorSink& sink);
+
+/// Writes the Chrome trace of a finished run, titled "PLAN on TOPOLOGY
+/// (BACKEND)"; `rank_labels` (optional) name each rank's process.
+void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
+                   std::span<const Event> events, const std::string& topology_name,
+                   const std::string& backend, std::vector<std::string> rank_labels = {});
 
 }  // namespace shardlab::cli
