@@ -465,7 +465,8 @@ TEST(TopologyValidation, AnOwnNicMustBeANicNamedByAGpu) {
   t.nodes[static_cast<std::size_t>(t.gpus[0])].nic = -1;
   const int nic = t.FindNode("h0.nic0");
   t.nodes[static_cast<std::size_t>(nic)].nic = nic;
-  EXPECT_EQ(ValidationError(t), "topology '2x-dgx-a100-ib': node 'h0.nic0': only GPUs have an own NIC");
+  EXPECT_EQ(ValidationError(t),
+            "topology '2x-dgx-a100-ib': node 'h0.nic0': only GPUs have an own NIC");
 }
 
 }  // namespace
