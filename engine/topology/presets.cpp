@@ -154,6 +154,8 @@ class Builder {
 
   int FindNode(const std::string& name) const { return topology_.FindNode(name); }
 
+  void SetOwnNic(int gpu, int nic) { topology_.nodes[static_cast<std::size_t>(gpu)].nic = nic; }
+
   Topology Finish() {
     ValidateTopology(topology_);
     return std::move(topology_);
@@ -246,6 +248,13 @@ std::vector<int> AddSwitchBox(Builder& builder, const SwitchBox& box, int host,
       const int nic = builder.AddNode(prefix + "nic" + std::to_string(index), NodeKind::kNic, host);
       builder.Connect(nic, pcie, box.pcie, box.pcie_gbps);
       nics.push_back(nic);
+    }
+    // Each GPU's own NIC (its rail) is the one beside it on its PCIe switch:
+    // GPU 2s+k gets NIC 2s+k with two NICs per switch; with one, both share it.
+    for (int k = 0; k < 2; ++k) {
+      const int nic = nics[nics.size() - static_cast<std::size_t>(box.nics_per_pcie_switch) +
+                           static_cast<std::size_t>(k % box.nics_per_pcie_switch)];
+      builder.SetOwnNic(gpus[static_cast<std::size_t>(2 * s + k)], nic);
     }
   }
   return nics;

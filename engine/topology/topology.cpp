@@ -6,6 +6,12 @@
 //   2. hop pass: a Dijkstra on (hops, latency) over links and nodes that
 //      carry at least B.
 //
+// A NIC that a GPU names as its own (Node::nic) forwards only routes that
+// start or end at one of its GPUs, so cross-box traffic leaves through the
+// sender's NIC and enters through the receiver's, as NCCL binds GPUs to
+// rails; both passes apply that rule. Without it, the two GPUs of a PCIe
+// switch tie on the switch's two NICs and both take the first.
+//
 // Two passes, because one Dijkstra on the label (bottleneck, hops, latency)
 // is wrong: a wide-but-long prefix can beat a narrow-but-short one at a node
 // and lose once both are cut down to the same narrow link later. Each pass
@@ -60,7 +66,14 @@ struct RouteGraph {
       edges[static_cast<std::size_t>(fill[static_cast<std::size_t>(link.b)]++)] = {id, link.a,
                                                                                    false};
     }
+    bound_nic.assign(n, 0);
+    for (const Node& node : topology.nodes) {
+      if (node.kind == NodeKind::kGpu && node.nic >= 0 && static_cast<std::size_t>(node.nic) < n)
+        bound_nic[static_cast<std::size_t>(node.nic)] = 1;
+    }
   }
+
+  std::vector<char> bound_nic;  // a GPU names this node as its own NIC
 };
 
 namespace {
@@ -74,11 +87,34 @@ void CheckNodeId(const Topology& topology, int node, const char* what) {
   }
 }
 
-// Whether traffic may pass through `node` on its way elsewhere.
-bool CanForward(const Node& node) { return node.kind != NodeKind::kGpu; }
+// The own NIC of `node` if it is a GPU that has one, else -1 (also for an
+// id out of range: routing must not crash on an unvalidated topology).
+std::int32_t OwnNic(const Topology& topology, int node) {
+  const Node& n = topology.nodes[static_cast<std::size_t>(node)];
+  const bool valid = n.nic >= 0 && static_cast<std::size_t>(n.nic) < topology.nodes.size();
+  return n.kind == NodeKind::kGpu && valid ? n.nic : -1;
+}
 
-// Pass 1: best bottleneck from `src` to every node, or up to `stop_at`.
-std::vector<Gbps> Widest(const Topology& topology, const RouteGraph& graph, int src, int stop_at) {
+// The NICs a route may pass through although GPUs own them: those of its
+// two ends (-1 where an end has none, or is not a GPU).
+struct OwnNics {
+  std::int32_t src = -1;
+  std::int32_t dst = -1;
+};
+
+// Whether traffic may pass through node `u` on its way elsewhere.
+bool CanForward(const Topology& topology, const RouteGraph& graph, int u, const OwnNics& own) {
+  const auto uu = static_cast<std::size_t>(u);
+  if (topology.nodes[uu].kind == NodeKind::kGpu) return false;
+  return !graph.bound_nic[uu] || u == own.src || u == own.dst;
+}
+
+// Pass 1: best bottleneck from `src` to every node, or until `stop_at` (a
+// node id, or -1) is settled, or until `stop_after` nodes of `stop_set`
+// (one flag per node; may be null) are.
+std::vector<Gbps> Widest(const Topology& topology, const RouteGraph& graph, int src, int stop_at,
+                         const OwnNics& own, const std::vector<char>* stop_set = nullptr,
+                         int stop_after = 0) {
   const std::size_t n = topology.nodes.size();
   std::vector<Gbps> best(n, 0.0);
   std::vector<char> done(n, 0);
@@ -92,10 +128,11 @@ std::vector<Gbps> Widest(const Topology& topology, const RouteGraph& graph, int 
     if (done[uu]) continue;
     done[uu] = 1;
     if (u == stop_at) break;
+    if (stop_set != nullptr && (*stop_set)[uu] && --stop_after <= 0) break;
     const Node& node = topology.nodes[uu];
     Gbps cap = width;
     if (u != src) {
-      if (!CanForward(node)) continue;
+      if (!CanForward(topology, graph, u, own)) continue;
       if (node.forward_gbps > 0) cap = std::min(cap, node.forward_gbps);
     }
     for (std::int32_t e = graph.offsets[uu]; e < graph.offsets[uu + 1]; ++e) {
@@ -120,7 +157,8 @@ bool FindRouteIn(const Topology& topology, const RouteGraph& graph, int src, int
     route->bottleneck_gbps = kInfinite;
     return true;
   }
-  const Gbps width = Widest(topology, graph, src, dst)[static_cast<std::size_t>(dst)];
+  const OwnNics own{OwnNic(topology, src), OwnNic(topology, dst)};
+  const Gbps width = Widest(topology, graph, src, dst, own)[static_cast<std::size_t>(dst)];
   if (!(width > 0)) return false;
 
   // Pass 2: fewest hops, then lowest latency, using only what carries `width`.
@@ -145,7 +183,8 @@ bool FindRouteIn(const Topology& topology, const RouteGraph& graph, int src, int
     done[uu] = 1;
     if (u == dst) break;
     const Node& node = topology.nodes[uu];
-    if (u != src && (!CanForward(node) || (node.forward_gbps > 0 && node.forward_gbps < width)))
+    if (u != src && (!CanForward(topology, graph, u, own) ||
+                     (node.forward_gbps > 0 && node.forward_gbps < width)))
       continue;
     for (std::int32_t e = graph.offsets[uu]; e < graph.offsets[uu + 1]; ++e) {
       const RouteGraph::Edge& edge = graph.edges[static_cast<std::size_t>(e)];
@@ -303,6 +342,17 @@ void ValidateTopology(const Topology& topology) {
     if (link.lanes < 1) fail(label + "lanes must be >= 1");
   }
 
+  for (const Node& node : topology.nodes) {
+    if (node.nic == -1) continue;
+    const std::string label = "node '" + node.name + "': ";
+    if (node.kind != NodeKind::kGpu) fail(label + "only GPUs have an own NIC");
+    if (node.nic < 0 || node.nic >= num_nodes)
+      fail(label + "own NIC id " + std::to_string(node.nic) + " is not a node");
+    const Node& nic = topology.nodes[static_cast<std::size_t>(node.nic)];
+    if (nic.kind != NodeKind::kNic)
+      fail(label + "own NIC '" + nic.name + "' is a " + NodeKindName(nic.kind) + ", not a NIC");
+  }
+
   if (topology.gpus.empty()) fail("has no GPUs");
   std::vector<char> listed(topology.nodes.size(), 0);
   for (std::size_t rank = 0; rank < topology.gpus.size(); ++rank) {
@@ -339,10 +389,39 @@ Route FindRoute(const Topology& topology, int src_node, int dst_node) {
   return route;
 }
 
+// Routes to a GPU that owns NIC g either avoid g (the first pass, which
+// passes no NIC owned by others) or reach g and then go on to the GPU: their
+// width is min(width to g, g's forward capacity, width from g to the GPU),
+// and the second part is the same for every source. (A route that enters g
+// and then passes the source's own NIC again is not counted; no real box
+// routes that way.)
 std::vector<Gbps> WidestBandwidthsFrom(const Topology& topology, int src_node) {
   CheckNodeId(topology, src_node, "source");
   const RouteGraph graph(topology);
-  return Widest(topology, graph, src_node, -1);
+  const std::int32_t src_nic = OwnNic(topology, src_node);
+  std::vector<Gbps> best = Widest(topology, graph, src_node, -1, OwnNics{src_nic, -1});
+
+  std::unordered_map<std::int32_t, std::vector<std::int32_t>> gpus_of_nic;
+  for (const std::int32_t gpu : topology.gpus) {
+    const std::int32_t nic = OwnNic(topology, gpu);
+    if (nic >= 0 && nic != src_nic && gpu != src_node) gpus_of_nic[nic].push_back(gpu);
+  }
+  std::vector<char> targets(topology.nodes.size(), 0);
+  for (const auto& [nic, gpus] : gpus_of_nic) {
+    const auto g = static_cast<std::size_t>(nic);
+    Gbps into = best[g];
+    if (topology.nodes[g].forward_gbps > 0) into = std::min(into, topology.nodes[g].forward_gbps);
+    if (!(into > 0)) continue;
+    for (const std::int32_t gpu : gpus) targets[static_cast<std::size_t>(gpu)] = 1;
+    const std::vector<Gbps> from_nic = Widest(topology, graph, nic, -1, OwnNics{nic, -1}, &targets,
+                                              static_cast<int>(gpus.size()));
+    for (const std::int32_t gpu : gpus) {
+      const auto d = static_cast<std::size_t>(gpu);
+      best[d] = std::max(best[d], std::min(into, from_nic[d]));
+      targets[d] = 0;
+    }
+  }
+  return best;
 }
 
 RouteTable::RouteTable(const Topology& topology)

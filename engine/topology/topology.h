@@ -54,6 +54,11 @@ struct Node {
   std::int32_t host = 0;      // which box (server) it sits in
   DeviceSpec device;          // GPUs only
   Gbps forward_gbps = 0;      // shared capacity of traffic passing through; 0 = unlimited
+  // GPUs only: node id of the GPU's own NIC (its rail), or -1. A NIC some
+  // GPU names here carries only routes that start or end at its GPUs, as
+  // NCCL binds each GPU to its nearest NIC; routes leave and enter a box
+  // through the two ends' own NICs.
+  std::int32_t nic = -1;
 };
 
 struct Link {
@@ -99,7 +104,9 @@ struct Topology {
 void ValidateTopology(const Topology& topology);
 
 /// Widest path first (largest bottleneck bandwidth), then fewest hops, then
-/// lowest latency; GPUs are never intermediate nodes. Throws if unreachable.
+/// lowest latency; GPUs are never intermediate nodes, and a NIC bound to GPUs
+/// (Node::nic) is an intermediate node only of routes from or to one of its
+/// GPUs. Throws if unreachable.
 /// A route from a node to itself has no hops and an infinite bottleneck.
 Route FindRoute(const Topology& topology, int src_node, int dst_node);
 
@@ -109,7 +116,9 @@ bool TryFindRoute(const Topology& topology, int src_node, int dst_node, Route* r
 
 /// Bottleneck GB/s of the widest route from `src_node` to every node, in one
 /// pass (0 where unreachable, infinity at `src_node`): for all-pairs
-/// questions such as the ring search, without building each route.
+/// questions such as the ring search, without building each route. Widths to
+/// GPUs with their own NIC honour that NIC as FindRoute does (one more pass
+/// per such NIC).
 std::vector<Gbps> WidestBandwidthsFrom(const Topology& topology, int src_node);
 
 struct RouteGraph;  // adjacency lists, built once per RouteTable

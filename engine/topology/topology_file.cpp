@@ -70,9 +70,10 @@ constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;  // GPU makers' "GB" of
 const char* const kTopKeys[] = {"name", "description", "node", "link"};
 const char* const kNodeKeys[] = {"name",         "kind",        "host",
                                  "forward_gbps", "model",       "fp32_tflops",
-                                 "fp16_tflops",  "memory_gbps", "memory_gb"};
+                                 "fp16_tflops",  "memory_gbps", "memory_gb",
+                                 "nic"};
 const char* const kGpuOnlyKeys[] = {"model", "fp32_tflops", "fp16_tflops", "memory_gbps",
-                                    "memory_gb"};
+                                    "memory_gb", "nic"};
 const char* const kLinkKeys[] = {"a", "b", "kind", "gbps", "latency_us", "latency_ns", "lanes"};
 
 template <std::size_t N>
@@ -116,6 +117,7 @@ class TopologyReader {
     if (const TomlEntry* links = doc.Find("link")) {
       for (const TomlValue& table : Tables(*links)) ReadLink(table, &topology);
     }
+    ResolveOwnNics(&topology);
     if (topology.gpus.empty()) Fail(nodes->line, "node", "no node has kind = \"gpu\"");
     try {
       ValidateTopology(topology);
@@ -222,6 +224,10 @@ class TopologyReader {
 
     if (node.kind == NodeKind::kGpu) {
       ReadDevice(table, &node.device);
+      // Resolved once every node is read: the NIC may come later in the file.
+      if (const TomlEntry* nic = table.Find("nic"))
+        pending_nics_.push_back({static_cast<std::int32_t>(topology->nodes.size()),
+                                 String(*nic, "node.nic"), nic->line});
       topology->gpus.push_back(static_cast<std::int32_t>(topology->nodes.size()));
     } else {
       for (const char* key : kGpuOnlyKeys) {
@@ -327,7 +333,29 @@ class TopologyReader {
     topology->links.push_back(link);
   }
 
+  // A GPU's `nic = "..."`: the named node must exist and be a NIC.
+  void ResolveOwnNics(Topology* topology) const {
+    for (const PendingNic& pending : pending_nics_) {
+      const auto it = node_ids_.find(pending.name);
+      if (it == node_ids_.end())
+        Fail(pending.line, "node.nic", "no node named '" + pending.name + "'");
+      const Node& nic = topology->nodes[static_cast<std::size_t>(it->second)];
+      if (nic.kind != NodeKind::kNic) {
+        Fail(pending.line, "node.nic",
+             "'" + pending.name + "' is a " + NodeKindText(nic.kind) + ", not a nic");
+      }
+      topology->nodes[static_cast<std::size_t>(pending.gpu)].nic = it->second;
+    }
+  }
+
+  struct PendingNic {
+    std::int32_t gpu;
+    std::string name;
+    int line;
+  };
+
   const std::string& path_;
+  std::vector<PendingNic> pending_nics_;
   std::unordered_map<std::string, int> name_lines_;
   std::unordered_map<std::string, std::int32_t> node_ids_;
 };
@@ -372,6 +400,8 @@ std::string WriteTopologyText(const Topology& topology) {
       WriteField(&out, "fp16_tflops", TomlNumber(d.fp16_tflops));
       WriteField(&out, "memory_gbps", TomlNumber(d.memory_gbps));
       WriteField(&out, "memory_gb", TomlNumber(static_cast<double>(d.memory_bytes) / kBytesPerGb));
+      if (node.nic >= 0)
+        WriteField(&out, "nic", TomlQuote(topology.nodes[static_cast<std::size_t>(node.nic)].name));
     }
   }
 

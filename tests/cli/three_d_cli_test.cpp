@@ -66,6 +66,11 @@ TEST(ThreeDCli, Gpt3At512GpusReportsStepTimeMemoryAndMfu) {
   // DP ring all-reduce: 2(d-1)/d of the fp16 gradient per GPU.
   const double dp_bytes = 2.0 * 63 / 64 * 2 * static_cast<std::int64_t>(params);
   EXPECT_NEAR(j["traffic"]["DP"]["max_sent_bytes_per_gpu"].number, dp_bytes, 1e-6 * dp_bytes);
+  // All 64 GPUs of a DP group sit in different boxes, and all 8 groups send
+  // at once, each GPU through its own 25 GB/s HDR NIC: the DP send time is
+  // the bytes over 25 GB/s, plus ring latencies well under 1%.
+  const double dp_us = dp_bytes / 25e9 * 1e6;
+  EXPECT_NEAR(j["traffic"]["DP"]["max_send_time_us_per_gpu"].number, dp_us, 0.01 * dp_us);
   EXPECT_EQ(j["traffic"]["PP"]["max_sent_bytes_per_gpu"].number, 0);
   EXPECT_EQ(j["warnings"].items.size(), 0u);
 }

@@ -128,8 +128,21 @@ TEST(Planner, GptThreeOnSixtyFourDgxA100sKeepsTpInsideABox) {
   ASSERT_FALSE(result.feasible.empty());
   const PlanCandidate& best = result.feasible.front();
   EXPECT_EQ(best.layout.tp, 8);  // TP on NVLink, the whole box
-  EXPECT_GT(best.layout.pp, 1);  // the model states do not fit otherwise without ZeRO-3
   EXPECT_EQ(best.time.tp_gbps, 300);
+  // With TP on the whole box, each DP and PP group has one GPU per box, and
+  // each GPU reaches the others through its own HDR NIC: 25 GB/s for every
+  // DP group at once (12.5 when GPU pairs shared one NIC). A middle pipeline
+  // stage sends to both neighbours over its NIC, so PP gets half with more
+  // than two stages. At 25 GB/s the DP gradient traffic is cheap enough that
+  // the seed's DP 64 x TP 8 (ZeRO-3, it fits no other way) is fastest.
+  EXPECT_EQ(best.time.dp_gbps, 25);
+  EXPECT_EQ(best.layout.dp, 64);
+  EXPECT_EQ(best.layout.zero_stage, 3);
+  for (const PlanCandidate& c : result.feasible) {
+    if (c.layout.tp != 8) continue;
+    if (c.layout.dp > 1) EXPECT_EQ(c.time.dp_gbps, 25) << c.layout.pp;
+    if (c.layout.pp > 1) EXPECT_EQ(c.time.pp_gbps, c.layout.pp == 2 ? 25 : 12.5) << c.layout.pp;
+  }
   EXPECT_GT(best.time.mfu, 0.2);
   // The seed text's DP 64 x TP 8 (no pipeline): Ψ/8 = 21.8B parameters per
   // GPU, 16 B each unsharded. On 80 GB it needs ZeRO-2 (2Ψ' of fp16

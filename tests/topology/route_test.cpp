@@ -4,7 +4,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/core/error.h"
 #include "engine/topology/presets.h"
@@ -325,6 +328,145 @@ TEST(TopologyValidation, RoutingAnUnvalidatedTopologyDoesNotCrash) {
   const Route r = FindRoute(g.t, a, b);
   EXPECT_EQ(r.hops.size(), 1u);
   EXPECT_THROW(FindRoute(g.t, a, 99), Error);
+}
+
+}  // namespace
+}  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+// The NICs a route passes through, by name, in order.
+std::vector<std::string> NicsOn(const Topology& t, const Route& r) {
+  std::vector<std::string> nics;
+  for (const int v : r.via_nodes) {
+    const Node& node = t.nodes[static_cast<std::size_t>(v)];
+    if (node.kind == NodeKind::kNic) nics.push_back(node.name);
+  }
+  return nics;
+}
+
+std::string OwnNicName(const Topology& t, int rank) {
+  const Node& gpu = t.nodes[static_cast<std::size_t>(t.gpus[static_cast<std::size_t>(rank)])];
+  return gpu.nic < 0 ? "" : t.nodes[static_cast<std::size_t>(gpu.nic)].name;
+}
+
+TEST(Route, CrossBoxRoutesLeaveAndEnterThroughEachGpusOwnNic) {
+  const Topology t = MakeTopologyPreset("2x-dgx-a100-ib");
+  RouteTable routes(t);
+  std::set<std::string> own;
+  for (int i = 0; i < 16; ++i) {
+    // GPU 2s+k shares PCIe switch s with NICs 2s and 2s+1 and owns NIC 2s+k.
+    EXPECT_EQ(OwnNicName(t, i), "h" + std::to_string(i / 8) + ".nic" + std::to_string(i % 8));
+    own.insert(OwnNicName(t, i));
+  }
+  EXPECT_EQ(own.size(), 16u);  // every NIC serves one GPU
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 8; j < 16; ++j) {
+      for (const auto& [src, dst] : {std::pair{i, j}, std::pair{j, i}}) {
+        const Route& r = routes.Between(src, dst);
+        EXPECT_EQ(NicsOn(t, r), (std::vector<std::string>{OwnNicName(t, src), OwnNicName(t, dst)}))
+            << src << " -> " << dst;
+        EXPECT_EQ(r.bottleneck_gbps, 25);  // HDR
+      }
+    }
+  }
+  // Inside a box nothing changes: NVSwitch, no NIC.
+  const Route& inside = routes.Between(0, 1);
+  ASSERT_EQ(inside.via_nodes.size(), 1u);
+  EXPECT_EQ(t.nodes[static_cast<std::size_t>(inside.via_nodes[0])].name, "h0.nvswitch");
+  EXPECT_EQ(inside.bottleneck_gbps, 300);
+}
+
+TEST(Route, SuperPodUsesNvLinkInADomainAndOwnNicsBetweenDomains) {
+  const Topology t = MakeTopologyPreset("33x-dgx-h100-superpod");  // box 32 is a second domain
+  RouteTable routes(t);
+  EXPECT_TRUE(NicsOn(t, routes.Between(3, 8 * 31 + 5)).empty());
+  for (int k = 0; k < 8; ++k) {
+    const int far = 8 * 32 + (k + 3) % 8;
+    EXPECT_EQ(NicsOn(t, routes.Between(k, far)),
+              (std::vector<std::string>{OwnNicName(t, k), OwnNicName(t, far)}));
+    EXPECT_EQ(routes.Between(k, far).bottleneck_gbps, 50);  // NDR
+  }
+}
+
+// Two GPUs on one switch with two NICs: gpu0 owns the slow one, gpu1 the
+// fast one, and neither may borrow the other's.
+TEST(Route, AnOwnNicIsUsedEvenWhenAnotherIsWider) {
+  Graph g("rails");
+  const int gpu0 = g.Gpu(), gpu1 = g.Gpu(), gpu2 = g.Gpu();
+  const int pcie = g.Switch("pcie");
+  g.Connect(gpu0, pcie, 26);
+  g.Connect(gpu1, pcie, 26);
+  auto nic = [&](const std::string& name) {
+    Node n;
+    n.name = name;
+    n.kind = NodeKind::kNic;
+    g.t.nodes.push_back(n);
+    return static_cast<int>(g.t.nodes.size()) - 1;
+  };
+  const int slow = nic("slow"), fast = nic("fast"), far = nic("far");
+  const int fabric = g.Switch("fabric");
+  g.Connect(slow, pcie, 26);
+  g.Connect(fast, pcie, 26);
+  g.Connect(slow, fabric, 10);
+  g.Connect(fast, fabric, 20);
+  g.Connect(far, fabric, 20);
+  g.Connect(far, gpu2, 26);
+  g.t.nodes[static_cast<std::size_t>(gpu0)].nic = slow;
+  g.t.nodes[static_cast<std::size_t>(gpu1)].nic = fast;
+  g.t.nodes[static_cast<std::size_t>(gpu2)].nic = far;
+  ValidateTopology(g.t);
+  EXPECT_EQ(FindRoute(g.t, gpu0, gpu2).bottleneck_gbps, 10);
+  EXPECT_EQ(FindRoute(g.t, gpu2, gpu0).bottleneck_gbps, 10);
+  EXPECT_EQ(FindRoute(g.t, gpu1, gpu2).bottleneck_gbps, 20);
+  EXPECT_EQ(NicsOn(g.t, FindRoute(g.t, gpu2, gpu0)), (std::vector<std::string>{"far", "slow"}));
+  // Between the two GPUs of the switch no NIC is needed.
+  EXPECT_EQ(FindRoute(g.t, gpu0, gpu1).bottleneck_gbps, 26);
+  // Without the binding gpu0 would borrow the fast NIC.
+  Topology unbound = g.t;
+  for (Node& n : unbound.nodes) n.nic = -1;
+  EXPECT_EQ(FindRoute(unbound, gpu0, gpu2).bottleneck_gbps, 20);
+  // The one-pass widths agree with the routes, both ways.
+  for (const Topology* t : {&g.t, &unbound}) {
+    for (const int src : t->gpus) {
+      const std::vector<Gbps> widths = WidestBandwidthsFrom(*t, src);
+      for (const int dst : t->gpus) {
+        if (dst == src) continue;
+        EXPECT_EQ(widths[static_cast<std::size_t>(dst)], FindRoute(*t, src, dst).bottleneck_gbps)
+            << src << " -> " << dst;
+      }
+    }
+  }
+}
+
+TEST(Route, WidestBandwidthsAgreeWithRoutesOnAClusterPreset) {
+  const Topology t = MakeTopologyPreset("2x-dgx-a100-ib");
+  RouteTable routes(t);
+  for (const int src : {0, 3, 9}) {
+    const std::vector<Gbps> widths = WidestBandwidthsFrom(t, t.gpus[static_cast<std::size_t>(src)]);
+    for (int dst = 0; dst < t.num_gpus(); ++dst) {
+      if (dst == src) continue;
+      EXPECT_EQ(widths[static_cast<std::size_t>(t.gpus[static_cast<std::size_t>(dst)])],
+                routes.Between(src, dst).bottleneck_gbps)
+          << src << " -> " << dst;
+    }
+  }
+}
+
+TEST(TopologyValidation, AnOwnNicMustBeANicNamedByAGpu) {
+  Topology t = MakeTopologyPreset("2x-dgx-a100-ib");
+  t.nodes[static_cast<std::size_t>(t.gpus[0])].nic = t.gpus[1];
+  EXPECT_EQ(ValidationError(t),
+            "topology '2x-dgx-a100-ib': node 'gpu0': own NIC 'gpu1' is a GPU, not a NIC");
+  t.nodes[static_cast<std::size_t>(t.gpus[0])].nic = 1 << 20;
+  EXPECT_EQ(ValidationError(t),
+            "topology '2x-dgx-a100-ib': node 'gpu0': own NIC id 1048576 is not a node");
+  t.nodes[static_cast<std::size_t>(t.gpus[0])].nic = -1;
+  const int nic = t.FindNode("h0.nic0");
+  t.nodes[static_cast<std::size_t>(nic)].nic = nic;
+  EXPECT_EQ(ValidationError(t),
+            "topology '2x-dgx-a100-ib': node 'h0.nic0': only GPUs have an own NIC");
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ TEST(TopologyFile, RejectsUnknownKeysToCatchTypos) {
             "latency_ns, lanes");
   EXPECT_EQ(TextError(TwoGpus("gbps = 300\n", "hots = 1\n")),
             "box.toml:10: node.hots: unknown key; expected name, kind, host, forward_gbps, model, "
-            "fp32_tflops, fp16_tflops, memory_gbps, memory_gb");
+            "fp32_tflops, fp16_tflops, memory_gbps, memory_gb, nic");
   EXPECT_EQ(TextError("nodes = 1\n"),
             "box.toml:1: nodes: unknown key; expected name, description, node, link");
 }
@@ -236,6 +236,31 @@ TEST(TopologyFile, TwoHostsTalkOverTheNetwork) {
 
 TEST(TopologyFile, MissingFilesAreErrors) {
   EXPECT_NE(FileErrorOf(kDataDir + "no_such_file.toml").find("no such file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+// A GPU's own NIC: written as `nic = "..."`, read back, and checked.
+TEST(TopologyFile, AGpuNamesItsOwnNic) {
+  const std::string nic = "[[node]]\nname = \"nic0\"\nkind = \"nic\"\n";  // lines 10-12
+  const Topology t = ParseTopologyText(TwoGpus("gbps = 300\n", "nic = \"nic0\"\n" + nic),
+                                       "box.toml");
+  const int nic0 = t.FindNode("nic0");
+  ASSERT_GE(nic0, 0);
+  EXPECT_EQ(t.nodes[static_cast<std::size_t>(t.gpus[1])].nic, nic0);
+  EXPECT_EQ(t.nodes[static_cast<std::size_t>(t.gpus[0])].nic, -1);
+  EXPECT_NE(WriteTopologyText(t).find("nic = \"nic0\""), std::string::npos);
+
+  EXPECT_EQ(TextError(TwoGpus("gbps = 300\n", "nic = \"nic9\"\n" + nic)),
+            "box.toml:10: node.nic: no node named 'nic9'");
+  EXPECT_EQ(TextError(TwoGpus("gbps = 300\n", "nic = \"gpu0\"\n" + nic)),
+            "box.toml:10: node.nic: 'gpu0' is a gpu, not a nic");
+  EXPECT_EQ(TextError(TwoGpus("gbps = 300\n", nic + "nic = \"nic0\"\n")),
+            "box.toml:13: node.nic: only GPUs have nic");
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ inline ::testing::AssertionResult SameTopology(const Topology& a, const Topology
     if (x.kind != y.kind) return fail(where + "kind differs");
     if (x.host != y.host) return fail(where + "host differs");
     if (x.forward_gbps != y.forward_gbps) return fail(where + "forward_gbps differs");
+    if (x.nic != y.nic) return fail(where + "own NIC differs");
     if (x.device.model != y.device.model)
       return fail(where + "model: " + x.device.model + " vs " + y.device.model);
     if (x.device.fp32_tflops != y.device.fp32_tflops) return fail(where + "fp32_tflops differs");

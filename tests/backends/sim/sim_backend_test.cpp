@@ -2,11 +2,15 @@
 // sharing, compute time, data, and stepping.
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "engine/backends/sim/sim_backend.h"
 #include "engine/core/error.h"
 #include "engine/plan/host_data.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
+#include "engine/topology/presets.h"
 
 namespace shardlab {
 namespace {
@@ -170,6 +174,48 @@ TEST(SimBackend, RejectsMoreRanksThanGpus) {
     EXPECT_NE(std::string(e.what()).find("4 ranks but topology 'chain' has 2 GPUs"),
               std::string::npos)
         << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+// All 16 GPUs of 2x-dgx-a100-ib send across the boxes at once, each to a
+// GPU on another rail (i -> 8 + (i+1) % 8 and back the same way). With
+// every GPU on its own NIC nothing is shared: each transfer takes its
+// route's latency plus bytes over the NIC's 25 GB/s. (When GPUs 2s and
+// 2s+1 both took NIC 2s, each got half of it.)
+TEST(SimBackend, EveryGpuOfABoxSendsAcrossBoxesAtItsOwnNicsBandwidth) {
+  const Topology t = MakeTopologyPreset("2x-dgx-a100-ib");
+  constexpr std::int64_t kCount = 1 << 16;  // f32: 256 KiB per transfer
+  PlanBuilder b("cross", 16);
+  std::vector<BufferId> out, in;
+  for (int r = 0; r < 16; ++r) {
+    out.push_back(b.AddBuffer(r, "out", kCount, DType::kF32, BufferInit::kRandom));
+    in.push_back(b.AddBuffer(r, "in", kCount));
+  }
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 8; ++i) {
+    pairs.push_back({i, 8 + (i + 1) % 8});
+    pairs.push_back({8 + i, (i + 1) % 8});
+  }
+  for (const auto& [src, dst] : pairs) {
+    b.AddTransfer(src, dst, {out[static_cast<std::size_t>(src)], 0, kCount},
+                  {in[static_cast<std::size_t>(dst)], 0, kCount}, ReduceOp::kNone, 0, {}, {}, {});
+  }
+  const auto events = RunAll(b.Finish(), t);
+  ASSERT_EQ(events.size(), 2 * pairs.size());  // one event per end of each transfer
+  RouteTable routes(t);
+  const double bytes = 4.0 * kCount;
+  for (const Event& e : events) {
+    const bool send = e.kind == OpKind::kSend;
+    const Route& route = routes.Between(send ? e.rank : e.peer, send ? e.peer : e.rank);
+    EXPECT_EQ(route.bottleneck_gbps, 25);
+    EXPECT_NEAR(e.end_ns, route.latency_ns + bytes / 25.0, 1e-3)
+        << OpKindName(e.kind) << " rank " << e.rank << " peer " << e.peer;
   }
 }
 
