@@ -178,6 +178,34 @@ std::string FormatTopology(const Topology& topology) {
              Pad(FormatGbps(gbps), 14) + FormatUs(latency) + "\n";
     }
   }
+  // Rail affinity decides which NIC a cross-box transfer uses (Node::nic), so
+  // show it: a wrong mapping in a topology file is otherwise invisible.
+  std::string rails;
+  int with_nic = 0;
+  for (int g = 0; g < topology.num_gpus(); ++g) {
+    const Node& gpu = topology.nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(g)])];
+    if (gpu.nic < 0) continue;
+    if (with_nic < kMaxMatrixGpus) {
+      if (with_nic % 8 == 0) rails += "\n ";
+      rails += " " + Pad(gpu.name + " -> " + name(gpu.nic), 18);
+    }
+    ++with_nic;
+  }
+  if (with_nic > 0) {
+    // Entries are padded to columns; drop the padding at the ends of lines.
+    std::string trimmed;
+    for (std::size_t i = 0; i < rails.size(); ++i) {
+      if (rails[i] == ' ' && rails.find_first_not_of(' ', i) != std::string::npos &&
+          rails[rails.find_first_not_of(' ', i)] == '\n')
+        continue;
+      trimmed += rails[i];
+    }
+    while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
+    out += "\nOwn NIC of each GPU (cross-box traffic leaves and enters through it):" + trimmed + "\n";
+    if (with_nic > kMaxMatrixGpus)
+      out += "  (first " + std::to_string(kMaxMatrixGpus) + " of " + std::to_string(with_nic) +
+             " GPUs with a NIC)\n";
+  }
   bool any_forward = false;
   for (const Node& node : topology.nodes) {
     if (node.forward_gbps > 0) {

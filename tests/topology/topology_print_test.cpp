@@ -74,6 +74,22 @@ TEST(TopologyPrint, BigClustersShowTheFirstSixteenGpusAndGroupLinks) {
   EXPECT_NE(text.find("4 hosts"), std::string::npos);
 }
 
+TEST(TopologyPrint, ListsEachGpusOwnNic) {
+  const Topology topology = MakeTopologyPreset("4x-dgx-a100-ib");
+  const std::string text = FormatTopology(topology);
+  // Every line names the GPU's own NIC, as the routes use it.
+  for (int g = 0; g < 16; ++g) {
+    const Node& gpu = topology.nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(g)])];
+    ASSERT_GE(gpu.nic, 0);
+    const std::string pair =
+        gpu.name + " -> " + topology.nodes[static_cast<std::size_t>(gpu.nic)].name;
+    EXPECT_NE(text.find(pair), std::string::npos) << pair << "\n" << text;
+  }
+  EXPECT_NE(text.find("(first 16 of 32 GPUs with a NIC)"), std::string::npos) << text;
+  // A box without NICs prints no such section.
+  EXPECT_EQ(FormatTopology(MakeTopologyPreset("dgx1-v100")).find("Own NIC"), std::string::npos);
+}
+
 TEST(TopologyPrint, UnreachablePairsShowADash) {
   const auto rows = MatrixRows(FormatTopology(MakeUniformRing(4, 25, 700)));
   ASSERT_EQ(rows.size(), 4u);
