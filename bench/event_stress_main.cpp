@@ -7,14 +7,16 @@
 //
 // What it does not do: draw. The frame time is the UI thread's ingest work
 // per frame (PopBatch + TimelineStore::Add), which is what a flood adds to
-// a frame; drawing is measured by gui_frame_bench. The store is cleared
+// a frame; `shardlab --event-flood SECONDS` runs the same flood inside the
+// app while it draws. The store is cleared
 // every kStoreWindow events so memory measures the stream, not a history
 // that would grow without end (a real run ends; a flood does not).
 //
 //   shardlab_event_stress --seconds 60 [--max-per-frame N]
 //
-// --max-per-frame caps the events ingested per frame (default: the queue's
-// capacity, i.e. everything, as Session::Poll does today).
+// --max-per-frame caps the events ingested per frame (default: Session's
+// kMaxEventsPerFrame, as Session::Poll does; the queue's capacity shows
+// what ingesting everything each frame would cost).
 //
 // Prints produced / consumed / dropped, frame p50 / p99 / max and resident
 // memory (from /proc/self/statm) sampled every second. Exits 1 when an
@@ -66,8 +68,7 @@ double MiB(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 10
 
 int main(int argc, char** argv) {
   double seconds = 60;
-  // Session::Poll drains the whole queue each frame; a cap shows what one would buy.
-  unsigned long long max_per_frame_flag = shardlab::gui::Session::kQueueCapacity;
+  unsigned long long max_per_frame_flag = shardlab::gui::Session::kMaxEventsPerFrame;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--seconds" && i + 1 < argc) {

@@ -340,6 +340,32 @@ TEST(GuiAppFlags, ZeroFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "zero", "--steps", "0"}, "--steps");
 }
 
+// The reliability check of the event stream: a producer floods the app's
+// queue while it draws; the report must count every event (produced =
+// ingested + dropped) and memory must stay flat, else the app exits 1.
+TEST(GuiApp, EventFloodCountsEveryEventAndKeepsMemoryFlat) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const fs::path png = dir.path() / "flood.png";
+  const AppResult result =
+      RunApp({"--ranks", "8", "--size", "64M", "--width", "1280", "--height", "800",
+              "--event-flood", "3", "--screenshot", png.string()},
+             dir.path());
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("event flood: 3 s while drawing"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find(" dropped "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("resident memory"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("FAIL"), std::string::npos) << result.out;
+  const Image image = Image::Load(png);
+  EXPECT_EQ(image.width, kWidth);
+  EXPECT_EQ(image.height, kHeight);
+}
+
+TEST(GuiAppFlags, EventFloodFlagsAreChecked) {
+  ExpectUsageError({"--event-flood", "0"}, "--event-flood");
+  ExpectUsageError({"--event-flood", "2", "--frames", "10"}, "--event-flood");
+}
+
 TEST(GuiAppFlags, ScreenshotNeedsFrames) {
   ExpectUsageError({"--screenshot", "x.png"}, "--frames");
 }

@@ -21,6 +21,7 @@
 #include "app/gui/app/trace_export.h"
 #include "app/gui/gl/link_renderer.h"
 #include "app/gui/model/panel_layout.h"
+#include "app/gui/views/metrics_row.h"
 #include "engine/algorithms/collective.h"
 #include "engine/topology/presets.h"
 
@@ -185,6 +186,24 @@ int App::Run() {
     const double now_s = glfwGetTime();
     double dt_s = now_s - last_s;
     last_s = now_s;
+    if (flags_.event_flood_s > 0) {
+      if (StepEventFlood(now_s)) {
+        if (!flags_.screenshot_path.empty()) {
+          pending_screenshot_ = flags_.screenshot_path;
+          screenshot_delay_frames_ = 0;
+          Frame(dt_s);
+        }
+        break;
+      }
+      const double frame_start_s = glfwGetTime();
+      Frame(dt_s);
+      if (session_.flooding()) {
+        const double frame_end_s = glfwGetTime();
+        flood_meter_.AddFrame((frame_end_s - frame_start_s) * 1000.0, last_poll_ms_);
+        flood_meter_.MaybeSample(frame_end_s);
+      }
+      continue;
+    }
     if (flags_.scripted()) {
       // Count frames (and move the replay) only once the run is recorded.
       const bool recorded = session_.state() != SessionState::kRunning;
@@ -208,6 +227,38 @@ int App::Run() {
   return exit_code_;
 }
 
+bool App::StepEventFlood(double now_s) {
+  if (flood_started_s_ < 0) {
+    if (session_.state() == SessionState::kRunning) {
+      if (now_s < kScriptedRecordTimeoutS) return false;  // GLFW's clock starts at Init
+      std::cerr << kAppProgram << ": error: the launch run was still recording after "
+                << kScriptedRecordTimeoutS << " s; giving up\n";
+      exit_code_ = 1;
+      return true;
+    }
+    std::string why = session_.error();
+    if (session_.state() != SessionState::kDone || !session_.StartEventFlood(&why)) {
+      std::cerr << kAppProgram << ": error: --event-flood: " << why << "\n";
+      exit_code_ = 1;
+      return true;
+    }
+    flood_started_s_ = now_s;
+    std::cout << "event flood: " << flags_.event_flood_s << " s, re-emitting the "
+              << session_.store().event_count() << " events of " << session_.Title() << "\n"
+              << std::flush;
+    return false;
+  }
+  if (now_s - flood_started_s_ < flags_.event_flood_s) return false;
+  session_.StopEventFlood();
+  // The store window and its row vectors may legitimately double once more.
+  const std::size_t slack = 2 * Session::kFloodWindow * sizeof(Event);
+  const FloodReport report =
+      FormatFloodReport(flags_.event_flood_s, session_.flood_counters(), flood_meter_, slack);
+  std::cout << report.text << std::flush;
+  exit_code_ = report.ok ? 0 : 1;
+  return true;
+}
+
 void App::Frame(double dt_s) {
   if (font_reload_pending_) {
     // Between frames: the old atlas texture is not in use.
@@ -224,7 +275,9 @@ void App::Frame(double dt_s) {
   ImGui::NewFrame();
 
   StartLabRunIfAsked();
+  const double poll_start_s = glfwGetTime();
   session_.Poll();
+  last_poll_ms_ = (glfwGetTime() - poll_start_s) * 1000.0;
   SyncClock();
   HandleShortcuts();
   clock_.Advance(dt_s);
@@ -242,6 +295,17 @@ void App::Frame(double dt_s) {
   if (glfwGetTime() < status_until_s_) {
     menu.status = status_;
     menu.status_color = status_error_ ? theme.error : theme.text_dim;
+  } else if (session_.flooding() || session_.dropped_events() > 0) {
+    // Lost events are never silent: the views are missing them.
+    const FloodCounters flood = session_.flood_counters();
+    menu.status = session_.flooding()
+                      ? "event flood: " + Grouped(static_cast<std::int64_t>(flood.attempted)) +
+                            " produced, " + Grouped(static_cast<std::int64_t>(flood.ingested)) +
+                            " drawn, " + Grouped(static_cast<std::int64_t>(flood.dropped)) +
+                            " dropped (queue full)"
+                      : Grouped(static_cast<std::int64_t>(session_.dropped_events())) +
+                            " events dropped (the event queue was full)";
+    menu.status_color = session_.dropped_events() > 0 ? theme.error : theme.text_dim;
   }
   HandleMenu(DrawMenuBar(menu));
   DrawPanels(ctx);

@@ -61,6 +61,10 @@ class App {
   /// Copies the store's step ends into the clock; on the first frame a
   /// run is done, applies auto speed and the launch flags.
   void SyncClock();
+  /// --event-flood: starts the flood once the launch run is recorded and
+  /// ends it after its seconds, printing the report; true when the app
+  /// should save its last frame and exit.
+  bool StepEventFlood(double now_s);
   void SetStatus(const std::string& text, bool error);
   void ApplyTheme(ThemeKind kind);
   void SetFontScale(float scale);
@@ -118,6 +122,9 @@ class App {
   double status_until_s_ = 0;
 
   int exit_code_ = 0;
+  FloodMeter flood_meter_;            // --event-flood: frame times and memory
+  double flood_started_s_ = -1;       // when the flood began; -1 before
+  double last_poll_ms_ = 0;           // Session::Poll's share of the last frame
   bool quit_ = false;
 };
 

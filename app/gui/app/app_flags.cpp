@@ -107,7 +107,8 @@ const CommandSpec& AppSpec() {
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
         {"speed", 0, "X", "replay speed in nanoseconds of run per second of wall time (default: the whole run in about 20 s)"},
         {"frames", 0, "N", "scripted mode: render N frames, write --screenshot/--trace, exit"},
-        {"screenshot", 0, "FILE.png", "with --frames: save the window as PNG after the last frame"},
+        {"screenshot", 0, "FILE.png", "with --frames or --event-flood: save the window as PNG after the last frame"},
+        {"event-flood", 0, "SECONDS", "reliability check: once the run is recorded, re-emit its events as fast as a thread can for SECONDS while drawing; print frame times, drops and memory, exit (1 if an event was lost uncounted or memory grew)"},
         {"trace", 0, "FILE.json", "write the run's Chrome trace (Perfetto) once it is recorded"},
         {"lab", 0, "DIR", "open the guided lab in DIR (e.g. labs/01-ring-allreduce) in the lab panel, resuming saved progress"},
         {"labs-dir", 0, "DIR", "the folder the lab chooser lists (default: the --lab folder's parent, else labs)"},
@@ -279,6 +280,8 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     flags.speed_ns_per_s = ParseReal(spelling, value, 1e-3, 1e15);
   } else if (name == "frames") {
     flags.frames = static_cast<int>(ParseIntValue(spelling, value, 1, 1'000'000));
+  } else if (name == "event-flood") {
+    flags.event_flood_s = ParseReal(spelling, value, 0.1, 3600);
   } else if (name == "screenshot") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.screenshot_path = value;
@@ -342,8 +345,11 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
   if (!algo_given && flags.settings.is_collective()) {
     flags.settings.algo = CollectiveAlgoName(DefaultAlgo(ParseCollectiveKind(flags.settings.scenario)));
   }
-  if (!flags.screenshot_path.empty() && !flags.scripted()) {
+  if (!flags.screenshot_path.empty() && !flags.scripted() && flags.event_flood_s == 0) {
     throw UsageError("--screenshot: needs --frames N (the frame to save; e.g. --frames 120)");
+  }
+  if (flags.event_flood_s > 0 && flags.scripted()) {
+    throw UsageError("--event-flood: runs in real time; leave out --frames");
   }
   return flags;
 }

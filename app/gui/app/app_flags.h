@@ -37,7 +37,8 @@ struct AppFlags {
   int step = 0;                     // steps to advance once the first run is recorded
   double speed_ns_per_s = 0;        // replay speed; 0 = automatic (see transport bar)
   int frames = 0;                   // > 0: scripted mode, exit after this many frames
-  std::string screenshot_path;      // PNG written after the last scripted frame
+  std::string screenshot_path;      // PNG written after the last scripted frame (or the flood)
+  double event_flood_s = 0;         // > 0: flood the event stream this long, report, exit
   std::string trace_path;           // Chrome trace of the first run
   std::string open_trace_path;      // a trace to show instead of the launch run
   std::string worker_fault;         // tests: --inject-fault for every worker run

@@ -1,6 +1,7 @@
 #include "app/gui/model/session.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -644,6 +645,7 @@ bool Session::Start(const ScenarioSettings& settings) {
 }
 
 void Session::Cancel() {
+  StopEventFlood();
   if (worker_run_) {
     if (worker_client_ && !worker_client_->ended()) {
       worker_client_->Send(MakeCommand(RecordType::kCancel));
@@ -671,14 +673,74 @@ void Session::Cancel() {
   }
 }
 
-void Session::DrainEvents() {
+void Session::DrainEvents(std::size_t max_count) {
   if (!queue_) return;
   batch_.clear();
-  queue_->PopBatch(batch_);
+  queue_->PopBatch(batch_, max_count);
+  store_.Add(batch_);
+}
+
+bool Session::StartEventFlood(std::string* why) {
+  if (state_ != SessionState::kDone || store_.event_count() == 0) {
+    *why = "the event flood needs a recorded run with events";
+    return false;
+  }
+  StopEventFlood();
+  std::vector<Event> run;
+  run.reserve(store_.event_count());
+  for (const TimelineRow& row : store_.rows()) run.insert(run.end(), row.events.begin(), row.events.end());
+  // A fresh queue: its drop count is the flood's alone.
+  queue_ = std::make_unique<EventQueue>(kQueueCapacity);
+  flood_counters_ = FloodCounters{};
+  flood_counters_.queue_bytes = queue_->capacity() * sizeof(Event);
+  flood_base_ns_ = -1;
+  flood_ = std::make_unique<EventFlood>(*queue_, std::move(run), store_.end_ns());
+  return true;
+}
+
+void Session::StopEventFlood() {
+  if (!flood_) return;
+  flood_->Stop();
+  batch_.clear();
+  flood_counters_.ingested += queue_->PopBatch(batch_);  // counted, not stored
+  flood_counters_.attempted = flood_->attempted();
+  flood_counters_.dropped = queue_->dropped();
+  flood_.reset();
+}
+
+FloodCounters Session::flood_counters() const {
+  FloodCounters counters = flood_counters_;
+  if (flood_) {
+    counters.attempted = flood_->attempted();
+    counters.dropped = queue_->dropped();
+  }
+  return counters;
+}
+
+void Session::PollFlood() {
+  batch_.clear();
+  const std::size_t got = queue_->PopBatch(batch_, kMaxEventsPerFrame);
+  flood_counters_.ingested += got;
+  if (got == 0) return;
+  if (store_.event_count() + got > kFloodWindow) {
+    store_.Clear();
+    flood_base_ns_ = -1;
+  }
+  // Each window starts at time 0: take off the first event's round.
+  const TimeNs span = flood_->span_ns();
+  if (flood_base_ns_ < 0) flood_base_ns_ = std::floor(batch_.front().start_ns / span) * span;
+  for (Event& e : batch_) {
+    e.start_ns -= flood_base_ns_;
+    e.end_ns -= flood_base_ns_;
+  }
   store_.Add(batch_);
 }
 
 void Session::Poll() {
+  if (flood_) {
+    PollFlood();
+    return;
+  }
   if (worker_run_) {
     PollWorker();
     return;
@@ -687,13 +749,15 @@ void Session::Poll() {
   // Read the flag first: everything the worker queued before setting it is
   // then drained below.
   const bool finished = worker_finished_.load();
-  DrainEvents();
+  DrainEvents(kMaxEventsPerFrame);
   {
     std::lock_guard lock(mutex_);
     for (BufferSnapshot& s : pending_snapshots_) snapshots_.push_back(std::move(s));
     pending_snapshots_.clear();
   }
-  if (!finished) return;
+  // Everything was queued before `finished` was set: the run is recorded
+  // once the queue is empty.
+  if (!finished || queue_->size_approx() > 0) return;
   if (worker_.joinable()) worker_.join();
   DrainEvents();
   std::lock_guard lock(mutex_);

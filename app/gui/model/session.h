@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/gui/model/event_flood.h"
 #include "app/gui/model/timeline_store.h"
 #include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
@@ -262,6 +263,18 @@ class Session {
   const CollectiveOutcomeSummary& outcome() const { return outcome_; }
   std::uint64_t dropped_events() const;
 
+  /// The event flood of `shardlab --event-flood` (event_flood.h): once a
+  /// run is recorded, a producer re-emits its events as fast as it can and
+  /// Poll ingests them, kMaxEventsPerFrame at a time, into a store window of
+  /// kFloodWindow events. False (and *why) when no run is recorded.
+  bool StartEventFlood(std::string* why);
+  /// Stops the producer and takes what is left in the queue (counted, not
+  /// stored). Cancel and Start stop a flood too.
+  void StopEventFlood();
+  bool flooding() const { return flood_ != nullptr; }
+  /// Counters of the running flood, or of the last one after it stopped.
+  FloodCounters flood_counters() const;
+
   /// Buffer snapshots are kept only up to this many ranks (a 1,024-rank
   /// run has nothing a student could read per chunk).
   static constexpr int kMaxBufferViewRanks = 64;
@@ -270,6 +283,12 @@ class Session {
   static constexpr Bytes kMaxCheckedHostBytes = Bytes{1} << 30;
   /// Events the queue holds; the worker waits while it is more than half full.
   static constexpr std::size_t kQueueCapacity = std::size_t{1} << 18;
+  /// Poll moves at most this many events into the store per frame, so a
+  /// frame's ingest stays a few milliseconds however full the queue is (the
+  /// rest waits for the next frame; the producer is paced by the queue).
+  static constexpr std::size_t kMaxEventsPerFrame = 16384;
+  /// A flood keeps at most this many events in the store.
+  static constexpr std::size_t kFloodWindow = kQueueCapacity;
   /// Above this much host arithmetic (one pipeline training step) a run is
   /// timed only: about a second of a laptop's core.
   static constexpr double kMaxCheckedHostFlops = 2e9;
@@ -298,8 +317,10 @@ class Session {
   void WorkerGuard(const std::function<void()>& body);
   /// The scenario's topology, loaded once per name (throws "topology: ...").
   const Topology& CachedTopology(const std::string& name);
-  /// Moves queued events into the store (UI thread).
-  void DrainEvents();
+  /// Moves up to max_count queued events into the store (UI thread).
+  void DrainEvents(std::size_t max_count = SIZE_MAX);
+  /// Poll() while a flood runs.
+  void PollFlood();
   /// The buffer view after `step`, from the worker's ChunkState.
   BufferSnapshot Snapshot(int step, const ChunkState& chunks) const;
 
@@ -352,6 +373,11 @@ class Session {
   ErrorRecord worker_error_record_;
   double worker_last_record_s_ = 0;         // steady clock, seconds
   ScenarioSettings worker_settings_;        // for RestartWorker
+
+  // Event flood (UI thread only).
+  std::unique_ptr<EventFlood> flood_;
+  FloodCounters flood_counters_;            // ingested and the final counts
+  TimeNs flood_base_ns_ = -1;               // shift taken off the store window's events
 
   std::mutex mutex_;                        // guards the fields below
   std::vector<BufferSnapshot> pending_snapshots_;
