@@ -33,6 +33,8 @@ namespace {
 constexpr double kScriptedFrameS = 1.0 / 60.0;
 /// A scripted run that is still recording after this long is given up.
 constexpr double kScriptedRecordTimeoutS = 600.0;
+/// --event-flood first draws this long without a flood (the baseline).
+constexpr double kFloodBaselineS = 2.0;
 constexpr double kStatusSeconds = 8.0;
 constexpr double kErrorStatusSeconds = 20.0;
 constexpr float kFontScaleStep = 0.25f;
@@ -197,10 +199,12 @@ int App::Run() {
       }
       const double frame_start_s = glfwGetTime();
       Frame(dt_s);
+      const double frame_end_s = glfwGetTime();
       if (session_.flooding()) {
-        const double frame_end_s = glfwGetTime();
         flood_meter_.AddFrame((frame_end_s - frame_start_s) * 1000.0, last_poll_ms_);
         flood_meter_.MaybeSample(frame_end_s);
+      } else if (baseline_started_s_ >= 0) {
+        flood_meter_.AddBaselineFrame((frame_end_s - frame_start_s) * 1000.0);
       }
       continue;
     }
@@ -236,6 +240,13 @@ bool App::StepEventFlood(double now_s) {
       exit_code_ = 1;
       return true;
     }
+    // First the same frames without a flood, for comparison in one run.
+    if (session_.state() == SessionState::kDone && baseline_started_s_ < 0) {
+      baseline_started_s_ = now_s;
+      return false;
+    }
+    if (session_.state() == SessionState::kDone && now_s - baseline_started_s_ < kFloodBaselineS)
+      return false;
     std::string why = session_.error();
     if (session_.state() != SessionState::kDone || !session_.StartEventFlood(&why)) {
       std::cerr << kAppProgram << ": error: --event-flood: " << why << "\n";

@@ -124,6 +124,7 @@ class App {
   int exit_code_ = 0;
   FloodMeter flood_meter_;            // --event-flood: frame times and memory
   double flood_started_s_ = -1;       // when the flood began; -1 before
+  double baseline_started_s_ = -1;    // when the frames without a flood began
   double last_poll_ms_ = 0;           // Session::Poll's share of the last frame
   bool quit_ = false;
 };

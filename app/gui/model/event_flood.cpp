@@ -91,6 +91,11 @@ FloodReport FormatFloodReport(double seconds, const FloodCounters& counters,
                       static_cast<long long>(over));
   report.text += Line("    of which ingest (Session::Poll): p50 %.2f ms, p99 %.2f ms\n",
                       Percentile(meter.ingest_ms(), 0.5), Percentile(meter.ingest_ms(), 0.99));
+  if (!meter.baseline_ms().empty()) {
+    report.text += Line("  before the flood, frames %zu: p50 %.2f ms, p99 %.2f ms\n",
+                        meter.baseline_ms().size(), Percentile(meter.baseline_ms(), 0.5),
+                        Percentile(meter.baseline_ms(), 0.99));
+  }
   if (!rss.empty()) {
     const std::size_t base = rss.size() > 1 ? rss[1] : rss[0];
     const std::size_t peak = *std::max_element(rss.begin(), rss.end());

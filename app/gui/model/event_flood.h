@@ -75,13 +75,17 @@ class FloodMeter {
   void MaybeSample(double now_s);
   /// For tests: a sample of a given size.
   void AddMemorySample(std::size_t bytes) { rss_bytes_.push_back(bytes); }
+  /// A frame drawn before the flood began, for comparison.
+  void AddBaselineFrame(double frame_ms) { baseline_ms_.push_back(frame_ms); }
   const std::vector<double>& frame_ms() const { return frame_ms_; }
+  const std::vector<double>& baseline_ms() const { return baseline_ms_; }
   const std::vector<double>& ingest_ms() const { return ingest_ms_; }
   const std::vector<std::size_t>& rss_bytes() const { return rss_bytes_; }
 
  private:
   std::vector<double> frame_ms_;
   std::vector<double> ingest_ms_;
+  std::vector<double> baseline_ms_;
   std::vector<std::size_t> rss_bytes_;
   double last_sample_s_ = -1;
 };
