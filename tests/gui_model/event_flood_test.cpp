@@ -141,7 +141,12 @@ TEST(SessionFlood, IngestIsCappedPerPollAndTheStoreStaysInItsWindow) {
   ASSERT_TRUE(session.StartEventFlood(&why)) << why;
   ASSERT_TRUE(session.flooding());
   std::size_t max_store = 0;
-  for (int frame = 0; frame < 200; ++frame) {
+  // Poll like frames until the window has been filled and cleared at least
+  // once (the producer thread may start late on a busy machine).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int frame = 0; frame < 200 || session.flood_counters().ingested < 2 * Session::kFloodWindow;
+       ++frame) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
     const std::uint64_t before = session.flood_counters().ingested;
     session.Poll();
     const std::uint64_t took = session.flood_counters().ingested - before;
