@@ -123,7 +123,7 @@ TEST(LabGrading, Lab8WrongAnswersLoseExactlyThoseQuestions) {
       "K = 8: 12 bytes per parameter in all (the seed texts: Adam m and v only)";
   FindAnswer(answers, "zero1_fits")->text = "Yes";
   FindAnswer(answers, "best_tp")->number = 16;
-  FindAnswer(answers, "pp_busiest_traffic")->text = "TP (all-reduces of activations, on NVLink)";
+  FindAnswer(answers, "pp_busiest_traffic")->text = "DP (ZeRO-1 gradients and parameters)";
   FindAnswer(answers, "activations_measured")->number *= 1.04;  // within 5%
 
   const LabGradeReport report = GradeLab(lab, answers);
