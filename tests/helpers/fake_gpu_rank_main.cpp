@@ -8,7 +8,8 @@
 //   mpirun -np N fake_gpu_rank COLLECTIVE ALGO SIZE_BYTES [TIMEOUT_S]
 //
 // Environment: FAKE_GPU_STALL_RANK=r makes rank r's collective ops never
-// finish. Rank 0 prints "ok correct=1 events=E ops=O device_events=D
+// finish; FAKE_GPU_COUNT=n is each node's GPU count (default: one per
+// process). Rank 0 prints "ok correct=1 events=E ops=O device_events=D
 // held=H placement=..." on stdout; errors go to stderr as
 // "fake_gpu_rank: error: ..." (rank 0 alone for job-wide ones).
 #include <algorithm>
@@ -194,7 +195,12 @@ class HostRankDevice final : public RankDevice {
 int Run(int argc, char** argv, ProcessGroupInfo& group) {
   if (argc < 4) throw Error("usage: fake_gpu_rank COLLECTIVE ALGO SIZE_BYTES [TIMEOUT_S]",
                             ErrorKind::kInvalidInput);
-  SetGpuCounter([] { return 1; });
+  // One GPU per process on the node, unless FAKE_GPU_COUNT says otherwise.
+  SetGpuCounter([] {
+    const char* count = std::getenv("FAKE_GPU_COUNT");
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    return std::atoi(count != nullptr ? count : local != nullptr ? local : "1");
+  });
   SetRankDeviceFactory([] { return std::make_unique<HostRankDevice>(); });
   MpiOptions mpi;
   mpi.device = MpiDevice::kGpu;

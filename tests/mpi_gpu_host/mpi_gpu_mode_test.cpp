@@ -68,8 +68,9 @@ TEST_P(MpiGpuMode, StagedTransfersGiveTheReferenceResultAndEveryBlockBack) {
   EXPECT_EQ(Field(out, "events"), Field(out, "ops")) << out;
   EXPECT_EQ(Field(out, "held"), "0") << "staging blocks not given back: " << out;
   EXPECT_EQ(Field(out, "placement"),
-            "rank 0 on GPU 0 of 1 (host stand-in); transfers staged through pinned host memory "
-            "(the MPI library is not CUDA-aware)")
+            "rank 0 on GPU 0 of " + std::to_string(c.processes) +
+                " (host stand-in); transfers staged through pinned host memory (the MPI library "
+                "is not CUDA-aware)")
       << out;
 }
 
@@ -110,6 +111,25 @@ TEST(MpiGpuModeNccl, TheUniqueIdReachesEveryRankAndTheCollectivesRun) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(Field(r.stdout_text, "events"), Field(r.stdout_text, "ops")) << Describe(r);
   EXPECT_EQ(Field(r.stdout_text, "device_events"), Field(r.stdout_text, "ops")) << Describe(r);
+}
+
+TEST(MpiGpuModeNccl, ProcessesSharingAGpuAreRefusedOnce) {
+  const MpiLaunchResult r = RunFake(2, {"allreduce", "nccl", "4096"}, {"FAKE_GPU_COUNT=1"});
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+  const std::string message =
+      "fake_gpu_rank: error: --algo nccl --device gpu: NCCL needs one GPU per process, but rank "
+      "0's node runs 2 processes on 1 GPU";
+  const std::size_t first = r.stderr_text.find(message);
+  EXPECT_NE(first, std::string::npos) << Describe(r);
+  EXPECT_EQ(r.stderr_text.find(message, first + 1), std::string::npos) << "reported twice";
+}
+
+TEST(MpiGpuModeNccl, ProcessesSharingAGpuStillRunTheRing) {
+  const MpiLaunchResult r = RunFake(2, {"allreduce", "ring", "4096"}, {"FAKE_GPU_COUNT=1"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "correct"), "1") << Describe(r);
+  EXPECT_TRUE(Field(r.stdout_text, "placement").rfind("rank 0 on GPU 0 of 1 ", 0) == 0)
+      << Describe(r);
 }
 
 TEST(MpiGpuModeInput, DirectTransfersOnAnMpiThatIsNotCudaAwareAreRefusedOnce) {

@@ -634,11 +634,17 @@ class MpiBackend final : public Backend {
     } catch (const Error& e) {
       why = e.what();
     }
-    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
+    // Each rank's GPU count and its node's process count (OpenMPI's local size).
+    const char* local_size_text = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const int local_size = local_size_text != nullptr ? std::max(1, std::atoi(local_size_text)) : 1;
+    const int mine[2] = {count, local_size};
+    std::vector<int> gathered(static_cast<std::size_t>(size_) * 2, 0);
     MPI_Request request;
-    Check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_, &request),
+    Check(MPI_Iallgather(mine, 2, MPI_INT, gathered.data(), 2, MPI_INT, comm_, &request),
           "MPI_Iallgather");
     Wait(request, StallPhase::kClockAlignment);
+    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
+    for (int r = 0; r < size_; ++r) counts[r] = gathered[static_cast<std::size_t>(r) * 2];
     for (int r = 0; r < size_; ++r) {
       if (counts[r] > 0) continue;
       if (r == rank_ && !why.empty()) throw JobWideError(why, ErrorKind::kRuntime);
@@ -649,6 +655,17 @@ class MpiBackend final : public Backend {
     const bool collectives = std::any_of(plan_->ops.begin(), plan_->ops.end(), [](const Op& op) {
       return op.kind == OpKind::kCollective;
     });
+    // NCCL does not support two ranks of a communicator on one GPU (it may hang).
+    for (int r = 0; collectives && r < size_; ++r) {
+      const int processes = gathered[static_cast<std::size_t>(r) * 2 + 1];
+      if (processes > counts[r])
+        throw JobWideError("--algo nccl --device gpu: NCCL needs one GPU per process, but rank " +
+                               std::to_string(r) + "'s node runs " + std::to_string(processes) +
+                               " processes on " + std::to_string(counts[r]) +
+                               (counts[r] == 1 ? " GPU" : " GPUs") +
+                               " (run --algo ring or tree there, or fewer processes per node)",
+                           ErrorKind::kRuntime);
+    }
     std::string path_why;
     try {  // the same on every rank of a job: reported once
       transfer_path_ = ChooseGpuTransferPath(MpiBuiltCudaAware(), MpiCudaAwareAtRunTime(),
