@@ -333,6 +333,7 @@ class GpuRankDevice final : public RankDevice {
   // Frees everything Load made; errors ignored (a sticky error must not
   // turn a destructor into a crash). NCCL first: its kernels use the streams.
   void Release() {
+    if (plan_ != nullptr) cudaSetDevice(gpu_);  // the caller's thread may have another current
     nccl_.reset();
     pinned_.reset();
     device_staging_.reset();
