@@ -6,11 +6,13 @@
 // bootstrap and a collective that never ends) runs on machines with no GPU.
 //
 //   mpirun -np N fake_gpu_rank COLLECTIVE ALGO SIZE_BYTES [TIMEOUT_S]
+//   mpirun -np N fake_gpu_rank zero STAGE STEPS   (ZeRO training: compute ops too)
 //
 // Environment: FAKE_GPU_STALL_RANK=r makes rank r's collective ops never
 // finish; FAKE_GPU_COUNT=n is each node's GPU count (default: one per
 // process). Rank 0 prints "ok correct=1 events=E ops=O device_events=D
-// held=H placement=..." on stdout; errors go to stderr as
+// held=H order=V placement=..." on stdout (V: ops that started before an
+// op they depend on ended); errors go to stderr as
 // "fake_gpu_rank: error: ..." (rank 0 alone for job-wide ones).
 #include <algorithm>
 #include <atomic>
@@ -30,6 +32,7 @@
 #include "engine/run/process_group.h"
 #include "engine/run/rank_device.h"
 #include "engine/run/vector_sink.h"
+#include "engine/run/zero_scenario.h"
 
 namespace shardlab {
 namespace {
@@ -192,6 +195,51 @@ class HostRankDevice final : public RankDevice {
   std::vector<Work> work_;
 };
 
+std::size_t DeviceEvents(const std::vector<Event>& events) {
+  std::size_t n = 0;
+  for (const Event& e : events) n += e.clock == ClockKind::kCudaEvent;
+  return n;
+}
+
+// Ops that start before an op they depend on ended (same rank, one clock).
+std::size_t OrderViolations(const Plan& plan, const std::vector<Event>& events) {
+  std::vector<const Event*> of_op(plan.ops.size(), nullptr);
+  for (const Event& e : events)
+    if (e.op >= 0 && e.op < static_cast<OpId>(of_op.size())) of_op[e.op] = &e;
+  std::size_t bad = 0;
+  for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
+    const Op& op = plan.ops[id];
+    for (const OpId* d = plan.deps_begin(op); d != plan.deps_end(op); ++d)
+      if (of_op[id] == nullptr || of_op[*d] == nullptr || of_op[id]->start_ns < of_op[*d]->end_ns)
+        ++bad;
+  }
+  return bad;
+}
+
+// ZeRO training through the device: Adam, matrix products and the
+// gradient collectives, checked against the single-device model.
+int RunZero(char** argv, const ProcessGroupInfo& group) {
+  ZeroScenario scenario;
+  scenario.params.ranks = group.size;
+  scenario.params.stage = std::atoi(argv[2]);
+  scenario.params.steps = std::atoi(argv[3]);
+  scenario.backend = "mpi";
+  std::unique_ptr<PreparedZero> prepared = PrepareZero(scenario);
+  const std::size_t ops = prepared->zero.plan.ops.size();
+  Executor executor(CreateBackend("mpi"), std::move(prepared->zero.plan), prepared->topology, {});
+  VectorSink sink;
+  executor.RunToEnd(sink);
+  const ZeroSummary summary =
+      SummarizeZero(*prepared, sink.events, executor.backend(), &executor.plan());
+  if (group.rank == 0)
+    std::cout << "ok correct=" << (summary.check.checked && summary.check.correct)
+              << " events=" << sink.events.size() << " ops=" << ops
+              << " device_events=" << DeviceEvents(sink.events) << " held=" << g_blocks_held.load()
+              << " order=" << OrderViolations(executor.plan(), sink.events)
+              << " placement=" << executor.backend().placement() << "\n";
+  return 0;
+}
+
 int Run(int argc, char** argv, ProcessGroupInfo& group) {
   if (argc < 4) throw Error("usage: fake_gpu_rank COLLECTIVE ALGO SIZE_BYTES [TIMEOUT_S]",
                             ErrorKind::kInvalidInput);
@@ -206,6 +254,7 @@ int Run(int argc, char** argv, ProcessGroupInfo& group) {
   mpi.device = MpiDevice::kGpu;
   if (argc > 4) mpi.timeout_ns = std::atof(argv[4]) * 1e9;
   group = JoinProcessGroup("mpi", mpi);
+  if (std::string(argv[1]) == "zero") return RunZero(argv, group);
 
   CollectiveScenario scenario;
   scenario.kind = ParseCollectiveKind(argv[1]);
@@ -219,12 +268,12 @@ int Run(int argc, char** argv, ProcessGroupInfo& group) {
   executor.RunToEnd(sink);
   const CollectiveOutcomeSummary summary =
       SummarizeCollective(*prepared, 0, sink.events.size(), executor.backend());
-  std::size_t device_events = 0;
-  for (const Event& e : sink.events) device_events += e.clock == ClockKind::kCudaEvent;
+  const std::size_t device_events = DeviceEvents(sink.events);
   if (group.rank == 0)
     std::cout << "ok correct=" << (summary.checked && summary.verify.correct)
               << " events=" << sink.events.size() << " ops=" << prepared->plan.ops.size()
               << " device_events=" << device_events << " held=" << g_blocks_held.load()
+              << " order=" << OrderViolations(executor.plan(), sink.events)
               << " placement=" << executor.backend().placement() << "\n";
   return 0;
 }

@@ -67,6 +67,7 @@ TEST_P(MpiGpuMode, StagedTransfersGiveTheReferenceResultAndEveryBlockBack) {
   EXPECT_EQ(Field(out, "correct"), "1") << out;
   EXPECT_EQ(Field(out, "events"), Field(out, "ops")) << out;
   EXPECT_EQ(Field(out, "held"), "0") << "staging blocks not given back: " << out;
+  EXPECT_EQ(Field(out, "order"), "0") << "an op started before its dependency ended: " << out;
   EXPECT_EQ(Field(out, "placement"),
             "rank 0 on GPU 0 of " + std::to_string(c.processes) +
                 " (host stand-in); transfers staged through pinned host memory (the MPI library "
@@ -84,6 +85,26 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ModeCase>& p) {
       return p.param.collective + "_" + p.param.algo + "_" + std::to_string(p.param.processes);
     });
+
+// ZeRO: matrix products, Adam and the gradient collectives, all through the
+// device's deferred completion, against the single-device model.
+class MpiGpuModeZero : public ::testing::TestWithParam<int> {};
+
+TEST_P(MpiGpuModeZero, TrainsLikeTheSingleDeviceModel) {
+  const MpiLaunchResult r = RunFake(4, {"zero", std::to_string(GetParam()), "2"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string& out = r.stdout_text;
+  EXPECT_EQ(Field(out, "correct"), "1") << out;
+  EXPECT_EQ(Field(out, "events"), Field(out, "ops")) << out;
+  EXPECT_NE(Field(out, "device_events"), "0") << out;
+  EXPECT_EQ(Field(out, "held"), "0") << out;
+  EXPECT_EQ(Field(out, "order"), "0") << out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, MpiGpuModeZero, ::testing::Values(0, 3),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return "stage" + std::to_string(p.param);
+                         });
 
 TEST(MpiGpuModeTiming, LocalOpsCarryTheDevicesClockAndTransfersTheHosts) {
   // Direct all-to-all: one local copy per rank (its own block) besides the transfers.
