@@ -136,7 +136,9 @@ class GpuRankDevice final : public RankDevice {
                               std::min(op.src.count, op.dst.count), stream, rank_);
         break;
       case OpKind::kCopy: cuda::CopySliceOnDevice(op, ptr, copy_staging_, stream); break;
-      case OpKind::kCollective: LaunchCollective(op, stream); break;
+      case OpKind::kCollective:
+        if (!LaunchCollective(id, stream)) return;  // Done() records the end once issued
+        break;
       case OpKind::kSend:
       case OpKind::kRecv:
         throw Error(DescribeOp(id) + ": a transfer is not a local op", ErrorKind::kRuntime);
@@ -211,7 +213,16 @@ class GpuRankDevice final : public RankDevice {
     return true;
   }
 
-  bool Done(OpId id) override { return Query(timing_[static_cast<std::size_t>(id)].end); }
+  bool Done(OpId id) override {
+    const std::size_t i = static_cast<std::size_t>(id);
+    if (issuing_ == id) {  // an NCCL call still being issued: its end event comes after it
+      if (!nccl_->Issued()) return false;
+      issuing_ = kNoOp;
+      CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+      CUDA_CHECK(cudaEventRecord(timing_[i].end, Stream(plan_->ops[i].lane)), rank_);
+    }
+    return Query(timing_[i].end);
+  }
 
   DeviceTimes Times(OpId id) override {
     const Timing& t = timing_[static_cast<std::size_t>(id)];
@@ -280,11 +291,24 @@ class GpuRankDevice final : public RankDevice {
     return "rank " + std::to_string(rank_) + ": op " + std::to_string(id);
   }
 
-  void LaunchCollective(const Op& op, cudaStream_t stream) {
+  // One NCCL call; false while NCCL is still issuing it. A non-blocking
+  // communicator takes its next call only once the previous one is issued:
+  // that wait (rare: collectives of a rank usually depend on each other) is
+  // bounded by the timeout.
+  bool LaunchCollective(OpId id, cudaStream_t stream) {
+    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
     if (nccl_ == nullptr)
       throw Error("rank " + std::to_string(rank_) + ": collective #" +
                       std::to_string(op.collective_seq) + " before NCCL was set up",
                   ErrorKind::kRuntime);
+    if (issuing_ != kNoOp) {
+      const double start = HostNowNs();
+      while (!nccl_->Issued())
+        if (HostNowNs() - start > timeout_ns_) TimedOut("issuing the previous NCCL call");
+      const std::size_t prev = static_cast<std::size_t>(issuing_);
+      CUDA_CHECK(cudaEventRecord(timing_[prev].end, Stream(plan_->ops[prev].lane)), rank_);
+      issuing_ = kNoOp;
+    }
     cuda::NcclRankCall call;
     call.rank = rank_;
     call.call = op.library;
@@ -294,7 +318,9 @@ class GpuRankDevice final : public RankDevice {
     call.dst = Ptr(op.dst);
     call.count = op.src.count;
     call.stream = stream;
-    nccl_->Launch(call, timeout_ns_);
+    if (nccl_->Launch(call)) return true;
+    issuing_ = id;
+    return false;
   }
 
   // Whether `event` completed; false while it has not (errors throw).
@@ -335,6 +361,7 @@ class GpuRankDevice final : public RankDevice {
   void Release() {
     if (plan_ != nullptr) cudaSetDevice(gpu_);  // the caller's thread may have another current
     nccl_.reset();
+    issuing_ = kNoOp;
     pinned_.reset();
     device_staging_.reset();
     for (Timing& t : timing_) {
@@ -379,6 +406,7 @@ class GpuRankDevice final : public RankDevice {
   std::vector<std::int64_t> received_count_; // per recv: floats MPI delivered
   std::vector<char> in_place_;               // per recv: MPI wrote the destination itself
   std::unique_ptr<RankNccl> nccl_;
+  OpId issuing_ = kNoOp;                     // the collective NCCL is still issuing
 };
 
 }  // namespace

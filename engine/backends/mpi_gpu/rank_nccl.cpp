@@ -1,10 +1,8 @@
 // NCCL over MPI (compiled only with NCCL).
 #include "engine/backends/mpi_gpu/rank_nccl.h"
 
-#include <chrono>
 #include <cstring>
 #include <string>
-#include <thread>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nccl_call.h"
@@ -15,12 +13,6 @@ namespace {
 
 static_assert(NCCL_UNIQUE_ID_BYTES == kNcclUniqueIdBytes,
               "the mpi backend broadcasts kNcclUniqueIdBytes of NCCL's unique id");
-
-double NowNs() {
-  return std::chrono::duration<double, std::nano>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 class Communicator final : public RankNccl {
  public:
@@ -55,27 +47,23 @@ class Communicator final : public RankNccl {
     return true;
   }
 
-  void Launch(const cuda::NcclRankCall& call, TimeNs timeout_ns) override {
+  bool Launch(const cuda::NcclRankCall& call) override {
     // A group, so that all-to-all's sends and receives go in together.
     NCCL_CHECK(ncclGroupStart(), rank_);
     cuda::EnqueueNcclCall(call, comm_, size_);
     const ncclResult_t status = ncclGroupEnd();
     if (status != ncclSuccess && status != ncclInProgress)
       cuda::ThrowNcclError(status, "ncclGroupEnd", __FILE__, __LINE__, rank_);
-    // Non-blocking: the next NCCL call may come only once this one is taken.
-    const double start = NowNs();
-    while (true) {
-      ncclResult_t state = ncclSuccess;
-      NCCL_CHECK(ncclCommGetAsyncError(comm_, &state), rank_);
-      if (state == ncclSuccess) return;
-      if (state != ncclInProgress)
-        cuda::ThrowNcclError(state, "ncclGroupEnd (asynchronous)", __FILE__, __LINE__, rank_);
-      if (NowNs() - start > timeout_ns)
-        throw Error("rank " + std::to_string(rank_) + ": NCCL did not accept the collective "
-                    "within --mpi-timeout",
-                    ErrorKind::kRuntime);
-      std::this_thread::yield();
-    }
+    return Issued();
+  }
+
+  bool Issued() override {
+    ncclResult_t state = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(comm_, &state), rank_);
+    if (state == ncclInProgress) return false;
+    if (state != ncclSuccess)
+      cuda::ThrowNcclError(state, "ncclGroupEnd (asynchronous)", __FILE__, __LINE__, rank_);
+    return true;
   }
 
   void Abort() override {

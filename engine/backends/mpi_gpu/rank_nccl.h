@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "engine/backends/cuda/nccl_collective.h"
-#include "engine/core/units.h"
 
 namespace shardlab::mpi_gpu {
 
@@ -26,9 +25,13 @@ class RankNccl {
   virtual ~RankNccl() = default;
   /// Polls the initialisation; throws DeviceError when it failed.
   virtual bool Ready() = 0;
-  /// Enqueues one collective on call.stream; waits (polled, at most
-  /// `timeout_ns`) until NCCL took it.
-  virtual void Launch(const cuda::NcclRankCall& call, TimeNs timeout_ns) = 0;
+  /// Starts one collective on call.stream. True when NCCL has put it on
+  /// the stream already; false while it is still being issued (a
+  /// non-blocking communicator may need its peers for that, e.g. to
+  /// connect): then poll Issued() before recording anything after it.
+  virtual bool Launch(const cuda::NcclRankCall& call) = 0;
+  /// Whether the last Launch has been issued; throws DeviceError when it failed.
+  virtual bool Issued() = 0;
   /// ncclCommAbort: any kernel of the communicator stops.
   virtual void Abort() = 0;
 };
