@@ -22,6 +22,9 @@
 #ifdef SHARDLAB_HAVE_CUDA
 #include "engine/backends/cuda/cuda_backend.h"
 #endif
+#ifdef SHARDLAB_HAVE_MPI_GPU
+#include "engine/backends/mpi_gpu/gpu_rank_device.h"
+#endif
 
 #ifndef SHARDLAB_VERSION
 #define SHARDLAB_VERSION "0.1.0"
@@ -148,6 +151,9 @@ int RunGuarded(std::vector<std::string> words, ProcessSetup& process) {
 #ifdef SHARDLAB_HAVE_CUDA
     shardlab::RegisterCudaBackend();
     shardlab::SetGpuCounter([] { return shardlab::CudaDeviceCountOrThrow(); });
+#endif
+#ifdef SHARDLAB_HAVE_MPI_GPU
+    shardlab::RegisterMpiGpuDevice();
 #endif
     // `mpirun` passes the words after "--" to its ranks untouched.
     if (words.empty() || words.front() != "mpirun") process = TakeProcessFlags(words);

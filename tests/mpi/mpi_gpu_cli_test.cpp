@@ -60,6 +60,20 @@ TEST(MpiGpu, WithoutACudaDeviceTheJobEndsWithOneMessageFromRankZero) {
   EXPECT_TRUE(NoProcessWith(seed)) << "a process of the job is still running";
 }
 
+TEST(MpiGpu, NcclOnGpusWithoutACudaDeviceEndsWithTheSameOneMessage) {
+  if (MachineHasGpu()) GTEST_SKIP() << "this machine has a GPU: the no-device path cannot happen";
+  TempDir dir;
+  const std::string seed = UniqueSeed();
+  const ProgramResult r =
+      RunMpi(2, {"run", "allreduce", "--ranks", "2", "--size", "1K", "--backend", "mpi", "--device",
+                 "gpu", "--algo", "nccl", "--seed", seed},
+             dir.path());
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_EQ(Occurrences(r.err, "error:"), 1u) << Describe(r);
+  EXPECT_EQ(Occurrences(r.err, "shardlab-cli: error: no CUDA device: "), 1u) << Describe(r);
+  EXPECT_TRUE(NoProcessWith(seed)) << "a process of the job is still running";
+}
+
 TEST(MpiGpu, NcclWithoutDeviceGpuIsRefusedNamingTheFlags) {
   TempDir dir;
   const ProgramResult r = RunMpi(2, {"run", "allreduce", "--ranks", "2", "--size", "1K",

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/device_ops.h"
 #include "engine/backends/cuda/kernels.h"
 #include "engine/backends/cuda/nccl_collective.h"
 #include "engine/core/error.h"
@@ -421,68 +422,19 @@ class CudaBackend final : public Backend {
 
   void LaunchCombineChecked(ReduceOp reduce, const float* src, float* dst, std::int64_t count,
                             cudaStream_t stream, int rank) {
-    cuda::LaunchCombine(reduce, src, dst, count, stream);
-    CUDA_CHECK(cudaGetLastError(), rank);
+    cuda::CombineOnDevice(reduce, src, dst, count, stream, rank);
+  }
+
+  cuda::SlicePointer SlicePtr() const {
+    return [this](const BufferSlice& s) { return Ptr(s); };
   }
 
   void CopyLocal(const Op& op, cudaStream_t stream) {
-    const std::int64_t count = std::min(op.src.count, op.dst.count);
-    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
-    if (bytes == 0) return;
-    const bool overlap = op.src.buffer == op.dst.buffer &&
-                         op.src.offset < op.dst.offset + count && op.dst.offset < op.src.offset + count;
-    if (overlap) {  // memmove through the rank's staging buffer
-      float* tmp = staging_[static_cast<std::size_t>(op.rank)];
-      CUDA_CHECK(cudaMemcpyAsync(tmp, Ptr(op.src), bytes, cudaMemcpyDeviceToDevice, stream), op.rank);
-      CUDA_CHECK(cudaMemcpyAsync(Ptr(op.dst), tmp, bytes, cudaMemcpyDeviceToDevice, stream), op.rank);
-      return;
-    }
-    CUDA_CHECK(cudaMemcpyAsync(Ptr(op.dst), Ptr(op.src), bytes, cudaMemcpyDeviceToDevice, stream),
-               op.rank);
-  }
-
-  // Row-major C[m×n] = op(A)·op(B) is column-major C^T = op(B)^T·op(A)^T:
-  // the same storage read the other way, so B comes first and no data moves.
-  void MatMul(const KernelCall& call, int rank, cudaStream_t stream) {
-    if (call.m == 0 || call.n == 0) return;
-    const int lda = call.lda > 0 ? call.lda : (call.transpose_a ? call.m : call.k);
-    const int ldb = call.ldb > 0 ? call.ldb : (call.transpose_b ? call.k : call.n);
-    const int ldc = call.ldc > 0 ? call.ldc : call.n;
-    cublasHandle_t& handle = cublas_[static_cast<std::size_t>(rank)];
-    if (handle == nullptr) CUBLAS_CHECK(cublasCreate(&handle), rank);
-    CUBLAS_CHECK(cublasSetStream(handle, stream), rank);
-    const float alpha = 1.0f;
-    const float beta = call.accumulate ? 1.0f : 0.0f;
-    if (call.k == 0) {  // C = 0 (or unchanged): cuBLAS treats k = 0 as beta·C
-      if (!call.accumulate)
-        CUDA_CHECK(cudaMemset2DAsync(Ptr(call.c), static_cast<std::size_t>(ldc) * sizeof(float), 0,
-                                     static_cast<std::size_t>(call.n) * sizeof(float),
-                                     static_cast<std::size_t>(call.m), stream),
-                   rank);
-      return;
-    }
-    CUBLAS_CHECK(cublasSgemm(handle, call.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                             call.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, call.n, call.m, call.k,
-                             &alpha, Ptr(call.b), ldb, Ptr(call.a), lda, &beta, Ptr(call.c), ldc),
-                 rank);
+    cuda::CopySliceOnDevice(op, SlicePtr(), staging_[static_cast<std::size_t>(op.rank)], stream);
   }
 
   void RunKernel(const KernelCall& call, int rank, cudaStream_t stream) {
-    switch (call.kind) {
-      case KernelKind::kMatMul: MatMul(call, rank, stream); return;
-      case KernelKind::kCopy:
-        if (call.n > 0)
-          CUDA_CHECK(cudaMemcpyAsync(Ptr(call.c), Ptr(call.a),
-                                     static_cast<std::size_t>(call.n) * sizeof(float),
-                                     cudaMemcpyDeviceToDevice, stream),
-                     rank);
-        return;
-      default: {
-        auto ptr = [&](const BufferSlice& s) { return s.valid() ? Ptr(s) : nullptr; };
-        cuda::LaunchElementwise(call, ptr(call.a), ptr(call.b), ptr(call.c), ptr(call.d), stream);
-        CUDA_CHECK(cudaGetLastError(), rank);
-      }
-    }
+    cuda::RunKernelOnDevice(call, SlicePtr(), cublas_[static_cast<std::size_t>(rank)], stream, rank);
   }
 
   // The modelled time of a transfer on the topology's route (link

@@ -1,18 +1,15 @@
 // NCCL communicators and calls (compiled only with SHARDLAB_HAVE_NCCL).
 #include "engine/backends/cuda/nccl_collective.h"
 
-#include <nccl.h>
-
 #include <algorithm>
 #include <string>
 
 #include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/nccl_call.h"
 
 namespace shardlab::cuda {
-namespace {
 
-[[noreturn]] void ThrowNcclError(ncclResult_t status, const char* call, const char* file, int line,
-                                 int rank) {
+void ThrowNcclError(ncclResult_t status, const char* call, const char* file, int line, int rank) {
   std::string base = file;
   const std::size_t slash = base.find_last_of('/');
   if (slash != std::string::npos) base = base.substr(slash + 1);
@@ -26,12 +23,7 @@ namespace {
   throw DeviceError(message, status == ncclUnhandledCudaError && IsStickyCudaStatus(cuda_status));
 }
 
-#define NCCL_CHECK(call, rank)                                                            \
-  do {                                                                                    \
-    const ncclResult_t shardlab_status_ = (call);                                         \
-    if (shardlab_status_ != ncclSuccess)                                                  \
-      ThrowNcclError(shardlab_status_, #call, __FILE__, __LINE__, rank);                  \
-  } while (0)
+namespace {
 
 ncclRedOp_t RedOp(ReduceOp op) {
   switch (op) {
@@ -61,50 +53,53 @@ class Communicators final : public NcclCommunicators {
 
  private:
   void Enqueue(const NcclRankCall& c) {
-    const int n = static_cast<int>(comms_.size());
-    ncclComm_t comm = comms_[static_cast<std::size_t>(c.rank)];
-    const std::size_t count = static_cast<std::size_t>(c.count);
-    const std::size_t part = count / static_cast<std::size_t>(n);
-    switch (c.call) {
-      case LibraryCollective::kAllReduce:
-        NCCL_CHECK(ncclAllReduce(c.src, c.dst, count, ncclFloat, RedOp(c.reduce), comm, c.stream),
-                   c.rank);
-        break;
-      case LibraryCollective::kReduceScatter:  // in place: rank r's chunk of dst
-        NCCL_CHECK(ncclReduceScatter(c.src, c.dst + part * static_cast<std::size_t>(c.rank), part,
-                                     ncclFloat, RedOp(c.reduce), comm, c.stream),
-                   c.rank);
-        break;
-      case LibraryCollective::kAllGather:  // in place: rank r's chunk is its input
-        NCCL_CHECK(ncclAllGather(c.src + part * static_cast<std::size_t>(c.rank), c.dst, part,
-                                 ncclFloat, comm, c.stream),
-                   c.rank);
-        break;
-      case LibraryCollective::kBroadcast:
-        NCCL_CHECK(ncclBroadcast(c.src, c.dst, count, ncclFloat, c.root, comm, c.stream), c.rank);
-        break;
-      case LibraryCollective::kReduce:
-        NCCL_CHECK(ncclReduce(c.src, c.dst, count, ncclFloat, RedOp(c.reduce), c.root, comm,
-                              c.stream),
-                   c.rank);
-        break;
-      case LibraryCollective::kAllToAll:  // block j of send to peer j, block i of recv from i
-        if (part == 0) break;
-        for (int peer = 0; peer < n; ++peer) {
-          const std::size_t at = part * static_cast<std::size_t>(peer);
-          NCCL_CHECK(ncclSend(c.src + at, part, ncclFloat, peer, comm, c.stream), c.rank);
-          NCCL_CHECK(ncclRecv(c.dst + at, part, ncclFloat, peer, comm, c.stream), c.rank);
-        }
-        break;
-      case LibraryCollective::kNone:
-        throw Error("rank " + std::to_string(c.rank) + ": a collective op names no library call");
-    }
+    EnqueueNcclCall(c, comms_[static_cast<std::size_t>(c.rank)], static_cast<int>(comms_.size()));
   }
 
   std::vector<ncclComm_t> comms_;
 };
 
 }  // namespace
+
+void EnqueueNcclCall(const NcclRankCall& c, ncclComm_t comm, int ranks) {
+  const int n = ranks;
+  const std::size_t count = static_cast<std::size_t>(c.count);
+  const std::size_t part = count / static_cast<std::size_t>(n);
+  switch (c.call) {
+    case LibraryCollective::kAllReduce:
+      NCCL_CHECK(ncclAllReduce(c.src, c.dst, count, ncclFloat, RedOp(c.reduce), comm, c.stream),
+                 c.rank);
+      break;
+    case LibraryCollective::kReduceScatter:  // in place: rank r's chunk of dst
+      NCCL_CHECK(ncclReduceScatter(c.src, c.dst + part * static_cast<std::size_t>(c.rank), part,
+                                   ncclFloat, RedOp(c.reduce), comm, c.stream),
+                 c.rank);
+      break;
+    case LibraryCollective::kAllGather:  // in place: rank r's chunk is its input
+      NCCL_CHECK(ncclAllGather(c.src + part * static_cast<std::size_t>(c.rank), c.dst, part,
+                               ncclFloat, comm, c.stream),
+                 c.rank);
+      break;
+    case LibraryCollective::kBroadcast:
+      NCCL_CHECK(ncclBroadcast(c.src, c.dst, count, ncclFloat, c.root, comm, c.stream), c.rank);
+      break;
+    case LibraryCollective::kReduce:
+      NCCL_CHECK(ncclReduce(c.src, c.dst, count, ncclFloat, RedOp(c.reduce), c.root, comm,
+                            c.stream),
+                 c.rank);
+      break;
+    case LibraryCollective::kAllToAll:  // block j of send to peer j, block i of recv from i
+      if (part == 0) break;
+      for (int peer = 0; peer < n; ++peer) {
+        const std::size_t at = part * static_cast<std::size_t>(peer);
+        NCCL_CHECK(ncclSend(c.src + at, part, ncclFloat, peer, comm, c.stream), c.rank);
+        NCCL_CHECK(ncclRecv(c.dst + at, part, ncclFloat, peer, comm, c.stream), c.rank);
+      }
+      break;
+    case LibraryCollective::kNone:
+      throw Error("rank " + std::to_string(c.rank) + ": a collective op names no library call");
+  }
+}
 
 std::unique_ptr<NcclCommunicators> NcclCommunicators::Create(const std::vector<int>& rank_gpus,
                                                              int device_count) {

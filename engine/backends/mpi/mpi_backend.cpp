@@ -1,6 +1,9 @@
 #include "engine/backends/mpi/mpi_backend.h"
 
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support (OpenMPI)
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +22,7 @@
 #include "engine/plan/validate.h"
 #include "engine/run/desync_report.h"
 #include "engine/run/process_group.h"
+#include "engine/run/rank_device.h"
 
 namespace shardlab {
 namespace {
@@ -37,6 +41,24 @@ void Check(int code, const std::string& what) {
   throw Error("rank " + std::to_string(mpi::WorldRank()) + ": " + what + " failed: " +
                   std::string(text, static_cast<std::size_t>(length)),
               ErrorKind::kRuntime);
+}
+
+// Whether the MPI library passes device pointers through (CUDA-aware):
+// built so (compile time) and, when it was, what it says at run time.
+bool MpiBuiltCudaAware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return true;
+#else
+  return false;
+#endif
+}
+
+int MpiCudaAwareAtRunTime() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support();
+#else
+  return -1;
+#endif
 }
 
 std::string Seconds(TimeNs ns) {
@@ -99,7 +121,7 @@ class MpiBackend final : public Backend {
     int flag = 0;
     MPI_Comm_get_attr(comm_, MPI_TAG_UB, &attr, &flag);
     tag_ub_ = flag ? *static_cast<int*>(attr) : 32767;
-    if (mpi::Options().device == MpiDevice::kGpu) SelectGpu();
+    if (mpi::Options().device == MpiDevice::kGpu) SetUpGpu();
 
     AlignClock();
     memory_.Load(plan);
@@ -115,6 +137,9 @@ class MpiBackend final : public Backend {
     requests_.clear();
     request_ops_.clear();
     staging_.clear();
+    device_work_.clear();
+    received_.clear();
+    recv_blocked_.clear();
     events_.clear();
     remaining_per_step_.assign(static_cast<std::size_t>(std::max(plan.num_steps, 0)), 0);
     for (const Op& op : plan.ops)
@@ -131,6 +156,7 @@ class MpiBackend final : public Backend {
     } else {
       AllocateHostBuffers(plan, options_.seed, data_, rank_);
     }
+    if (device_) device_->Upload(data_, options_.timing_only);
   }
 
   void RunThroughStep(int last_step, EventSink& sink, const std::atomic<bool>& cancel) override {
@@ -146,6 +172,7 @@ class MpiBackend final : public Backend {
       }
       for (OpId id = 0; id < static_cast<OpId>(plan_->ops.size()); ++id)
         if (plan_->ops[id].rank == rank_ && pending_[id] == 0) ready_.push_back(id);
+      if (device_) device_->StartClock();
     }
     // A rank that skips a run behaves as one whose code never made that
     // collective call: no ops, no gathers.
@@ -163,8 +190,10 @@ class MpiBackend final : public Backend {
         if (plan_->ops[id].step > last_step) deferred_.push_back(id);
         else StartOp(id);
       }
-      if ((open_step_ > last_step || open_step_ >= plan_->num_steps) && requests_.empty()) break;
-      if (TestRequests()) {
+      if ((open_step_ > last_step || open_step_ >= plan_->num_steps) && requests_.empty() &&
+          device_work_.empty() && recv_blocked_.empty())
+        break;
+      if (TestRequests() || PollDevice()) {
         last_progress_ns_ = mpi::NowNs();
         idle_polls = 0;
         continue;
@@ -173,7 +202,7 @@ class MpiBackend final : public Backend {
         mpi::MarkBroken();  // the other ranks are left waiting for this one
         throw Error("run cancelled", ErrorKind::kCancelled);
       }
-      if (requests_.empty() && ready_.empty())
+      if (requests_.empty() && ready_.empty() && device_work_.empty() && recv_blocked_.empty())
         throw Error("rank " + std::to_string(rank_) + ": plan deadlock: step " +
                         std::to_string(open_step_) + " has ops that never become ready",
                     ErrorKind::kRuntime);
@@ -183,6 +212,7 @@ class MpiBackend final : public Backend {
       // slice per fragment when ranks outnumber cores.
       if (++idle_polls % kPollsPerYield == 0) std::this_thread::yield();
     }
+    if (device_ && !options_.timing_only) device_->Download(data_);  // for BufferData
     GatherEvents(sink);
     if (last_step >= plan_->num_steps - 1 && !options_.timing_only) GatherResults();
   }
@@ -195,6 +225,7 @@ class MpiBackend final : public Backend {
 
   std::size_t completed_ops() const override { return completed_; }
   const MemoryUsage* memory() const override { return &memory_.usage(); }
+  std::string placement() const override { return gpu_line_; }
 
  private:
   // Sequence number of an op's collective call, 1-based and counting on
@@ -240,6 +271,15 @@ class MpiBackend final : public Backend {
     start_ns_[id] = mpi::NowNs();
     switch (op.kind) {
       case OpKind::kSend: {
+        if (OnGpuData()) {  // staged: device -> pinned first; direct: the device slice
+          if (transfer_path_ == GpuTransferPath::kStagedPinned) {
+            device_->StartSendStaging(id);
+            device_work_.push_back({id, DevicePhase::kSendStaging});
+          } else {
+            IssueSend(id, device_->SendBuffer(id));
+          }
+          return;
+        }
         MPI_Request request;
         if (options_.timing_only) {
           if (scratch_.size() < static_cast<std::size_t>(op.bytes)) scratch_.resize(op.bytes);
@@ -259,6 +299,16 @@ class MpiBackend final : public Backend {
         const Op& send = plan_->ops[op.match];
         MPI_Request request;
         std::vector<float> staging;
+        if (OnGpuData()) {
+          const bool into_place = op.reduce == ReduceOp::kNone && op.dst.count == send.src.count &&
+                                  !SendInFlightReads(op.dst);
+          void* into = device_->RecvBuffer(id, send.src.count, into_place);
+          Check(MPI_Irecv(into, static_cast<int>(send.src.count), MPI_FLOAT, op.peer,
+                          Tag(op.match), comm_, &request),
+                "MPI_Irecv");
+          AddRequest(request, id, {});
+          return;
+        }
         if (options_.timing_only) {
           staging.resize((static_cast<std::size_t>(op.bytes) + 3) / 4);
           Check(MPI_Irecv(staging.data(), static_cast<int>(op.bytes), MPI_BYTE, op.peer,
@@ -281,10 +331,85 @@ class MpiBackend final : public Backend {
         return;
       }
       default:
+        if (device_) {  // kernels on the GPU, timed by CUDA events
+          device_->StartLocal(id);
+          device_work_.push_back({id, DevicePhase::kLocal});
+          return;
+        }
         if (!options_.timing_only) ApplyOpData(*plan_, id, data_);
         Complete(id);
         return;
     }
+  }
+
+  // Data on the GPU (timing-only runs move host scratch bytes instead).
+  bool OnGpuData() const { return device_ != nullptr && !options_.timing_only; }
+
+  void IssueSend(OpId id, const void* from) {
+    const Op& op = plan_->ops[id];
+    MPI_Request request;
+    Check(MPI_Isend(from, static_cast<int>(op.src.count), MPI_FLOAT, op.peer, Tag(id), comm_,
+                    &request),
+          "MPI_Isend");
+    AddRequest(request, id, {});
+  }
+
+  // A received message goes on to the device (copy or combine into the
+  // destination), unless a send of this rank still stages from the region
+  // it would overwrite: then it waits for that copy to finish.
+  void FinishRecvOnDevice(OpId id) {
+    if (StagingSendReads(plan_->ops[id].dst)) {
+      recv_blocked_.push_back(id);
+      return;
+    }
+    if (device_->FinishRecv(id)) device_work_.push_back({id, DevicePhase::kRecvFinishing});
+    else Complete(id);
+  }
+
+  bool StagingSendReads(const BufferSlice& dst) const {
+    for (const DeviceWork& w : device_work_) {
+      if (w.phase != DevicePhase::kSendStaging) continue;
+      if (Overlaps(plan_->ops[w.op].src, dst)) return true;
+    }
+    return false;
+  }
+
+  static bool Overlaps(const BufferSlice& a, const BufferSlice& b) {
+    return a.buffer == b.buffer && a.offset < b.offset + b.count && b.offset < a.offset + a.count;
+  }
+
+  // Polls the device's pending work; moves finished work on. True on progress.
+  bool PollDevice() {
+    if (!device_) return false;
+    bool progress = false;
+    for (std::size_t i = 0; i < recv_blocked_.size();) {
+      if (StagingSendReads(plan_->ops[recv_blocked_[i]].dst)) {
+        ++i;
+        continue;
+      }
+      const OpId id = recv_blocked_[i];
+      recv_blocked_.erase(recv_blocked_.begin() + static_cast<std::ptrdiff_t>(i));
+      FinishRecvOnDevice(id);
+      progress = true;
+    }
+    if (device_work_.empty()) return progress;
+    device_done_.clear();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < device_work_.size(); ++i) {
+      if (device_->Done(device_work_[i].op)) device_done_.push_back(device_work_[i]);
+      else device_work_[kept++] = device_work_[i];  // issue order kept: the oldest is named
+    }
+    device_work_.resize(kept);
+    for (const DeviceWork& w : device_done_) {
+      switch (w.phase) {
+        case DevicePhase::kLocal:
+          Complete(w.op, device_->Times(w.op), ClockKind::kCudaEvent);
+          break;
+        case DevicePhase::kSendStaging: IssueSend(w.op, device_->SendBuffer(w.op)); break;
+        case DevicePhase::kRecvFinishing: Complete(w.op); break;
+      }
+    }
+    return progress || !device_done_.empty();
   }
 
   // A direct receive must not overwrite data an unfinished Isend of this
@@ -320,6 +445,11 @@ class MpiBackend final : public Backend {
       const int i = indices_[k];
       const OpId id = request_ops_[i];
       const Op& op = plan_->ops[id];
+      if (op.kind == OpKind::kRecv && OnGpuData()) {
+        received_.push_back(id);  // on to the device below, not yet complete
+        request_ops_[i] = kNoOp;
+        continue;
+      }
       if (op.kind == OpKind::kRecv && !options_.timing_only && !staging_[i].empty()) {
         const std::int64_t count = std::min<std::int64_t>(op.dst.count, staging_[i].size());
         CombineHostData(op.reduce, staging_[i].data(),
@@ -343,11 +473,22 @@ class MpiBackend final : public Backend {
     request_ops_.resize(kept);
     staging_.resize(kept);
     for (OpId id : finished_) Complete(id);
+    std::vector<OpId> received;
+    received.swap(received_);
+    for (OpId id : received) FinishRecvOnDevice(id);
     return true;
   }
 
+  // Transfers (and host ops) are timed by the host clock around the MPI
+  // request; ops the GPU ran by their CUDA events.
   void Complete(OpId id) {
+    Complete(id, DeviceTimes{start_ns_[id], mpi::NowNs()}, ClockKind::kHostMpiAligned);
+  }
+
+  void Complete(OpId id, const DeviceTimes& times, ClockKind clock) {
     const Op& op = plan_->ops[id];
+    if (OnGpuData() && (op.kind == OpKind::kSend || op.kind == OpKind::kRecv))
+      device_->Release(id);
     Event e;
     e.op = id;
     e.rank = op.rank;
@@ -356,9 +497,9 @@ class MpiBackend final : public Backend {
     e.collective_seq = op.collective_seq;
     e.lane = op.lane;
     e.kind = op.kind;
-    e.clock = ClockKind::kHostMpiAligned;
-    e.start_ns = start_ns_[id] - offset_ns_;
-    e.end_ns = mpi::NowNs() - offset_ns_;
+    e.clock = clock;
+    e.start_ns = times.start_ns - offset_ns_;
+    e.end_ns = times.end_ns - offset_ns_;
     e.bytes = op.bytes;
     events_.push_back(e);
     last_done_seq_ = std::max(last_done_seq_, Seq(op.collective_seq));
@@ -406,15 +547,23 @@ class MpiBackend final : public Backend {
     return s;
   }
 
+  // The oldest unfinished op is named: an MPI request, else the device's
+  // (an NCCL collective that never completed: NCCL has no timeout of its
+  // own, so its communicator is aborted first).
   void StallInOps() {
     RankStall s = RankStallFor(StallPhase::kOps);
-    if (!request_ops_.empty()) {
-      const Op& op = plan_->ops[request_ops_.front()];
-      s.waiting_on = op.peer;
-      s.op = request_ops_.front();
+    OpId oldest = kNoOp;
+    if (!request_ops_.empty()) oldest = request_ops_.front();
+    else if (!device_work_.empty()) oldest = device_work_.front().op;
+    else if (!recv_blocked_.empty()) oldest = recv_blocked_.front();
+    if (oldest != kNoOp) {
+      const Op& op = plan_->ops[oldest];
+      s.waiting_on = op.kind == OpKind::kCollective ? -1 : op.peer;
+      s.op = oldest;
       s.seq = Seq(op.collective_seq);
       s.step = op.step;
     }
+    if (device_) device_->Abort();
     Stall(StallPhase::kOps, s);
   }
 
@@ -474,8 +623,10 @@ class MpiBackend final : public Backend {
   // --device gpu: every rank counts its node's GPUs and the counts are
   // shared, so that a job where some rank has none ends with one message
   // (rank 0's) on every rank alike rather than with the others waiting for
-  // it until --mpi-timeout. The GPU is local rank modulo the count.
-  void SelectGpu() {
+  // it until --mpi-timeout. The GPU is local rank modulo the count; the
+  // rank's buffers are allocated there, and NCCL is set up when the plan
+  // has collective ops.
+  void SetUpGpu() {
     int count = 0;
     std::string why;
     try {
@@ -483,11 +634,17 @@ class MpiBackend final : public Backend {
     } catch (const Error& e) {
       why = e.what();
     }
-    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
+    // Each rank's GPU count and its node's process count (OpenMPI's local size).
+    const char* local_size_text = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const int local_size = local_size_text != nullptr ? std::max(1, std::atoi(local_size_text)) : 1;
+    const int mine[2] = {count, local_size};
+    std::vector<int> gathered(static_cast<std::size_t>(size_) * 2, 0);
     MPI_Request request;
-    Check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_, &request),
+    Check(MPI_Iallgather(mine, 2, MPI_INT, gathered.data(), 2, MPI_INT, comm_, &request),
           "MPI_Iallgather");
     Wait(request, StallPhase::kClockAlignment);
+    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
+    for (int r = 0; r < size_; ++r) counts[r] = gathered[static_cast<std::size_t>(r) * 2];
     for (int r = 0; r < size_; ++r) {
       if (counts[r] > 0) continue;
       if (r == rank_ && !why.empty()) throw JobWideError(why, ErrorKind::kRuntime);
@@ -495,14 +652,65 @@ class MpiBackend final : public Backend {
                          "GPU per process; the host buffers run without --device gpu)",
                          ErrorKind::kRuntime);
     }
-    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    const int local_rank = local != nullptr ? std::atoi(local) : rank_;
-    const int gpu = local_rank % count;
-    throw JobWideError("--device gpu: rank " + std::to_string(rank_) + " found GPU " +
-                           std::to_string(gpu) + " of " + std::to_string(count) +
-                           ", but running buffers on the GPU is not implemented in this build "
-                           "yet (only the device check is); run without --device gpu",
-                       ErrorKind::kRuntime);
+    const bool collectives = std::any_of(plan_->ops.begin(), plan_->ops.end(), [](const Op& op) {
+      return op.kind == OpKind::kCollective;
+    });
+    // NCCL does not support two ranks of a communicator on one GPU (it may hang).
+    for (int r = 0; collectives && r < size_; ++r) {
+      const int processes = gathered[static_cast<std::size_t>(r) * 2 + 1];
+      if (processes > counts[r])
+        throw JobWideError("--algo nccl --device gpu: NCCL needs one GPU per process, but rank " +
+                               std::to_string(r) + "'s node runs " + std::to_string(processes) +
+                               " processes on " + std::to_string(counts[r]) +
+                               (counts[r] == 1 ? " GPU" : " GPUs") +
+                               " (run --algo ring or tree there, or fewer processes per node)",
+                           ErrorKind::kRuntime);
+    }
+    std::string path_why;
+    try {  // the same on every rank of a job: reported once
+      transfer_path_ = ChooseGpuTransferPath(MpiBuiltCudaAware(), MpiCudaAwareAtRunTime(),
+                                             std::getenv("SHARDLAB_MPI_GPU_TRANSFER"), path_why);
+      device_ = CreateRankDevice();
+      if (collectives && !device_->HasNccl())
+        throw Error("--algo nccl --device gpu: this build has no NCCL (install NCCL and configure "
+                    "with SHARDLAB_WITH_NCCL=ON)",
+                    ErrorKind::kRuntime);
+    } catch (const JobWideError&) {
+      throw;
+    } catch (const Error& e) {
+      device_.reset();
+      throw JobWideError(e.what(), e.kind());
+    }
+    const int gpu =
+        GpuForLocalRank(std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"), rank_, counts[rank_]);
+    device_->Load(*plan_, rank_, gpu, transfer_path_, timeout_ns_);
+    gpu_line_ = DescribeGpuRun(rank_, gpu, counts[rank_], device_->GpuName(), transfer_path_,
+                               path_why);
+    if (collectives) SetUpNccl();
+  }
+
+  // NCCL over MPI: rank 0's unique id to every rank (a non-blocking
+  // broadcast, bounded like every wait), then a non-blocking
+  // ncclCommInitRankConfig polled against --mpi-timeout.
+  void SetUpNccl() {
+    std::vector<char> id(static_cast<std::size_t>(kNcclUniqueIdBytes), 0);
+    if (rank_ == 0) id = device_->NcclUniqueId();
+    if (static_cast<int>(id.size()) != kNcclUniqueIdBytes)
+      throw Error("rank 0: NCCL's unique id has " + std::to_string(id.size()) + " bytes",
+                  ErrorKind::kRuntime);
+    MPI_Request request;
+    Check(MPI_Ibcast(id.data(), kNcclUniqueIdBytes, MPI_BYTE, 0, comm_, &request), "MPI_Ibcast");
+    Wait(request, StallPhase::kClockAlignment);
+    device_->InitNccl(id, rank_, size_);
+    const double start = mpi::NowNs();
+    std::uint32_t polls = 0;
+    while (!device_->NcclReady()) {
+      if (mpi::NowNs() - start > timeout_ns_) {
+        device_->Abort();
+        Stall(StallPhase::kClockAlignment, RankStallFor(StallPhase::kClockAlignment));
+      }
+      if (++polls % kPollsPerYield == 0) std::this_thread::yield();
+    }
   }
 
   // Offsets of every rank's clock to rank 0's: rank 0 pings each rank in
@@ -662,6 +870,23 @@ class MpiBackend final : public Backend {
   double origin_ns_ = 0;
   double last_progress_ns_ = 0;
   std::vector<char> scratch_;      // timing-only sends
+  // --device gpu: the rank's buffers and local ops on its GPU (null: host).
+  enum class DevicePhase : std::uint8_t {
+    kLocal,          // a kernel, copy, combine or NCCL call; its events time the op
+    kSendStaging,    // the send's slice on its way to pinned memory; MPI_Isend next
+    kRecvFinishing,  // received; copy or combine into the destination
+  };
+  struct DeviceWork {
+    OpId op = kNoOp;
+    DevicePhase phase = DevicePhase::kLocal;
+  };
+  std::unique_ptr<RankDevice> device_;
+  GpuTransferPath transfer_path_ = GpuTransferPath::kStagedPinned;
+  std::string gpu_line_;           // placement(): the run's header line
+  std::vector<DeviceWork> device_work_;  // started on the device, in issue order
+  std::vector<DeviceWork> device_done_;
+  std::vector<OpId> received_;     // MPI done this poll, on to the device
+  std::vector<OpId> recv_blocked_; // received; a staging send still reads the destination
   HostBuffers data_;
   MemoryTracker memory_;
   std::size_t completed_ = 0;

@@ -20,8 +20,16 @@
 //
 // --device gpu (MpiOptions::device): Load counts every process's GPUs and
 // ends the job with one message (rank 0's) when some process has none.
-// Running the buffers on the GPU is not implemented yet: with GPUs present
-// Load says so. --algo nccl (kCollective ops) needs --device gpu.
+// Otherwise each process takes GPU (local rank mod count) and a RankDevice
+// (engine/run/rank_device.h; engine/backends/mpi_gpu) holds its buffers
+// there: compute, copy and reduce ops run as CUDA kernels / cuBLAS on a
+// stream per lane, timed by CUDA events put on the aligned clock (clock
+// kCudaEvent); transfers pass device pointers to a CUDA-aware MPI or stage
+// through pinned host memory (placement() says which). --algo nccl
+// (kCollective ops) needs --device gpu: rank 0's NCCL unique id is
+// broadcast over MPI, each op is one NCCL call, and a call that does not
+// finish within --mpi-timeout aborts the communicator and is named by its
+// sequence number in the desync report.
 #pragma once
 
 #include <memory>

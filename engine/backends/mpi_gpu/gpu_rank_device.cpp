@@ -1,0 +1,418 @@
+#include "engine/backends/mpi_gpu/gpu_rank_device.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <thread>
+
+#include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/device_ops.h"
+#include "engine/backends/mpi_gpu/rank_nccl.h"
+#include "engine/backends/mpi_gpu/staging_pool.h"
+#include "engine/core/error.h"
+
+namespace shardlab {
+namespace {
+
+using mpi_gpu::RankNccl;
+using mpi_gpu::StagingMemory;
+using mpi_gpu::StagingPool;
+
+double HostNowNs() {  // the clock of mpi::NowNs
+  return std::chrono::duration<double, std::nano>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+class GpuRankDevice final : public RankDevice {
+ public:
+  ~GpuRankDevice() override { Release(); }
+
+  void Load(const Plan& plan, int rank, int gpu, GpuTransferPath path, TimeNs timeout_ns) override {
+    Release();
+    plan_ = &plan;
+    rank_ = rank;
+    gpu_ = gpu;
+    path_ = path;
+    timeout_ns_ = timeout_ns;
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    cudaDeviceProp props{};
+    CUDA_CHECK(cudaGetDeviceProperties(&props, gpu_), rank_);
+    gpu_name_ = props.name;
+    for (cudaStream_t& s : streams_)
+      CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), rank_);
+    CUDA_CHECK(cudaEventCreate(&reference_), rank_);
+    CUDA_CHECK(cudaEventCreateWithFlags(&fence_, cudaEventDisableTiming), rank_);
+    timing_.assign(plan.ops.size(), {});
+    for (std::size_t id = 0; id < plan.ops.size(); ++id) {
+      if (plan.ops[id].rank != rank_) continue;
+      CUDA_CHECK(cudaEventCreate(&timing_[id].start), rank_);
+      CUDA_CHECK(cudaEventCreate(&timing_[id].end), rank_);
+    }
+    device_.assign(plan.buffers.size(), nullptr);
+    std::int64_t copy_staging = 0;
+    for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+      if (plan.buffers[id].rank != rank_) continue;
+      CUDA_CHECK(cudaMalloc(&device_[id], std::max<std::size_t>(BufferBytes(id), sizeof(float))),
+                 rank_);
+    }
+    for (const Op& op : plan.ops)
+      if (op.rank == rank_ && op.kind == OpKind::kCopy && op.src.buffer == op.dst.buffer)
+        copy_staging = std::max(copy_staging, op.dst.count);
+    if (copy_staging > 0)
+      CUDA_CHECK(cudaMalloc(&copy_staging_, static_cast<std::size_t>(copy_staging) * sizeof(float)),
+                 rank_);
+    pinned_ = std::make_unique<StagingPool>(StagingMemory::kPinnedHost, rank_);
+    device_staging_ = std::make_unique<StagingPool>(StagingMemory::kDevice, rank_);
+    held_.assign(plan.ops.size(), {});
+    received_count_.assign(plan.ops.size(), 0);
+    in_place_.assign(plan.ops.size(), 0);
+  }
+
+  std::string GpuName() const override { return gpu_name_; }
+
+  void Upload(const HostBuffers& host, bool timing_only) override {
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    WaitIdle("before the inputs are uploaded");
+    for (std::size_t id = 0; id < device_.size(); ++id) {
+      if (device_[id] == nullptr) continue;
+      const bool have = !timing_only && id < host.data.size() &&
+                        host.data[id].size() * sizeof(float) >= BufferBytes(id);
+      if (have) {
+        CUDA_CHECK(cudaMemcpyAsync(device_[id], host.data[id].data(), BufferBytes(id),
+                                   cudaMemcpyHostToDevice, Stream(Lane::kCompute)),
+                   rank_);
+      } else {
+        CUDA_CHECK(cudaMemsetAsync(device_[id], 0, BufferBytes(id), Stream(Lane::kCompute)), rank_);
+      }
+    }
+    WaitIdle("uploading the inputs");
+  }
+
+  void Download(HostBuffers& host) override {
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    WaitIdle("before the buffers are read back");
+    if (host.data.size() < device_.size()) host.data.resize(device_.size());
+    for (std::size_t id = 0; id < device_.size(); ++id) {
+      if (device_[id] == nullptr) continue;
+      host.data[id].resize(static_cast<std::size_t>(plan_->buffers[id].count));
+      if (BufferBytes(id) == 0) continue;
+      CUDA_CHECK(cudaMemcpyAsync(host.data[id].data(), device_[id], BufferBytes(id),
+                                 cudaMemcpyDeviceToHost, Stream(Lane::kCompute)),
+                 rank_);
+    }
+    WaitIdle("reading the buffers back");
+  }
+
+  // The reference event is recorded on an idle device and polled without
+  // yielding, so the host time taken right after it completes is within a
+  // few microseconds of the GPU's.
+  void StartClock() override {
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    WaitIdle("before the run's clock starts");
+    CUDA_CHECK(cudaEventRecord(reference_, Stream(Lane::kCompute)), rank_);
+    const double start = HostNowNs();
+    while (!Query(reference_)) {
+      if (HostNowNs() - start > timeout_ns_) TimedOut("starting the run's clock");
+    }
+    reference_host_ns_ = HostNowNs();
+  }
+
+  void StartLocal(OpId id) override {
+    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
+    cudaStream_t stream = Stream(op.lane);
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    const Timing& t = timing_[static_cast<std::size_t>(id)];
+    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
+    const cuda::SlicePointer ptr = [this](const BufferSlice& s) { return Ptr(s); };
+    switch (op.kind) {
+      case OpKind::kCompute:
+        for (std::int32_t k = 0; k < op.kernel_count; ++k)
+          cuda::RunKernelOnDevice(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], ptr,
+                                  cublas_, stream, rank_);
+        break;
+      case OpKind::kReduce:
+        cuda::CombineOnDevice(op.reduce, Ptr(op.src), Ptr(op.dst),
+                              std::min(op.src.count, op.dst.count), stream, rank_);
+        break;
+      case OpKind::kCopy: cuda::CopySliceOnDevice(op, ptr, copy_staging_, stream); break;
+      case OpKind::kCollective:
+        if (!LaunchCollective(id, stream)) return;  // Done() records the end once issued
+        break;
+      case OpKind::kSend:
+      case OpKind::kRecv:
+        throw Error(DescribeOp(id) + ": a transfer is not a local op", ErrorKind::kRuntime);
+    }
+    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+  }
+
+  void StartSendStaging(OpId send) override {
+    const Op& op = plan_->ops[static_cast<std::size_t>(send)];
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    const std::size_t bytes = static_cast<std::size_t>(op.src.count) * sizeof(float);
+    void* block = pinned_->Take(bytes);
+    held_[static_cast<std::size_t>(send)].push_back({block, StagingMemory::kPinnedHost});
+    cudaStream_t stream = Stream(op.lane);
+    const Timing& t = timing_[static_cast<std::size_t>(send)];
+    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
+    if (bytes > 0)
+      CUDA_CHECK(cudaMemcpyAsync(block, Ptr(op.src), bytes, cudaMemcpyDeviceToHost, stream), rank_);
+    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+  }
+
+  const void* SendBuffer(OpId send) override {
+    const Op& op = plan_->ops[static_cast<std::size_t>(send)];
+    if (path_ == GpuTransferPath::kDeviceDirect) return Ptr(op.src);
+    const auto& held = held_[static_cast<std::size_t>(send)];
+    if (held.empty())
+      throw Error(DescribeOp(send) + ": sent before its data was staged", ErrorKind::kRuntime);
+    return held.front().ptr;
+  }
+
+  void* RecvBuffer(OpId recv, std::int64_t count, bool into_place) override {
+    const Op& op = plan_->ops[static_cast<std::size_t>(recv)];
+    const std::size_t i = static_cast<std::size_t>(recv);
+    received_count_[i] = count;
+    in_place_[i] = path_ == GpuTransferPath::kDeviceDirect && into_place;
+    if (in_place_[i]) return Ptr(op.dst);
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
+    const StagingMemory memory = path_ == GpuTransferPath::kDeviceDirect
+                                     ? StagingMemory::kDevice
+                                     : StagingMemory::kPinnedHost;
+    void* block = Pool(memory).Take(bytes);
+    held_[i].push_back({block, memory});
+    return block;
+  }
+
+  bool FinishRecv(OpId recv) override {
+    const Op& op = plan_->ops[static_cast<std::size_t>(recv)];
+    const std::size_t i = static_cast<std::size_t>(recv);
+    if (in_place_[i]) return false;
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    cudaStream_t stream = Stream(op.lane);
+    const Timing& t = timing_[i];
+    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
+    const std::int64_t count = std::min(op.dst.count, received_count_[i]);
+    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
+    const float* from = static_cast<const float*>(held_[i].front().ptr);
+    if (bytes > 0 && path_ == GpuTransferPath::kStagedPinned) {
+      if (op.reduce == ReduceOp::kNone) {
+        CUDA_CHECK(cudaMemcpyAsync(Ptr(op.dst), from, bytes, cudaMemcpyHostToDevice, stream), rank_);
+      } else {  // to the device first: the combine kernel reads device memory
+        void* block = device_staging_->Take(bytes);
+        held_[i].push_back({block, StagingMemory::kDevice});
+        CUDA_CHECK(cudaMemcpyAsync(block, from, bytes, cudaMemcpyHostToDevice, stream), rank_);
+        cuda::CombineOnDevice(op.reduce, static_cast<const float*>(block), Ptr(op.dst), count,
+                              stream, rank_);
+      }
+    } else if (bytes > 0) {  // direct: received into device staging
+      cuda::CombineOnDevice(op.reduce, from, Ptr(op.dst), count, stream, rank_);
+    }
+    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+    return true;
+  }
+
+  bool Done(OpId id) override {
+    const std::size_t i = static_cast<std::size_t>(id);
+    if (issuing_ == id) {  // an NCCL call still being issued: its end event comes after it
+      if (!nccl_->Issued()) return false;
+      issuing_ = kNoOp;
+      CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+      CUDA_CHECK(cudaEventRecord(timing_[i].end, Stream(plan_->ops[i].lane)), rank_);
+    }
+    return Query(timing_[i].end);
+  }
+
+  DeviceTimes Times(OpId id) override {
+    const Timing& t = timing_[static_cast<std::size_t>(id)];
+    float start_ms = 0, end_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&start_ms, reference_, t.start), rank_);
+    CUDA_CHECK(cudaEventElapsedTime(&end_ms, reference_, t.end), rank_);
+    DeviceTimes times;
+    times.start_ns = DeviceEventHostNs(reference_host_ns_, start_ms);
+    times.end_ns = std::max(times.start_ns, DeviceEventHostNs(reference_host_ns_, end_ms));
+    return times;
+  }
+
+  void Release(OpId id) override {
+    auto& held = held_[static_cast<std::size_t>(id)];
+    for (const Held& h : held) Pool(h.memory).Give(h.ptr);
+    held.clear();
+  }
+
+  bool HasNccl() const override { return RankNccl::Available(); }
+
+  std::vector<char> NcclUniqueId() override {
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    return RankNccl::UniqueId(rank_);
+  }
+
+  void InitNccl(const std::vector<char>& unique_id, int rank, int size) override {
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    nccl_ = RankNccl::Start(unique_id, rank, size);
+  }
+
+  bool NcclReady() override { return nccl_ != nullptr && nccl_->Ready(); }
+
+  void Abort() override {
+    if (nccl_) nccl_->Abort();
+  }
+
+ private:
+  struct Timing {
+    cudaEvent_t start = nullptr;
+    cudaEvent_t end = nullptr;
+  };
+  struct Held {
+    void* ptr = nullptr;
+    StagingMemory memory = StagingMemory::kPinnedHost;
+  };
+
+  cudaStream_t Stream(Lane lane) const { return streams_[static_cast<std::size_t>(lane)]; }
+  std::size_t BufferBytes(std::size_t id) const {
+    return static_cast<std::size_t>(plan_->buffers[id].count) * sizeof(float);
+  }
+  StagingPool& Pool(StagingMemory memory) {
+    return memory == StagingMemory::kPinnedHost ? *pinned_ : *device_staging_;
+  }
+
+  float* Ptr(const BufferSlice& s) const {
+    float* base = device_[static_cast<std::size_t>(s.buffer)];
+    if (base == nullptr)
+      throw Error("rank " + std::to_string(rank_) + ": buffer " + std::to_string(s.buffer) +
+                      " belongs to rank " + std::to_string(plan_->buffers[s.buffer].rank) +
+                      ", not to this process",
+                  ErrorKind::kRuntime);
+    return base + s.offset;
+  }
+
+  std::string DescribeOp(OpId id) const {
+    return "rank " + std::to_string(rank_) + ": op " + std::to_string(id);
+  }
+
+  // One NCCL call; false while NCCL is still issuing it. A non-blocking
+  // communicator takes its next call only once the previous one is issued:
+  // that wait (rare: collectives of a rank usually depend on each other) is
+  // bounded by the timeout.
+  bool LaunchCollective(OpId id, cudaStream_t stream) {
+    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
+    if (nccl_ == nullptr)
+      throw Error("rank " + std::to_string(rank_) + ": collective #" +
+                      std::to_string(op.collective_seq) + " before NCCL was set up",
+                  ErrorKind::kRuntime);
+    if (issuing_ != kNoOp) {
+      const double start = HostNowNs();
+      while (!nccl_->Issued())
+        if (HostNowNs() - start > timeout_ns_) TimedOut("issuing the previous NCCL call");
+      const std::size_t prev = static_cast<std::size_t>(issuing_);
+      CUDA_CHECK(cudaEventRecord(timing_[prev].end, Stream(plan_->ops[prev].lane)), rank_);
+      issuing_ = kNoOp;
+    }
+    cuda::NcclRankCall call;
+    call.rank = rank_;
+    call.call = op.library;
+    call.reduce = op.reduce;
+    call.root = op.peer;
+    call.src = Ptr(op.src);
+    call.dst = Ptr(op.dst);
+    call.count = op.src.count;
+    call.stream = stream;
+    if (nccl_->Launch(call)) return true;
+    issuing_ = id;
+    return false;
+  }
+
+  // Whether `event` completed; false while it has not (errors throw).
+  bool Query(cudaEvent_t event) const {
+    const cudaError_t status = cudaEventQuery(event);
+    if (status == cudaSuccess) return true;
+    if (status == cudaErrorNotReady) {
+      cudaGetLastError();  // not an error: clear it so later checks do not see it
+      return false;
+    }
+    CUDA_CHECK(status, rank_);
+    return false;
+  }
+
+  // Every lane's stream drained, polled against the timeout: a fence event
+  // per stream, in turn.
+  void WaitIdle(const char* what) {
+    const double start = HostNowNs();
+    for (cudaStream_t s : streams_) {
+      CUDA_CHECK(cudaEventRecord(fence_, s), rank_);
+      std::uint32_t polls = 0;
+      while (!Query(fence_)) {
+        if (HostNowNs() - start > timeout_ns_) TimedOut(what);
+        if (++polls % 64 == 0) std::this_thread::yield();
+      }
+    }
+  }
+
+  [[noreturn]] void TimedOut(const char* what) const {
+    throw Error("rank " + std::to_string(rank_) + ": GPU " + std::to_string(gpu_) +
+                    " did not finish " + what + " within --mpi-timeout (" +
+                    std::to_string(timeout_ns_ / 1e9) + " s)",
+                ErrorKind::kRuntime);
+  }
+
+  // Frees everything Load made; errors ignored (a sticky error must not
+  // turn a destructor into a crash). NCCL first: its kernels use the streams.
+  void Release() {
+    if (plan_ != nullptr) cudaSetDevice(gpu_);  // the caller's thread may have another current
+    nccl_.reset();
+    issuing_ = kNoOp;
+    pinned_.reset();
+    device_staging_.reset();
+    for (Timing& t : timing_) {
+      if (t.start) cudaEventDestroy(t.start);
+      if (t.end) cudaEventDestroy(t.end);
+    }
+    timing_.clear();
+    for (float* p : device_)
+      if (p) cudaFree(p);
+    device_.clear();
+    if (copy_staging_) cudaFree(copy_staging_);
+    copy_staging_ = nullptr;
+    if (cublas_) cublasDestroy(cublas_);
+    cublas_ = nullptr;
+    if (reference_) cudaEventDestroy(reference_);
+    reference_ = nullptr;
+    if (fence_) cudaEventDestroy(fence_);
+    fence_ = nullptr;
+    for (cudaStream_t& s : streams_) {
+      if (s) cudaStreamDestroy(s);
+      s = nullptr;
+    }
+  }
+
+  const Plan* plan_ = nullptr;
+  int rank_ = 0;
+  int gpu_ = 0;
+  GpuTransferPath path_ = GpuTransferPath::kStagedPinned;
+  TimeNs timeout_ns_ = 30e9;
+  std::string gpu_name_;
+  std::array<cudaStream_t, kLaneCount> streams_{};
+  cublasHandle_t cublas_ = nullptr;
+  cudaEvent_t reference_ = nullptr;  // the run's time origin on the GPU
+  cudaEvent_t fence_ = nullptr;      // WaitIdle's marker
+  double reference_host_ns_ = 0;     // host time when reference_ completed
+  std::vector<Timing> timing_;       // per op of this rank
+  std::vector<float*> device_;       // per buffer of this rank (null: another rank's)
+  float* copy_staging_ = nullptr;    // overlapping local copies
+  std::unique_ptr<StagingPool> pinned_;
+  std::unique_ptr<StagingPool> device_staging_;
+  std::vector<std::vector<Held>> held_;      // per op: staging blocks it holds
+  std::vector<std::int64_t> received_count_; // per recv: floats MPI delivered
+  std::vector<char> in_place_;               // per recv: MPI wrote the destination itself
+  std::unique_ptr<RankNccl> nccl_;
+  OpId issuing_ = kNoOp;                     // the collective NCCL is still issuing
+};
+
+}  // namespace
+
+std::unique_ptr<RankDevice> CreateGpuRankDevice() { return std::make_unique<GpuRankDevice>(); }
+
+void RegisterMpiGpuDevice() { SetRankDeviceFactory([] { return CreateGpuRankDevice(); }); }
+
+}  // namespace shardlab

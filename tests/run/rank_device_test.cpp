@@ -1,0 +1,95 @@
+// The host-side logic of the mpi backend's --device gpu: which transfer
+// path a process takes, the run's header line, the GPU of a local rank, and
+// CUDA event times on the host clock. (The device itself is tested through
+// mpirun in tests/mpi, label gpu.)
+#include "engine/run/rank_device.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/core/error.h"
+
+namespace shardlab {
+namespace {
+
+TEST(GpuTransferPath, StagesThroughPinnedMemoryWhenMpiIsNotCudaAware) {
+  std::string why;
+  EXPECT_EQ(ChooseGpuTransferPath(false, -1, nullptr, why), GpuTransferPath::kStagedPinned);
+  EXPECT_EQ(why, "the MPI library is not CUDA-aware");
+}
+
+TEST(GpuTransferPath, PassesDevicePointersOnlyWhenBuiltAndRunningCudaAware) {
+  std::string why;
+  EXPECT_EQ(ChooseGpuTransferPath(true, 1, nullptr, why), GpuTransferPath::kDeviceDirect);
+  EXPECT_EQ(why, "the MPI library is CUDA-aware");
+  EXPECT_EQ(ChooseGpuTransferPath(true, 0, nullptr, why), GpuTransferPath::kStagedPinned);
+  EXPECT_NE(why.find("says no at run time"), std::string::npos) << why;
+  // A run-time yes from a library built without the extension is not trusted.
+  EXPECT_EQ(ChooseGpuTransferPath(false, 1, "", why), GpuTransferPath::kStagedPinned);
+}
+
+TEST(GpuTransferPath, TheVariableForcesStagingOrDirectWhereMpiAllowsIt) {
+  std::string why;
+  EXPECT_EQ(ChooseGpuTransferPath(true, 1, "staged", why), GpuTransferPath::kStagedPinned);
+  EXPECT_EQ(why, "SHARDLAB_MPI_GPU_TRANSFER=staged");
+  EXPECT_EQ(ChooseGpuTransferPath(true, 1, "direct", why), GpuTransferPath::kDeviceDirect);
+  try {
+    ChooseGpuTransferPath(false, -1, "direct", why);
+    FAIL() << "direct on a library that is not CUDA-aware was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+    EXPECT_NE(std::string(e.what()).find("SHARDLAB_MPI_GPU_TRANSFER=direct: this MPI library is "
+                                         "not CUDA-aware"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    ChooseGpuTransferPath(true, 1, "pinned", why);
+    FAIL() << "an unknown path was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "SHARDLAB_MPI_GPU_TRANSFER: 'pinned' is not a transfer path (staged or direct)");
+  }
+}
+
+TEST(GpuRunHeader, NamesTheRankTheGpuAndTheTransferPath) {
+  EXPECT_EQ(DescribeGpuRun(0, 1, 2, "NVIDIA H100 80GB HBM3", GpuTransferPath::kStagedPinned,
+                           "the MPI library is not CUDA-aware"),
+            "rank 0 on GPU 1 of 2 (NVIDIA H100 80GB HBM3); transfers staged through pinned host "
+            "memory (the MPI library is not CUDA-aware)");
+  EXPECT_EQ(DescribeGpuRun(3, 0, 1, "", GpuTransferPath::kDeviceDirect, ""),
+            "rank 3 on GPU 0 of 1; transfers pass device pointers to MPI");
+}
+
+TEST(GpuForLocalRank, IsTheLocalRankModuloTheDeviceCount) {
+  EXPECT_EQ(GpuForLocalRank("0", 5, 4), 0);
+  EXPECT_EQ(GpuForLocalRank("5", 0, 4), 1);
+  EXPECT_EQ(GpuForLocalRank("3", 0, 8), 3);
+  // Without OMPI_COMM_WORLD_LOCAL_RANK (or with junk in it) the world rank stands in.
+  EXPECT_EQ(GpuForLocalRank(nullptr, 6, 4), 2);
+  EXPECT_EQ(GpuForLocalRank("x1", 6, 4), 2);
+  EXPECT_EQ(GpuForLocalRank("-1", 1, 4), 1);
+  EXPECT_EQ(GpuForLocalRank("2", 2, 0), 0);  // no division by zero
+}
+
+TEST(DeviceEventHostNs, AddsTheElapsedTimeToTheReferencesHostTime) {
+  EXPECT_DOUBLE_EQ(DeviceEventHostNs(1e12, 0.0f), 1e12);
+  EXPECT_DOUBLE_EQ(DeviceEventHostNs(1e12, 1.5f), 1e12 + 1.5e6);
+  // Two events keep their order and distance on the host clock.
+  const double a = DeviceEventHostNs(5e11, 0.25f), b = DeviceEventHostNs(5e11, 0.75f);
+  EXPECT_DOUBLE_EQ(b - a, 0.5e6);
+}
+
+TEST(RankDeviceFactory, WithoutTheGpuLibraryTheErrorSaysTheBuildHasNoCuda) {
+  SetRankDeviceFactory(nullptr);
+  try {
+    CreateRankDevice();
+    FAIL() << "a device was made without a factory";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("this build has no CUDA for the mpi backend"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace shardlab
