@@ -42,6 +42,19 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:suppressions=$here/scripts/
 export LSAN_OPTIONS="suppressions=$here/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$here/scripts/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
-labels='^(unit|sim)$'
-[[ "$mpi" == AUTO ]] && labels='^(unit|sim|mpi)$'
-ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 -L "$labels" "$@"
+status=0
+ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 \
+  -L '^(unit|sim)$' "$@" || status=$?
+if [[ "$mpi" == AUTO ]]; then
+  # OpenMPI 4.1 leaves allocations of its own behind at MPI_Finalize (op
+  # tables, argv copies, its plug-ins' state). To tell them from ours, keep
+  # its plug-ins loaded so their frames have names, unwind fully (libmpi has
+  # no frame pointers), and suppress exactly OpenMPI's libraries
+  # (scripts/lsan-mpi.supp): a leak with none of their frames still fails.
+  OMPI_MCA_mca_base_component_disable_dlclose=1 \
+  ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=64" \
+  LSAN_OPTIONS="suppressions=$here/scripts/lsan-mpi.supp" \
+    ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 \
+      -L '^mpi$' "$@" || status=$?
+fi
+exit "$status"
