@@ -51,7 +51,7 @@ if [[ "$mpi" == AUTO ]]; then
   # its plug-ins loaded so their frames have names, unwind fully (libmpi has
   # no frame pointers), and suppress exactly OpenMPI's libraries
   # (scripts/lsan-mpi.supp): a leak with none of their frames still fails.
-  OMPI_MCA_mca_base_component_disable_dlclose=1 \
+  OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1 \
   ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=64" \
   LSAN_OPTIONS="suppressions=$here/scripts/lsan-mpi.supp" \
     ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 \
