@@ -27,7 +27,7 @@ bool ParseCount(const char* text, unsigned long long* out) {
 int main(int argc, char** argv) {
   unsigned long long commands = 100000;
   unsigned long long seed = 1;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc; i += 2) {  // flag and value
     const std::string flag = argv[i];
     unsigned long long* target = flag == "--commands" ? &commands
                                  : flag == "--seed"   ? &seed
@@ -41,7 +41,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "shardlab_soak: %s: needs a non-negative integer\n", flag.c_str());
       return 2;
     }
-    ++i;
   }
   try {
     const auto start = std::chrono::steady_clock::now();
