@@ -60,10 +60,21 @@ GpuTransferPath ChooseGpuTransferPath(bool compiled_cuda_aware, int runtime_quer
 std::string DescribeGpuRun(int rank, int gpu, int gpu_count, const std::string& gpu_name,
                            GpuTransferPath path, const std::string& why);
 
-/// The GPU of a process: its node-local rank modulo the node's GPU count
-/// (`local_rank_text` is OMPI_COMM_WORLD_LOCAL_RANK, or null: then the world
-/// rank stands in).
-int GpuForLocalRank(const char* local_rank_text, int world_rank, int gpu_count);
+/// The GPU of a process: its node-local rank (from MPI_Comm_split_type,
+/// so any launcher) modulo the GPUs it sees.
+int GpuForLocalRank(int local_rank, int gpu_count);
+
+/// One process's GPU, as every rank sees it to find processes that share
+/// one: the host name and the GPU's PCI bus id (empty: unknown).
+struct GpuIdentity {
+  std::string host;
+  std::string bus_id;
+};
+
+/// NCCL hangs with two ranks of a communicator on one GPU: the first two
+/// ranks whose identities match, as "ranks 0 and 2 both hold GPU
+/// 0000:3b:00.0 on host node1", or empty when every process has its own.
+std::string DescribeSharedGpu(const std::vector<GpuIdentity>& per_rank);
 
 /// A CUDA event's time on the host clock: `reference_host_ns` is the host
 /// time taken when the run's reference event completed, `elapsed_ms` what
@@ -85,6 +96,9 @@ class RankDevice {
   virtual void Load(const Plan& plan, int rank, int gpu, GpuTransferPath path,
                     TimeNs timeout_ns) = 0;
   virtual std::string GpuName() const = 0;
+  /// PCI bus id of `gpu` (cudaDeviceGetPCIBusId), asked before Load;
+  /// empty when the device cannot say.
+  virtual std::string GpuBusId(int gpu) = 0;
 
   /// The rank's buffers from `host` (as the simulator fills them); with
   /// timing_only, zeros. Waits (bounded) until they are on the device.

@@ -10,7 +10,9 @@
 //
 // Environment: FAKE_GPU_STALL_RANK=r makes rank r's collective ops never
 // finish; FAKE_GPU_COUNT=n is each node's GPU count (default: one per
-// process). Rank 0 prints "ok correct=1 events=E ops=O device_events=D
+// process).
+//   FAKE_GPU_OWN_BUS=1: each process's GPU is its own, whatever the count.
+// Rank 0 prints "ok correct=1 events=E ops=O device_events=D
 // held=H order=V placement=..." on stdout (V: ops that started before an
 // op they depend on ended); errors go to stderr as
 // "fake_gpu_rank: error: ..." (rank 0 alone for job-wide ones).
@@ -53,6 +55,15 @@ class HostRankDevice final : public RankDevice {
     stall_collectives_ = stall != nullptr && std::atoi(stall) == rank;
   }
   std::string GpuName() const override { return "host stand-in"; }
+  // GPU `gpu` of the node; with FAKE_GPU_OWN_BUS=1 every process has a GPU
+  // of its own (one visible device per task, as CUDA_VISIBLE_DEVICES sets).
+  std::string GpuBusId(int gpu) override {
+    const char* own = std::getenv("FAKE_GPU_OWN_BUS");
+    const char* world = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (own != nullptr && std::string(own) == "1")
+      return "0000:" + std::string(world != nullptr ? world : "?") + "0:00.0";
+    return "0000:0" + std::to_string(gpu) + ":00.0";
+  }
 
   void Upload(const HostBuffers& host, bool timing_only) override {
     data_.data.assign(plan_->buffers.size(), {});

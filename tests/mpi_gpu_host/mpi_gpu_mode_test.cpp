@@ -134,15 +134,24 @@ TEST(MpiGpuModeNccl, TheUniqueIdReachesEveryRankAndTheCollectivesRun) {
   EXPECT_EQ(Field(r.stdout_text, "device_events"), Field(r.stdout_text, "ops")) << Describe(r);
 }
 
-TEST(MpiGpuModeNccl, ProcessesSharingAGpuAreRefusedOnce) {
+TEST(MpiGpuModeNccl, ProcessesSharingAGpuAreRefusedOnceNamingBoth) {
   const MpiLaunchResult r = RunFake(2, {"allreduce", "nccl", "4096"}, {"FAKE_GPU_COUNT=1"});
   EXPECT_NE(r.exit_code, 0) << Describe(r);
   const std::string message =
-      "fake_gpu_rank: error: --algo nccl --device gpu: NCCL needs one GPU per process, but rank "
-      "0's node runs 2 processes on 1 GPU";
+      "fake_gpu_rank: error: --algo nccl --device gpu: ranks 0 and 1 both hold GPU 0000:00:00.0 "
+      "on host ";
   const std::size_t first = r.stderr_text.find(message);
   EXPECT_NE(first, std::string::npos) << Describe(r);
   EXPECT_EQ(r.stderr_text.find(message, first + 1), std::string::npos) << "reported twice";
+}
+
+// One visible GPU per process (CUDA_VISIBLE_DEVICES set per task): each
+// counts one GPU and has local rank 0 of it, but no two share one.
+TEST(MpiGpuModeNccl, ProcessesEachSeeingOneGpuOfTheirOwnRunNccl) {
+  const MpiLaunchResult r =
+      RunFake(2, {"allreduce", "nccl", "4096"}, {"FAKE_GPU_COUNT=1", "FAKE_GPU_OWN_BUS=1"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "events"), Field(r.stdout_text, "ops")) << Describe(r);
 }
 
 TEST(MpiGpuModeNccl, ProcessesSharingAGpuStillRunTheRing) {

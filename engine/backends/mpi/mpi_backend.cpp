@@ -9,6 +9,7 @@
 #include <chrono>
 #include <climits>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <deque>
 #include <iostream>
@@ -620,12 +621,12 @@ class MpiBackend final : public Backend {
                 ErrorKind::kRuntime);
   }
 
-  // --device gpu: every rank counts its node's GPUs and the counts are
+  // --device gpu: every rank counts the GPUs it sees and the counts are
   // shared, so that a job where some rank has none ends with one message
   // (rank 0's) on every rank alike rather than with the others waiting for
-  // it until --mpi-timeout. The GPU is local rank modulo the count; the
-  // rank's buffers are allocated there, and NCCL is set up when the plan
-  // has collective ops.
+  // it until --mpi-timeout. The GPU is the node-local rank modulo the
+  // count; the rank's buffers are allocated there, and NCCL is set up when
+  // the plan has collective ops.
   void SetUpGpu() {
     int count = 0;
     std::string why;
@@ -634,17 +635,11 @@ class MpiBackend final : public Backend {
     } catch (const Error& e) {
       why = e.what();
     }
-    // Each rank's GPU count and its node's process count (OpenMPI's local size).
-    const char* local_size_text = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    const int local_size = local_size_text != nullptr ? std::max(1, std::atoi(local_size_text)) : 1;
-    const int mine[2] = {count, local_size};
-    std::vector<int> gathered(static_cast<std::size_t>(size_) * 2, 0);
+    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
     MPI_Request request;
-    Check(MPI_Iallgather(mine, 2, MPI_INT, gathered.data(), 2, MPI_INT, comm_, &request),
+    Check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_, &request),
           "MPI_Iallgather");
     Wait(request, StallPhase::kClockAlignment);
-    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
-    for (int r = 0; r < size_; ++r) counts[r] = gathered[static_cast<std::size_t>(r) * 2];
     for (int r = 0; r < size_; ++r) {
       if (counts[r] > 0) continue;
       if (r == rank_ && !why.empty()) throw JobWideError(why, ErrorKind::kRuntime);
@@ -655,17 +650,6 @@ class MpiBackend final : public Backend {
     const bool collectives = std::any_of(plan_->ops.begin(), plan_->ops.end(), [](const Op& op) {
       return op.kind == OpKind::kCollective;
     });
-    // NCCL does not support two ranks of a communicator on one GPU (it may hang).
-    for (int r = 0; collectives && r < size_; ++r) {
-      const int processes = gathered[static_cast<std::size_t>(r) * 2 + 1];
-      if (processes > counts[r])
-        throw JobWideError("--algo nccl --device gpu: NCCL needs one GPU per process, but rank " +
-                               std::to_string(r) + "'s node runs " + std::to_string(processes) +
-                               " processes on " + std::to_string(counts[r]) +
-                               (counts[r] == 1 ? " GPU" : " GPUs") +
-                               " (run --algo ring or tree there, or fewer processes per node)",
-                           ErrorKind::kRuntime);
-    }
     std::string path_why;
     try {  // the same on every rank of a job: reported once
       transfer_path_ = ChooseGpuTransferPath(MpiBuiltCudaAware(), MpiCudaAwareAtRunTime(),
@@ -681,12 +665,62 @@ class MpiBackend final : public Backend {
       device_.reset();
       throw JobWideError(e.what(), e.kind());
     }
-    const int gpu =
-        GpuForLocalRank(std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"), rank_, counts[rank_]);
+    const int gpu = GpuForLocalRank(LocalRank(), counts[rank_]);
+    if (collectives) RefuseSharedGpus(gpu);
     device_->Load(*plan_, rank_, gpu, transfer_path_, timeout_ns_);
     gpu_line_ = DescribeGpuRun(rank_, gpu, counts[rank_], device_->GpuName(), transfer_path_,
                                path_why);
     if (collectives) SetUpNccl();
+  }
+
+  // This process's rank among those sharing its node, from MPI itself, so
+  // it holds under any launcher (mpirun, srun, MPICH's hydra).
+  // MPI_Comm_split_type is a blocking collective: it runs once at start,
+  // when every process has just come through MPI_Init, so it is not
+  // bounded by --mpi-timeout as the later waits are.
+  int LocalRank() {
+    MPI_Comm node = MPI_COMM_NULL;
+    Check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    int local = 0;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    return local;
+  }
+
+  // NCCL does not support two ranks of a communicator on one GPU (it may
+  // hang): every process's host and GPU bus id to every process, and a job
+  // where two match ends with one message naming both. Processes that each
+  // see one GPU of their own (CUDA_VISIBLE_DEVICES per task) pass.
+  void RefuseSharedGpus(int gpu) {
+    constexpr int kHost = MPI_MAX_PROCESSOR_NAME, kBus = 64;
+    std::vector<char> mine(kHost + kBus, '\0');
+    int length = 0;
+    MPI_Get_processor_name(mine.data(), &length);
+    std::string bus;
+    try {
+      bus = device_->GpuBusId(gpu);
+    } catch (const Error&) {
+      bus.clear();  // unknown: not compared
+    }
+    bus.copy(mine.data() + kHost, std::min<std::size_t>(bus.size(), kBus - 1));
+    std::vector<char> all(mine.size() * static_cast<std::size_t>(size_), '\0');
+    MPI_Request request;
+    Check(MPI_Iallgather(mine.data(), kHost + kBus, MPI_CHAR, all.data(), kHost + kBus, MPI_CHAR,
+                         comm_, &request),
+          "MPI_Iallgather");
+    Wait(request, StallPhase::kClockAlignment);
+    std::vector<GpuIdentity> identities(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      const char* at = all.data() + static_cast<std::size_t>(r) * (kHost + kBus);
+      identities[r].host.assign(at, strnlen(at, kHost - 1));
+      identities[r].bus_id.assign(at + kHost, strnlen(at + kHost, kBus - 1));
+    }
+    const std::string shared = DescribeSharedGpu(identities);
+    if (!shared.empty())
+      throw JobWideError("--algo nccl --device gpu: " + shared + "; NCCL needs one GPU per process "
+                         "(give each process its own GPU, or run --algo ring or tree)",
+                         ErrorKind::kRuntime);
   }
 
   // NCCL over MPI: rank 0's unique id to every rank (a non-blocking

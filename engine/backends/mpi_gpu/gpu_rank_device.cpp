@@ -71,6 +71,15 @@ class GpuRankDevice final : public RankDevice {
 
   std::string GpuName() const override { return gpu_name_; }
 
+  std::string GpuBusId(int gpu) override {
+    char id[64] = {};
+    if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof(id)), gpu) != cudaSuccess) {
+      cudaGetLastError();  // unknown: the caller does not compare it
+      return "";
+    }
+    return id;
+  }
+
   void Upload(const HostBuffers& host, bool timing_only) override {
     CUDA_CHECK(cudaSetDevice(gpu_), rank_);
     WaitIdle("before the inputs are uploaded");
