@@ -14,6 +14,25 @@ namespace {
 static_assert(NCCL_UNIQUE_ID_BYTES == kNcclUniqueIdBytes,
               "the mpi backend broadcasts kNcclUniqueIdBytes of NCCL's unique id");
 
+// Closes an open ncclGroupStart on every way out: a group left open would
+// swallow this thread's later NCCL calls.
+class GroupGuard {
+ public:
+  GroupGuard() = default;
+  GroupGuard(const GroupGuard&) = delete;
+  GroupGuard& operator=(const GroupGuard&) = delete;
+  ~GroupGuard() {
+    if (open_) ncclGroupEnd();  // result ignored: an error is already on its way out
+  }
+  ncclResult_t End() {
+    open_ = false;
+    return ncclGroupEnd();
+  }
+
+ private:
+  bool open_ = true;
+};
+
 class Communicator final : public RankNccl {
  public:
   Communicator(const std::vector<char>& unique_id, int rank, int size) : rank_(rank), size_(size) {
@@ -27,8 +46,10 @@ class Communicator final : public RankNccl {
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;  // returns at once; Ready() polls, bounded by the caller
     const ncclResult_t status = ncclCommInitRankConfig(&comm_, size, id, rank, &config);
-    if (status != ncclSuccess && status != ncclInProgress)
+    if (status != ncclSuccess && status != ncclInProgress) {
+      Abort();  // NCCL may have made the communicator before it failed
       cuda::ThrowNcclError(status, "ncclCommInitRankConfig", __FILE__, __LINE__, rank);
+    }
   }
 
   // Abort rather than destroy: it never waits for the other ranks, and a
@@ -50,8 +71,9 @@ class Communicator final : public RankNccl {
   bool Launch(const cuda::NcclRankCall& call) override {
     // A group, so that all-to-all's sends and receives go in together.
     NCCL_CHECK(ncclGroupStart(), rank_);
+    GroupGuard group;  // a throw while enqueuing still closes the group
     cuda::EnqueueNcclCall(call, comm_, size_);
-    const ncclResult_t status = ncclGroupEnd();
+    const ncclResult_t status = group.End();
     if (status != ncclSuccess && status != ncclInProgress)
       cuda::ThrowNcclError(status, "ncclGroupEnd", __FILE__, __LINE__, rank_);
     return Issued();
