@@ -136,7 +136,12 @@ class RankDevice {
   virtual std::vector<char> NcclUniqueId() = 0;
   virtual void InitNccl(const std::vector<char>& unique_id, int rank, int size) = 0;
   virtual bool NcclReady() = 0;
-  /// A wait ran out of time: ncclCommAbort, so no kernel waits forever.
+  /// A clean run's end: the NCCL communicator finalized and destroyed
+  /// (ncclCommFinalize polled within the timeout, ncclCommDestroy); throws
+  /// (after aborting it) when that fails. Nothing to do without NCCL.
+  virtual void Close() = 0;
+  /// A wait ran out of time or the run failed: ncclCommAbort, so no kernel
+  /// waits forever.
   virtual void Abort() = 0;
 };
 

@@ -165,9 +165,17 @@ class HostRankDevice final : public RankDevice {
     if (nccl_state_ == 1 && ++nccl_polls_ >= kPollsUntilDone) nccl_state_ = 2;
     return nccl_state_ == 2;
   }
+  void Close() override {
+    if (nccl_state_ == 0) return;
+    nccl_state_ = 0;
+    // One write: the processes share stderr, pieces would interleave.
+    std::cerr << ("fake_gpu_rank: rank " + std::to_string(rank_) + ": communicator finalized\n")
+              << std::flush;
+  }
   void Abort() override {
     ++g_aborts;
-    std::cerr << "fake_gpu_rank: rank " << rank_ << ": communicator aborted\n" << std::flush;
+    std::cerr << ("fake_gpu_rank: rank " + std::to_string(rank_) + ": communicator aborted\n")
+              << std::flush;
   }
 
  private:

@@ -132,6 +132,11 @@ TEST(MpiGpuModeNccl, TheUniqueIdReachesEveryRankAndTheCollectivesRun) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(Field(r.stdout_text, "events"), Field(r.stdout_text, "ops")) << Describe(r);
   EXPECT_EQ(Field(r.stdout_text, "device_events"), Field(r.stdout_text, "ops")) << Describe(r);
+  // A clean run finalizes every communicator and aborts none.
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_TRUE(Contains(r.stderr_text, "rank " + std::to_string(rank) + ": communicator finalized"))
+        << Describe(r);
+  EXPECT_FALSE(Contains(r.stderr_text, "aborted")) << Describe(r);
 }
 
 TEST(MpiGpuModeNccl, ProcessesSharingAGpuAreRefusedOnceNamingBoth) {

@@ -75,6 +75,13 @@ class MpiBackend final : public Backend {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized || mpi::Broken()) return;  // pending requests may still name them
+    if (device_) {  // a clean end: NCCL finalized, not aborted (a failed run aborted it)
+      try {
+        device_->Close();
+      } catch (const Error& e) {
+        std::cerr << "shardlab-cli: " << e.what() << "\n" << std::flush;
+      }
+    }
     if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     if (side_ != MPI_COMM_NULL) MPI_Comm_free(&side_);
   }

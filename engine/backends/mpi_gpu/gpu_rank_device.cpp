@@ -264,6 +264,13 @@ class GpuRankDevice final : public RankDevice {
 
   bool NcclReady() override { return nccl_ != nullptr && nccl_->Ready(); }
 
+  void Close() override {
+    if (nccl_ == nullptr) return;
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    nccl_->Close(timeout_ns_);
+    nccl_.reset();
+  }
+
   void Abort() override {
     if (nccl_) nccl_->Abort();
   }

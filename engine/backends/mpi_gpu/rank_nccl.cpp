@@ -1,8 +1,10 @@
 // NCCL over MPI (compiled only with NCCL).
 #include "engine/backends/mpi_gpu/rank_nccl.h"
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nccl_call.h"
@@ -52,8 +54,8 @@ class Communicator final : public RankNccl {
     }
   }
 
-  // Abort rather than destroy: it never waits for the other ranks, and a
-  // clean run has nothing left in flight on the communicator.
+  // A communicator not closed by Close() belongs to a failed run: abort,
+  // which never waits for the other ranks.
   ~Communicator() override { Abort(); }
 
   bool Ready() override {
@@ -86,6 +88,35 @@ class Communicator final : public RankNccl {
     if (state != ncclSuccess)
       cuda::ThrowNcclError(state, "ncclGroupEnd (asynchronous)", __FILE__, __LINE__, rank_);
     return true;
+  }
+
+  void Close(double timeout_ns) override {
+    if (comm_ == nullptr) return;
+    const ncclResult_t status = ncclCommFinalize(comm_);
+    if (status != ncclSuccess && status != ncclInProgress) {
+      Abort();
+      cuda::ThrowNcclError(status, "ncclCommFinalize", __FILE__, __LINE__, rank_);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) {
+      if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) state = ncclInternalError;
+      if (state != ncclInProgress) break;
+      if (std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+              .count() > timeout_ns) {
+        Abort();
+        throw Error("rank " + std::to_string(rank_) + ": ncclCommFinalize did not finish within "
+                        "--mpi-timeout; the communicator was aborted",
+                    ErrorKind::kRuntime);
+      }
+      std::this_thread::yield();
+    }
+    if (state != ncclSuccess) {
+      Abort();
+      cuda::ThrowNcclError(state, "ncclCommFinalize (asynchronous)", __FILE__, __LINE__, rank_);
+    }
+    NCCL_CHECK(ncclCommDestroy(comm_), rank_);
+    comm_ = nullptr;
   }
 
   void Abort() override {
