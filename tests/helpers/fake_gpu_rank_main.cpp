@@ -12,6 +12,7 @@
 // finish; FAKE_GPU_COUNT=n is each node's GPU count (default: one per
 // process).
 //   FAKE_GPU_OWN_BUS=1: each process's GPU is its own, whatever the count.
+//   FAKE_GPU_LOAD_FAIL_RANK=r: rank r's Load fails (out of memory).
 // Rank 0 prints "ok correct=1 events=E ops=O device_events=D
 // held=H order=V placement=..." on stdout (V: ops that started before an
 // op they depend on ended); errors go to stderr as
@@ -51,6 +52,10 @@ class HostRankDevice final : public RankDevice {
     gpu_ = gpu;
     path_ = path;
     work_.assign(plan.ops.size(), {});
+    const char* fail = std::getenv("FAKE_GPU_LOAD_FAIL_RANK");
+    if (fail != nullptr && std::atoi(fail) == rank)
+      throw Error("rank " + std::to_string(rank) + ": cudaMalloc: out of memory (injected)",
+                  ErrorKind::kRuntime);
     const char* stall = std::getenv("FAKE_GPU_STALL_RANK");
     stall_collectives_ = stall != nullptr && std::atoi(stall) == rank;
   }

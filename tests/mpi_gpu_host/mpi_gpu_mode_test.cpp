@@ -167,6 +167,21 @@ TEST(MpiGpuModeNccl, ProcessesSharingAGpuStillRunTheRing) {
       << Describe(r);
 }
 
+// One rank's device cannot load (out of memory): the job ends at once with
+// that rank's message, reported once, not with the others timing out in
+// the clock alignment.
+TEST(MpiGpuModeInput, ALoadFailureOnOneRankEndsTheJobWithItsMessage) {
+  const MpiLaunchResult r =
+      RunFake(3, {"allreduce", "ring", "4096", "5"}, {"FAKE_GPU_LOAD_FAIL_RANK=1"});
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+  const std::string message =
+      "fake_gpu_rank: error: rank 1: cudaMalloc: out of memory (injected)\n";
+  const std::size_t first = r.stderr_text.find(message);
+  EXPECT_NE(first, std::string::npos) << Describe(r);
+  EXPECT_EQ(r.stderr_text.find(message, first + 1), std::string::npos) << "reported twice";
+  EXPECT_FALSE(Contains(r.stderr_text, "no progress")) << Describe(r);
+}
+
 TEST(MpiGpuModeInput, DirectTransfersOnAnMpiThatIsNotCudaAwareAreRefusedOnce) {
   const MpiLaunchResult r =
       RunFake(2, {"allreduce", "ring", "4096"}, {"SHARDLAB_MPI_GPU_TRANSFER=direct"});

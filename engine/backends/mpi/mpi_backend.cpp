@@ -674,10 +674,38 @@ class MpiBackend final : public Backend {
     }
     const int gpu = GpuForLocalRank(LocalRank(), counts[rank_]);
     if (collectives) RefuseSharedGpus(gpu);
-    device_->Load(*plan_, rank_, gpu, transfer_path_, timeout_ns_);
+    std::string load_error;
+    try {
+      device_->Load(*plan_, rank_, gpu, transfer_path_, timeout_ns_);
+    } catch (const Error& e) {
+      load_error = e.what();
+    }
+    AgreeOnLoad(load_error);
     gpu_line_ = DescribeGpuRun(rank_, gpu, counts[rank_], device_->GpuName(), transfer_path_,
                                path_why);
     if (collectives) SetUpNccl();
+  }
+
+  // A rank whose device Load failed (cudaMalloc out of memory, say) would
+  // leave the others waiting for it until --mpi-timeout: every rank learns
+  // the lowest failing rank (a bounded all-reduce) and its message (a
+  // bounded broadcast), and all end with it alike.
+  void AgreeOnLoad(const std::string& error) {
+    constexpr int kMessageBytes = 1024;
+    const int mine = error.empty() ? size_ : rank_;
+    int failing = size_;
+    MPI_Request request;
+    Check(MPI_Iallreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, comm_, &request), "MPI_Iallreduce");
+    Wait(request, StallPhase::kClockAlignment);
+    if (failing == size_) return;
+    std::vector<char> message(kMessageBytes, '\0');
+    if (rank_ == failing) error.copy(message.data(), kMessageBytes - 1);
+    Check(MPI_Ibcast(message.data(), kMessageBytes, MPI_CHAR, failing, comm_, &request),
+          "MPI_Ibcast");
+    Wait(request, StallPhase::kClockAlignment);
+    device_.reset();
+    throw JobWideError(std::string(message.data(), strnlen(message.data(), kMessageBytes)),
+                       ErrorKind::kRuntime);
   }
 
   // This process's rank among those sharing its node, from MPI itself, so
