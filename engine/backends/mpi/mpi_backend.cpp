@@ -22,6 +22,7 @@
 #include "engine/plan/op_graph.h"
 #include "engine/plan/validate.h"
 #include "engine/run/desync_report.h"
+#include "engine/run/nccl_call_order.h"
 #include "engine/run/process_group.h"
 #include "engine/run/rank_device.h"
 
@@ -117,6 +118,7 @@ class MpiBackend final : public Backend {
         throw Error(DescribeOp(plan, id) + ": transfers above 2 GiB are not supported by the "
                     "mpi backend");
     }
+    if (mpi::Options().device == MpiDevice::kGpu) CheckNcclCallOrder(plan);
     graph_ = BuildOpGraph(plan);
     seq_span_ = 1;
     for (const Op& op : plan.ops) seq_span_ = std::max<std::int64_t>(seq_span_, op.collective_seq + 1);
