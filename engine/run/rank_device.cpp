@@ -70,6 +70,17 @@ TimeNs DeviceEventHostNs(double reference_host_ns, float elapsed_ms) {
   return reference_host_ns + static_cast<double>(elapsed_ms) * 1e6;
 }
 
+double ReferenceHostNs(double last_not_ready_ns, double ready_ns) {
+  return last_not_ready_ns + (ready_ns - last_not_ready_ns) / 2;
+}
+
+DeviceTimes HostOpTimes(double started_ns, double finished_ns, double latest_dep_end_ns) {
+  DeviceTimes times;
+  times.start_ns = std::max(started_ns, latest_dep_end_ns);
+  times.end_ns = std::max(finished_ns, times.start_ns);
+  return times;
+}
+
 namespace {
 std::function<std::unique_ptr<RankDevice>()>& Factory() {
   static std::function<std::unique_ptr<RankDevice>()> factory;

@@ -81,10 +81,23 @@ std::string DescribeSharedGpu(const std::vector<GpuIdentity>& per_rank);
 /// cudaEventElapsedTime(reference, event) returned.
 TimeNs DeviceEventHostNs(double reference_host_ns, float elapsed_ms);
 
+/// The host time at which the run's reference event completed: between
+/// the last poll that found it not ready (host time taken before that
+/// poll) and the poll that found it ready (host time after it), so the
+/// midpoint, whose error is at most half that gap.
+double ReferenceHostNs(double last_not_ready_ns, double ready_ns);
+
 struct DeviceTimes {
   double start_ns = 0;  // host clock (steady_clock), as mpi::NowNs
   double end_ns = 0;
 };
+
+/// A host-timed op (send, recv) of --device gpu: started at `started_ns`,
+/// seen finished at `finished_ns`. Its dependencies may be device ops whose
+/// CUDA-event times, mapped onto the host clock, come out a little late;
+/// the start is clamped to at least `latest_dep_end_ns` (and the end to
+/// at least the start), so no op starts before what it waits for ended.
+DeviceTimes HostOpTimes(double started_ns, double finished_ns, double latest_dep_end_ns);
 
 class RankDevice {
  public:

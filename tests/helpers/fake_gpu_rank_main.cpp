@@ -13,6 +13,7 @@
 // process).
 //   FAKE_GPU_OWN_BUS=1: each process's GPU is its own, whatever the count.
 //   FAKE_GPU_LOAD_FAIL_RANK=r: rank r's Load fails (out of memory).
+//   FAKE_GPU_CLOCK_SKEW_NS=t: device times come out t late on the host clock.
 // Rank 0 prints "ok correct=1 events=E ops=O device_events=D
 // held=H order=V placement=..." on stdout (V: ops that started before an
 // op they depend on ended); errors go to stderr as
@@ -148,7 +149,13 @@ class HostRankDevice final : public RankDevice {
     if (w.end_ns == 0) w.end_ns = Now();
     return true;
   }
-  DeviceTimes Times(OpId id) override { return {work_[id].start_ns, work_[id].end_ns}; }
+  // FAKE_GPU_CLOCK_SKEW_NS: device times mapped onto the host clock come
+  // out that much late, as an error in the reference event's host time would.
+  DeviceTimes Times(OpId id) override {
+    const char* skew_text = std::getenv("FAKE_GPU_CLOCK_SKEW_NS");
+    const double skew = skew_text != nullptr ? std::atof(skew_text) : 0.0;
+    return {work_[id].start_ns + skew, work_[id].end_ns + skew};
+  }
   void Release(OpId id) override {
     g_blocks_held -= static_cast<int>(work_[id].blocks.size());
     work_[id].blocks.clear();

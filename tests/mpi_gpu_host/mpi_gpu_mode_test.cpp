@@ -106,6 +106,15 @@ INSTANTIATE_TEST_SUITE_P(Stages, MpiGpuModeZero, ::testing::Values(0, 3),
                            return "stage" + std::to_string(p.param);
                          });
 
+// The device's clock maps a little late onto the host's (50 ms here): a
+// send that waits for a device op still starts after that op ended.
+TEST(MpiGpuModeTiming, TransfersStartNoEarlierThanTheDeviceOpsTheyWaitFor) {
+  const MpiLaunchResult r = RunFake(4, {"zero", "0", "1"}, {"FAKE_GPU_CLOCK_SKEW_NS=50000000"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "correct"), "1") << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "order"), "0") << Describe(r);
+}
+
 TEST(MpiGpuModeTiming, LocalOpsCarryTheDevicesClockAndTransfersTheHosts) {
   // Direct all-to-all: one local copy per rank (its own block) besides the transfers.
   const MpiLaunchResult r = RunFake(3, {"alltoall", "direct", "4096"});

@@ -97,5 +97,25 @@ TEST(RankDeviceFactory, WithoutTheGpuLibraryTheErrorSaysTheBuildHasNoCuda) {
   }
 }
 
+TEST(ReferenceHostNs, IsTheMidpointOfTheLastNotReadyPollAndTheReadyOne) {
+  EXPECT_DOUBLE_EQ(ReferenceHostNs(1000, 1000), 1000);
+  EXPECT_DOUBLE_EQ(ReferenceHostNs(1e12, 1e12 + 4000), 1e12 + 2000);
+}
+
+TEST(HostOpTimes, StartsNoEarlierThanTheLatestDependencyEnded) {
+  // A dependency that ended before the op started changes nothing.
+  DeviceTimes t = HostOpTimes(100, 200, 90);
+  EXPECT_DOUBLE_EQ(t.start_ns, 100);
+  EXPECT_DOUBLE_EQ(t.end_ns, 200);
+  // A device op's end mapped a little late: the start moves up to it.
+  t = HostOpTimes(100, 200, 150);
+  EXPECT_DOUBLE_EQ(t.start_ns, 150);
+  EXPECT_DOUBLE_EQ(t.end_ns, 200);
+  // Even past the op's own end: the end follows, the duration is never negative.
+  t = HostOpTimes(100, 200, 250);
+  EXPECT_DOUBLE_EQ(t.start_ns, 250);
+  EXPECT_DOUBLE_EQ(t.end_ns, 250);
+}
+
 }  // namespace
 }  // namespace shardlab

@@ -144,6 +144,7 @@ class MpiBackend final : public Backend {
     ready_.clear();
     deferred_.clear();
     start_ns_.assign(plan.ops.size(), 0);
+    end_ns_.assign(plan.ops.size(), 0);
     requests_.clear();
     request_ops_.clear();
     staging_.clear();
@@ -490,9 +491,15 @@ class MpiBackend final : public Backend {
   }
 
   // Transfers (and host ops) are timed by the host clock around the MPI
-  // request; ops the GPU ran by their CUDA events.
+  // request; ops the GPU ran by their CUDA events. A host-timed op starts
+  // no earlier than its dependencies ended: a device op's end, mapped from
+  // its event onto the host clock, may come out a little late.
   void Complete(OpId id) {
-    Complete(id, DeviceTimes{start_ns_[id], mpi::NowNs()}, ClockKind::kHostMpiAligned);
+    double deps_end = 0;
+    const Op& op = plan_->ops[id];
+    for (const OpId* d = plan_->deps_begin(op); d != plan_->deps_end(op); ++d)
+      deps_end = std::max(deps_end, end_ns_[*d]);
+    Complete(id, HostOpTimes(start_ns_[id], mpi::NowNs(), deps_end), ClockKind::kHostMpiAligned);
   }
 
   void Complete(OpId id, const DeviceTimes& times, ClockKind clock) {
@@ -508,6 +515,7 @@ class MpiBackend final : public Backend {
     e.lane = op.lane;
     e.kind = op.kind;
     e.clock = clock;
+    end_ns_[id] = times.end_ns;
     e.start_ns = times.start_ns - offset_ns_;
     e.end_ns = times.end_ns - offset_ns_;
     e.bytes = op.bytes;
@@ -926,6 +934,7 @@ class MpiBackend final : public Backend {
   std::deque<OpId> ready_;
   std::vector<OpId> deferred_;     // ready, but of a later step than asked for
   std::vector<double> start_ns_;
+  std::vector<double> end_ns_;     // this process's clock, as start_ns_
   std::vector<MPI_Request> requests_;
   std::vector<OpId> request_ops_;
   std::vector<std::vector<float>> staging_;  // per request: received data to combine

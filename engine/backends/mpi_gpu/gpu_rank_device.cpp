@@ -115,17 +115,23 @@ class GpuRankDevice final : public RankDevice {
   }
 
   // The reference event is recorded on an idle device and polled without
-  // yielding, so the host time taken right after it completes is within a
-  // few microseconds of the GPU's.
+  // yielding; its host time is the midpoint between the last poll that
+  // found it pending and the one that found it done.
   void StartClock() override {
     CUDA_CHECK(cudaSetDevice(gpu_), rank_);
     WaitIdle("before the run's clock starts");
+    // The event cannot complete before it is recorded: that is the first
+    // "not ready" time; each poll that finds it not ready moves it on.
+    double not_ready = HostNowNs();
     CUDA_CHECK(cudaEventRecord(reference_, Stream(Lane::kCompute)), rank_);
-    const double start = HostNowNs();
-    while (!Query(reference_)) {
-      if (HostNowNs() - start > timeout_ns_) TimedOut("starting the run's clock");
+    const double start = not_ready;
+    while (true) {
+      const double before = HostNowNs();
+      if (Query(reference_)) break;
+      not_ready = before;
+      if (before - start > timeout_ns_) TimedOut("starting the run's clock");
     }
-    reference_host_ns_ = HostNowNs();
+    reference_host_ns_ = ReferenceHostNs(not_ready, HostNowNs());
   }
 
   // Each start is enqueued at once unless the lane's stream (or, for a
