@@ -50,18 +50,23 @@ class GpuRankDevice final : public RankDevice {
       CUDA_CHECK(cudaEventCreate(&timing_[id].end), rank_);
     }
     device_.assign(plan.buffers.size(), nullptr);
-    std::int64_t copy_staging = 0;
+    std::array<std::int64_t, kLaneCount> copy_staging{};
     for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
       if (plan.buffers[id].rank != rank_) continue;
       CUDA_CHECK(cudaMalloc(&device_[id], std::max<std::size_t>(BufferBytes(id), sizeof(float))),
                  rank_);
     }
+    // Per lane: copies on two streams may run at once.
     for (const Op& op : plan.ops)
-      if (op.rank == rank_ && op.kind == OpKind::kCopy && op.src.buffer == op.dst.buffer)
-        copy_staging = std::max(copy_staging, op.dst.count);
-    if (copy_staging > 0)
-      CUDA_CHECK(cudaMalloc(&copy_staging_, static_cast<std::size_t>(copy_staging) * sizeof(float)),
-                 rank_);
+      if (op.rank == rank_ && op.kind == OpKind::kCopy && op.src.buffer == op.dst.buffer) {
+        std::int64_t& most = copy_staging[static_cast<std::size_t>(op.lane)];
+        most = std::max(most, op.dst.count);
+      }
+    for (std::size_t lane = 0; lane < copy_staging.size(); ++lane)
+      if (copy_staging[lane] > 0)
+        CUDA_CHECK(cudaMalloc(&copy_staging_[lane],
+                              static_cast<std::size_t>(copy_staging[lane]) * sizeof(float)),
+                   rank_);
     pinned_ = std::make_unique<StagingPool>(StagingMemory::kPinnedHost, rank_);
     device_staging_ = std::make_unique<StagingPool>(StagingMemory::kDevice, rank_);
     held_.assign(plan.ops.size(), {});
@@ -289,13 +294,15 @@ class GpuRankDevice final : public RankDevice {
       case OpKind::kCompute:
         for (std::int32_t k = 0; k < op.kernel_count; ++k)
           cuda::RunKernelOnDevice(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], ptr,
-                                  cublas_, stream, rank_);
+                                  cublas_[static_cast<std::size_t>(op.lane)], stream, rank_);
         break;
       case OpKind::kReduce:
         cuda::CombineOnDevice(op.reduce, Ptr(op.src), Ptr(op.dst),
                               std::min(op.src.count, op.dst.count), stream, rank_);
         break;
-      case OpKind::kCopy: cuda::CopySliceOnDevice(op, ptr, copy_staging_, stream); break;
+      case OpKind::kCopy:
+        cuda::CopySliceOnDevice(op, ptr, copy_staging_[static_cast<std::size_t>(op.lane)], stream);
+        break;
       case OpKind::kCollective:
         if (!LaunchCollective(id, stream)) return;  // Advance() records the end once issued
         break;
@@ -464,10 +471,14 @@ class GpuRankDevice final : public RankDevice {
     for (float* p : device_)
       if (p) cudaFree(p);
     device_.clear();
-    if (copy_staging_) cudaFree(copy_staging_);
-    copy_staging_ = nullptr;
-    if (cublas_) cublasDestroy(cublas_);
-    cublas_ = nullptr;
+    for (float*& p : copy_staging_) {
+      if (p) cudaFree(p);
+      p = nullptr;
+    }
+    for (cublasHandle_t& h : cublas_) {
+      if (h) cublasDestroy(h);
+      h = nullptr;
+    }
     if (reference_) cudaEventDestroy(reference_);
     reference_ = nullptr;
     if (fence_) cudaEventDestroy(fence_);
@@ -485,13 +496,14 @@ class GpuRankDevice final : public RankDevice {
   TimeNs timeout_ns_ = 30e9;
   std::string gpu_name_;
   std::array<cudaStream_t, kLaneCount> streams_{};
-  cublasHandle_t cublas_ = nullptr;
+  // Per lane: a cuBLAS handle's workspace serves one stream at a time.
+  std::array<cublasHandle_t, kLaneCount> cublas_{};
   cudaEvent_t reference_ = nullptr;  // the run's time origin on the GPU
   cudaEvent_t fence_ = nullptr;      // WaitIdle's marker
   double reference_host_ns_ = 0;     // host time when reference_ completed
   std::vector<Timing> timing_;       // per op of this rank
   std::vector<float*> device_;       // per buffer of this rank (null: another rank's)
-  float* copy_staging_ = nullptr;    // overlapping local copies
+  std::array<float*, kLaneCount> copy_staging_{};  // per lane: overlapping local copies
   std::unique_ptr<StagingPool> pinned_;
   std::unique_ptr<StagingPool> device_staging_;
   std::vector<std::vector<Held>> held_;      // per op: staging blocks it holds
