@@ -1,6 +1,6 @@
 #include "engine/run/rank_device.h"
 
-#include <cstdlib>
+#include <algorithm>
 #include <string_view>
 
 #include "engine/core/error.h"
@@ -51,18 +51,34 @@ std::string DescribeGpuRun(int rank, int gpu, int gpu_count, const std::string& 
   return line;
 }
 
-int GpuForLocalRank(const char* local_rank_text, int world_rank, int gpu_count) {
-  int local = world_rank;
-  if (local_rank_text != nullptr && *local_rank_text != '\0') {
-    char* end = nullptr;
-    const long parsed = std::strtol(local_rank_text, &end, 10);
-    if (end != nullptr && *end == '\0' && parsed >= 0) local = static_cast<int>(parsed);
+int GpuForLocalRank(int local_rank, int gpu_count) {
+  return gpu_count > 0 && local_rank >= 0 ? local_rank % gpu_count : 0;
+}
+
+std::string DescribeSharedGpu(const std::vector<GpuIdentity>& per_rank) {
+  for (std::size_t a = 0; a < per_rank.size(); ++a) {
+    if (per_rank[a].bus_id.empty()) continue;
+    for (std::size_t b = a + 1; b < per_rank.size(); ++b)
+      if (per_rank[b].bus_id == per_rank[a].bus_id && per_rank[b].host == per_rank[a].host)
+        return "ranks " + std::to_string(a) + " and " + std::to_string(b) + " both hold GPU " +
+               per_rank[a].bus_id + " on host " + per_rank[a].host;
   }
-  return gpu_count > 0 ? local % gpu_count : 0;
+  return "";
 }
 
 TimeNs DeviceEventHostNs(double reference_host_ns, float elapsed_ms) {
   return reference_host_ns + static_cast<double>(elapsed_ms) * 1e6;
+}
+
+double ReferenceHostNs(double last_not_ready_ns, double ready_ns) {
+  return last_not_ready_ns + (ready_ns - last_not_ready_ns) / 2;
+}
+
+DeviceTimes HostOpTimes(double started_ns, double finished_ns, double latest_dep_end_ns) {
+  DeviceTimes times;
+  times.start_ns = std::max(started_ns, latest_dep_end_ns);
+  times.end_ns = std::max(finished_ns, times.start_ns);
+  return times;
 }
 
 namespace {

@@ -60,20 +60,44 @@ GpuTransferPath ChooseGpuTransferPath(bool compiled_cuda_aware, int runtime_quer
 std::string DescribeGpuRun(int rank, int gpu, int gpu_count, const std::string& gpu_name,
                            GpuTransferPath path, const std::string& why);
 
-/// The GPU of a process: its node-local rank modulo the node's GPU count
-/// (`local_rank_text` is OMPI_COMM_WORLD_LOCAL_RANK, or null: then the world
-/// rank stands in).
-int GpuForLocalRank(const char* local_rank_text, int world_rank, int gpu_count);
+/// The GPU of a process: its node-local rank (from MPI_Comm_split_type,
+/// so any launcher) modulo the GPUs it sees.
+int GpuForLocalRank(int local_rank, int gpu_count);
+
+/// One process's GPU, as every rank sees it to find processes that share
+/// one: the host name and the GPU's PCI bus id (empty: unknown).
+struct GpuIdentity {
+  std::string host;
+  std::string bus_id;
+};
+
+/// NCCL hangs with two ranks of a communicator on one GPU: the first two
+/// ranks whose identities match, as "ranks 0 and 2 both hold GPU
+/// 0000:3b:00.0 on host node1", or empty when every process has its own.
+std::string DescribeSharedGpu(const std::vector<GpuIdentity>& per_rank);
 
 /// A CUDA event's time on the host clock: `reference_host_ns` is the host
 /// time taken when the run's reference event completed, `elapsed_ms` what
 /// cudaEventElapsedTime(reference, event) returned.
 TimeNs DeviceEventHostNs(double reference_host_ns, float elapsed_ms);
 
+/// The host time at which the run's reference event completed: between
+/// the last poll that found it not ready (host time taken before that
+/// poll) and the poll that found it ready (host time after it), so the
+/// midpoint, whose error is at most half that gap.
+double ReferenceHostNs(double last_not_ready_ns, double ready_ns);
+
 struct DeviceTimes {
   double start_ns = 0;  // host clock (steady_clock), as mpi::NowNs
   double end_ns = 0;
 };
+
+/// A host-timed op (send, recv) of --device gpu: started at `started_ns`,
+/// seen finished at `finished_ns`. Its dependencies may be device ops whose
+/// CUDA-event times, mapped onto the host clock, come out a little late;
+/// the start is clamped to at least `latest_dep_end_ns` (and the end to
+/// at least the start), so no op starts before what it waits for ended.
+DeviceTimes HostOpTimes(double started_ns, double finished_ns, double latest_dep_end_ns);
 
 class RankDevice {
  public:
@@ -85,6 +109,9 @@ class RankDevice {
   virtual void Load(const Plan& plan, int rank, int gpu, GpuTransferPath path,
                     TimeNs timeout_ns) = 0;
   virtual std::string GpuName() const = 0;
+  /// PCI bus id of `gpu` (cudaDeviceGetPCIBusId), asked before Load;
+  /// empty when the device cannot say.
+  virtual std::string GpuBusId(int gpu) = 0;
 
   /// The rank's buffers from `host` (as the simulator fills them); with
   /// timing_only, zeros. Waits (bounded) until they are on the device.
@@ -122,7 +149,12 @@ class RankDevice {
   virtual std::vector<char> NcclUniqueId() = 0;
   virtual void InitNccl(const std::vector<char>& unique_id, int rank, int size) = 0;
   virtual bool NcclReady() = 0;
-  /// A wait ran out of time: ncclCommAbort, so no kernel waits forever.
+  /// A clean run's end: the NCCL communicator finalized and destroyed
+  /// (ncclCommFinalize polled within the timeout, ncclCommDestroy); throws
+  /// (after aborting it) when that fails. Nothing to do without NCCL.
+  virtual void Close() = 0;
+  /// A wait ran out of time or the run failed: ncclCommAbort, so no kernel
+  /// waits forever.
   virtual void Abort() = 0;
 };
 

@@ -10,7 +10,11 @@
 //
 // Environment: FAKE_GPU_STALL_RANK=r makes rank r's collective ops never
 // finish; FAKE_GPU_COUNT=n is each node's GPU count (default: one per
-// process). Rank 0 prints "ok correct=1 events=E ops=O device_events=D
+// process).
+//   FAKE_GPU_OWN_BUS=1: each process's GPU is its own, whatever the count.
+//   FAKE_GPU_LOAD_FAIL_RANK=r: rank r's Load fails (out of memory).
+//   FAKE_GPU_CLOCK_SKEW_NS=t: device times come out t late on the host clock.
+// Rank 0 prints "ok correct=1 events=E ops=O device_events=D
 // held=H order=V placement=..." on stdout (V: ops that started before an
 // op they depend on ended); errors go to stderr as
 // "fake_gpu_rank: error: ..." (rank 0 alone for job-wide ones).
@@ -49,10 +53,23 @@ class HostRankDevice final : public RankDevice {
     gpu_ = gpu;
     path_ = path;
     work_.assign(plan.ops.size(), {});
+    const char* fail = std::getenv("FAKE_GPU_LOAD_FAIL_RANK");
+    if (fail != nullptr && std::atoi(fail) == rank)
+      throw Error("rank " + std::to_string(rank) + ": cudaMalloc: out of memory (injected)",
+                  ErrorKind::kRuntime);
     const char* stall = std::getenv("FAKE_GPU_STALL_RANK");
     stall_collectives_ = stall != nullptr && std::atoi(stall) == rank;
   }
   std::string GpuName() const override { return "host stand-in"; }
+  // GPU `gpu` of the node; with FAKE_GPU_OWN_BUS=1 every process has a GPU
+  // of its own (one visible device per task, as CUDA_VISIBLE_DEVICES sets).
+  std::string GpuBusId(int gpu) override {
+    const char* own = std::getenv("FAKE_GPU_OWN_BUS");
+    const char* world = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (own != nullptr && std::string(own) == "1")
+      return "0000:" + std::string(world != nullptr ? world : "?") + "0:00.0";
+    return "0000:0" + std::to_string(gpu) + ":00.0";
+  }
 
   void Upload(const HostBuffers& host, bool timing_only) override {
     data_.data.assign(plan_->buffers.size(), {});
@@ -132,7 +149,13 @@ class HostRankDevice final : public RankDevice {
     if (w.end_ns == 0) w.end_ns = Now();
     return true;
   }
-  DeviceTimes Times(OpId id) override { return {work_[id].start_ns, work_[id].end_ns}; }
+  // FAKE_GPU_CLOCK_SKEW_NS: device times mapped onto the host clock come
+  // out that much late, as an error in the reference event's host time would.
+  DeviceTimes Times(OpId id) override {
+    const char* skew_text = std::getenv("FAKE_GPU_CLOCK_SKEW_NS");
+    const double skew = skew_text != nullptr ? std::atof(skew_text) : 0.0;
+    return {work_[id].start_ns + skew, work_[id].end_ns + skew};
+  }
   void Release(OpId id) override {
     g_blocks_held -= static_cast<int>(work_[id].blocks.size());
     work_[id].blocks.clear();
@@ -154,9 +177,17 @@ class HostRankDevice final : public RankDevice {
     if (nccl_state_ == 1 && ++nccl_polls_ >= kPollsUntilDone) nccl_state_ = 2;
     return nccl_state_ == 2;
   }
+  void Close() override {
+    if (nccl_state_ == 0) return;
+    nccl_state_ = 0;
+    // One write: the processes share stderr, pieces would interleave.
+    std::cerr << ("fake_gpu_rank: rank " + std::to_string(rank_) + ": communicator finalized\n")
+              << std::flush;
+  }
   void Abort() override {
     ++g_aborts;
-    std::cerr << "fake_gpu_rank: rank " << rank_ << ": communicator aborted\n" << std::flush;
+    std::cerr << ("fake_gpu_rank: rank " + std::to_string(rank_) + ": communicator aborted\n")
+              << std::flush;
   }
 
  private:

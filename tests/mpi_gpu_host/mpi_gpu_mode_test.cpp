@@ -106,6 +106,15 @@ INSTANTIATE_TEST_SUITE_P(Stages, MpiGpuModeZero, ::testing::Values(0, 3),
                            return "stage" + std::to_string(p.param);
                          });
 
+// The device's clock maps a little late onto the host's (50 ms here): a
+// send that waits for a device op still starts after that op ended.
+TEST(MpiGpuModeTiming, TransfersStartNoEarlierThanTheDeviceOpsTheyWaitFor) {
+  const MpiLaunchResult r = RunFake(4, {"zero", "0", "1"}, {"FAKE_GPU_CLOCK_SKEW_NS=50000000"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "correct"), "1") << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "order"), "0") << Describe(r);
+}
+
 TEST(MpiGpuModeTiming, LocalOpsCarryTheDevicesClockAndTransfersTheHosts) {
   // Direct all-to-all: one local copy per rank (its own block) besides the transfers.
   const MpiLaunchResult r = RunFake(3, {"alltoall", "direct", "4096"});
@@ -132,17 +141,31 @@ TEST(MpiGpuModeNccl, TheUniqueIdReachesEveryRankAndTheCollectivesRun) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_EQ(Field(r.stdout_text, "events"), Field(r.stdout_text, "ops")) << Describe(r);
   EXPECT_EQ(Field(r.stdout_text, "device_events"), Field(r.stdout_text, "ops")) << Describe(r);
+  // A clean run finalizes every communicator and aborts none.
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_TRUE(Contains(r.stderr_text, "rank " + std::to_string(rank) + ": communicator finalized"))
+        << Describe(r);
+  EXPECT_FALSE(Contains(r.stderr_text, "aborted")) << Describe(r);
 }
 
-TEST(MpiGpuModeNccl, ProcessesSharingAGpuAreRefusedOnce) {
+TEST(MpiGpuModeNccl, ProcessesSharingAGpuAreRefusedOnceNamingBoth) {
   const MpiLaunchResult r = RunFake(2, {"allreduce", "nccl", "4096"}, {"FAKE_GPU_COUNT=1"});
   EXPECT_NE(r.exit_code, 0) << Describe(r);
   const std::string message =
-      "fake_gpu_rank: error: --algo nccl --device gpu: NCCL needs one GPU per process, but rank "
-      "0's node runs 2 processes on 1 GPU";
+      "fake_gpu_rank: error: --algo nccl --device gpu: ranks 0 and 1 both hold GPU 0000:00:00.0 "
+      "on host ";
   const std::size_t first = r.stderr_text.find(message);
   EXPECT_NE(first, std::string::npos) << Describe(r);
   EXPECT_EQ(r.stderr_text.find(message, first + 1), std::string::npos) << "reported twice";
+}
+
+// One visible GPU per process (CUDA_VISIBLE_DEVICES set per task): each
+// counts one GPU and has local rank 0 of it, but no two share one.
+TEST(MpiGpuModeNccl, ProcessesEachSeeingOneGpuOfTheirOwnRunNccl) {
+  const MpiLaunchResult r =
+      RunFake(2, {"allreduce", "nccl", "4096"}, {"FAKE_GPU_COUNT=1", "FAKE_GPU_OWN_BUS=1"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Field(r.stdout_text, "events"), Field(r.stdout_text, "ops")) << Describe(r);
 }
 
 TEST(MpiGpuModeNccl, ProcessesSharingAGpuStillRunTheRing) {
@@ -151,6 +174,21 @@ TEST(MpiGpuModeNccl, ProcessesSharingAGpuStillRunTheRing) {
   EXPECT_EQ(Field(r.stdout_text, "correct"), "1") << Describe(r);
   EXPECT_TRUE(Field(r.stdout_text, "placement").rfind("rank 0 on GPU 0 of 1 ", 0) == 0)
       << Describe(r);
+}
+
+// One rank's device cannot load (out of memory): the job ends at once with
+// that rank's message, reported once, not with the others timing out in
+// the clock alignment.
+TEST(MpiGpuModeInput, ALoadFailureOnOneRankEndsTheJobWithItsMessage) {
+  const MpiLaunchResult r =
+      RunFake(3, {"allreduce", "ring", "4096", "5"}, {"FAKE_GPU_LOAD_FAIL_RANK=1"});
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+  const std::string message =
+      "fake_gpu_rank: error: rank 1: cudaMalloc: out of memory (injected)\n";
+  const std::size_t first = r.stderr_text.find(message);
+  EXPECT_NE(first, std::string::npos) << Describe(r);
+  EXPECT_EQ(r.stderr_text.find(message, first + 1), std::string::npos) << "reported twice";
+  EXPECT_FALSE(Contains(r.stderr_text, "no progress")) << Describe(r);
 }
 
 TEST(MpiGpuModeInput, DirectTransfersOnAnMpiThatIsNotCudaAwareAreRefusedOnce) {

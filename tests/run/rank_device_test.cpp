@@ -61,14 +61,20 @@ TEST(GpuRunHeader, NamesTheRankTheGpuAndTheTransferPath) {
 }
 
 TEST(GpuForLocalRank, IsTheLocalRankModuloTheDeviceCount) {
-  EXPECT_EQ(GpuForLocalRank("0", 5, 4), 0);
-  EXPECT_EQ(GpuForLocalRank("5", 0, 4), 1);
-  EXPECT_EQ(GpuForLocalRank("3", 0, 8), 3);
-  // Without OMPI_COMM_WORLD_LOCAL_RANK (or with junk in it) the world rank stands in.
-  EXPECT_EQ(GpuForLocalRank(nullptr, 6, 4), 2);
-  EXPECT_EQ(GpuForLocalRank("x1", 6, 4), 2);
-  EXPECT_EQ(GpuForLocalRank("-1", 1, 4), 1);
-  EXPECT_EQ(GpuForLocalRank("2", 2, 0), 0);  // no division by zero
+  EXPECT_EQ(GpuForLocalRank(0, 4), 0);
+  EXPECT_EQ(GpuForLocalRank(5, 4), 1);
+  EXPECT_EQ(GpuForLocalRank(3, 8), 3);
+  EXPECT_EQ(GpuForLocalRank(2, 0), 0);  // no division by zero
+}
+
+TEST(DescribeSharedGpu, NamesTheFirstTwoRanksOnOneGpuOfOneHost) {
+  EXPECT_EQ(DescribeSharedGpu({{"a", "0000:3b:00.0"}, {"a", "0000:5e:00.0"}}), "");
+  // The same bus id on two hosts is two GPUs.
+  EXPECT_EQ(DescribeSharedGpu({{"a", "0000:3b:00.0"}, {"b", "0000:3b:00.0"}}), "");
+  EXPECT_EQ(DescribeSharedGpu({{"a", "1"}, {"b", "2"}, {"b", "3"}, {"b", "2"}}),
+            "ranks 1 and 3 both hold GPU 2 on host b");
+  // Unknown bus ids are not compared.
+  EXPECT_EQ(DescribeSharedGpu({{"a", ""}, {"a", ""}}), "");
 }
 
 TEST(DeviceEventHostNs, AddsTheElapsedTimeToTheReferencesHostTime) {
@@ -89,6 +95,26 @@ TEST(RankDeviceFactory, WithoutTheGpuLibraryTheErrorSaysTheBuildHasNoCuda) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(ReferenceHostNs, IsTheMidpointOfTheLastNotReadyPollAndTheReadyOne) {
+  EXPECT_DOUBLE_EQ(ReferenceHostNs(1000, 1000), 1000);
+  EXPECT_DOUBLE_EQ(ReferenceHostNs(1e12, 1e12 + 4000), 1e12 + 2000);
+}
+
+TEST(HostOpTimes, StartsNoEarlierThanTheLatestDependencyEnded) {
+  // A dependency that ended before the op started changes nothing.
+  DeviceTimes t = HostOpTimes(100, 200, 90);
+  EXPECT_DOUBLE_EQ(t.start_ns, 100);
+  EXPECT_DOUBLE_EQ(t.end_ns, 200);
+  // A device op's end mapped a little late: the start moves up to it.
+  t = HostOpTimes(100, 200, 150);
+  EXPECT_DOUBLE_EQ(t.start_ns, 150);
+  EXPECT_DOUBLE_EQ(t.end_ns, 200);
+  // Even past the op's own end: the end follows, the duration is never negative.
+  t = HostOpTimes(100, 200, 250);
+  EXPECT_DOUBLE_EQ(t.start_ns, 250);
+  EXPECT_DOUBLE_EQ(t.end_ns, 250);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <climits>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <deque>
 #include <iostream>
@@ -21,6 +22,7 @@
 #include "engine/plan/op_graph.h"
 #include "engine/plan/validate.h"
 #include "engine/run/desync_report.h"
+#include "engine/run/nccl_call_order.h"
 #include "engine/run/process_group.h"
 #include "engine/run/rank_device.h"
 
@@ -74,6 +76,13 @@ class MpiBackend final : public Backend {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized || mpi::Broken()) return;  // pending requests may still name them
+    if (device_) {  // a clean end: NCCL finalized, not aborted (a failed run aborted it)
+      try {
+        device_->Close();
+      } catch (const Error& e) {
+        std::cerr << "shardlab-cli: " << e.what() << "\n" << std::flush;
+      }
+    }
     if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     if (side_ != MPI_COMM_NULL) MPI_Comm_free(&side_);
   }
@@ -109,6 +118,7 @@ class MpiBackend final : public Backend {
         throw Error(DescribeOp(plan, id) + ": transfers above 2 GiB are not supported by the "
                     "mpi backend");
     }
+    if (mpi::Options().device == MpiDevice::kGpu) CheckNcclCallOrder(plan);
     graph_ = BuildOpGraph(plan);
     seq_span_ = 1;
     for (const Op& op : plan.ops) seq_span_ = std::max<std::int64_t>(seq_span_, op.collective_seq + 1);
@@ -134,6 +144,7 @@ class MpiBackend final : public Backend {
     ready_.clear();
     deferred_.clear();
     start_ns_.assign(plan.ops.size(), 0);
+    end_ns_.assign(plan.ops.size(), 0);
     requests_.clear();
     request_ops_.clear();
     staging_.clear();
@@ -480,9 +491,15 @@ class MpiBackend final : public Backend {
   }
 
   // Transfers (and host ops) are timed by the host clock around the MPI
-  // request; ops the GPU ran by their CUDA events.
+  // request; ops the GPU ran by their CUDA events. A host-timed op starts
+  // no earlier than its dependencies ended: a device op's end, mapped from
+  // its event onto the host clock, may come out a little late.
   void Complete(OpId id) {
-    Complete(id, DeviceTimes{start_ns_[id], mpi::NowNs()}, ClockKind::kHostMpiAligned);
+    double deps_end = 0;
+    const Op& op = plan_->ops[id];
+    for (const OpId* d = plan_->deps_begin(op); d != plan_->deps_end(op); ++d)
+      deps_end = std::max(deps_end, end_ns_[*d]);
+    Complete(id, HostOpTimes(start_ns_[id], mpi::NowNs(), deps_end), ClockKind::kHostMpiAligned);
   }
 
   void Complete(OpId id, const DeviceTimes& times, ClockKind clock) {
@@ -498,6 +515,7 @@ class MpiBackend final : public Backend {
     e.lane = op.lane;
     e.kind = op.kind;
     e.clock = clock;
+    end_ns_[id] = times.end_ns;
     e.start_ns = times.start_ns - offset_ns_;
     e.end_ns = times.end_ns - offset_ns_;
     e.bytes = op.bytes;
@@ -620,12 +638,12 @@ class MpiBackend final : public Backend {
                 ErrorKind::kRuntime);
   }
 
-  // --device gpu: every rank counts its node's GPUs and the counts are
+  // --device gpu: every rank counts the GPUs it sees and the counts are
   // shared, so that a job where some rank has none ends with one message
   // (rank 0's) on every rank alike rather than with the others waiting for
-  // it until --mpi-timeout. The GPU is local rank modulo the count; the
-  // rank's buffers are allocated there, and NCCL is set up when the plan
-  // has collective ops.
+  // it until --mpi-timeout. The GPU is the node-local rank modulo the
+  // count; the rank's buffers are allocated there, and NCCL is set up when
+  // the plan has collective ops.
   void SetUpGpu() {
     int count = 0;
     std::string why;
@@ -634,17 +652,11 @@ class MpiBackend final : public Backend {
     } catch (const Error& e) {
       why = e.what();
     }
-    // Each rank's GPU count and its node's process count (OpenMPI's local size).
-    const char* local_size_text = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    const int local_size = local_size_text != nullptr ? std::max(1, std::atoi(local_size_text)) : 1;
-    const int mine[2] = {count, local_size};
-    std::vector<int> gathered(static_cast<std::size_t>(size_) * 2, 0);
+    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
     MPI_Request request;
-    Check(MPI_Iallgather(mine, 2, MPI_INT, gathered.data(), 2, MPI_INT, comm_, &request),
+    Check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_, &request),
           "MPI_Iallgather");
     Wait(request, StallPhase::kClockAlignment);
-    std::vector<int> counts(static_cast<std::size_t>(size_), 0);
-    for (int r = 0; r < size_; ++r) counts[r] = gathered[static_cast<std::size_t>(r) * 2];
     for (int r = 0; r < size_; ++r) {
       if (counts[r] > 0) continue;
       if (r == rank_ && !why.empty()) throw JobWideError(why, ErrorKind::kRuntime);
@@ -655,17 +667,6 @@ class MpiBackend final : public Backend {
     const bool collectives = std::any_of(plan_->ops.begin(), plan_->ops.end(), [](const Op& op) {
       return op.kind == OpKind::kCollective;
     });
-    // NCCL does not support two ranks of a communicator on one GPU (it may hang).
-    for (int r = 0; collectives && r < size_; ++r) {
-      const int processes = gathered[static_cast<std::size_t>(r) * 2 + 1];
-      if (processes > counts[r])
-        throw JobWideError("--algo nccl --device gpu: NCCL needs one GPU per process, but rank " +
-                               std::to_string(r) + "'s node runs " + std::to_string(processes) +
-                               " processes on " + std::to_string(counts[r]) +
-                               (counts[r] == 1 ? " GPU" : " GPUs") +
-                               " (run --algo ring or tree there, or fewer processes per node)",
-                           ErrorKind::kRuntime);
-    }
     std::string path_why;
     try {  // the same on every rank of a job: reported once
       transfer_path_ = ChooseGpuTransferPath(MpiBuiltCudaAware(), MpiCudaAwareAtRunTime(),
@@ -681,12 +682,90 @@ class MpiBackend final : public Backend {
       device_.reset();
       throw JobWideError(e.what(), e.kind());
     }
-    const int gpu =
-        GpuForLocalRank(std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"), rank_, counts[rank_]);
-    device_->Load(*plan_, rank_, gpu, transfer_path_, timeout_ns_);
+    const int gpu = GpuForLocalRank(LocalRank(), counts[rank_]);
+    if (collectives) RefuseSharedGpus(gpu);
+    std::string load_error;
+    try {
+      device_->Load(*plan_, rank_, gpu, transfer_path_, timeout_ns_);
+    } catch (const Error& e) {
+      load_error = e.what();
+    }
+    AgreeOnLoad(load_error);
     gpu_line_ = DescribeGpuRun(rank_, gpu, counts[rank_], device_->GpuName(), transfer_path_,
                                path_why);
     if (collectives) SetUpNccl();
+  }
+
+  // A rank whose device Load failed (cudaMalloc out of memory, say) would
+  // leave the others waiting for it until --mpi-timeout: every rank learns
+  // the lowest failing rank (a bounded all-reduce) and its message (a
+  // bounded broadcast), and all end with it alike.
+  void AgreeOnLoad(const std::string& error) {
+    constexpr int kMessageBytes = 1024;
+    const int mine = error.empty() ? size_ : rank_;
+    int failing = size_;
+    MPI_Request request;
+    Check(MPI_Iallreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, comm_, &request), "MPI_Iallreduce");
+    Wait(request, StallPhase::kClockAlignment);
+    if (failing == size_) return;
+    std::vector<char> message(kMessageBytes, '\0');
+    if (rank_ == failing) error.copy(message.data(), kMessageBytes - 1);
+    Check(MPI_Ibcast(message.data(), kMessageBytes, MPI_CHAR, failing, comm_, &request),
+          "MPI_Ibcast");
+    Wait(request, StallPhase::kClockAlignment);
+    device_.reset();
+    throw JobWideError(std::string(message.data(), strnlen(message.data(), kMessageBytes)),
+                       ErrorKind::kRuntime);
+  }
+
+  // This process's rank among those sharing its node, from MPI itself, so
+  // it holds under any launcher (mpirun, srun, MPICH's hydra).
+  // MPI_Comm_split_type is a blocking collective: it runs once at start,
+  // when every process has just come through MPI_Init, so it is not
+  // bounded by --mpi-timeout as the later waits are.
+  int LocalRank() {
+    MPI_Comm node = MPI_COMM_NULL;
+    Check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    int local = 0;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    return local;
+  }
+
+  // NCCL does not support two ranks of a communicator on one GPU (it may
+  // hang): every process's host and GPU bus id to every process, and a job
+  // where two match ends with one message naming both. Processes that each
+  // see one GPU of their own (CUDA_VISIBLE_DEVICES per task) pass.
+  void RefuseSharedGpus(int gpu) {
+    constexpr int kHost = MPI_MAX_PROCESSOR_NAME, kBus = 64;
+    std::vector<char> mine(kHost + kBus, '\0');
+    int length = 0;
+    MPI_Get_processor_name(mine.data(), &length);
+    std::string bus;
+    try {
+      bus = device_->GpuBusId(gpu);
+    } catch (const Error&) {
+      bus.clear();  // unknown: not compared
+    }
+    bus.copy(mine.data() + kHost, std::min<std::size_t>(bus.size(), kBus - 1));
+    std::vector<char> all(mine.size() * static_cast<std::size_t>(size_), '\0');
+    MPI_Request request;
+    Check(MPI_Iallgather(mine.data(), kHost + kBus, MPI_CHAR, all.data(), kHost + kBus, MPI_CHAR,
+                         comm_, &request),
+          "MPI_Iallgather");
+    Wait(request, StallPhase::kClockAlignment);
+    std::vector<GpuIdentity> identities(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      const char* at = all.data() + static_cast<std::size_t>(r) * (kHost + kBus);
+      identities[r].host.assign(at, strnlen(at, kHost - 1));
+      identities[r].bus_id.assign(at + kHost, strnlen(at + kHost, kBus - 1));
+    }
+    const std::string shared = DescribeSharedGpu(identities);
+    if (!shared.empty())
+      throw JobWideError("--algo nccl --device gpu: " + shared + "; NCCL needs one GPU per process "
+                         "(give each process its own GPU, or run --algo ring or tree)",
+                         ErrorKind::kRuntime);
   }
 
   // NCCL over MPI: rank 0's unique id to every rank (a non-blocking
@@ -855,6 +934,7 @@ class MpiBackend final : public Backend {
   std::deque<OpId> ready_;
   std::vector<OpId> deferred_;     // ready, but of a later step than asked for
   std::vector<double> start_ns_;
+  std::vector<double> end_ns_;     // this process's clock, as start_ns_
   std::vector<MPI_Request> requests_;
   std::vector<OpId> request_ops_;
   std::vector<std::vector<float>> staging_;  // per request: received data to combine

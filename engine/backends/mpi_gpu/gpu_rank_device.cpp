@@ -50,26 +50,41 @@ class GpuRankDevice final : public RankDevice {
       CUDA_CHECK(cudaEventCreate(&timing_[id].end), rank_);
     }
     device_.assign(plan.buffers.size(), nullptr);
-    std::int64_t copy_staging = 0;
+    std::array<std::int64_t, kLaneCount> copy_staging{};
     for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
       if (plan.buffers[id].rank != rank_) continue;
       CUDA_CHECK(cudaMalloc(&device_[id], std::max<std::size_t>(BufferBytes(id), sizeof(float))),
                  rank_);
     }
+    // Per lane: copies on two streams may run at once.
     for (const Op& op : plan.ops)
-      if (op.rank == rank_ && op.kind == OpKind::kCopy && op.src.buffer == op.dst.buffer)
-        copy_staging = std::max(copy_staging, op.dst.count);
-    if (copy_staging > 0)
-      CUDA_CHECK(cudaMalloc(&copy_staging_, static_cast<std::size_t>(copy_staging) * sizeof(float)),
-                 rank_);
+      if (op.rank == rank_ && op.kind == OpKind::kCopy && op.src.buffer == op.dst.buffer) {
+        std::int64_t& most = copy_staging[static_cast<std::size_t>(op.lane)];
+        most = std::max(most, op.dst.count);
+      }
+    for (std::size_t lane = 0; lane < copy_staging.size(); ++lane)
+      if (copy_staging[lane] > 0)
+        CUDA_CHECK(cudaMalloc(&copy_staging_[lane],
+                              static_cast<std::size_t>(copy_staging[lane]) * sizeof(float)),
+                   rank_);
     pinned_ = std::make_unique<StagingPool>(StagingMemory::kPinnedHost, rank_);
     device_staging_ = std::make_unique<StagingPool>(StagingMemory::kDevice, rank_);
     held_.assign(plan.ops.size(), {});
+    enqueued_.assign(plan.ops.size(), 0);
     received_count_.assign(plan.ops.size(), 0);
     in_place_.assign(plan.ops.size(), 0);
   }
 
   std::string GpuName() const override { return gpu_name_; }
+
+  std::string GpuBusId(int gpu) override {
+    char id[64] = {};
+    if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof(id)), gpu) != cudaSuccess) {
+      cudaGetLastError();  // unknown: the caller does not compare it
+      return "";
+    }
+    return id;
+  }
 
   void Upload(const HostBuffers& host, bool timing_only) override {
     CUDA_CHECK(cudaSetDevice(gpu_), rank_);
@@ -105,59 +120,34 @@ class GpuRankDevice final : public RankDevice {
   }
 
   // The reference event is recorded on an idle device and polled without
-  // yielding, so the host time taken right after it completes is within a
-  // few microseconds of the GPU's.
+  // yielding; its host time is the midpoint between the last poll that
+  // found it pending and the one that found it done.
   void StartClock() override {
     CUDA_CHECK(cudaSetDevice(gpu_), rank_);
     WaitIdle("before the run's clock starts");
+    // The event cannot complete before it is recorded: that is the first
+    // "not ready" time; each poll that finds it not ready moves it on.
+    double not_ready = HostNowNs();
     CUDA_CHECK(cudaEventRecord(reference_, Stream(Lane::kCompute)), rank_);
-    const double start = HostNowNs();
-    while (!Query(reference_)) {
-      if (HostNowNs() - start > timeout_ns_) TimedOut("starting the run's clock");
+    const double start = not_ready;
+    while (true) {
+      const double before = HostNowNs();
+      if (Query(reference_)) break;
+      not_ready = before;
+      if (before - start > timeout_ns_) TimedOut("starting the run's clock");
     }
-    reference_host_ns_ = HostNowNs();
+    reference_host_ns_ = ReferenceHostNs(not_ready, HostNowNs());
   }
 
-  void StartLocal(OpId id) override {
-    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
-    cudaStream_t stream = Stream(op.lane);
-    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
-    const Timing& t = timing_[static_cast<std::size_t>(id)];
-    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
-    const cuda::SlicePointer ptr = [this](const BufferSlice& s) { return Ptr(s); };
-    switch (op.kind) {
-      case OpKind::kCompute:
-        for (std::int32_t k = 0; k < op.kernel_count; ++k)
-          cuda::RunKernelOnDevice(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], ptr,
-                                  cublas_, stream, rank_);
-        break;
-      case OpKind::kReduce:
-        cuda::CombineOnDevice(op.reduce, Ptr(op.src), Ptr(op.dst),
-                              std::min(op.src.count, op.dst.count), stream, rank_);
-        break;
-      case OpKind::kCopy: cuda::CopySliceOnDevice(op, ptr, copy_staging_, stream); break;
-      case OpKind::kCollective:
-        if (!LaunchCollective(id, stream)) return;  // Done() records the end once issued
-        break;
-      case OpKind::kSend:
-      case OpKind::kRecv:
-        throw Error(DescribeOp(id) + ": a transfer is not a local op", ErrorKind::kRuntime);
-    }
-    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
-  }
-
-  void StartSendStaging(OpId send) override {
-    const Op& op = plan_->ops[static_cast<std::size_t>(send)];
-    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
-    const std::size_t bytes = static_cast<std::size_t>(op.src.count) * sizeof(float);
-    void* block = pinned_->Take(bytes);
-    held_[static_cast<std::size_t>(send)].push_back({block, StagingMemory::kPinnedHost});
-    cudaStream_t stream = Stream(op.lane);
-    const Timing& t = timing_[static_cast<std::size_t>(send)];
-    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
-    if (bytes > 0)
-      CUDA_CHECK(cudaMemcpyAsync(block, Ptr(op.src), bytes, cudaMemcpyDeviceToHost, stream), rank_);
-    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+  // Each start is enqueued at once unless the lane's stream (or, for a
+  // collective, the communicator) waits for an NCCL call still being
+  // issued: then it waits in deferred_ and Done() enqueues it later.
+  void StartLocal(OpId id) override { StartOrDefer(id, Start::kLocal); }
+  void StartSendStaging(OpId send) override { StartOrDefer(send, Start::kSendStaging); }
+  bool FinishRecv(OpId recv) override {
+    if (in_place_[static_cast<std::size_t>(recv)]) return false;
+    StartOrDefer(recv, Start::kRecvFinishing);
+    return true;
   }
 
   const void* SendBuffer(OpId send) override {
@@ -185,43 +175,13 @@ class GpuRankDevice final : public RankDevice {
     return block;
   }
 
-  bool FinishRecv(OpId recv) override {
-    const Op& op = plan_->ops[static_cast<std::size_t>(recv)];
-    const std::size_t i = static_cast<std::size_t>(recv);
-    if (in_place_[i]) return false;
-    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
-    cudaStream_t stream = Stream(op.lane);
-    const Timing& t = timing_[i];
-    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
-    const std::int64_t count = std::min(op.dst.count, received_count_[i]);
-    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
-    const float* from = static_cast<const float*>(held_[i].front().ptr);
-    if (bytes > 0 && path_ == GpuTransferPath::kStagedPinned) {
-      if (op.reduce == ReduceOp::kNone) {
-        CUDA_CHECK(cudaMemcpyAsync(Ptr(op.dst), from, bytes, cudaMemcpyHostToDevice, stream), rank_);
-      } else {  // to the device first: the combine kernel reads device memory
-        void* block = device_staging_->Take(bytes);
-        held_[i].push_back({block, StagingMemory::kDevice});
-        CUDA_CHECK(cudaMemcpyAsync(block, from, bytes, cudaMemcpyHostToDevice, stream), rank_);
-        cuda::CombineOnDevice(op.reduce, static_cast<const float*>(block), Ptr(op.dst), count,
-                              stream, rank_);
-      }
-    } else if (bytes > 0) {  // direct: received into device staging
-      cuda::CombineOnDevice(op.reduce, from, Ptr(op.dst), count, stream, rank_);
-    }
-    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
-    return true;
-  }
-
+  // Polled by the mpi backend's progress loop for every op it started here:
+  // moves NCCL issuing and the deferred starts on, then asks the op's end
+  // event (an op not enqueued yet is not done).
   bool Done(OpId id) override {
+    Advance();
     const std::size_t i = static_cast<std::size_t>(id);
-    if (issuing_ == id) {  // an NCCL call still being issued: its end event comes after it
-      if (!nccl_->Issued()) return false;
-      issuing_ = kNoOp;
-      CUDA_CHECK(cudaSetDevice(gpu_), rank_);
-      CUDA_CHECK(cudaEventRecord(timing_[i].end, Stream(plan_->ops[i].lane)), rank_);
-    }
-    return Query(timing_[i].end);
+    return enqueued_[i] && Query(timing_[i].end);
   }
 
   DeviceTimes Times(OpId id) override {
@@ -254,6 +214,13 @@ class GpuRankDevice final : public RankDevice {
   }
 
   bool NcclReady() override { return nccl_ != nullptr && nccl_->Ready(); }
+
+  void Close() override {
+    if (nccl_ == nullptr) return;
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    nccl_->Close(timeout_ns_);
+    nccl_.reset();
+  }
 
   void Abort() override {
     if (nccl_) nccl_->Abort();
@@ -291,24 +258,16 @@ class GpuRankDevice final : public RankDevice {
     return "rank " + std::to_string(rank_) + ": op " + std::to_string(id);
   }
 
-  // One NCCL call; false while NCCL is still issuing it. A non-blocking
-  // communicator takes its next call only once the previous one is issued:
-  // that wait (rare: collectives of a rank usually depend on each other) is
-  // bounded by the timeout.
+  // One NCCL call; false while NCCL is still issuing it (issuing_ = id:
+  // Advance() records its end event once it is issued). StartOrDefer never
+  // calls it while another call is being issued: a non-blocking
+  // communicator takes its next call only after that.
   bool LaunchCollective(OpId id, cudaStream_t stream) {
     const Op& op = plan_->ops[static_cast<std::size_t>(id)];
     if (nccl_ == nullptr)
       throw Error("rank " + std::to_string(rank_) + ": collective #" +
                       std::to_string(op.collective_seq) + " before NCCL was set up",
                   ErrorKind::kRuntime);
-    if (issuing_ != kNoOp) {
-      const double start = HostNowNs();
-      while (!nccl_->Issued())
-        if (HostNowNs() - start > timeout_ns_) TimedOut("issuing the previous NCCL call");
-      const std::size_t prev = static_cast<std::size_t>(issuing_);
-      CUDA_CHECK(cudaEventRecord(timing_[prev].end, Stream(plan_->ops[prev].lane)), rank_);
-      issuing_ = kNoOp;
-    }
     cuda::NcclRankCall call;
     call.rank = rank_;
     call.call = op.library;
@@ -321,6 +280,145 @@ class GpuRankDevice final : public RankDevice {
     if (nccl_->Launch(call)) return true;
     issuing_ = id;
     return false;
+  }
+
+  // The enqueueing itself: events and work on the op's lane stream.
+  void EnqueueLocal(OpId id) {
+    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
+    cudaStream_t stream = Stream(op.lane);
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    const Timing& t = timing_[static_cast<std::size_t>(id)];
+    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
+    const cuda::SlicePointer ptr = [this](const BufferSlice& s) { return Ptr(s); };
+    switch (op.kind) {
+      case OpKind::kCompute:
+        for (std::int32_t k = 0; k < op.kernel_count; ++k)
+          cuda::RunKernelOnDevice(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], ptr,
+                                  cublas_[static_cast<std::size_t>(op.lane)], stream, rank_);
+        break;
+      case OpKind::kReduce:
+        cuda::CombineOnDevice(op.reduce, Ptr(op.src), Ptr(op.dst),
+                              std::min(op.src.count, op.dst.count), stream, rank_);
+        break;
+      case OpKind::kCopy:
+        cuda::CopySliceOnDevice(op, ptr, copy_staging_[static_cast<std::size_t>(op.lane)], stream);
+        break;
+      case OpKind::kCollective:
+        if (!LaunchCollective(id, stream)) return;  // Advance() records the end once issued
+        break;
+      case OpKind::kSend:
+      case OpKind::kRecv:
+        throw Error(DescribeOp(id) + ": a transfer is not a local op", ErrorKind::kRuntime);
+    }
+    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+    enqueued_[static_cast<std::size_t>(id)] = 1;
+  }
+
+  void EnqueueSendStaging(OpId send) {
+    const Op& op = plan_->ops[static_cast<std::size_t>(send)];
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    const std::size_t bytes = static_cast<std::size_t>(op.src.count) * sizeof(float);
+    void* block = pinned_->Take(bytes);
+    held_[static_cast<std::size_t>(send)].push_back({block, StagingMemory::kPinnedHost});
+    cudaStream_t stream = Stream(op.lane);
+    const Timing& t = timing_[static_cast<std::size_t>(send)];
+    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
+    if (bytes > 0)
+      CUDA_CHECK(cudaMemcpyAsync(block, Ptr(op.src), bytes, cudaMemcpyDeviceToHost, stream), rank_);
+    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+    enqueued_[static_cast<std::size_t>(send)] = 1;
+  }
+
+  void EnqueueRecvFinishing(OpId recv) {
+    const Op& op = plan_->ops[static_cast<std::size_t>(recv)];
+    const std::size_t i = static_cast<std::size_t>(recv);
+    CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+    cudaStream_t stream = Stream(op.lane);
+    const Timing& t = timing_[i];
+    CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
+    const std::int64_t count = std::min(op.dst.count, received_count_[i]);
+    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
+    const float* from = static_cast<const float*>(held_[i].front().ptr);
+    if (bytes > 0 && path_ == GpuTransferPath::kStagedPinned) {
+      if (op.reduce == ReduceOp::kNone) {
+        CUDA_CHECK(cudaMemcpyAsync(Ptr(op.dst), from, bytes, cudaMemcpyHostToDevice, stream), rank_);
+      } else {  // to the device first: the combine kernel reads device memory
+        void* block = device_staging_->Take(bytes);
+        held_[i].push_back({block, StagingMemory::kDevice});
+        CUDA_CHECK(cudaMemcpyAsync(block, from, bytes, cudaMemcpyHostToDevice, stream), rank_);
+        cuda::CombineOnDevice(op.reduce, static_cast<const float*>(block), Ptr(op.dst), count,
+                              stream, rank_);
+      }
+    } else if (bytes > 0) {  // direct: received into device staging
+      cuda::CombineOnDevice(op.reduce, from, Ptr(op.dst), count, stream, rank_);
+    }
+    CUDA_CHECK(cudaEventRecord(t.end, stream), rank_);
+    enqueued_[i] = 1;
+  }
+
+  enum class Start : std::uint8_t { kLocal, kSendStaging, kRecvFinishing };
+  struct Deferred {
+    OpId op = kNoOp;
+    Start start = Start::kLocal;
+  };
+
+  // Whether `id` must wait: its lane's stream has an NCCL call still being
+  // issued (nothing may go on that stream after it before it is), or a
+  // deferred op of `ahead` shares its lane (streams keep issue order), or
+  // it is a collective and another NCCL call is being issued or waits
+  // ahead of it (one call at a time, in order).
+  bool MustWait(OpId id, std::size_t ahead) const {
+    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
+    const bool collective = op.kind == OpKind::kCollective;
+    if (issuing_ != kNoOp &&
+        (collective || plan_->ops[static_cast<std::size_t>(issuing_)].lane == op.lane))
+      return true;
+    for (std::size_t k = 0; k < ahead; ++k) {
+      const Op& other = plan_->ops[static_cast<std::size_t>(deferred_[k].op)];
+      if (other.lane == op.lane || (collective && other.kind == OpKind::kCollective)) return true;
+    }
+    return false;
+  }
+
+  void StartOrDefer(OpId id, Start start) {
+    enqueued_[static_cast<std::size_t>(id)] = 0;
+    if (MustWait(id, deferred_.size())) {
+      deferred_.push_back({id, start});
+      return;
+    }
+    Enqueue(id, start);
+  }
+
+  void Enqueue(OpId id, Start start) {
+    switch (start) {
+      case Start::kLocal: EnqueueLocal(id); break;
+      case Start::kSendStaging: EnqueueSendStaging(id); break;
+      case Start::kRecvFinishing: EnqueueRecvFinishing(id); break;
+    }
+  }
+
+  // An NCCL call that is now issued gets its end event; deferred starts
+  // that no longer wait are enqueued, in order. Non-blocking: an NCCL call
+  // that never gets issued is caught by the progress loop's timeout, which
+  // names it and aborts the communicator.
+  void Advance() {
+    if (issuing_ != kNoOp) {
+      if (!nccl_->Issued()) return;
+      const std::size_t i = static_cast<std::size_t>(issuing_);
+      issuing_ = kNoOp;
+      CUDA_CHECK(cudaSetDevice(gpu_), rank_);
+      CUDA_CHECK(cudaEventRecord(timing_[i].end, Stream(plan_->ops[i].lane)), rank_);
+      enqueued_[i] = 1;
+    }
+    for (std::size_t k = 0; k < deferred_.size();) {
+      if (MustWait(deferred_[k].op, k)) {
+        ++k;
+        continue;
+      }
+      const Deferred next = deferred_[k];
+      deferred_.erase(deferred_.begin() + static_cast<std::ptrdiff_t>(k));
+      Enqueue(next.op, next.start);
+    }
   }
 
   // Whether `event` completed; false while it has not (errors throw).
@@ -362,6 +460,7 @@ class GpuRankDevice final : public RankDevice {
     if (plan_ != nullptr) cudaSetDevice(gpu_);  // the caller's thread may have another current
     nccl_.reset();
     issuing_ = kNoOp;
+    deferred_.clear();
     pinned_.reset();
     device_staging_.reset();
     for (Timing& t : timing_) {
@@ -372,10 +471,14 @@ class GpuRankDevice final : public RankDevice {
     for (float* p : device_)
       if (p) cudaFree(p);
     device_.clear();
-    if (copy_staging_) cudaFree(copy_staging_);
-    copy_staging_ = nullptr;
-    if (cublas_) cublasDestroy(cublas_);
-    cublas_ = nullptr;
+    for (float*& p : copy_staging_) {
+      if (p) cudaFree(p);
+      p = nullptr;
+    }
+    for (cublasHandle_t& h : cublas_) {
+      if (h) cublasDestroy(h);
+      h = nullptr;
+    }
     if (reference_) cudaEventDestroy(reference_);
     reference_ = nullptr;
     if (fence_) cudaEventDestroy(fence_);
@@ -393,13 +496,14 @@ class GpuRankDevice final : public RankDevice {
   TimeNs timeout_ns_ = 30e9;
   std::string gpu_name_;
   std::array<cudaStream_t, kLaneCount> streams_{};
-  cublasHandle_t cublas_ = nullptr;
+  // Per lane: a cuBLAS handle's workspace serves one stream at a time.
+  std::array<cublasHandle_t, kLaneCount> cublas_{};
   cudaEvent_t reference_ = nullptr;  // the run's time origin on the GPU
   cudaEvent_t fence_ = nullptr;      // WaitIdle's marker
   double reference_host_ns_ = 0;     // host time when reference_ completed
   std::vector<Timing> timing_;       // per op of this rank
   std::vector<float*> device_;       // per buffer of this rank (null: another rank's)
-  float* copy_staging_ = nullptr;    // overlapping local copies
+  std::array<float*, kLaneCount> copy_staging_{};  // per lane: overlapping local copies
   std::unique_ptr<StagingPool> pinned_;
   std::unique_ptr<StagingPool> device_staging_;
   std::vector<std::vector<Held>> held_;      // per op: staging blocks it holds
@@ -407,6 +511,8 @@ class GpuRankDevice final : public RankDevice {
   std::vector<char> in_place_;               // per recv: MPI wrote the destination itself
   std::unique_ptr<RankNccl> nccl_;
   OpId issuing_ = kNoOp;                     // the collective NCCL is still issuing
+  std::vector<Deferred> deferred_;           // started, waiting for issuing_ (in start order)
+  std::vector<char> enqueued_;               // per op: its end event is on its stream
 };
 
 }  // namespace

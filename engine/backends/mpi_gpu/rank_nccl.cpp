@@ -1,8 +1,10 @@
 // NCCL over MPI (compiled only with NCCL).
 #include "engine/backends/mpi_gpu/rank_nccl.h"
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nccl_call.h"
@@ -13,6 +15,25 @@ namespace {
 
 static_assert(NCCL_UNIQUE_ID_BYTES == kNcclUniqueIdBytes,
               "the mpi backend broadcasts kNcclUniqueIdBytes of NCCL's unique id");
+
+// Closes an open ncclGroupStart on every way out: a group left open would
+// swallow this thread's later NCCL calls.
+class GroupGuard {
+ public:
+  GroupGuard() = default;
+  GroupGuard(const GroupGuard&) = delete;
+  GroupGuard& operator=(const GroupGuard&) = delete;
+  ~GroupGuard() {
+    if (open_) ncclGroupEnd();  // result ignored: an error is already on its way out
+  }
+  ncclResult_t End() {
+    open_ = false;
+    return ncclGroupEnd();
+  }
+
+ private:
+  bool open_ = true;
+};
 
 class Communicator final : public RankNccl {
  public:
@@ -27,12 +48,14 @@ class Communicator final : public RankNccl {
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;  // returns at once; Ready() polls, bounded by the caller
     const ncclResult_t status = ncclCommInitRankConfig(&comm_, size, id, rank, &config);
-    if (status != ncclSuccess && status != ncclInProgress)
+    if (status != ncclSuccess && status != ncclInProgress) {
+      Abort();  // NCCL may have made the communicator before it failed
       cuda::ThrowNcclError(status, "ncclCommInitRankConfig", __FILE__, __LINE__, rank);
+    }
   }
 
-  // Abort rather than destroy: it never waits for the other ranks, and a
-  // clean run has nothing left in flight on the communicator.
+  // A communicator not closed by Close() belongs to a failed run: abort,
+  // which never waits for the other ranks.
   ~Communicator() override { Abort(); }
 
   bool Ready() override {
@@ -50,8 +73,9 @@ class Communicator final : public RankNccl {
   bool Launch(const cuda::NcclRankCall& call) override {
     // A group, so that all-to-all's sends and receives go in together.
     NCCL_CHECK(ncclGroupStart(), rank_);
+    GroupGuard group;  // a throw while enqueuing still closes the group
     cuda::EnqueueNcclCall(call, comm_, size_);
-    const ncclResult_t status = ncclGroupEnd();
+    const ncclResult_t status = group.End();
     if (status != ncclSuccess && status != ncclInProgress)
       cuda::ThrowNcclError(status, "ncclGroupEnd", __FILE__, __LINE__, rank_);
     return Issued();
@@ -64,6 +88,35 @@ class Communicator final : public RankNccl {
     if (state != ncclSuccess)
       cuda::ThrowNcclError(state, "ncclGroupEnd (asynchronous)", __FILE__, __LINE__, rank_);
     return true;
+  }
+
+  void Close(double timeout_ns) override {
+    if (comm_ == nullptr) return;
+    const ncclResult_t status = ncclCommFinalize(comm_);
+    if (status != ncclSuccess && status != ncclInProgress) {
+      Abort();
+      cuda::ThrowNcclError(status, "ncclCommFinalize", __FILE__, __LINE__, rank_);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) {
+      if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) state = ncclInternalError;
+      if (state != ncclInProgress) break;
+      if (std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+              .count() > timeout_ns) {
+        Abort();
+        throw Error("rank " + std::to_string(rank_) + ": ncclCommFinalize did not finish within "
+                        "--mpi-timeout; the communicator was aborted",
+                    ErrorKind::kRuntime);
+      }
+      std::this_thread::yield();
+    }
+    if (state != ncclSuccess) {
+      Abort();
+      cuda::ThrowNcclError(state, "ncclCommFinalize (asynchronous)", __FILE__, __LINE__, rank_);
+    }
+    NCCL_CHECK(ncclCommDestroy(comm_), rank_);
+    comm_ = nullptr;
   }
 
   void Abort() override {

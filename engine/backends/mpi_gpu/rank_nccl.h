@@ -3,7 +3,8 @@
 // id rank 0 made and the mpi backend broadcast (MPI_Ibcast, bounded). The
 // communicator is non-blocking (config.blocking = 0): initialisation and
 // launches return at once and are polled, so every wait stays bounded by
-// --mpi-timeout; a timed-out run aborts it (ncclCommAbort).
+// --mpi-timeout; a clean run finalizes and destroys it, a failed or
+// timed-out one aborts it (ncclCommAbort).
 #pragma once
 
 #include <memory>
@@ -32,7 +33,11 @@ class RankNccl {
   virtual bool Launch(const cuda::NcclRankCall& call) = 0;
   /// Whether the last Launch has been issued; throws DeviceError when it failed.
   virtual bool Issued() = 0;
-  /// ncclCommAbort: any kernel of the communicator stops.
+  /// A clean run's end: ncclCommFinalize, its completion polled (bounded
+  /// by `timeout_ns`), then ncclCommDestroy. A failure or a timeout aborts
+  /// the communicator and throws.
+  virtual void Close(double timeout_ns) = 0;
+  /// ncclCommAbort, for failed runs: any kernel of the communicator stops.
   virtual void Abort() = 0;
 };
 
