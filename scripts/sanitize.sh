@@ -47,13 +47,17 @@ ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 
   -L '^(unit|sim)$' "$@" || status=$?
 if [[ "$mpi" == AUTO ]]; then
   # OpenMPI 4.1 leaves allocations of its own behind at MPI_Finalize (op
-  # tables, argv copies, its plug-ins' state). To tell them from ours, keep
+  # tables, argv copies, its plug-ins' state), and under TSan its own locks
+  # form cycles (scripts/tsan-mpi.supp; TSan also ignores the memory accesses
+  # of uninstrumented libraries: symbolizing OpenMPI's reports while it
+  # unloads plug-ins at MPI_Finalize deadlocked TSan itself). To tell them from ours, keep
   # its plug-ins loaded so their frames have names, unwind fully (libmpi has
   # no frame pointers), and suppress exactly OpenMPI's libraries
   # (scripts/lsan-mpi.supp): a leak with none of their frames still fails.
   OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1 \
   ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=64" \
   LSAN_OPTIONS="suppressions=$here/scripts/lsan-mpi.supp" \
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$here/scripts/tsan-mpi.supp" \
     ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 \
       -L '^mpi$' "$@" || status=$?
 fi
