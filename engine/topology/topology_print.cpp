@@ -4,7 +4,9 @@
 #include <climits>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "engine/core/error.h"
 
@@ -180,28 +182,20 @@ std::string FormatTopology(const Topology& topology) {
   }
   // Rail affinity decides which NIC a cross-box transfer uses (Node::nic), so
   // show it: a wrong mapping in a topology file is otherwise invisible.
-  std::string rails;
+  std::vector<std::string> rails;  // "gpu3 -> h0.nic3", the first kMaxMatrixGpus
   int with_nic = 0;
-  for (int g = 0; g < topology.num_gpus(); ++g) {
-    const Node& gpu = topology.nodes[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(g)])];
+  for (const std::int32_t id : topology.gpus) {
+    const Node& gpu = topology.nodes[static_cast<std::size_t>(id)];
     if (gpu.nic < 0) continue;
-    if (with_nic < kMaxMatrixGpus) {
-      if (with_nic % 8 == 0) rails += "\n ";
-      rails += " " + Pad(gpu.name + " -> " + name(gpu.nic), 18);
-    }
-    ++with_nic;
+    if (with_nic++ < kMaxMatrixGpus) rails.push_back(gpu.name + " -> " + name(gpu.nic));
   }
   if (with_nic > 0) {
-    // Entries are padded to columns; drop the padding at the ends of lines.
-    std::string trimmed;
+    out += "\nOwn NIC of each GPU (cross-box traffic leaves and enters through it):";
     for (std::size_t i = 0; i < rails.size(); ++i) {
-      if (rails[i] == ' ' && rails.find_first_not_of(' ', i) != std::string::npos &&
-          rails[rails.find_first_not_of(' ', i)] == '\n')
-        continue;
-      trimmed += rails[i];
+      const bool line_end = i % 8 == 7 || i + 1 == rails.size();
+      out += (i % 8 == 0 ? "\n  " : "") + (line_end ? rails[i] : Pad(rails[i], 19));
     }
-    while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
-    out += "\nOwn NIC of each GPU (cross-box traffic leaves and enters through it):" + trimmed + "\n";
+    out += "\n";
     if (with_nic > kMaxMatrixGpus)
       out += "  (first " + std::to_string(kMaxMatrixGpus) + " of " + std::to_string(with_nic) +
              " GPUs with a NIC)\n";
