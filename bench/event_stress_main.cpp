@@ -22,18 +22,16 @@
 // memory (from /proc/self/statm) sampled every second. Exits 1 when an
 // invariant breaks: dropped != attempted - consumed, or memory after the
 // first second grows by more than the queue's own size.
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "app/gui/model/event_flood.h"
 #include "app/gui/model/session.h"
 #include "app/gui/model/timeline_store.h"
 #include "engine/core/event_queue.h"
@@ -45,22 +43,6 @@ constexpr std::size_t kStoreWindow = shardlab::gui::Session::kQueueCapacity;
 constexpr auto kFramePeriod = std::chrono::microseconds(16667);
 constexpr int kRanks = 64;
 constexpr std::uint64_t kSteps = 1024;
-
-/// Resident memory in bytes, from /proc/self/statm (0 where unreadable).
-std::size_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t size_pages = 0;
-  std::size_t resident_pages = 0;
-  if (!(statm >> size_pages >> resident_pages)) return 0;
-  return resident_pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t i = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
-  return values[i];
-}
 
 double MiB(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
@@ -122,7 +104,7 @@ int main(int argc, char** argv) {
   shardlab::gui::TimelineStore store;
   std::vector<shardlab::Event> batch;
   std::vector<double> frame_ms;
-  std::vector<std::size_t> rss_samples{ResidentBytes()};
+  std::vector<std::size_t> rss_samples{shardlab::gui::ResidentBytes()};
   std::uint64_t consumed = 0;
   std::uint64_t in_store = 0;
   std::uint64_t max_per_frame = 0;
@@ -144,7 +126,7 @@ int main(int argc, char** argv) {
     max_per_frame = std::max<std::uint64_t>(max_per_frame, got);
     frame_ms.push_back(std::chrono::duration<double, std::milli>(frame_end - frame_start).count());
     if (frame_end >= next_sample) {
-      rss_samples.push_back(ResidentBytes());
+      rss_samples.push_back(shardlab::gui::ResidentBytes());
       next_sample += std::chrono::seconds(1);
     }
     // A late frame is followed at once by the next, never by a burst of
@@ -174,7 +156,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(dropped),
               tried ? 100.0 * static_cast<double>(dropped) / static_cast<double>(tried) : 0.0);
   std::printf("  frames %zu: ingest p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", frame_ms.size(),
-              Percentile(frame_ms, 0.5), Percentile(frame_ms, 0.99),
+              shardlab::gui::Percentile(frame_ms, 0.5), shardlab::gui::Percentile(frame_ms, 0.99),
               frame_ms.empty() ? 0.0 : *std::max_element(frame_ms.begin(), frame_ms.end()));
   std::printf(
       "  events per frame: mean %.0f, max %llu\n",

@@ -56,8 +56,8 @@ if [[ "$mpi" == AUTO ]]; then
   # (scripts/lsan-mpi.supp): a leak with none of their frames still fails.
   OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1 \
   ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=64" \
-  LSAN_OPTIONS="suppressions=$here/scripts/lsan-mpi.supp" \
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$here/scripts/tsan-mpi.supp" \
+  LSAN_OPTIONS="$LSAN_OPTIONS:suppressions=$here/scripts/lsan-mpi.supp" \
+  TSAN_OPTIONS="$TSAN_OPTIONS:ignore_noninstrumented_modules=1:suppressions=$here/scripts/tsan-mpi.supp" \
     ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 \
       -L '^mpi$' "$@" || status=$?
 fi

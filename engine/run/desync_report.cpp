@@ -27,6 +27,7 @@ const char* StallPhaseName(StallPhase phase) {
     case StallPhase::kEventGather: return "event gather";
     case StallPhase::kResultGather: return "result gather";
     case StallPhase::kClockAlignment: return "clock alignment";
+    case StallPhase::kDeviceSetUp: return "device set-up";
   }
   return "?";
 }
@@ -40,7 +41,7 @@ std::string RankStall::Describe() const {
     if (op >= 0) out += " (op " + std::to_string(op) + ", step " + std::to_string(step) + ")";
   } else {
     out += " waits in the " + std::string(StallPhaseName(phase));
-    if (phase != StallPhase::kClockAlignment) {
+    if (phase != StallPhase::kClockAlignment && phase != StallPhase::kDeviceSetUp) {
       out += " of collective #" + std::to_string(last_done_seq);
       if (step >= 0) out += " (after step " + std::to_string(step) + ")";
     }

@@ -12,7 +12,15 @@
 namespace shardlab {
 
 /// Where a rank was waiting; sent over the side channel as plain ints.
-enum class StallPhase : std::int32_t { kOps = 0, kEventGather, kResultGather, kClockAlignment };
+// kDeviceSetUp: --device gpu's start (GPU counts, the Load agreement, NCCL's
+// id and communicator). Values travel between ranks: append, never reorder.
+enum class StallPhase : std::int32_t {
+  kOps = 0,
+  kEventGather,
+  kResultGather,
+  kClockAlignment,
+  kDeviceSetUp,
+};
 const char* StallPhaseName(StallPhase phase);  // "ops", "event gather", ...
 
 struct RankStall {

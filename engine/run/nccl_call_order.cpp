@@ -1,6 +1,7 @@
 #include "engine/run/nccl_call_order.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,20 +10,21 @@
 namespace shardlab {
 namespace {
 
-// Whether `early` is reached from `late` through dependencies. `seen`
-// (sized to the plan's ops) marks the ops visited by this search.
-bool DependsOn(const Plan& plan, OpId late, OpId early, std::vector<char>& seen) {
-  std::fill(seen.begin(), seen.end(), 0);
-  std::vector<OpId> stack{late};
+// Whether `late` is reached from `early` along the graph's edges (explicit
+// dependencies and the in-order lane edges). `stamp`/`generation` mark the
+// ops this search visited without clearing the array for every search.
+bool Reaches(const OpGraph& graph, OpId early, OpId late, std::vector<std::uint32_t>& stamp,
+             std::uint32_t generation) {
+  std::vector<OpId> stack{early};
+  stamp[static_cast<std::size_t>(early)] = generation;
   while (!stack.empty()) {
     const OpId id = stack.back();
     stack.pop_back();
-    const Op& op = plan.ops[static_cast<std::size_t>(id)];
-    for (const OpId* d = plan.deps_begin(op); d != plan.deps_end(op); ++d) {
-      if (*d == early) return true;
-      if (*d < 0 || *d >= static_cast<OpId>(seen.size()) || seen[*d]) continue;
-      seen[*d] = 1;
-      stack.push_back(*d);
+    for (const OpId* s = graph.successors_begin(id); s != graph.successors_end(id); ++s) {
+      if (*s == late) return true;
+      if (stamp[static_cast<std::size_t>(*s)] == generation) continue;
+      stamp[static_cast<std::size_t>(*s)] = generation;
+      stack.push_back(*s);
     }
   }
   return false;
@@ -37,14 +39,15 @@ std::string Describe(const Plan& plan, OpId id) {
 
 }  // namespace
 
-void CheckNcclCallOrder(const Plan& plan) {
+void CheckNcclCallOrder(const Plan& plan, const OpGraph& graph) {
   std::vector<std::vector<OpId>> per_rank(static_cast<std::size_t>(std::max(plan.num_ranks, 0)));
   for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
     const Op& op = plan.ops[static_cast<std::size_t>(id)];
     if (op.kind == OpKind::kCollective && op.rank >= 0 && op.rank < plan.num_ranks)
       per_rank[static_cast<std::size_t>(op.rank)].push_back(id);
   }
-  std::vector<char> seen(plan.ops.size(), 0);
+  std::vector<std::uint32_t> stamp(plan.ops.size(), 0);
+  std::uint32_t generation = 0;
   for (std::size_t rank = 0; rank < per_rank.size(); ++rank) {
     std::vector<OpId>& calls = per_rank[rank];
     std::stable_sort(calls.begin(), calls.end(), [&plan](OpId a, OpId b) {
@@ -53,7 +56,7 @@ void CheckNcclCallOrder(const Plan& plan) {
     });
     // Consecutive pairs suffice: dependency order is transitive.
     for (std::size_t k = 1; k < calls.size(); ++k) {
-      if (DependsOn(plan, calls[k], calls[k - 1], seen)) continue;
+      if (Reaches(graph, calls[k - 1], calls[k], stamp, ++generation)) continue;
       throw Error("rank " + std::to_string(rank) + ": " + Describe(plan, calls[k]) +
                       " does not depend on " + Describe(plan, calls[k - 1]) +
                       "; NCCL needs every rank to issue its calls in one order, so --algo nccl "

@@ -190,10 +190,13 @@ std::string FormatTopology(const Topology& topology) {
     if (with_nic++ < kMaxMatrixGpus) rails.push_back(gpu.name + " -> " + name(gpu.nic));
   }
   if (with_nic > 0) {
+    std::size_t rail_width = 0;
+    for (const std::string& rail : rails) rail_width = std::max(rail_width, rail.size() + 2);
     out += "\nOwn NIC of each GPU (cross-box traffic leaves and enters through it):";
     for (std::size_t i = 0; i < rails.size(); ++i) {
       const bool line_end = i % 8 == 7 || i + 1 == rails.size();
-      out += (i % 8 == 0 ? "\n  " : "") + (line_end ? rails[i] : Pad(rails[i], 19));
+      out += (i % 8 == 0 ? "\n  " : "") +
+             (line_end ? rails[i] : Pad(rails[i], static_cast<int>(rail_width)));
     }
     out += "\n";
     if (with_nic > kMaxMatrixGpus)

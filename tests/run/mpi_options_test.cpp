@@ -92,6 +92,16 @@ TEST(DesyncReport, ASilentRankStoppedAnswering) {
       << text;
 }
 
+TEST(DesyncReport, AStallInTheGpuSetUpIsNamedAsSuch) {
+  RankStall s;
+  s.rank = 1;
+  s.answered = true;
+  s.phase = StallPhase::kDeviceSetUp;
+  EXPECT_EQ(s.Describe(), "rank 1 waits in the device set-up");
+  s.phase = StallPhase::kClockAlignment;
+  EXPECT_EQ(s.Describe(), "rank 1 waits in the clock alignment");
+}
+
 TEST(DesyncReport, EveryRankInOneCollectiveIsAHangInsideIt) {
   const std::string text = DescribeDesync({InOps(0, 1, 2), InOps(1, 0, 2)});
   EXPECT_EQ(text.rfind("every rank waits in collective #2", 0), 0u) << text;

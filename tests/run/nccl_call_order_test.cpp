@@ -24,6 +24,7 @@ Plan TwoCalls(int ranks, bool chained) {
     first.reduce = ReduceOp::kSum;
     first.rank = r;
     first.collective_seq = 0;
+    first.lane = Lane::kSend;
     first.src = first.dst = {data, 0, 16};
     const OpId a = b.AddOp(first);
     Op between;
@@ -32,18 +33,22 @@ Plan TwoCalls(int ranks, bool chained) {
     const OpId c = b.AddOp(between, chained ? std::vector<OpId>{a} : std::vector<OpId>{});
     Op second = first;
     second.collective_seq = 1;
+    second.lane = Lane::kCopy;  // another lane: only the dependencies can order the two
     b.AddOp(second, std::vector<OpId>{c});
   }
   return b.Finish();
 }
 
+// The check on a plan, with the graph the backend builds for it.
+void Check(const Plan& plan) { CheckNcclCallOrder(plan, BuildOpGraph(plan)); }
+
 TEST(NcclCallOrder, AcceptsCollectivesChainedByDependencies) {
-  EXPECT_NO_THROW(CheckNcclCallOrder(TwoCalls(3, true)));
+  EXPECT_NO_THROW(Check(TwoCalls(3, true)));
 }
 
 TEST(NcclCallOrder, RefusesTwoCollectivesOfARankThatCouldRunInEitherOrder) {
   try {
-    CheckNcclCallOrder(TwoCalls(3, false));
+    Check(TwoCalls(3, false));
     FAIL() << "unordered collectives were accepted";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -52,6 +57,25 @@ TEST(NcclCallOrder, RefusesTwoCollectivesOfARankThatCouldRunInEitherOrder) {
               "--backend mpi needs each rank's collectives ordered by dependencies");
     EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
   }
+}
+
+TEST(NcclCallOrder, CollectivesOnOneLaneAreOrderedByTheLane) {
+  // No dependency between the two calls, but a lane runs its ops in order.
+  PlanBuilder b("two all-reduces on one lane", 2);
+  for (int r = 0; r < 2; ++r) {
+    const BufferId data = b.AddBuffer(r, "data", 4);
+    for (int seq = 0; seq < 2; ++seq) {
+      Op op;
+      op.kind = OpKind::kCollective;
+      op.library = LibraryCollective::kAllReduce;
+      op.rank = r;
+      op.lane = Lane::kSend;
+      op.collective_seq = seq;
+      op.src = op.dst = {data, 0, 4};
+      b.AddOp(op);
+    }
+  }
+  EXPECT_NO_THROW(Check(b.Finish()));
 }
 
 TEST(NcclCallOrder, OneCollectivePerRankIsAlwaysInOrder) {
@@ -66,7 +90,7 @@ TEST(NcclCallOrder, OneCollectivePerRankIsAlwaysInOrder) {
     op.src = op.dst = {data, 0, 4};
     b.AddOp(op);
   }
-  EXPECT_NO_THROW(CheckNcclCallOrder(b.Finish()));
+  EXPECT_NO_THROW(Check(b.Finish()));
 }
 
 }  // namespace

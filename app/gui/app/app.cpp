@@ -262,9 +262,9 @@ bool App::StepEventFlood(double now_s) {
   if (now_s - flood_started_s_ < flags_.event_flood_s) return false;
   session_.StopEventFlood();
   // The store window and its row vectors may legitimately double once more.
-  const std::size_t slack = 2 * Session::kFloodWindow * sizeof(Event);
+  const FloodCounters counters = session_.flood_counters();
   const FloodReport report =
-      FormatFloodReport(flags_.event_flood_s, session_.flood_counters(), flood_meter_, slack);
+      FormatFloodReport(flags_.event_flood_s, counters, flood_meter_, 2 * counters.window_bytes);
   std::cout << report.text << std::flush;
   exit_code_ = report.ok ? 0 : 1;
   return true;

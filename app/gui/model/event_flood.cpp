@@ -9,12 +9,6 @@
 namespace shardlab::gui {
 namespace {
 
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
-}
-
 double MiB(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 std::string Line(const char* format, auto... args) {
@@ -24,6 +18,12 @@ std::string Line(const char* format, auto... args) {
 }
 
 }  // namespace
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
+}
 
 EventFlood::EventFlood(EventQueue& queue, std::vector<Event> run, TimeNs span_ns)
     : queue_(queue), run_(std::move(run)), span_ns_(span_ns) {
@@ -43,17 +43,19 @@ void EventFlood::Stop() {
 }
 
 void EventFlood::Produce() {
+  // One writer: attempted_ is published after every push, and a stop is
+  // seen within one event, however large the run.
   std::uint64_t n = 0;
-  for (std::uint64_t round = 0; !stop_.load(std::memory_order_relaxed); ++round) {
+  for (std::uint64_t round = 0;; ++round) {
     const TimeNs shift = static_cast<TimeNs>(round) * span_ns_;
     for (const Event& original : run_) {
+      if (stop_.load(std::memory_order_relaxed)) return;
       Event e = original;
       e.start_ns += shift;
       e.end_ns += shift;
       queue_.Push(e);
-      ++n;
+      attempted_.store(++n, std::memory_order_release);
     }
-    attempted_.store(n, std::memory_order_release);
   }
 }
 

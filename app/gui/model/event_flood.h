@@ -60,7 +60,11 @@ struct FloodCounters {
   std::uint64_t ingested = 0;   // events the UI thread took from the queue
   std::uint64_t dropped = 0;    // the queue's drop count
   std::size_t queue_bytes = 0;  // the queue's own size
+  std::size_t window_bytes = 0; // the events the store keeps at most
 };
+
+/// The p-quantile (0..1) of `values`, nearest rank below; 0 when empty.
+double Percentile(std::vector<double> values, double p);
 
 /// Frame times and memory samples of a flood (UI thread).
 class FloodMeter {

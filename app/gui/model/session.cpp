@@ -689,12 +689,15 @@ bool Session::StartEventFlood(std::string* why) {
   std::vector<Event> run;
   run.reserve(store_.event_count());
   for (const TimelineRow& row : store_.rows()) run.insert(run.end(), row.events.begin(), row.events.end());
+  const TimeNs span_ns = store_.end_ns();
+  store_.Clear();  // the flood's first round lands where the run was
   // A fresh queue: its drop count is the flood's alone.
   queue_ = std::make_unique<EventQueue>(kQueueCapacity);
   flood_counters_ = FloodCounters{};
   flood_counters_.queue_bytes = queue_->capacity() * sizeof(Event);
+  flood_counters_.window_bytes = kFloodWindow * sizeof(Event);
   flood_base_ns_ = -1;
-  flood_ = std::make_unique<EventFlood>(*queue_, std::move(run), store_.end_ns());
+  flood_ = std::make_unique<EventFlood>(*queue_, std::move(run), span_ns);
   return true;
 }
 
@@ -759,7 +762,6 @@ void Session::Poll() {
   // once the queue is empty.
   if (!finished || queue_->size_approx() > 0) return;
   if (worker_.joinable()) worker_.join();
-  DrainEvents();
   std::lock_guard lock(mutex_);
   if (worker_error_.empty()) {
     outcome_ = worker_outcome_;

@@ -269,7 +269,9 @@ class Session {
   /// kFloodWindow events. False (and *why) when no run is recorded.
   bool StartEventFlood(std::string* why);
   /// Stops the producer and takes what is left in the queue (counted, not
-  /// stored). Cancel and Start stop a flood too.
+  /// stored). Cancel and Start stop a flood too. A flood is a diagnostic that
+  /// ends the run's display: afterwards the store holds the flood's last
+  /// window and dropped_events() counts the flood's drops.
   void StopEventFlood();
   bool flooding() const { return flood_ != nullptr; }
   /// Counters of the running flood, or of the last one after it stopped.

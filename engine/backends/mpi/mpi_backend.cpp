@@ -118,8 +118,8 @@ class MpiBackend final : public Backend {
         throw Error(DescribeOp(plan, id) + ": transfers above 2 GiB are not supported by the "
                     "mpi backend");
     }
-    if (mpi::Options().device == MpiDevice::kGpu) CheckNcclCallOrder(plan);
     graph_ = BuildOpGraph(plan);
+    if (mpi::Options().device == MpiDevice::kGpu) CheckNcclCallOrder(plan, graph_);
     seq_span_ = 1;
     for (const Op& op : plan.ops) seq_span_ = std::max<std::int64_t>(seq_span_, op.collective_seq + 1);
 
@@ -656,7 +656,7 @@ class MpiBackend final : public Backend {
     MPI_Request request;
     Check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_, &request),
           "MPI_Iallgather");
-    Wait(request, StallPhase::kClockAlignment);
+    Wait(request, StallPhase::kDeviceSetUp);
     for (int r = 0; r < size_; ++r) {
       if (counts[r] > 0) continue;
       if (r == rank_ && !why.empty()) throw JobWideError(why, ErrorKind::kRuntime);
@@ -706,13 +706,13 @@ class MpiBackend final : public Backend {
     int failing = size_;
     MPI_Request request;
     Check(MPI_Iallreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, comm_, &request), "MPI_Iallreduce");
-    Wait(request, StallPhase::kClockAlignment);
+    Wait(request, StallPhase::kDeviceSetUp);
     if (failing == size_) return;
     std::vector<char> message(kMessageBytes, '\0');
     if (rank_ == failing) error.copy(message.data(), kMessageBytes - 1);
     Check(MPI_Ibcast(message.data(), kMessageBytes, MPI_CHAR, failing, comm_, &request),
           "MPI_Ibcast");
-    Wait(request, StallPhase::kClockAlignment);
+    Wait(request, StallPhase::kDeviceSetUp);
     device_.reset();
     throw JobWideError(std::string(message.data(), strnlen(message.data(), kMessageBytes)),
                        ErrorKind::kRuntime);
@@ -754,7 +754,7 @@ class MpiBackend final : public Backend {
     Check(MPI_Iallgather(mine.data(), kHost + kBus, MPI_CHAR, all.data(), kHost + kBus, MPI_CHAR,
                          comm_, &request),
           "MPI_Iallgather");
-    Wait(request, StallPhase::kClockAlignment);
+    Wait(request, StallPhase::kDeviceSetUp);
     std::vector<GpuIdentity> identities(static_cast<std::size_t>(size_));
     for (int r = 0; r < size_; ++r) {
       const char* at = all.data() + static_cast<std::size_t>(r) * (kHost + kBus);
@@ -779,14 +779,14 @@ class MpiBackend final : public Backend {
                   ErrorKind::kRuntime);
     MPI_Request request;
     Check(MPI_Ibcast(id.data(), kNcclUniqueIdBytes, MPI_BYTE, 0, comm_, &request), "MPI_Ibcast");
-    Wait(request, StallPhase::kClockAlignment);
+    Wait(request, StallPhase::kDeviceSetUp);
     device_->InitNccl(id, rank_, size_);
     const double start = mpi::NowNs();
     std::uint32_t polls = 0;
     while (!device_->NcclReady()) {
       if (mpi::NowNs() - start > timeout_ns_) {
         device_->Abort();
-        Stall(StallPhase::kClockAlignment, RankStallFor(StallPhase::kClockAlignment));
+        Stall(StallPhase::kDeviceSetUp, RankStallFor(StallPhase::kDeviceSetUp));
       }
       if (++polls % kPollsPerYield == 0) std::this_thread::yield();
     }
