@@ -248,6 +248,7 @@ bool App::StepEventFlood(double now_s) {
     if (session_.state() == SessionState::kDone && now_s - baseline_started_s_ < kFloodBaselineS)
       return false;
     std::string why = session_.error();
+    const std::size_t run_events = session_.store().event_count();  // the flood clears the store
     if (session_.state() != SessionState::kDone || !session_.StartEventFlood(&why)) {
       std::cerr << kAppProgram << ": error: --event-flood: " << why << "\n";
       exit_code_ = 1;
@@ -255,7 +256,7 @@ bool App::StepEventFlood(double now_s) {
     }
     flood_started_s_ = now_s;
     std::cout << "event flood: " << flags_.event_flood_s << " s, re-emitting the "
-              << session_.store().event_count() << " events of " << session_.Title() << "\n"
+              << run_events << " events of " << session_.Title() << "\n"
               << std::flush;
     return false;
   }
