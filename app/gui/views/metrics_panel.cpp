@@ -13,6 +13,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/model/formula_gap.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
@@ -168,10 +169,11 @@ void DrawMetricsPanel(ViewContext& ctx) {
   if (!prepared->formula.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
     ImGui::TextWrapped("%s", prepared->formula.c_str());
-    if (done && out.metrics.time_ns > prepared->predicted_ns * 1.1) {
-      ImGui::TextWrapped("Slower than the formula: links shared by several transfers "
-                         "(contention) are not in it; the simulator models them.");
-    }
+    const std::string gap =
+        done ? FormulaGapNote(RunClockKind(session, ClockKind::kSimulated), out.metrics.time_ns,
+                              prepared->predicted_ns)
+             : "";
+    if (!gap.empty()) ImGui::TextWrapped("%s", gap.c_str());
     ImGui::PopStyleColor();
   }
 }

@@ -38,6 +38,13 @@ const char* ClockOf(const Session& session) {
   return "-";
 }
 
+ClockKind RunClockKind(const Session& session, ClockKind fallback) {
+  for (const TimelineRow& row : session.store().rows()) {
+    if (!row.events.empty()) return row.events.front().clock;
+  }
+  return fallback;
+}
+
 std::string Grouped(std::int64_t value) {
   const std::string digits = std::to_string(value < 0 ? -value : value);
   std::string out = value < 0 ? "-" : "";

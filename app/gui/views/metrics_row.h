@@ -22,6 +22,9 @@ void DroppedEventsRow(const Session& session, const Theme& theme);
 /// The clock the run's events were timed by ("simulated"), or "-".
 const char* ClockOf(const Session& session);
 
+/// The clock of the run's first event; `fallback` before there is one.
+ClockKind RunClockKind(const Session& session, ClockKind fallback);
+
 /// "134,217,728": counts read better grouped.
 std::string Grouped(std::int64_t value);
 

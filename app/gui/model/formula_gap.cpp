@@ -1,0 +1,30 @@
+#include "app/gui/model/formula_gap.h"
+
+namespace shardlab::gui {
+
+std::string FormulaGapNote(ClockKind clock, double measured_ns, double predicted_ns) {
+  if (measured_ns <= 0 || predicted_ns <= 0) return "";
+  const double ratio = measured_ns / predicted_ns;
+  if (ratio >= 0.9 && ratio <= 1.1) return "";
+  switch (clock) {
+    case ClockKind::kSimulated:
+      if (ratio < 1) return "";  // the simulator never beats its own links
+      return "Slower than the formula: links shared by several transfers (contention) are not "
+             "in it; the simulator models them.";
+    case ClockKind::kEmulated:
+      return "Emulated links: each transfer is held for the formula's latency plus its bytes "
+             "over the slowest hop, but copies, reductions and kernel launches take the GPU's "
+             "own time, which the formula leaves out.";
+    case ClockKind::kCudaEvent:
+      return "Timed on the GPUs that ran it, not on the machine drawn: the formula uses the "
+             "drawn machine's links, so the ratio compares the two machines.";
+    case ClockKind::kHost:
+    case ClockKind::kHostMpiAligned:
+      return "Timed on host processes (MPI through this computer's memory or network), not on "
+             "the machine drawn: the ratio says how far that hardware is from the drawn GPUs' "
+             "links, not that the algorithm is slow.";
+  }
+  return "";
+}
+
+}  // namespace shardlab::gui
