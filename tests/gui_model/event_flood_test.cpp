@@ -106,12 +106,15 @@ TEST(SessionPoll, IngestsAtMostTheCapPerFrameAndLosesNothing) {
   while (session.steps_done() < session.num_steps() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_EQ(session.steps_done(), session.num_steps());
+  // The run's last record (run done) may still be on its way after the last
+  // step: polls that take nothing wait a little and are not counted as frames.
   std::vector<std::size_t> taken;
-  while (session.state() == SessionState::kRunning) {
+  while (session.state() == SessionState::kRunning && std::chrono::steady_clock::now() < deadline) {
     const std::size_t before = session.store().event_count();
     session.Poll();
-    taken.push_back(session.store().event_count() - before);
-    ASSERT_LT(taken.size(), 1000u);
+    const std::size_t took = session.store().event_count() - before;
+    if (took > 0) taken.push_back(took);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
   ASSERT_EQ(session.plan()->ops.size(), 25280u);
