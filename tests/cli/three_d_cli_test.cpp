@@ -13,6 +13,7 @@
 namespace shardlab {
 namespace {
 
+using test_util::Describe;
 using test_util::Json;
 using test_util::ParseJson;
 using test_util::ProgramResult;
@@ -20,11 +21,6 @@ using test_util::TempDir;
 
 ProgramResult RunCli(const std::vector<std::string>& args, const TempDir& dir) {
   return test_util::RunProgram(SHARDLAB_CLI_PATH, args, dir.path());
-}
-
-std::string Describe(const ProgramResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out.substr(0, 3000) +
-         "\nstderr: " + r.err;
 }
 
 TEST(ThreeDCli, SmallModelStepIsCheckedAgainstOneDevice) {

@@ -91,4 +91,22 @@ inline ProgramResult RunProgram(const std::string& program, const std::vector<st
   return result;
 }
 
+/// The exit status and the start of both streams, for a failed expectation.
+inline std::string Describe(const ProgramResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
+         "\nstdout:\n" + r.out.substr(0, 3000) + "\nstderr:\n" + r.err.substr(0, 3000);
+}
+
+/// `cli mpirun -np N --timeout S -- WORDS...`: shardlab-cli's own launcher,
+/// which sets what OpenMPI needs as root in a container; `timeout_s` is
+/// mpirun's last-resort guard.
+inline ProgramResult RunCliUnderMpi(const std::string& cli, int processes,
+                                    const std::vector<std::string>& words,
+                                    const std::filesystem::path& dir, int timeout_s = 120) {
+  std::vector<std::string> args = {"mpirun", "-np", std::to_string(processes), "--timeout",
+                                   std::to_string(timeout_s), "--"};
+  args.insert(args.end(), words.begin(), words.end());
+  return RunProgram(cli, args, dir);
+}
+
 }  // namespace shardlab::test_util

@@ -16,19 +16,12 @@ namespace shardlab {
 namespace {
 
 namespace fs = std::filesystem;
+using test_util::Describe;
 using test_util::ProgramResult;
 using test_util::TempDir;
 
 ProgramResult RunMpi(int processes, const std::vector<std::string>& words, const fs::path& dir) {
-  std::vector<std::string> args = {"mpirun", "-np", std::to_string(processes), "--timeout", "120",
-                                   "--"};
-  args.insert(args.end(), words.begin(), words.end());
-  return test_util::RunProgram(SHARDLAB_CLI_PATH, args, dir);
-}
-
-std::string Describe(const ProgramResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out.substr(0, 3000) +
-         "\nstderr:\n" + r.err.substr(0, 3000);
+  return test_util::RunCliUnderMpi(SHARDLAB_CLI_PATH, processes, words, dir);
 }
 
 std::size_t Occurrences(const std::string& text, const std::string& part) {
