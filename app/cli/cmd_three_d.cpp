@@ -153,7 +153,11 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
     out << "# approximation: one compute op per stage, micro-batch and pass with its layers'\n"
         << "#   FLOPs, and one TP all-reduce with the bytes of its 2 per layer (latency paid\n"
         << "#   once); DP gradients in " << p.scenario.dp_buckets
-        << " buckets after the last backward, not overlapped.\n";
+        << " buckets after the last backward, not overlapped.\n"
+        << "# peak: the matmuls run at the GPU's full fp16 peak, so this MFU is an upper\n"
+        << "#   bound (only the bubble and communication are lost). Real runs reach about\n"
+        << "#   half: Megatron-LM measured ~140 TFLOP/s per A100 for GPT-3 175B (45% MFU);\n"
+        << "#   `plan` assumes 50% of the peak (--efficiency).\n";
   out << "#\n# Result: ";
   if (!s.check.checked) {
     out << "not checked (" << s.check.not_checked_reason << ")\n";

@@ -71,6 +71,21 @@ TEST(ThreeDCli, Gpt3At512GpusReportsStepTimeMemoryAndMfu) {
   EXPECT_EQ(j["warnings"].items.size(), 0u);
 }
 
+TEST(ThreeDCli, PaperScaleReportSaysItsMfuIsAnUpperBound) {
+  TempDir dir;
+  const ProgramResult r =
+      RunCli({"run", "3d", "--dp", "2", "--tp", "4", "--pp", "1", "--model", "gpt3-1.3b"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  // The simulator runs the matmuls at full peak: a student comparing its MFU
+  // with a real run's must be told why it is higher.
+  EXPECT_NE(r.out.find("# peak: the matmuls run at the GPU's full fp16 peak, so this MFU is an upper"),
+            std::string::npos)
+      << r.out;
+  const ProgramResult small = RunCli({"run", "3d", "--dp", "2", "--tp", "2", "--pp", "2"}, dir);
+  ASSERT_EQ(small.exit_code, 0) << Describe(small);
+  EXPECT_EQ(small.out.find("# peak:"), std::string::npos) << small.out;  // the real model: no such note
+}
+
 TEST(ThreeDCli, BadGridsAndFlagsGetOneLine) {
   TempDir dir;
   const ProgramResult too_big = RunCli({"run", "3d", "--dp", "4", "--pp", "2", "--tp", "2"}, dir);
