@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/gui/model/session.h"
+#include "tests/gui_model/ring_settings.h"
 
 namespace shardlab::gui {
 namespace {
@@ -83,15 +84,7 @@ TEST(EventFlood, ReportFailsWhenMemoryGrowsPastTheQueueAndSlack) {
   EXPECT_TRUE(Contains(report.text, "memory grew by 30.0 MiB")) << report.text;
 }
 
-ScenarioSettings SmallRing() {
-  ScenarioSettings s;
-  s.scenario = "allreduce";
-  s.algo = "ring";
-  s.ranks = 4;
-  s.size = "1K";
-  s.topology = "dgx-a100";
-  return s;
-}
+ScenarioSettings SmallRing() { return test::RingAllReduce4x1K(); }
 
 TEST(SessionPoll, IngestsAtMostTheCapPerFrameAndLosesNothing) {
   ScenarioSettings s = SmallRing();

@@ -1,4 +1,5 @@
 #include "app/gui/model/session.h"
+#include "tests/gui_model/ring_settings.h"
 
 #include <gtest/gtest.h>
 
@@ -23,16 +24,7 @@ bool PollUntilDone(Session& session, std::chrono::seconds timeout = std::chrono:
   return true;
 }
 
-ScenarioSettings RingAllReduce4x1K() {
-  ScenarioSettings s;
-  s.scenario = "allreduce";
-  s.algo = "ring";
-  s.ranks = 4;
-  s.size = "1K";
-  s.topology = "dgx-a100";
-  s.ring_order = "rank";  // position p holds rank p, so ring chunk k is buffer chunk k
-  return s;
-}
+using test::RingAllReduce4x1K;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

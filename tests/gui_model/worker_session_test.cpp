@@ -16,6 +16,7 @@
 #include "app/gui/model/session.h"
 #include "engine/algorithms/verify.h"
 #include "engine/run/trace_writer.h"
+#include "tests/gui_model/ring_settings.h"
 
 namespace shardlab::gui {
 namespace {
@@ -48,13 +49,7 @@ bool Reaped(pid_t pid) {
 }
 
 ScenarioSettings WorkerAllReduce() {
-  ScenarioSettings s;
-  s.scenario = "allreduce";
-  s.algo = "ring";
-  s.ranks = 4;
-  s.size = "1K";
-  s.topology = "dgx-a100";
-  s.ring_order = "rank";
+  ScenarioSettings s = test::RingAllReduce4x1K();
   s.backend = "sim";
   s.in_worker = true;
   return s;

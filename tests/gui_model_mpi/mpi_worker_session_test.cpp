@@ -20,6 +20,7 @@
 
 #include "app/gui/model/session.h"
 #include "engine/algorithms/verify.h"
+#include "tests/gui_model/ring_settings.h"
 
 namespace shardlab::gui {
 namespace {
@@ -66,13 +67,7 @@ bool NoProcessWith(const std::string& marked_cli) {
 }
 
 ScenarioSettings MpiAllReduce() {
-  ScenarioSettings s;
-  s.scenario = "allreduce";
-  s.algo = "ring";
-  s.ranks = 4;
-  s.size = "1K";
-  s.topology = "dgx-a100";
-  s.ring_order = "rank";
+  ScenarioSettings s = test::RingAllReduce4x1K();
   s.backend = "mpi";
   s.in_worker = true;
   return s;
