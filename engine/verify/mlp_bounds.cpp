@@ -62,8 +62,16 @@ BoundedTensor Exact(Vec value) {
   BoundedTensor t;
   t.variance.assign(value.size(), 0.0);
   t.det.assign(value.size(), 0.0);
+  t.switch_variance.assign(value.size(), 0.0);
   t.value = std::move(value);
   return t;
+}
+
+// σ² of a tensor's error as the computation that reads it sees it.
+Vec SeenVariance(const BoundedTensor& t) {
+  Vec v = t.variance;
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] += t.switch_variance[i];
+  return v;
 }
 
 // Probability that a value within its bound of a threshold lands on the
@@ -120,20 +128,21 @@ void MlpBoundedReference::TrainStep() {
   for (int l = 0; l < layers; ++l) {
     const BoundedTensor& w = weights_[l];
     const BoundedTensor& b = biases_[l];
+    const Vec w_var = SeenVariance(w), b_var = SeenVariance(b);
     z[l].assign(n, 0.0);
     GemmNN(x->data(), w.value.data(), z[l].data(), rows, h, h);
     Vec in(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) in[i] = (*x_var)[i] + c_forward * (*x)[i] * (*x)[i];
     z_var[l].assign(n, 0.0);
     GemmNN(in.data(), Squared(w.value).data(), z_var[l].data(), rows, h, h);
-    if (AnyPositive(w.variance)) {
+    if (AnyPositive(w_var)) {
       for (std::int64_t i = 0; i < n; ++i) in[i] = (*x_var)[i] + (*x)[i] * (*x)[i];
-      GemmNN(in.data(), w.variance.data(), z_var[l].data(), rows, h, h);
+      GemmNN(in.data(), w_var.data(), z_var[l].data(), rows, h, h);
     }
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t o = 0; o < h; ++o) {
         z[l][r * h + o] += b.value[o];
-        z_var[l][r * h + o] += b.variance[o] + c_forward * b.value[o] * b.value[o];
+        z_var[l][r * h + o] += b_var[o] + c_forward * b.value[o] * b.value[o];
       }
     a[l] = z[l];
     a_var[l] = z_var[l];
@@ -201,14 +210,15 @@ void MlpBoundedReference::TrainStep() {
       }
     if (l == 0) break;
     const BoundedTensor& w = weights_[l];
+    const Vec w_var = SeenVariance(w);
     g.assign(n, 0.0);
     GemmNT(dz.data(), w.value.data(), g.data(), rows, h, h);
     for (std::int64_t i = 0; i < n; ++i) rhs[i] = dz_var[i] + c_back * dz2[i];
     g_var.assign(n, 0.0);
     GemmNT(rhs.data(), Squared(w.value).data(), g_var.data(), rows, h, h);
-    if (AnyPositive(w.variance)) {
+    if (AnyPositive(w_var)) {
       for (std::int64_t i = 0; i < n; ++i) rhs[i] = dz2[i] + dz_var[i];
-      GemmNT(rhs.data(), w.variance.data(), g_var.data(), rows, h, h);
+      GemmNT(rhs.data(), w_var.data(), g_var.data(), rows, h, h);
     }
   }
   ++steps_;
@@ -268,14 +278,13 @@ void MlpBoundedReference::Update(BoundedTensor& param, const BoundedTensor& grad
     const double width = std::max(hi - f, f - lo) + 8 * u * std::max(std::fabs(lo), std::fabs(hi));
     const double store = u * (std::fabs(param.value[i]) + std::fabs(f));
     param.value[i] -= f;
-    double step_var = 0;
     if (std::fabs(m) <= lambda * sm) {  // m may have either sign: a switch
       param.det[i] += width;
-      step_var = width * width * SwitchProbability(m, m1.variance[i]);
+      param.switch_variance[i] += width * width * SwitchProbability(m, m1.variance[i]);
+      param.variance[i] += store * store;
     } else {
-      step_var = (width / lambda) * (width / lambda);
+      param.variance[i] += (width / lambda) * (width / lambda) + store * store;
     }
-    param.variance[i] += step_var + store * store;
   }
 }
 

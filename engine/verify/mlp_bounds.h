@@ -26,7 +26,8 @@
 //             C_t = (1−β1)/(1−β1^t)·sqrt((1−β2^t)/(1−β2)·Σ_j (β1²/β2)^j), 1 at
 //             t = 1). Where m's interval holds 0 the step may take either
 //             sign: the whole width E of the interval goes into `det` (the
-//             parameter's bound in units of lr), and E²·P(switch) into σ².
+//             parameter's bound in units of lr), and E²·P(switch) into the
+//             σ² that the next step's products see.
 //
 // No step-count special case: the bounds grow with the steps exactly as far
 // as the computation says. The reference's own double rounding is below
@@ -44,6 +45,9 @@ namespace shardlab {
 /// deterministic part of the bound (Adam's sign switches; zero elsewhere).
 struct BoundedTensor {
   std::vector<double> value, variance, det;
+  /// σ² of the switches that `det` holds: counted where the tensor feeds
+  /// later computation, not in its own bound (det holds them there).
+  std::vector<double> switch_variance;
   /// kSigmas·σ + det, per element.
   std::vector<double> Bound() const;
 };
