@@ -104,38 +104,43 @@ ZeroSummary SummarizeZero(const PreparedZero& prepared, std::span<const Event> e
   for (int k = 0; k < p.steps; ++k) reference.TrainStep();
   check.reference_loss = reference.loss();
   const std::int64_t psi = MlpParameterCount(m);
-  std::vector<float> got(static_cast<std::size_t>(psi), NAN);
-  std::vector<int> owner(static_cast<std::size_t>(psi), -1);
-  const int ranks = p.stage == 0 ? 1 : p.ranks;  // stage 0: rank 0 holds it all
-  for (int r = 0; r < ranks; ++r)
-    for (const ZeroPiece& piece : prepared.zero.master[r]) {
-      const auto data = backend.BufferData(piece.slice.buffer);
-      for (std::int64_t i = 0; i < piece.slice.count; ++i) {
-        const auto at = static_cast<std::size_t>(piece.begin + i);
-        got[at] = data[static_cast<std::size_t>(piece.slice.offset + i)];
-        owner[at] = r;
-      }
-    }
   VerdictJudge judge;
-  const std::int64_t h = m.width;
-  for (int l = 0; l < m.layers; ++l)
-    for (const bool is_bias : {false, true}) {
-      const BoundedTensor& want = is_bias ? reference.bias(l) : reference.weight(l);
-      const std::int64_t begin = ZeroLayerOffset(m, l) + (is_bias ? h * h : 0);
-      const std::span<const float> mine(got.data() + begin, want.value.size());
-      // Name the ranks that hold the tensor's master copy.
-      int first = owner[static_cast<std::size_t>(begin)], last = first;
-      for (std::size_t i = 0; i < want.value.size(); ++i) {
-        first = std::min(first, owner[static_cast<std::size_t>(begin) + i]);
-        last = std::max(last, owner[static_cast<std::size_t>(begin) + i]);
+  // Stage 0: every rank holds a whole replica, each checked; stages 1-3:
+  // the ranks' shards put together.
+  const int replicas = p.stage == 0 ? p.ranks : 1;
+  for (int replica = 0; replica < replicas; ++replica) {
+    std::vector<float> got(static_cast<std::size_t>(psi), NAN);
+    std::vector<int> owner(static_cast<std::size_t>(psi), -1);
+    for (int r = 0; r < p.ranks; ++r) {
+      if (p.stage == 0 && r != replica) continue;
+      for (const ZeroPiece& piece : prepared.zero.master[r]) {
+        const auto data = backend.BufferData(piece.slice.buffer);
+        for (std::int64_t i = 0; i < piece.slice.count; ++i) {
+          const auto at = static_cast<std::size_t>(piece.begin + i);
+          got[at] = data[static_cast<std::size_t>(piece.slice.offset + i)];
+          owner[at] = r;
+        }
       }
-      const std::string held = p.stage == 0 ? "" :
-          first == last ? " on rank " + std::to_string(first) :
-          " on ranks " + std::to_string(first) + "-" + std::to_string(last);
-      check.parameter_error = std::max(check.parameter_error, RelativeTensorError(mine, want.value));
-      judge.Compare((is_bias ? "b" : "w") + std::to_string(l) + " (fp32 master" + held + ")", mine,
-                    want.value, want.Bound());
     }
+    const std::int64_t h = m.width;
+    for (int l = 0; l < m.layers; ++l)
+      for (const bool is_bias : {false, true}) {
+        const BoundedTensor& want = is_bias ? reference.bias(l) : reference.weight(l);
+        const std::int64_t begin = ZeroLayerOffset(m, l) + (is_bias ? h * h : 0);
+        const std::span<const float> mine(got.data() + begin, want.value.size());
+        // Name the ranks that hold the tensor's master copy.
+        int first = owner[static_cast<std::size_t>(begin)], last = first;
+        for (std::size_t i = 0; i < want.value.size(); ++i) {
+          first = std::min(first, owner[static_cast<std::size_t>(begin) + i]);
+          last = std::max(last, owner[static_cast<std::size_t>(begin) + i]);
+        }
+        const std::string held = first == last ? " on rank " + std::to_string(first)
+                                                : " on ranks " + std::to_string(first) + "-" + std::to_string(last);
+        check.parameter_error = std::max(check.parameter_error, RelativeTensorError(mine, want.value));
+        judge.Compare((is_bias ? "b" : "w") + std::to_string(l) + " (fp32 master" + held + ")", mine,
+                      want.value, want.Bound());
+      }
+  }
   for (const BufferId id : prepared.zero.loss) {
     const auto data = backend.BufferData(id);
     if (!data.empty()) check.loss += data[static_cast<std::size_t>(p.steps - 1)];

@@ -119,7 +119,7 @@ TEST(ZeroScenario, ManyStepsStillCheckCorrect) {
   EXPECT_TRUE(ran->summary.check.correct) << ran->summary.check.parameter_error;
   const Verdict& verdict = ran->summary.check.verdict;
   EXPECT_EQ(verdict.kind, VerdictKind::kCorrect) << verdict.Text();
-  EXPECT_EQ(verdict.tensors, 2 * 4 + 1);  // every weight and bias, and the loss
+  EXPECT_EQ(verdict.tensors, 2 * 4 + 1);  // every weight and bias (the shards put together), and the loss
   EXPECT_LE(verdict.worst.ratio, 1.0);
 }
 
