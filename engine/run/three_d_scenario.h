@@ -77,8 +77,9 @@ struct ThreeDCheck {
   std::string not_checked_reason;
   bool correct = false;         // verdict.correct()
   Verdict verdict;
-  /// For display: largest |got − reference| over a shard divided by the
-  /// shard's largest |reference|.
+  /// For display: largest |got − reference| over a shard, beyond what
+  /// Adam's sign switches of near-zero gradients allow (the bound's `det`),
+  /// divided by the shard's largest |reference|.
   double weight_error = 0;
   double gradient_error = 0;
   std::string worst_tensor;     // the verdict's: "w3 on rank 5 (dp1 pp0 tp1)"
