@@ -13,7 +13,9 @@
 #include "engine/algorithms/collective.h"
 #include "engine/run/executor.h"
 #include "engine/run/pipeline_scenario.h"
+#include "engine/run/moe_scenario.h"
 #include "engine/run/three_d_scenario.h"
+#include "engine/run/tp_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/run/zero_scenario.h"
 #include "engine/topology/presets.h"
@@ -48,6 +50,16 @@ PipelineOutcomeSummary RunPipeline(const PipelineScenario& s, const Mutation& mu
 ThreeDSummary RunThreeD(const ThreeDScenario& s, const Mutation& mutate = {}) {
   auto prepared = PrepareThreeD(s, MakeSharedBus(s.grid.ranks(), 100, 500));
   return RunPlan(*prepared, prepared->three_d.plan, s.seed, mutate, SummarizeThreeD);
+}
+
+TpSummary RunTp(const TpScenario& s, const Mutation& mutate = {}) {
+  auto prepared = PrepareTp(s);
+  return RunPlan(*prepared, prepared->layer.plan, s.seed, mutate, SummarizeTp);
+}
+
+MoeSummary RunMoe(const MoeScenario& s, const Mutation& mutate = {}) {
+  auto prepared = PrepareMoe(s);
+  return RunPlan(*prepared, prepared->layer.plan, s.seed, mutate, SummarizeMoe);
 }
 
 ZeroScenario IssueZero(int stage) {
@@ -93,7 +105,7 @@ SweepResult RandomRun(std::mt19937_64& rng) {
   auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int widths[] = {64, 96, 128, 256};
   SweepResult r;
-  switch (pick(0, 2)) {
+  switch (pick(0, 4)) {
     case 0: {
       PipelineScenario s;
       const PipelineSchedule schedules[] = {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B,
@@ -135,6 +147,43 @@ SweepResult RandomRun(std::mt19937_64& rng) {
       r.verdict = RunZero(s).check.verdict;
       break;
     }
+    case 3: {
+      TpScenario s;
+      const TpLayerKind kinds[] = {TpLayerKind::kColumnLinear, TpLayerKind::kRowLinear, TpLayerKind::kMlp,
+                                   TpLayerKind::kAttention, TpLayerKind::kTransformer};
+      s.layer.kind = kinds[pick(0, 4)];
+      s.layer.tp = 1 << pick(1, 2);
+      s.layer.hidden = 128 << pick(0, 1);  // whole 128-wide heads split over tp
+      s.layer.heads = s.layer.hidden / 32;
+      s.layer.batch = pick(1, 2);
+      s.layer.seq = 16 << pick(0, 2);
+      s.layer.sequence_parallel = s.layer.kind >= TpLayerKind::kMlp && pick(0, 1) == 1;
+      s.seed = static_cast<std::uint64_t>(pick(1, 1000));
+      r.what = std::string("tp-") + TpLayerKindName(s.layer.kind) + " tp" + std::to_string(s.layer.tp) + " H" +
+               std::to_string(s.layer.hidden) + " B" + std::to_string(s.layer.batch) + " S" +
+               std::to_string(s.layer.seq) + (s.layer.sequence_parallel ? " sp" : "") + " seed " +
+               std::to_string(s.seed);
+      r.verdict = RunTp(s).check.verdict;
+      break;
+    }
+    case 4: {
+      MoeScenario s;
+      const MoeSkew skews[] = {MoeSkew::kRouter, MoeSkew::kUniform, MoeSkew::kHot, MoeSkew::kZipf};
+      s.layer.skew = skews[pick(0, 3)];
+      s.layer.ranks = 1 << pick(1, 2);
+      s.layer.experts = s.layer.ranks * pick(1, 2);
+      s.layer.top_k = pick(1, std::min(2, s.layer.experts));
+      s.layer.tokens = s.layer.ranks * 32 * pick(1, 4);
+      s.layer.hidden = widths[pick(0, 2)];
+      s.layer.ffn = 2 * s.layer.hidden;
+      s.seed = static_cast<std::uint64_t>(pick(1, 1000));
+      r.what = std::string("moe ") + MoeSkewName(s.layer.skew) + " N" + std::to_string(s.layer.ranks) + " E" +
+               std::to_string(s.layer.experts) + " k" + std::to_string(s.layer.top_k) + " T" +
+               std::to_string(s.layer.tokens) + " H" + std::to_string(s.layer.hidden) + " seed " +
+               std::to_string(s.seed);
+      r.verdict = RunMoe(s).check.verdict;
+      break;
+    }
     default: {
       ThreeDScenario s;
       s.grid = {1 << pick(0, 1), 1 << pick(0, 1), 1 << pick(0, 1)};
@@ -171,7 +220,7 @@ void Sweep(std::uint64_t seed, int runs) {
   std::printf("sweep of %d runs: worst margin %.3f of its bound\n", runs, worst);
 }
 
-TEST(NoFalseAlarm, ASeededSampleOfTrainingRunsSaysCorrect) { Sweep(2026, 10); }
+TEST(NoFalseAlarm, ASeededSampleOfTrainingRunsSaysCorrect) { Sweep(2026, 16); }
 
 // SHARDLAB_VERIFY_SWEEP=N: N more runs (the full sweep, not in CI).
 TEST(NoFalseAlarm, TheFullSweepWhenAsked) {
@@ -368,6 +417,79 @@ TEST(Mutation, ScaleOneGradientByOnePlusAThousandth) {
   });
   EXPECT_EQ(out.check.verdict.kind, VerdictKind::kWrong) << out.check.verdict.Text();
   EXPECT_TRUE(StartsWith(out.check.verdict.worst.tensor, "dw" + std::to_string(last) + " ")) << out.check.verdict.Text();
+}
+
+// Tensor parallel MLP: the row layer's weight gradient on rank 0, once
+// computed, is scaled by 1 + 1e-3.
+TEST(Mutation, ScaleOneTensorParallelGradient) {
+  TpScenario s;
+  s.layer.kind = TpLayerKind::kMlp;
+  s.layer.hidden = 128;
+  s.layer.seq = 64;
+  const TpSummary out = RunTp(s, [](Plan& plan) {
+    // The buffer of dB on rank 0 is the one its last MatMul on rank 0 writes
+    // among buffers named "dB".
+    OpId writer = kNoOp;
+    BufferSlice target;
+    for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
+      const Op& op = plan.ops[id];
+      if (op.rank != 0) continue;
+      for (std::int32_t k = 0; k < op.kernel_count; ++k) {
+        const KernelCall& call = plan.kernels[op.kernel_begin + k];
+        if (call.kind == KernelKind::kMatMul && StartsWith(plan.buffers[call.c.buffer].name, "dB")) {
+          writer = id;
+          target = {call.c.buffer, 0, plan.buffers[call.c.buffer].count};
+        }
+      }
+    }
+    ASSERT_NE(writer, kNoOp);
+    KernelCall scale;
+    scale.kind = KernelKind::kAxpy;
+    scale.n = static_cast<std::int32_t>(target.count);
+    scale.a = target;
+    scale.c = target;
+    scale.alpha = 1e-3f;
+    AppendKernel(plan, writer, scale);
+  });
+  EXPECT_EQ(out.check.verdict.kind, VerdictKind::kWrong) << out.check.verdict.Text();
+  EXPECT_EQ(out.check.verdict.worst.tensor, "dB (rank 0)") << out.check.verdict.Text();
+}
+
+// Tensor parallel MLP: one step of the forward all-reduce overwrites
+// instead of adding.
+TEST(Mutation, SkipOneChunkOfTheTensorParallelAllReduce) {
+  TpScenario s;
+  s.layer.kind = TpLayerKind::kMlp;
+  s.layer.hidden = 128;
+  s.layer.seq = 64;
+  const TpSummary out = RunTp(s, [](Plan& plan) {
+    const OpId id = FirstRecv(plan, ReduceOp::kSum, "");
+    ASSERT_NE(id, kNoOp);
+    plan.ops[id].reduce = ReduceOp::kNone;
+  });
+  EXPECT_EQ(out.check.verdict.kind, VerdictKind::kWrong) << out.check.verdict.Text();
+  EXPECT_TRUE(StartsWith(out.check.verdict.worst.tensor, "y (rank")) << out.check.verdict.Text();
+}
+
+// MoE: two tokens' gates trade places in rank 0's weighted sum.
+TEST(Mutation, SwapTwoGatesInTheExpertCombine) {
+  MoeScenario s;
+  s.layer.tokens = 256;
+  s.layer.hidden = 64;
+  s.layer.ffn = 128;
+  const MoeSummary out = RunMoe(s, [](Plan& plan) {
+    std::vector<KernelCall*> combine;
+    for (const Op& op : plan.ops)
+      if (op.rank == 0 && op.kind == OpKind::kCompute)
+        for (std::int32_t k = 0; k < op.kernel_count; ++k) {
+          KernelCall& call = plan.kernels[op.kernel_begin + k];
+          if (call.kind == KernelKind::kMatMul && call.m == 1 && call.k == 1 && call.accumulate) combine.push_back(&call);
+        }
+    ASSERT_GE(combine.size(), 4u);
+    std::swap(combine[0]->a, combine[3]->a);  // choices of different tokens
+  });
+  EXPECT_EQ(out.check.verdict.kind, VerdictKind::kWrong) << out.check.verdict.Text();
+  EXPECT_EQ(out.check.verdict.worst.tensor, "y (rank 0)") << out.check.verdict.Text();
 }
 
 // 3D: the data-parallel gradient reduction left out (the scenario's own
