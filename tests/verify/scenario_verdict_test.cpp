@@ -212,12 +212,16 @@ SweepResult RandomRun(std::mt19937_64& rng) {
 void Sweep(std::uint64_t seed, int runs) {
   std::mt19937_64 rng(seed);
   double worst = 0;
+  std::string worst_run;
   for (int i = 0; i < runs; ++i) {
     const SweepResult r = RandomRun(rng);
     EXPECT_EQ(r.verdict.kind, VerdictKind::kCorrect) << r.what << ": " << r.verdict.Text();
-    worst = std::max(worst, r.verdict.worst.ratio);
+    if (r.verdict.worst.ratio > worst) {
+      worst = r.verdict.worst.ratio;
+      worst_run = r.what + ": " + r.verdict.Text();
+    }
   }
-  std::printf("sweep of %d runs: worst margin %.3f of its bound\n", runs, worst);
+  std::printf("sweep of %d runs: worst margin %.3f of its bound (%s)\n", runs, worst, worst_run.c_str());
 }
 
 TEST(NoFalseAlarm, ASeededSampleOfTrainingRunsSaysCorrect) { Sweep(2026, 16); }
