@@ -74,13 +74,6 @@ Vec SeenVariance(const BoundedTensor& t) {
   return v;
 }
 
-// Probability that a value within its bound of a threshold lands on the
-// other side: 2·exp(−d²/2σ²) (Hoeffding), at most 1.
-double SwitchProbability(double distance, double variance) {
-  if (!(variance > 0)) return distance == 0 ? 1.0 : 0.0;
-  return std::min(1.0, 2 * std::exp(-distance * distance / (2 * variance)));
-}
-
 }  // namespace
 
 std::vector<double> BoundedTensor::Bound() const {
@@ -182,9 +175,10 @@ void MlpBoundedReference::TrainStep() {
           dz_var[i] = 0;  // surely off
           continue;
         }
-        // Within the bound of 0: the backend's switch may differ.
+        // Within the bound of 0: the backend's switch may differ, and a
+        // switch is one jump, not a sum of small terms: counted in full.
         const double jump = std::fabs(g[i]) + lambda * std::sqrt(g_var[i]);
-        dz_var[i] = (zi > 0 ? g_var[i] : 0.0) + jump * jump * SwitchProbability(zi, z_var[l][i]);
+        dz_var[i] = (zi > 0 ? g_var[i] : 0.0) + jump * jump;
       }
     const Vec& in = l == 0 ? input_ : a[l - 1];
     const Vec& in_var = l == 0 ? zeros : a_var[l - 1];
@@ -280,7 +274,7 @@ void MlpBoundedReference::Update(BoundedTensor& param, const BoundedTensor& grad
     param.value[i] -= f;
     if (std::fabs(m) <= lambda * sm) {  // m may have either sign: a switch
       param.det[i] += width;
-      param.switch_variance[i] += width * width * SwitchProbability(m, m1.variance[i]);
+      param.switch_variance[i] += width * width;  // one jump: counted in full
       param.variance[i] += store * store;
     } else {
       param.variance[i] += (width / lambda) * (width / lambda) + store * store;

@@ -14,8 +14,11 @@
 //   relu      a = max(z, 0): σa = σz where z > −λσz (1-Lipschitz), else 0
 //   loss      g = (y − t)/B: σg² = σy²/B² + (3u·g)²;  L: Σ g²·σy² + (B + 3)·u²·L²
 //   backward  dz = g where z > 0: certain where |z| > λσz; within λσz of 0 the
-//             backend's switch may differ, an error of |g| + λσg that happens
-//             with probability ≤ 2·exp(−z²/2σz²) (Hoeffding): that is its σ²
+//             backend's switch may differ, an error of |g| + λσg. A switch is
+//             one jump, not a sum of small independent terms, so Hoeffding
+//             needs its whole size: (|g| + λσg)² goes into σ² (weighting it
+//             by the switch's probability under-counts a switch that does
+//             happen: a sweep of 600 runs found one)
 //             dW = xᵀ·dz (k = B rows, any order: micro-batches, ranks, rings)
 //             σdW² = (x²)ᵀ·(σdz² + c_B·dz²) + (σx²)ᵀ·(dz² + σdz²)
 //             db = Σ dz;  dx = dz·Wᵀ (k = H), as the forward
@@ -26,8 +29,8 @@
 //             C_t = (1−β1)/(1−β1^t)·sqrt((1−β2^t)/(1−β2)·Σ_j (β1²/β2)^j), 1 at
 //             t = 1). Where m's interval holds 0 the step may take either
 //             sign: the whole width E of the interval goes into `det` (the
-//             parameter's bound in units of lr), and E²·P(switch) into the
-//             σ² that the next step's products see.
+//             parameter's bound in units of lr), and E² (the whole jump, as
+//             for the ReLU) into the σ² that the next step's products see.
 //
 // No step-count special case: the bounds grow with the steps exactly as far
 // as the computation says. The reference's own double rounding is below

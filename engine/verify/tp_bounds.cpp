@@ -176,11 +176,6 @@ void AddBlock(BMat& a, std::int64_t stride, std::int64_t r0, std::int64_t c0, co
     }
 }
 
-double SwitchProbability(double distance, double variance) {
-  if (!(variance > 0)) return distance == 0 ? 1.0 : 0.0;
-  return std::min(1.0, 2 * std::exp(-distance * distance / (2 * variance)));
-}
-
 using Tensors = std::vector<std::pair<std::string, BMat>>;
 
 const BMat& Get(const Tensors& t, const std::string& name) {
@@ -220,7 +215,7 @@ struct MlpPass {
         continue;
       }
       const double jump = std::fabs(g) + kSigmas * std::sqrt(g_var);
-      dz.var[i] = (zi > 0 ? g_var : 0.0) + jump * jump * SwitchProbability(zi, z.var[i]);
+      dz.var[i] = (zi > 0 ? g_var : 0.0) + jump * jump;  // one jump: counted in full
     }
     grads.emplace_back("dA", MatMul(cx, u, dz, s.h, s.f, s.t, true));
     grads.emplace_back("da", ColumnSum(cx, dz, s.t, s.f));

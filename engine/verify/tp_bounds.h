@@ -7,7 +7,7 @@
 //   column sum (k rows)    Σσ² + c_k·Σ terms²
 //   relu                   as mlp_bounds.h: σ kept where z > −λσz; in the
 //                          backward a switch within λσz of 0 costs
-//                          (|g| + λσg)²·P(switch)
+//                          (|g| + λσg)², in full
 //   softmax (n columns)    dp_j = p_j·(ds_j − Σ p_i·ds_i):
 //                          σp_j² ≤ 2·p_j²·(σs_j² + Σ p_i²·σs_i²) + ((n + 5)·u·p_j)²
 //   softmax backward       ds_j = p_j·(dp_j − Σ dp·p), both factors with error:
