@@ -52,7 +52,7 @@ PipelineCheck CheckAgainstReference(const PreparedPipeline& prepared, const Back
   auto compare = [&](BufferId id, const BoundedTensor& want, const std::string& name, int rank,
                      double& error) {
     const auto got = backend.BufferData(id);
-    error = std::max(error, RelativeTensorError(got, want.value));
+    error = std::max(error, RelativeTensorError(got, want.value, want.det));
     judge.Compare(name + " (stage " + std::to_string(rank) + ")", got, want.value, want.Bound());
   };
   for (std::size_t l = 0; l < pipeline.layers.size(); ++l) {

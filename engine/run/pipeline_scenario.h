@@ -64,9 +64,10 @@ struct PipelineCheck {
   std::string not_checked_reason;  // "timing only: ..."
   bool correct = false;            // verdict.correct()
   Verdict verdict;
-  /// For display: largest |pipelined − reference| over a tensor, divided by
-  /// the tensor's largest |reference| value (the verdict judges each
-  /// element against its own bound instead).
+  /// For display: largest |pipelined − reference| over a tensor (beyond
+  /// what Adam's sign switches allow), divided by the tensor's largest
+  /// |reference| value (the verdict judges each element against its own
+  /// bound instead).
   double gradient_error = 0;
   double weight_error = 0;
   std::string worst_tensor;        // the verdict's: "dw3 (stage 1)"

@@ -136,7 +136,7 @@ ZeroSummary SummarizeZero(const PreparedZero& prepared, std::span<const Event> e
         }
         const std::string held = first == last ? " on rank " + std::to_string(first)
                                                 : " on ranks " + std::to_string(first) + "-" + std::to_string(last);
-        check.parameter_error = std::max(check.parameter_error, RelativeTensorError(mine, want.value));
+        check.parameter_error = std::max(check.parameter_error, RelativeTensorError(mine, want.value, want.det));
         judge.Compare((is_bias ? "b" : "w") + std::to_string(l) + " (fp32 master" + held + ")", mine,
                       want.value, want.Bound());
       }

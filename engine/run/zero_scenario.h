@@ -61,7 +61,9 @@ struct ZeroCheck {
   std::string not_checked_reason;
   bool correct = false;        // verdict.correct()
   Verdict verdict;
-  double parameter_error = 0;  // for display: max |ours − reference| / max |reference|, fp32 master
+  /// For display: max |ours − reference| / max |reference| over the fp32
+  /// master, beyond what Adam's sign switches of near-zero gradients allow.
+  double parameter_error = 0;
   double loss = 0, reference_loss = 0;  // of the last step
 };
 

@@ -49,10 +49,17 @@ Verdict NotChecked(std::string reason) {
 }
 
 double RelativeTensorError(std::span<const float> got, std::span<const double> want) {
-  if (got.size() != want.size()) return std::numeric_limits<double>::infinity();
+  return RelativeTensorError(got, want, {});
+}
+
+double RelativeTensorError(std::span<const float> got, std::span<const double> want,
+                           std::span<const double> allowance) {
+  if (got.size() != want.size() || (!allowance.empty() && allowance.size() != want.size()))
+    return std::numeric_limits<double>::infinity();
   double diff = 0, scale = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
+    double d = std::fabs(static_cast<double>(got[i]) - want[i]);
+    if (!allowance.empty() && !std::isnan(d)) d = std::max(0.0, d - allowance[i]);
     diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
     scale = std::max(scale, std::fabs(want[i]));
   }

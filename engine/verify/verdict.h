@@ -57,6 +57,10 @@ Verdict NotChecked(std::string reason);
 /// For display beside a verdict: largest |got − want| over the tensor,
 /// divided by its largest |want| (+inf for NaN or a size mismatch).
 double RelativeTensorError(std::span<const float> got, std::span<const double> want);
+/// The same beyond an allowance per element (Adam's sign switches, the
+/// bound's `det`): max(0, |got − want| − allowance) over the largest |want|.
+double RelativeTensorError(std::span<const float> got, std::span<const double> want,
+                           std::span<const double> allowance);
 
 /// The --json object of a verdict, under key "verdict": result ("correct",
 /// "WRONG", "not checked"), reason (null unless set), tensor, element,
