@@ -224,7 +224,18 @@ int RunMain(std::span<const std::string> words) {
       info.backend = setup.backend;
       info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));
       std::iota(info.rank_to_gpu.begin(), info.rank_to_gpu.end(), 0);
-      WriteChromeTraceFile(trace_path, plan, setup.topology, events, info);
+      const Topology* topology = &setup.topology;
+      if (setup.this_machine) {
+        // The machine itself, and where each rank ran on it.
+        info.machine = setup.this_machine->record;
+        if (setup.backend == "sim") {
+          info.rank_to_gpu = info.machine->rank_to_gpu;
+          topology = &setup.this_machine->machine;
+        }
+      } else if (setup.backend == "cuda") {
+        info.machine = RecordRealMachine(setup.ranks, setup.device_profile);
+      }
+      WriteChromeTraceFile(trace_path, plan, *topology, events, info);
     };
   }
 
@@ -259,6 +270,17 @@ int RunMain(std::span<const std::string> words) {
     out << "#   steps " << outcome.steps << "   ops " << outcome.ops << "   events "
         << outcome.events << "   clock " << ClockKindName(outcome.clock) << "\n";
     if (!outcome.placement.empty()) out << "#   placement: " << outcome.placement << "\n";
+    if (setup.this_machine) {
+      out << "#   machine: " << setup.this_machine->record.Describe() << "\n";
+      if (setup.backend == "sim") {
+        out << "#   model: each op issued after the one before it ("
+            << FormatTime(OpIssueNs(*setup.this_machine->record.profile))
+            << ": launch + 2 event records, from the profile); copies and memory-bound kernels of "
+               "one GPU share its "
+            << FormatGbps(setup.this_machine->machine.nodes[setup.this_machine->machine.gpus[0]].device.memory_gbps) << " GB/s"
+            << " of HBM traffic\n";
+      }
+    }
     out << "#\n";
     PrintTableHeader(out);
     PrintTableRow(out, RowFor(outcome));

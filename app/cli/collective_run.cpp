@@ -12,6 +12,7 @@
 #include "engine/run/vector_sink.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
+#include "engine/topology/this_machine.h"
 
 namespace shardlab::cli {
 namespace {
@@ -61,8 +62,9 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
                           "call per rank, --backend cuda); default: ring, direct for all-to-all"},
       {"ranks", 0, "N", "number of ranks; rank r runs on GPU r (default: all GPUs of the "
                           "topology)"},
-      {"topology", 0, "NAME|FILE", "a preset (see 'topo --list') or a topology file "
-                                     "(default: dgx-a100)"},
+      {"topology", 0, "NAME|FILE", "a preset (see 'topo --list'), a topology file, or 'this': "
+                                     "the machine the run uses, ranks beyond its GPUs as virtual "
+                                     "devices sharing their GPU's memory (default: dgx-a100)"},
       {"backend", 0, "NAME", "where to run (default: sim, the simulator)"},
       {"dtype", 'd', "TYPE", "element type f32, f16 or bf16 (default: f32)"},
       {"op", 'o', "OP", "reduction sum, max or min (default: sum)"},
@@ -79,6 +81,7 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
                                 "larger runs are timed only (default: 1G)"},
   };
   flags.insert(flags.end(), shared.begin(), shared.end());
+  AddMachineFlags(flags);
 }
 
 CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command) {
@@ -106,9 +109,21 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
 
   setup.topology_name = args.Get("topology", "dgx-a100");
   if (setup.topology_name.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
-  setup.topology = LoadTopology(setup.topology_name);
-  if (args.Has("device-profile")) {
-    if (setup.backend != "sim")
+  const bool this_machine = setup.topology_name == "this";
+  if (!this_machine) setup.topology = LoadTopology(setup.topology_name);
+  if ((args.Has("gpus") || args.Has("machine-from")) && !this_machine) {
+    throw UsageError(args.Spelling(args.Has("gpus") ? "gpus" : "machine-from") +
+                     ": describes the machine of --topology this");
+  }
+  if (this_machine) {
+    const int ranks_flag = args.Has("ranks") ? static_cast<int>(ParseIntValue(
+                                                   args.Spelling("ranks"), args.Get("ranks"), INT_MIN, INT_MAX))
+                                             : 0;
+    setup.this_machine = ThisMachineFromArgs(args, ranks_flag);
+    setup.topology = setup.this_machine->plan_topology;
+    if (args.Has("device-profile")) setup.device_profile = args.Get("device-profile");
+  } else if (args.Has("device-profile")) {
+    if (setup.backend != "sim" && !args.Has("compare"))
       throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
                        "takes a device profile; '" + setup.backend + "' measures the real GPU");
     const std::string path = args.Get("device-profile");
@@ -202,8 +217,17 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
 
   prepared->scenario.timing_only = options.timing_only;
 
-  Executor executor(CreateBackend(setup.backend), std::move(built), std::move(prepared->topology),
-                    options);
+  // The model of this machine: the simulator on its physical GPUs, ranks
+  // placed as the CUDA backend places them, HBM shared, ops issued in turn.
+  Topology run_topology = std::move(prepared->topology);
+  if (setup.this_machine && setup.backend == "sim") {
+    const MachineRecord& machine = setup.this_machine->record;
+    options.rank_to_gpu = machine.rank_to_gpu;
+    options.shared_device_memory = true;
+    options.op_issue_ns = OpIssueNs(*machine.profile);
+    run_topology = setup.this_machine->machine;
+  }
+  Executor executor(CreateBackend(setup.backend), std::move(built), std::move(run_topology), options);
   const Plan& plan = executor.plan();
   out.steps = plan.num_steps;
   out.ops = plan.ops.size();
