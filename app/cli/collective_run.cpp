@@ -125,11 +125,14 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   } else if (args.Has("device-profile")) {
     if (setup.backend != "sim" && !args.Has("compare"))
       throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
-                       "takes a device profile; '" + setup.backend + "' measures the real GPU");
+                       "takes a device profile (or the model of --compare sim); '" + setup.backend +
+                       "' measures the real GPU");
     const std::string path = args.Get("device-profile");
     if (path.empty()) throw UsageError(args.Spelling("device-profile") + ": missing value");
     setup.device_profile = path;
-    ApplyDeviceProfile(LoadDeviceProfile(path), setup.topology);
+    // A real run measures its GPU; the profile is for the model it is compared with.
+    const DeviceProfile profile = LoadDeviceProfile(path);
+    if (setup.backend == "sim") ApplyDeviceProfile(profile, setup.topology);
   }
   setup.emulate_links = args.Has("emulate-links");
   if (setup.emulate_links && setup.backend == "sim")

@@ -70,5 +70,15 @@ TEST(ThisMachineCli, WithoutAGpuOrAProfileItSaysWhatToGive) {
   EXPECT_NE(assumed.out.find("assumed 1 GPU (the default; --gpus N)"), std::string::npos) << assumed.out;
 }
 
+TEST(ThisMachineCli, CompareSimIsForARealRunAndNamesItsModel) {
+  TempDir dir;
+  const ProgramResult on_sim = RunProgram(kCli, {"run", "allreduce", "--compare", "sim"}, dir.path());
+  EXPECT_EQ(on_sim.exit_code, 2) << Describe(on_sim);
+  EXPECT_NE(on_sim.err.find("this run is the simulator already"), std::string::npos) << on_sim.err;
+  const ProgramResult unknown = RunProgram(kCli, {"run", "allreduce", "--compare", "roofline"}, dir.path());
+  EXPECT_EQ(unknown.exit_code, 2) << Describe(unknown);
+  EXPECT_NE(unknown.err.find("unknown model 'roofline' (use sim)"), std::string::npos) << unknown.err;
+}
+
 }  // namespace
 }  // namespace shardlab
