@@ -21,6 +21,8 @@ constexpr Bytes kSmallOpBytes = Bytes{1} << 20;
 // cause the explanation names before the rate.
 constexpr double kConcurrencyFactor = 1.5;
 constexpr std::size_t kMaxPrintedRows = 32;
+// A per-op difference up to this is of the size of launch and event costs.
+constexpr TimeNs kFixedCostNs = 50'000;
 
 std::string KindLabel(OpKind kind, ReduceOp reduce) {
   std::string label = OpKindName(kind);
@@ -49,6 +51,12 @@ Bytes PowerOfTwoFloor(Bytes bytes) {
 std::string Fixed(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string Significant(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
   return buffer;
 }
 
@@ -128,23 +136,34 @@ TimeNs IdleTime(const RunRecord& run) {
 std::string Cause(const ErrorGroup& g, const std::string& a, const std::string& b) {
   const double mean_a = g.a_ns / static_cast<double>(g.ops);
   const double mean_b = g.b_ns / static_cast<double>(g.ops);
-  if (g.b_concurrency > kConcurrencyFactor * g.a_concurrency ||
-      g.a_concurrency > kConcurrencyFactor * g.b_concurrency) {
-    const bool b_overlaps = g.b_concurrency > g.a_concurrency;
+  // Overlap explains the gap when the side that runs more of these ops at
+  // once is the one where each takes longer, by about the same factor.
+  const bool b_overlaps = g.b_concurrency > g.a_concurrency;
+  const double hi = std::max(g.a_concurrency, g.b_concurrency);
+  const double lo = std::min(g.a_concurrency, g.b_concurrency);
+  const double overlap_ratio = lo > 0 ? hi / lo : 1.0;
+  const double slower_on_overlapping = b_overlaps ? (mean_a > 0 ? mean_b / mean_a : 0) : (mean_b > 0 ? mean_a / mean_b : 0);
+  if (overlap_ratio > kConcurrencyFactor && slower_on_overlapping > 1.0 &&
+      slower_on_overlapping < 2.0 * overlap_ratio && slower_on_overlapping > overlap_ratio / 2.0) {
     const std::string& more = b_overlaps ? b : a;
     const std::string& fewer = b_overlaps ? a : b;
-    const double hi = std::max(g.a_concurrency, g.b_concurrency);
-    const double lo = std::min(g.a_concurrency, g.b_concurrency);
-    return more + " runs " + Fixed(hi, 1) + " of them at a time, sharing the bandwidth, where " +
-           fewer + " ran " + Fixed(lo, 1) + ": each op is " + (b_overlaps == (mean_b > mean_a) ? "longer" : "shorter") +
-           " in " + more + " while the work per step can still agree (compare the steps' spans)";
+    return more + " runs " + Fixed(hi, 1) + " of them at once, sharing the bandwidth, where " + fewer +
+           " ran " + Fixed(lo, 1) + " at a time: each op is " + Fixed(slower_on_overlapping, 1) +
+           "x longer in " + more + " while the steps' spans can still agree (see the step table)";
   }
-  if (g.mean_bytes < kSmallOpBytes) {
+  if (g.mean_bytes < kSmallOpBytes && std::fabs(mean_b - mean_a) < kFixedCostNs) {
     const bool b_slower = mean_b > mean_a;
     return std::string("ops this small are dominated by a fixed cost per op (launch latency, ") +
            "event records) that " + (b_slower ? a : b) + " counts " +
            (std::fabs(mean_b - mean_a) > 0.5 * std::max(mean_a, mean_b) ? "little or not at all" : "lower") +
            " (" + FormatTime(std::fabs(mean_b - mean_a)) + " per op)";
+  }
+  if (g.mean_flops > 0) {
+    // flop/ns / 1e3 == TFLOP/s
+    const double tflops_a = mean_a > 0 ? g.mean_flops / mean_a / 1e3 : 0;
+    const double tflops_b = mean_b > 0 ? g.mean_flops / mean_b / 1e3 : 0;
+    return "each op computes at " + Significant(tflops_a) + " TFLOP/s in " + a + " and " + Significant(tflops_b) +
+           " TFLOP/s in " + b + " (" + FormatBytes(g.mean_bytes) + " of memory traffic each)";
   }
   const double rate_a = mean_a > 0 ? g.mean_bytes / mean_a : 0;  // bytes/ns == GB/s
   const double rate_b = mean_b > 0 ? g.mean_bytes / mean_b : 0;
@@ -156,7 +175,8 @@ std::string Cause(const ErrorGroup& g, const std::string& a, const std::string& 
 std::string Explain(const Comparison& c) {
   std::ostringstream out;
   out << "The run takes " << FormatTime(c.run.a_ns) << " in " << c.a_label << " and "
-      << FormatTime(c.run.b_ns) << " in " << c.b_label << " (ratio " << Fixed(c.run.ratio(), 2)
+      << FormatTime(c.run.b_ns) << " in " << c.b_label << " (ratio B/A "
+      << (c.run.ratio() < 0.1 ? Fixed(c.run.ratio(), 4) : Fixed(c.run.ratio(), 2))
       << ").";
   TimeNs total_gap = 0;
   for (const ErrorGroup& g : c.groups) total_gap += std::fabs(g.gap_ns());
@@ -260,6 +280,7 @@ RunRecord RunFromTrace(const LoadedTrace& trace) {
     r.microbatch = op.tags.microbatch;
     r.collective_seq = e.collective_seq;
     r.bytes = e.bytes;
+    r.flops = op.flops;
     r.start_ns = e.start_ns;
     r.end_ns = e.end_ns;
     run.ops.push_back(r);
@@ -300,6 +321,7 @@ RunRecord RunFromEvents(const Plan& plan, std::span<const Event> events, const s
     r.microbatch = op.tags.microbatch;
     r.collective_seq = e.collective_seq;
     r.bytes = e.bytes;
+    r.flops = op.flops;
     r.start_ns = e.start_ns;
     r.end_ns = e.end_ns;
     run.ops.push_back(r);
@@ -370,6 +392,7 @@ Comparison CompareRuns(const RunRecord& a, const RunRecord& b) {
   struct GroupAcc {
     ErrorGroup group;
     double bytes_sum = 0;
+    double flops_sum = 0;
     std::vector<std::pair<TimeNs, TimeNs>> a_iv, b_iv;
   };
   std::map<GroupKey, GroupAcc> groups;
@@ -410,6 +433,7 @@ Comparison CompareRuns(const RunRecord& a, const RunRecord& b) {
     g.group.a_ns += e.a_ns;
     g.group.b_ns += e.b_ns;
     g.bytes_sum += static_cast<double>(x.bytes);
+    g.flops_sum += x.flops;
     g.a_iv.emplace_back(x.start_ns, x.end_ns);
     g.b_iv.emplace_back(y.start_ns, y.end_ns);
   }
@@ -429,6 +453,7 @@ Comparison CompareRuns(const RunRecord& a, const RunRecord& b) {
   for (auto& [key, acc] : groups) {
     ErrorGroup g = acc.group;
     g.mean_bytes = static_cast<Bytes>(acc.bytes_sum / static_cast<double>(g.ops));
+    g.mean_flops = acc.flops_sum / static_cast<double>(g.ops);
     g.name = KindLabel(g.kind, g.reduce) + " of " + FormatBytes(g.mean_bytes);
     const TimeNs a_cover = UnionLength(acc.a_iv), b_cover = UnionLength(acc.b_iv);
     g.a_concurrency = a_cover > 0 ? g.a_ns / a_cover : 1.0;

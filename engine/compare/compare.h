@@ -57,6 +57,7 @@ struct RunOp {
   std::int32_t microbatch = -1;
   std::int32_t collective_seq = -1;
   Bytes bytes = 0;
+  Flops flops = 0;
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
   TimeNs duration_ns() const { return end_ns - start_ns; }
@@ -115,6 +116,7 @@ struct ErrorGroup {
   ReduceOp reduce = ReduceOp::kNone;
   Bytes size_bytes = 0;    // the group's bytes, rounded down to a power of two
   Bytes mean_bytes = 0;
+  Flops mean_flops = 0;
   std::int64_t ops = 0;
   TimeNs a_ns = 0;         // summed durations
   TimeNs b_ns = 0;

@@ -118,9 +118,10 @@ TEST(CompareRuns, OneChangedOpIsNamedByIdKindRankAndBytes) {
   EXPECT_NE(FirstPlanDifference(a, b).find("op 223"), std::string::npos) << FirstPlanDifference(a, b);
 }
 
-// Two ranks, ten 8 MiB copies and ten small computes each; B's copies take
-// half the time and all run at once.
-RunRecord Synthetic(bool model) {
+// Two ranks, ten 8 MiB copies and ten small computes each. A runs the
+// copies one after another, 12 us each; B runs them all at once, each
+// taking `b_copy_ns`.
+RunRecord Synthetic(bool model, TimeNs b_copy_ns) {
   RunRecord run;
   run.clock = model ? "simulated" : "cuda-event";
   run.num_ranks = 2;
@@ -132,7 +133,7 @@ RunRecord Synthetic(bool model) {
     copy.rank = i % 2;
     copy.bytes = Bytes{8} << 20;
     copy.start_ns = model ? 0 : 12'000.0 * i;
-    copy.end_ns = copy.start_ns + (model ? 6'000.0 : 12'000.0);
+    copy.end_ns = copy.start_ns + (model ? b_copy_ns : 12'000.0);
     run.ops.push_back(copy);
   }
   for (int i = 0; i < 10; ++i) {
@@ -141,28 +142,41 @@ RunRecord Synthetic(bool model) {
     small.kind = OpKind::kCompute;
     small.rank = i % 2;
     small.bytes = 4096;
-    small.start_ns = 200'000.0 + 5'000.0 * i;
+    small.start_ns = 2'000'000.0 + 5'000.0 * i;
     small.end_ns = small.start_ns + (model ? 4'000.0 : 5'000.0);
     run.ops.push_back(small);
   }
   return run;
 }
 
-TEST(CompareRuns, TheExplanationNamesTheGroupWithTheLargestGapWithItsNumbers) {
-  const Comparison c = CompareRuns(Synthetic(false), Synthetic(true));
+TEST(CompareRuns, TheExplanationNamesTheGroupWithTheLargestGapAndOverlapAsItsCause) {
+  // B: ten copies at once, each 100 us (the bandwidth shared ten ways).
+  const Comparison c = CompareRuns(Synthetic(false, 0), Synthetic(true, 100'000));
   ASSERT_EQ(c.groups.size(), 2u);
   EXPECT_EQ(c.groups[0].name, "copy of 8 MiB");
-  EXPECT_DOUBLE_EQ(c.groups[0].gap_ns(), 10 * (6'000.0 - 12'000.0));
+  EXPECT_DOUBLE_EQ(c.groups[0].gap_ns(), 10 * (100'000.0 - 12'000.0));
   EXPECT_DOUBLE_EQ(c.groups[0].b_concurrency, 10.0);  // all at once
   EXPECT_DOUBLE_EQ(c.groups[0].a_concurrency, 1.0);   // one after another
   const std::string& x = c.explanation;
   EXPECT_NE(x.find("copy of 8 MiB (10 ops) take " + FormatTime(12'000) + " in cuda-event vs " +
-                   FormatTime(6'000) + " in simulated each, 86% of the summed op-time gap"),
+                   FormatTime(100'000) + " in simulated each, 99% of the summed op-time gap"),
             std::string::npos)
       << x;
-  EXPECT_NE(x.find("10.0 of them at a time"), std::string::npos) << x;
-  // Per-op error of a copy: (6 - 12) / 12.
-  EXPECT_DOUBLE_EQ(c.ops[0].error, -0.5);
+  EXPECT_NE(x.find("simulated runs 10.0 of them at once, sharing the bandwidth, where cuda-event ran 1.0"),
+            std::string::npos) << x;
+  EXPECT_NE(x.find("8.3x longer in simulated"), std::string::npos) << x;
+  EXPECT_DOUBLE_EQ(c.ops[0].error, (100.0 - 12.0) / 12.0);
+}
+
+TEST(CompareRuns, WhenOverlapDoesNotExplainItTheRateIsNamed) {
+  // B runs them at once and each is still faster: the rate, not the overlap.
+  const Comparison c = CompareRuns(Synthetic(false, 0), Synthetic(true, 6'000));
+  ASSERT_EQ(c.groups[0].name, "copy of 8 MiB");
+  const std::string& x = c.explanation;
+  EXPECT_NE(x.find("86% of the summed op-time gap"), std::string::npos) << x;  // 60 of 70 us
+  // 8 MiB / 12 us and / 6 us.
+  EXPECT_NE(x.find("moves its bytes at 699 GB/s in cuda-event and 1398 GB/s in simulated"), std::string::npos) << x;
+  EXPECT_EQ(x.find("at once"), std::string::npos) << x;
 }
 
 TEST(CompareRuns, IdleIsTheTimeEachRankHasNothingRunningSummedOverRanks) {
