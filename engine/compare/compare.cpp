@@ -116,6 +116,20 @@ bool IsCompute(OpKind kind) {
   return kind == OpKind::kCompute || kind == OpKind::kCopy || kind == OpKind::kReduce;
 }
 
+// Time within the run's span when no op of any rank runs.
+TimeNs GapTime(const RunRecord& run) {
+  if (run.ops.empty()) return 0;
+  std::vector<std::pair<TimeNs, TimeNs>> all;
+  all.reserve(run.ops.size());
+  TimeNs first = run.ops.front().start_ns, last = run.ops.front().end_ns;
+  for (const RunOp& op : run.ops) {
+    all.emplace_back(op.start_ns, op.end_ns);
+    first = std::min(first, op.start_ns);
+    last = std::max(last, op.end_ns);
+  }
+  return (last - first) - UnionLength(all);
+}
+
 TimeNs IdleTime(const RunRecord& run) {
   if (run.ops.empty()) return 0;
   TimeNs first = run.ops.front().start_ns, last = run.ops.front().end_ns;
@@ -178,6 +192,11 @@ std::string Explain(const Comparison& c) {
       << FormatTime(c.run.b_ns) << " in " << c.b_label << " (ratio B/A "
       << (c.run.ratio() < 0.1 ? Fixed(c.run.ratio(), 4) : Fixed(c.run.ratio(), 2))
       << ").";
+  if (c.run.a_ns > 0 && c.run.b_ns > 0) {
+    out << " No op of any rank runs for " << FormatTime(c.a_gaps_ns) << " of the span in " << c.a_label << " ("
+        << Percent(c.a_gaps_ns / c.run.a_ns) << ") and " << FormatTime(c.b_gaps_ns) << " in " << c.b_label << " ("
+        << Percent(c.b_gaps_ns / c.run.b_ns) << "): waits between ops, such as issuing them from the host.";
+  }
   TimeNs total_gap = 0;
   for (const ErrorGroup& g : c.groups) total_gap += std::fabs(g.gap_ns());
   if (c.groups.empty() || total_gap <= 0) {
@@ -449,6 +468,8 @@ Comparison CompareRuns(const RunRecord& a, const RunRecord& b) {
   c.compute = CompareRow{"compute", comp_ops, comp_a, comp_b,
                          comp_ops > 0 ? comp_err / static_cast<double>(comp_ops) : 0};
   c.idle = CompareRow{"idle / bubble", 0, IdleTime(a), IdleTime(b), 0};
+  c.a_gaps_ns = GapTime(a);
+  c.b_gaps_ns = GapTime(b);
 
   for (auto& [key, acc] : groups) {
     ErrorGroup g = acc.group;

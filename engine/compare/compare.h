@@ -133,6 +133,7 @@ struct Comparison {
   std::vector<CompareRow> steps;     // per logical step, for collectives (ops with a seq)
   std::vector<CompareRow> stages;    // per rank, for pipelines (ops with a micro-batch)
   CompareRow communication, compute, idle;
+  TimeNs a_gaps_ns = 0, b_gaps_ns = 0;  // time within the span when no op of any rank runs
   std::vector<OpError> ops;          // sorted by id, as the runs' ops
   std::vector<ErrorGroup> groups;    // largest |gap| first
   std::string explanation;           // sentences naming the biggest contributor

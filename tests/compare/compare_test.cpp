@@ -166,6 +166,10 @@ TEST(CompareRuns, TheExplanationNamesTheGroupWithTheLargestGapAndOverlapAsItsCau
             std::string::npos) << x;
   EXPECT_NE(x.find("8.3x longer in simulated"), std::string::npos) << x;
   EXPECT_DOUBLE_EQ(c.ops[0].error, (100.0 - 12.0) / 12.0);
+  // Nothing runs between the copies and the small computes: 2,000 - 120 us
+  // in A, 2,000 - 100 us plus the 1 us between B's shorter computes.
+  EXPECT_DOUBLE_EQ(c.a_gaps_ns, 1'880'000.0);
+  EXPECT_DOUBLE_EQ(c.b_gaps_ns, 1'900'000.0 + 9 * 1'000.0);
 }
 
 TEST(CompareRuns, WhenOverlapDoesNotExplainItTheRateIsNamed) {
