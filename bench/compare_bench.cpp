@@ -54,8 +54,12 @@ int main(int argc, char** argv) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
   const std::string a_path = (dir / "shardlab-compare-bench-a.json").string();
   const std::string b_path = (dir / "shardlab-compare-bench-b.json").string();
-  WriteChromeTraceFile(a_path, plan, topology, stretched, TraceInfo{"bench", "cuda", {}, {}});
-  WriteChromeTraceFile(b_path, plan, topology, sink.events, TraceInfo{"bench", "sim", {}, {}});
+  TraceInfo info;
+  info.title = "compare bench";
+  info.backend = "cuda";
+  WriteChromeTraceFile(a_path, plan, topology, stretched, info);
+  info.backend = "sim";
+  WriteChromeTraceFile(b_path, plan, topology, sink.events, info);
 
   const auto t0 = Clock::now();
   const RunRecord a = RunFromTrace(ReadChromeTraceFile(a_path));
