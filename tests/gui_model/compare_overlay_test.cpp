@@ -65,6 +65,9 @@ TEST(CompareOverlay, BothRunsBarsOfOneOpAreOnTheSameRowLinkedById) {
     }
   }
   EXPECT_EQ(outlines, 224u);
+  double model_end = 0;
+  for (const Event& e : model.events) model_end = std::max(model_end, e.end_ns);
+  EXPECT_DOUBLE_EQ(overlay.added_end_ns(), model_end);
 }
 
 TEST(CompareOverlay, HoverTextCarriesBothTimesAndTheError) {

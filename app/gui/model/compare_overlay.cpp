@@ -30,6 +30,7 @@ CompareOverlay::CompareOverlay(const RunRecord& shown, const RunRecord& added,
     op.error = comparison_.ops[i].error;
     op.shade = ErrorShade(a.duration_ns(), b.duration_ns());
     ops_.push_back(op);
+    added_end_ns_ = std::max(added_end_ns_, b.end_ns);
   }
 }
 

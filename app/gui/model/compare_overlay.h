@@ -52,6 +52,8 @@ class CompareOverlay {
 
   const Comparison& comparison() const { return comparison_; }
   const std::string& added_source() const { return added_source_; }
+  /// The latest end of the added run's ops: the Gantt fits both runs.
+  TimeNs added_end_ns() const { return added_end_ns_; }
   /// The op that the shown event `event_op` (an Event.op) ran, or null.
   const OverlayOp* Find(std::int32_t event_op) const;
   /// "op 17 · cuda (cuda-event) 14.4 µs · sim (simulated) 36.6 µs · error +154%"
@@ -62,6 +64,7 @@ class CompareOverlay {
   std::vector<OverlayOp> ops_;                 // sorted by id
   std::vector<std::int32_t> event_op_ids_;
   std::string added_source_;
+  TimeNs added_end_ns_ = 0;
 };
 
 /// The added run's outlines of `row`'s events that fall in the frame's view.

@@ -626,7 +626,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const Plan& plan = *run_plan;
   const TimelineStore& store = ctx.session.store();
   const ImGuiIO& io = ImGui::GetIO();
-  const TimeNs run_end_ns = std::max(store.end_ns(), ctx.clock.run_end_ns());
+  // With a second run laid over it, the view spans both.
+  const TimeNs run_end_ns = std::max({store.end_ns(), ctx.clock.run_end_ns(),
+                                      ctx.session.compare() != nullptr ? ctx.session.compare()->added_end_ns() : 0.0});
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
 
   // Toolbar.
