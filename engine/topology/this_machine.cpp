@@ -78,14 +78,10 @@ Topology VirtualDeviceTopology(const MachineRecord& record, int ranks) {
   sw.name = "memory";  // stands for the GPUs' memory system: the plan only needs a symmetric graph
   sw.kind = NodeKind::kNvSwitch;
   t.nodes.push_back(sw);
-  DeviceSpec spec;
-  if (record.profile) {
-    spec.model = record.profile->model;
-    spec.fp32_tflops = record.profile->fp32_tflops.value_or(1);
-    spec.fp16_tflops = record.profile->fp16_tflops.value_or(1);
-    spec.memory_gbps = record.profile->memory_gbps.value_or(1);
-    spec.memory_bytes = record.profile->memory_bytes.value_or(0);
-  }
+  // The device as the machine topology has it (the profile's figures over
+  // the nearest known model's, so every figure a GPU needs is there).
+  const Topology machine = BuildMachineTopology(record);
+  const DeviceSpec spec = machine.nodes[static_cast<std::size_t>(machine.gpus.front())].device;
   for (int r = 0; r < ranks; ++r) {
     Node gpu;
     gpu.name = "gpu" + std::to_string(r);
