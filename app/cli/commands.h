@@ -37,6 +37,7 @@ const CommandSpec& WorkerSpec();
 const CommandSpec& CalibrateSpec();
 const CommandSpec& MpirunSpec();
 const CommandSpec& PlanSpec();
+const CommandSpec& CompareSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -73,6 +74,9 @@ int SweepMain(std::span<const std::string> args);
 /// `mpirun -np N -- COMMAND`: COMMAND on the mpi backend under mpirun; names
 /// the rank that died and how.
 int MpirunMain(std::span<const std::string> args);
+
+/// `compare A B`: two runs of one plan side by side (engine/compare).
+int CompareMain(std::span<const std::string> args);
 
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);

@@ -39,7 +39,7 @@ const std::vector<CommandEntry>& Commands() {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
       {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {PlanSpec, PlanMain},
       {LabSpec, LabMain}, {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain},
-      {MpirunSpec, MpirunMain}};
+      {MpirunSpec, MpirunMain}, {CompareSpec, CompareMain}};
   return commands;
 }
 

@@ -84,12 +84,6 @@ shardlab::test_util::ProgramResult RunExample(const std::string& command, const 
   return RunProgram("/bin/sh", {"-c", script}, capture);
 }
 
-// Pages that other branches add (issue 26's manual links to them before
-// they are merged). Remove a name once its page is in the tree.
-bool OnAnotherBranch(const fs::path& target) {
-  const std::string rel = fs::relative(target.lexically_normal(), kSource).generic_string();
-  return rel == "docs/verification.md" || rel == "docs/compare.md";
-}
 
 class DocPage : public ::testing::TestWithParam<std::string> {};
 
@@ -153,7 +147,7 @@ TEST_P(DocPage, EveryLinkToAnotherPageOrAHeadingResolves) {
     const size_t hash = t.find('#');
     const std::string path_part = t.substr(0, hash);
     const fs::path target = path_part.empty() ? kSource / file : here / path_part;
-    if (!fs::exists(target) && !OnAnotherBranch(target)) {
+    if (!fs::exists(target)) {
       ADD_FAILURE() << at << ": " << fs::relative(target.lexically_normal(), kSource).string()
                     << " does not exist";
       continue;
