@@ -136,9 +136,9 @@ const CommandSpec& RunSpec() {
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
-        {"iters", 0, "N", "run the collective N times and report the last run (default: 1)"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
+    AddIterationFlags(s.flags);
     s.max_positionals = 1;
     s.examples =
         "  shardlab-cli run allreduce --algo ring --ranks 8 --size 64M --topology dgx-a100\n"
@@ -164,8 +164,9 @@ int RunMain(std::span<const std::string> words) {
     return 0;
   }
   CollectiveSetup setup = SetupFromArgs(args, "run");
-  if (args.Has("iters"))
-    setup.iters = static_cast<int>(ParseIntValue(args.Spelling("iters"), args.Get("iters"), 1, 1000000));
+  const IterationSettings iterations = IterationsFromArgs(args, setup.backend);
+  setup.warmup = iterations.warmup;
+  setup.iters = iterations.iters;
   const int element_bytes = DTypeBytes(setup.dtype);
   const std::string size_flag = args.Spelling("size");
   const Bytes size_bytes = ParseSizeValue(size_flag, args.Get("size", "64M"), element_bytes);
@@ -262,6 +263,7 @@ int RunMain(std::span<const std::string> words) {
     out << "#\n";
     PrintTableHeader(out);
     PrintTableRow(out, RowFor(outcome));
+    out << DescribeIterations(outcome.iterations);
     out << "#\n# Result: " << ResultText(outcome) << "\n";
     if (args.Has("trace")) out << "# Trace: " << trace_path << "\n";
   }

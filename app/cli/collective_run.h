@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/iterations.h"
 #include "app/common/args.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
@@ -56,8 +57,10 @@ struct CollectiveSetup {
   std::uint64_t seed = 1;
   bool timing_only = false;
   Bytes verify_max_bytes = kDefaultVerifyMaxBytes;
-  /// Runs of the plan (run --iters); the last one is reported and checked.
+  /// Timed runs of the plan (run --iters), after `warmup` untimed ones
+  /// (iterations.h); the time is their average, the last is checked.
   int iters = 1;
+  int warmup = 0;
   /// The engine's checked scenario (no plan); each size is prepared from it.
   std::shared_ptr<const PreparedCollective> checked;
 };
@@ -97,6 +100,7 @@ struct CollectiveOutcome {
   bool checked = false;
   std::string not_checked_reason;  // when !checked: "timing only (--timing-only)", ...
   VerifyResult verify;
+  IterationTimes iterations;       // every timed run's span; metrics use the average
 
   bool wrong() const { return checked && !verify.correct; }
 };
