@@ -338,7 +338,7 @@ int MoeRunMain(std::span<const std::string> words) {
   const MoeSummary s = SummarizeMoe(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend);
+                  sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, trace_path, plan_dump);

@@ -326,7 +326,7 @@ int PipelineMain(std::span<const std::string> words) {
       SummarizePipeline(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
-                  prepared->scenario.backend);
+                  prepared->scenario.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump);

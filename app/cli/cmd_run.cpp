@@ -218,9 +218,12 @@ int RunMain(std::span<const std::string> words) {
       }
     };
   }
+  std::vector<HostEnqueueSpan> host_lane;
   if (args.Has("trace")) {
+    hooks.host_lane = &host_lane;
     hooks.on_done = [&](const Plan& plan, std::span<const Event> events) {
       TraceInfo info;
+      info.host_lane = host_lane;
       info.title = TraceTitle(setup, size_bytes);
       info.backend = setup.backend;
       info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));

@@ -329,7 +329,7 @@ int ThreeDMain(std::span<const std::string> words) {
     for (int r = 0; r < plan.num_ranks; ++r)
       labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
-                  prepared->scenario.backend, std::move(labels));
+                  prepared->scenario.backend, std::move(labels), executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, s, trace_path);

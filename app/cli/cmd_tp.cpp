@@ -343,7 +343,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   const TpEstimate estimate = Estimate(*prepared, s.metrics);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend);
+                  sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);

@@ -598,7 +598,7 @@ int ZeroRunMain(std::span<const std::string> words) {
   const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend);
+                  sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);

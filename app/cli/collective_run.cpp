@@ -252,6 +252,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   out.metrics = summary.metrics;
   out.checked = summary.checked;
   out.verify = summary.verify;
+  if (hooks.host_lane) *hooks.host_lane = executor.backend().host_lane();
   if (hooks.on_done) hooks.on_done(plan, kept.events);
   return out;
 }

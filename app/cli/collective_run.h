@@ -86,6 +86,7 @@ struct RunHooks {
   std::function<void(const Plan&)> on_plan;        // built, before the run
   std::function<void(const StepView&)> on_step;    // set: run step by step
   std::function<void(const Plan&, std::span<const Event>)> on_done;  // set: events kept
+  std::vector<HostEnqueueSpan>* host_lane = nullptr;  // set: the backend's, before on_done
 };
 
 struct CollectiveOutcome {

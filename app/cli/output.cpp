@@ -187,11 +187,13 @@ void RunToEndOrThrow(Executor& executor, VectorSink& sink) {
 
 void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
                    std::span<const Event> events, const std::string& topology_name,
-                   const std::string& backend, std::vector<std::string> rank_labels) {
+                   const std::string& backend, std::vector<std::string> rank_labels,
+                   std::vector<HostEnqueueSpan> host_lane) {
   TraceInfo info;
   info.title = plan.name + " on " + topology_name + " (" + backend + ")";
   info.backend = backend;
   info.rank_labels = std::move(rank_labels);
+  info.host_lane = std::move(host_lane);
   WriteChromeTraceFile(path, plan, topology, events, info);
 }
 

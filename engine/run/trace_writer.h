@@ -45,6 +45,9 @@ struct TraceInfo {
   std::string backend;             // "sim", "cuda", ...
   std::vector<int> rank_to_gpu;    // GPU index of each rank; empty = rank r on GPU r
   std::vector<std::string> rank_labels;  // appended to each rank's process name ("dp0 pp1 tp1")
+  /// The CPU's enqueue calls (Backend::host_lane): a "host (enqueue)"
+  /// thread per rank, slices of category "host" that readers skip.
+  std::vector<HostEnqueueSpan> host_lane;
 };
 
 /// Writes `events` of a run of `plan` on `topology` as a Chrome trace JSON

@@ -121,6 +121,8 @@ class CudaBackend final : public Backend, private device::DeviceApi {
 
   std::size_t completed_ops() const override { return enqueuer_.completed_ops(); }
 
+  std::vector<HostEnqueueSpan> host_lane() const override { return enqueuer_.host_spans(); }
+
   std::string placement() const override {
     std::string line = DescribePlacement(gpu_, device_count_);
     if (!enqueuer_.graph_note().empty()) line += "; " + enqueuer_.graph_note();

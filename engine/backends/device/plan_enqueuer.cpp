@@ -260,6 +260,8 @@ void PlanEnqueuer::RunThroughStep(int last_step, DeviceApi& device, EventSink& s
     span.end_ns = segment_base_ns_ + device.HostNowNs();
     host_spans_.push_back(span);
     ++launches_;
+    // Every node of the graph is in: wait for all of it before reading.
+    device.SynchronizeAll();
   } else {
     device.StartClock();
     // Enqueue in topological order while an op of a step <= last_step is

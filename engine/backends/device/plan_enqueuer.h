@@ -35,12 +35,7 @@ namespace shardlab::device {
 
 /// The host's enqueue calls for one unit (kNoOp: one graph launch), on the
 /// same clock as the device's events.
-struct HostSpan {
-  OpId unit = kNoOp;
-  std::int32_t rank = 0;
-  TimeNs start_ns = 0;
-  TimeNs end_ns = 0;
-};
+using HostSpan = HostEnqueueSpan;
 
 class PlanEnqueuer {
  public:
