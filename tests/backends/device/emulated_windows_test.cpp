@@ -143,15 +143,18 @@ TEST(EmulatedWindows, TransfersSharingALinkShareItsBandwidth) {
       bytes = all.ops[i].bytes;
     }
   ASSERT_GT(bytes, 0);
-  // The same bytes between two GPUs with nothing else on the links.
-  CollectiveParams two;
-  two.kind = CollectiveKind::kBroadcast;
-  two.ranks = 2;
-  two.count = bytes / 4;
-  const Plan single = BuildCollective(two);
+  // The same bytes between two of the GPUs with nothing else on the links.
+  PlanBuilder b("one transfer", 4);
+  const std::int64_t count = bytes / 4;
+  const BufferId src = b.AddBuffer(0, "src", count);
+  const BufferId dst = b.AddBuffer(1, "dst", count);
+  b.AddTransfer(0, 1, BufferSlice{src, 0, count}, BufferSlice{dst, 0, count}, ReduceOp::kNone, 0,
+                OpTags{}, {}, {});
+  const Plan single = b.Finish();
   const std::vector<TimeNs> lone = device::EmulatedTransferWindows(single, topology, {});
   TimeNs lone_max = 0;
   for (TimeNs t : lone) lone_max = std::max(lone_max, t);
+  ASSERT_GT(lone_max, 0.0);
   EXPECT_GT(longest, 1.5 * lone_max) << "shared links did not slow the transfers";
 }
 
