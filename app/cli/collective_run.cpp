@@ -10,6 +10,7 @@
 #include "engine/run/executor.h"
 #include "engine/run/process_group.h"
 #include "engine/run/vector_sink.h"
+#include "engine/topology/detect.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
 
@@ -62,7 +63,8 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
       {"ranks", 0, "N", "number of ranks; rank r runs on GPU r (default: all GPUs of the "
                           "topology)"},
       {"topology", 0, "NAME|FILE", "a preset (see 'topo --list') or a topology file "
-                                     "(default: dgx-a100)"},
+                                     "(default: dgx-a100; with --backend cuda, this machine's "
+                                     "GPUs as detected)"},
       {"backend", 0, "NAME", "where to run (default: sim, the simulator)"},
       {"dtype", 'd', "TYPE", "element type f32, f16 or bf16 (default: f32)"},
       {"op", 'o', "OP", "reduction sum, max or min (default: sum)"},
@@ -104,22 +106,34 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   }
   setup.backend = args.Get("backend", "sim");
 
-  setup.topology_name = args.Get("topology", "dgx-a100");
-  if (setup.topology_name.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
-  setup.topology = LoadTopology(setup.topology_name);
+  if (args.Has("topology") && args.Get("topology").empty())
+    throw UsageError(args.Spelling("topology") + ": missing value");
+  // Flags that do not fit the backend, before anything looks for a GPU.
+  if (args.Has("device-profile") && setup.backend != "sim")
+    throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
+                     "takes a device profile; '" + setup.backend + "' measures the real GPU");
+  if (args.Has("emulate-links") && setup.backend == "sim")
+    throw UsageError(args.Spelling("emulate-links") + ": the simulator models links already; "
+                     "link emulation is for real GPUs (--backend cuda)");
+  // Real GPUs with no --topology: the detected machine, one rank per GPU.
+  // Where there is no device, the preset stays, so that bad flags are still
+  // refused first (exit 2) and the backend then says "no CUDA device" itself.
+  TopologyChoice machine;
+  try {
+    machine = ChooseTopology(args.Get("topology", ""), setup.backend == "cuda");
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kRuntime || args.Has("topology")) throw;
+    machine = ChooseTopology("", false);
+  }
+  setup.topology_name = machine.name;
+  setup.topology = std::move(machine.topology);
   if (args.Has("device-profile")) {
-    if (setup.backend != "sim")
-      throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
-                       "takes a device profile; '" + setup.backend + "' measures the real GPU");
     const std::string path = args.Get("device-profile");
     if (path.empty()) throw UsageError(args.Spelling("device-profile") + ": missing value");
     setup.device_profile = path;
     ApplyDeviceProfile(LoadDeviceProfile(path), setup.topology);
   }
   setup.emulate_links = args.Has("emulate-links");
-  if (setup.emulate_links && setup.backend == "sim")
-    throw UsageError(args.Spelling("emulate-links") + ": the simulator models links already; "
-                     "link emulation is for real GPUs (--backend cuda)");
 
   // Flags are parsed here; whether their values fit the topology and the
   // collective is the engine's call (CheckCollectiveScenario below).

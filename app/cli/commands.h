@@ -13,6 +13,13 @@ namespace shardlab::cli {
 
 inline constexpr const char* kProgram = "shardlab-cli";
 
+#ifndef SHARDLAB_VERSION
+#define SHARDLAB_VERSION "0.1.0"
+#endif
+/// `shardlab-cli --version` prints kProgram and this; `mpirun --host`
+/// checks that every host prints the same.
+inline constexpr const char* kVersion = SHARDLAB_VERSION;
+
 /// Each command's flags and help text (built on first use).
 const CommandSpec& RunSpec();
 const CommandSpec& SweepSpec();

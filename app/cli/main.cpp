@@ -26,10 +26,6 @@
 #include "engine/backends/mpi_gpu/gpu_rank_device.h"
 #endif
 
-#ifndef SHARDLAB_VERSION
-#define SHARDLAB_VERSION "0.1.0"
-#endif
-
 namespace shardlab::cli {
 namespace {
 
