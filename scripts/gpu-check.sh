@@ -147,6 +147,8 @@ run ninja -C "$build" -j "$jobs" shardlab-cli test_backends_cuda test_backends_d
 echo "=== built ($(( $(date +%s) - start_s )) s so far)" >>"$log"
 
 # --- Tests, benchmarks, every scenario on the GPU -----------------------------
+# Collectives name --topology dgx-a100: without one, --backend cuda runs on the
+# detected machine, one rank per GPU; with it, 8 ranks share the GPUs there are.
 run ctest --test-dir "$build" -L gpu --output-on-failure || failed=1
 run "$build/tests/test_backends_device" || failed=1
 run_to "$out/event_overhead.txt" "$build/bench/event_overhead_bench" --ops 256 || failed=1
@@ -156,13 +158,13 @@ run "$build/bench/ring_vs_nccl_bench" --ranks 8 || failed=1
 cli="$build/app/cli/shardlab-cli"
 t="$out/traces"
 run "$cli" calibrate --out "$out/device.toml" || failed=1
-run_to "$out/ring8-8B.json" "$cli" run allreduce --backend cuda --ranks 8 --size 8 -w 5 -n 20 --json \
+run_to "$out/ring8-8B.json" "$cli" run allreduce --backend cuda --topology dgx-a100 --ranks 8 --size 8 -w 5 -n 20 --json \
   --trace "$t/ring8-8B.json" || failed=1
-run_to "$out/ring8-64M.json" "$cli" run allreduce --backend cuda --ranks 8 --size 64M -w 2 -n 10 \
-  --json --trace "$t/ring8-64M.json" || failed=1
-run env SHARDLAB_CUDA_GRAPH=0 "$cli" run allreduce --backend cuda --ranks 8 --size 64M -w 2 -n 10 \
-  --trace "$t/ring8-64M-no-graph.json" || failed=1
-run "$cli" run allreduce --backend cuda --ranks 8 --size 64M --step -w 1 || failed=1
+run_to "$out/ring8-64M.json" "$cli" run allreduce --backend cuda --topology dgx-a100 --ranks 8 --size 64M -w 2 \
+  -n 10 --json --trace "$t/ring8-64M.json" || failed=1
+run env SHARDLAB_CUDA_GRAPH=0 "$cli" run allreduce --backend cuda --topology dgx-a100 --ranks 8 --size 64M -w 2 \
+  -n 10 --trace "$t/ring8-64M-no-graph.json" || failed=1
+run "$cli" run allreduce --backend cuda --topology dgx-a100 --ranks 8 --size 64M --step -w 1 || failed=1
 run_to "$out/emulated-ring8-16M.json" "$cli" run allreduce --backend cuda --ranks 8 --size 16M -w 2 \
   -n 10 --topology dgx-a100 --emulate-links --json --trace "$t/emulated-ring8-16M.json" || failed=1
 run_to "$out/sim-ring8-16M.json" "$cli" run allreduce --backend sim --ranks 8 --size 16M \
