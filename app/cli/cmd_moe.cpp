@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
@@ -277,6 +278,7 @@ const CommandSpec& MoeRunSpec() {
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
     };
+    AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run moe\n"
         "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
@@ -293,6 +295,7 @@ int MoeRunMain(std::span<const std::string> words) {
     std::cout << FormatHelp(MoeRunSpec());
     return 0;
   }
+  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
   std::unique_ptr<PreparedMoe> prepared;
@@ -324,12 +327,12 @@ int MoeRunMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
                     options);
   VectorSink sink;
-  RunToEndOrThrow(executor, sink);
+  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
   const Plan& plan = executor.plan();
   const MoeSummary s = SummarizeMoe(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend);
+                  sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, trace_path, plan_dump);
@@ -337,6 +340,7 @@ int MoeRunMain(std::span<const std::string> words) {
     out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
         << (sc.timing_only ? "   timing only" : "") << "\n";
     PrintText(out, *prepared, s, trace_path);
+    out << DescribeIterations(iterations);
   }
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;

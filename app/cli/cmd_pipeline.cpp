@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/pipeline_chart.h"
 #include "engine/core/json.h"
@@ -258,6 +259,7 @@ const CommandSpec& PipelineSpec() {
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
     };
+    AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
         "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
@@ -275,6 +277,7 @@ int PipelineMain(std::span<const std::string> words) {
     std::cout << FormatHelp(PipelineSpec());
     return 0;
   }
+  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
   if (args.Has("trace") && trace_path.empty())
@@ -318,18 +321,19 @@ int PipelineMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->pipeline.plan),
                     prepared->topology, options);
   VectorSink sink;
-  RunToEndOrThrow(executor, sink);
+  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
   const Plan& plan = executor.plan();
   const PipelineOutcomeSummary s =
       SummarizePipeline(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
-                  prepared->scenario.backend);
+                  prepared->scenario.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump);
   } else {
     PrintText(out, *prepared, plan, s, sink.events, not_checked, trace_path);
+    out << DescribeIterations(iterations);
   }
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;

@@ -140,12 +140,12 @@ const CommandSpec& RunSpec() {
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
-        {"iters", 0, "N", "run the collective N times and report the last run (default: 1)"},
         {"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
                               "(--topology this; rates from --device-profile or calibrated now) on "
                               "the same plan and print the compare table"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
+    AddIterationFlags(s.flags);
     s.max_positionals = 1;
     s.examples =
         "  shardlab-cli run allreduce --algo ring --ranks 8 --size 64M --topology dgx-a100\n"
@@ -171,8 +171,9 @@ int RunMain(std::span<const std::string> words) {
     return 0;
   }
   CollectiveSetup setup = SetupFromArgs(args, "run");
-  if (args.Has("iters"))
-    setup.iters = static_cast<int>(ParseIntValue(args.Spelling("iters"), args.Get("iters"), 1, 1000000));
+  const IterationSettings iterations = IterationsFromArgs(args, setup.backend);
+  setup.warmup = iterations.warmup;
+  setup.iters = iterations.iters;
   const int element_bytes = DTypeBytes(setup.dtype);
   const std::string size_flag = args.Spelling("size");
   const Bytes size_bytes = ParseSizeValue(size_flag, args.Get("size", "64M"), element_bytes);
@@ -235,9 +236,12 @@ int RunMain(std::span<const std::string> words) {
       }
     };
   }
+  std::vector<HostEnqueueSpan> host_lane;
   if (args.Has("trace")) {
+    hooks.host_lane = &host_lane;
     hooks.on_done = [&](const Plan& plan, std::span<const Event> events) {
       TraceInfo info;
+      info.host_lane = host_lane;
       info.title = TraceTitle(setup, size_bytes);
       info.backend = setup.backend;
       info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));
@@ -341,6 +345,7 @@ int RunMain(std::span<const std::string> words) {
     out << "#\n";
     PrintTableHeader(out);
     PrintTableRow(out, RowFor(outcome));
+    out << DescribeIterations(outcome.iterations);
     out << "#\n# Result: " << ResultText(outcome) << "\n";
     if (args.Has("trace")) out << "# Trace: " << trace_path << "\n";
     if (comparison) {

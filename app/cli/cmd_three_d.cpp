@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "engine/core/json.h"
 #include "engine/run/executor.h"
@@ -271,6 +272,7 @@ const CommandSpec& ThreeDSpec() {
         {"json", 0, "", "print one JSON object instead of the report"},
         {"trace", 0, "FILE", "write a Chrome trace (ranks labelled by their coordinates in the plan)"},
     };
+    AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
         "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero 1\n"
@@ -287,6 +289,7 @@ int ThreeDMain(std::span<const std::string> words) {
     std::cout << FormatHelp(ThreeDSpec());
     return 0;
   }
+  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
   if (args.Has("trace")) CheckTracePath(args, trace_path);
@@ -317,7 +320,7 @@ int ThreeDMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->three_d.plan),
                     prepared->topology, options);
   VectorSink sink;
-  RunToEndOrThrow(executor, sink);
+  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
   const Plan& plan = executor.plan();
   const ThreeDSummary s = SummarizeThreeD(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
@@ -325,12 +328,14 @@ int ThreeDMain(std::span<const std::string> words) {
     for (int r = 0; r < plan.num_ranks; ++r)
       labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
-                  prepared->scenario.backend, std::move(labels));
+                  prepared->scenario.backend, std::move(labels), executor.backend().host_lane());
   }
-  if (json)
+  if (json) {
     WriteJson(out, *prepared, s, trace_path);
-  else
+  } else {
     PrintText(out, *prepared, s, trace_path);
+    out << DescribeIterations(iterations);
+  }
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/tp_args.h"
 #include "engine/core/json.h"
@@ -268,6 +269,7 @@ const CommandSpec& TpRunSpec() {
         {"plan", 0, "", "print the plan, one op per line, before running it"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
+    AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run tp-mlp\n"
         "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
@@ -285,6 +287,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     std::cout << FormatHelp(TpRunSpec());
     return 0;
   }
+  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
   const TpLayerKind kind = TpLayerFromWord("run", layer_word);
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
@@ -328,13 +331,13 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
                     options);
   VectorSink sink;
-  RunToEndOrThrow(executor, sink);
+  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
   const Plan& plan = executor.plan();
   const TpSummary s = SummarizeTp(*prepared, sink.events, executor.backend(), &plan);
   const TpEstimate estimate = Estimate(*prepared, s.metrics);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend);
+                  sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);
@@ -342,6 +345,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
         << (sc.timing_only ? "   timing only" : "") << "\n";
     PrintText(out, *prepared, s, estimate, trace_path);
+    out << DescribeIterations(iterations);
   }
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;

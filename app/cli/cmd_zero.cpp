@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
@@ -536,6 +537,7 @@ const CommandSpec& ZeroRunSpec() {
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
     };
+    AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run zero\n"
         "  shardlab-cli run zero --stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
@@ -554,6 +556,7 @@ int ZeroRunMain(std::span<const std::string> words) {
     std::cout << FormatHelp(ZeroRunSpec());
     return 0;
   }
+  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
   const int k = ParseZeroK(args, kZeroPaperK);
@@ -583,12 +586,12 @@ int ZeroRunMain(std::span<const std::string> words) {
   Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), prepared->topology,
                     options);
   VectorSink sink;
-  RunToEndOrThrow(executor, sink);
+  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
   const Plan& plan = executor.plan();
   const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend);
+                  sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);
@@ -596,6 +599,7 @@ int ZeroRunMain(std::span<const std::string> words) {
     out << "#   ops " << plan.ops.size() << "   events " << s.events
         << (sc.timing_only ? "   timing only" : "") << "\n";
     PrintText(out, *prepared, s, k, trace_path);
+    out << DescribeIterations(iterations);
   }
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;

@@ -258,11 +258,16 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   VectorSink kept;
   if (hooks.on_done) sink.Add(&kept);
 
-  // Earlier runs of --iters: the same plan again from its inputs (on the
-  // mpi backend each run is one more collective call, numbered on).
-  for (int iter = 1; iter < setup.iters; ++iter) {
+  // Warm-up runs, then the timed runs before the last: the same plan again
+  // from its inputs (on the mpi backend each run is one more collective
+  // call, numbered on). Run r is timed from r = warmup on.
+  std::vector<TimeNs> spans;
+  for (int run = 0; run + 1 < setup.warmup + setup.iters; ++run) {
     CountingSink discard;
     executor.RunToEnd(discard);
+    if (executor.state() != ExecutorState::kDone)
+      throw Error("the run failed: " + executor.error(), ErrorKind::kRuntime);
+    if (run >= setup.warmup) spans.push_back(discard.end_ns);
     executor.Reset();
   }
 
@@ -281,14 +286,17 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
     executor.RunToEnd(sink);
   }
 
-  const CollectiveOutcomeSummary summary =
-      SummarizeCollective(*prepared, counter.end_ns, counter.count, executor.backend(), &plan);
+  spans.push_back(counter.end_ns);
+  out.iterations = SummarizeIterations({setup.warmup, setup.iters}, std::move(spans));
+  const CollectiveOutcomeSummary summary = SummarizeCollective(
+      *prepared, out.iterations.average_ns, counter.count, executor.backend(), &plan);
   out.events = summary.events;
   out.clock = counter.clock;
   out.placement = executor.backend().placement();
   out.metrics = summary.metrics;
   out.checked = summary.checked;
   out.verify = summary.verify;
+  if (hooks.host_lane) *hooks.host_lane = executor.backend().host_lane();
   if (hooks.on_done) hooks.on_done(plan, kept.events);
   return out;
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "app/cli/machine_args.h"
+#include "app/cli/iterations.h"
 #include "app/common/args.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
@@ -61,8 +62,10 @@ struct CollectiveSetup {
   std::uint64_t seed = 1;
   bool timing_only = false;
   Bytes verify_max_bytes = kDefaultVerifyMaxBytes;
-  /// Runs of the plan (run --iters); the last one is reported and checked.
+  /// Timed runs of the plan (run --iters), after `warmup` untimed ones
+  /// (iterations.h); the time is their average, the last is checked.
   int iters = 1;
+  int warmup = 0;
   /// The engine's checked scenario (no plan); each size is prepared from it.
   std::shared_ptr<const PreparedCollective> checked;
 };
@@ -88,6 +91,7 @@ struct RunHooks {
   std::function<void(const Plan&)> on_plan;        // built, before the run
   std::function<void(const StepView&)> on_step;    // set: run step by step
   std::function<void(const Plan&, std::span<const Event>)> on_done;  // set: events kept
+  std::vector<HostEnqueueSpan>* host_lane = nullptr;  // set: the backend's, before on_done
 };
 
 struct CollectiveOutcome {
@@ -102,6 +106,7 @@ struct CollectiveOutcome {
   bool checked = false;
   std::string not_checked_reason;  // when !checked: "timing only (--timing-only)", ...
   VerifyResult verify;
+  IterationTimes iterations;       // every timed run's span; metrics use the average
 
   bool wrong() const { return checked && !verify.correct; }
 };

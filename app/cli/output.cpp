@@ -143,6 +143,9 @@ void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome) {
   json.Field("bytes", outcome.size_bytes);
   json.Field("count", outcome.params.count);
   json.Field("time_us", outcome.metrics.time_ns / 1000.0);
+  json.Field("warmup", outcome.iterations.settings.warmup);
+  json.Field("iters", outcome.iterations.settings.iters);
+  json.Field("time_best_us", outcome.iterations.best_ns / 1000.0);
   json.Field("algbw_gbps", outcome.metrics.algbw_gbps);
   json.Field("busbw_gbps", outcome.metrics.busbw_gbps);
   json.Field("steps", outcome.steps);
@@ -184,11 +187,13 @@ void RunToEndOrThrow(Executor& executor, VectorSink& sink) {
 
 void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
                    std::span<const Event> events, const std::string& topology_name,
-                   const std::string& backend, std::vector<std::string> rank_labels) {
+                   const std::string& backend, std::vector<std::string> rank_labels,
+                   std::vector<HostEnqueueSpan> host_lane) {
   TraceInfo info;
   info.title = plan.name + " on " + topology_name + " (" + backend + ")";
   info.backend = backend;
   info.rank_labels = std::move(rank_labels);
+  info.host_lane = std::move(host_lane);
   WriteChromeTraceFile(path, plan, topology, events, info);
 }
 

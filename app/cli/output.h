@@ -74,6 +74,7 @@ void RunToEndOrThrow(Executor& executor, VectorSink& sink);
 /// (BACKEND)"; `rank_labels` (optional) name each rank's process.
 void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
                    std::span<const Event> events, const std::string& topology_name,
-                   const std::string& backend, std::vector<std::string> rank_labels = {});
+                   const std::string& backend, std::vector<std::string> rank_labels = {},
+                   std::vector<HostEnqueueSpan> host_lane = {});
 
 }  // namespace shardlab::cli

@@ -36,6 +36,16 @@ struct Event {
 
 const char* ClockKindName(ClockKind clock);
 
+/// The host lane of a real run: the CPU's calls that enqueued one unit of
+/// work (an op, or a Send with its Recv; kNoOp: one CUDA graph launch for
+/// the whole plan), on the run's clock (ClockKind::kHost), by rank.
+struct HostEnqueueSpan {
+  std::int32_t unit = -1;
+  std::int32_t rank = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+};
+
 /// Receives events as ops finish. Implementations must be cheap: they run
 /// on the executor's thread, inside the backend's loop.
 class EventSink {

@@ -67,6 +67,10 @@ class Backend {
   /// One line for the user about where the plan runs ("8 ranks on 1 GPU as
   /// virtual devices: ..."), after Load; empty when there is nothing to say.
   virtual std::string placement() const { return ""; }
+
+  /// The host lane of the last run: the CPU's enqueue calls, one span per
+  /// unit of work (empty where the backend has none, as the simulator).
+  virtual std::vector<HostEnqueueSpan> host_lane() const { return {}; }
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;

@@ -1,5 +1,7 @@
 #include "engine/run/executor.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 #include "engine/plan/validate.h"
 
@@ -61,7 +63,14 @@ void Executor::RunSteps(EventSink& sink, bool stop_on_pause) {
   }
 }
 
-bool Executor::StepOnce(EventSink& sink) {
+bool Executor::StepOnce(EventSink& sink) { return RunThrough(steps_done_, sink); }
+
+// One backend call for every remaining step: a device backend enqueues the
+// whole plan before it waits on anything (and replays it as a CUDA graph
+// on later runs), so a run times the GPU and not the host between steps.
+void Executor::RunToEnd(EventSink& sink) { RunThrough(plan_.num_steps - 1, sink); }
+
+bool Executor::RunThrough(int last_step, EventSink& sink) {
   const ExecutorState s = state_;
   if (s == ExecutorState::kRunning) throw Error("executor: a run is in progress", ErrorKind::kRuntime);
   if (s == ExecutorState::kFailed || s == ExecutorState::kCancelled)
@@ -69,7 +78,7 @@ bool Executor::StepOnce(EventSink& sink) {
   if (steps_done_ >= plan_.num_steps) return false;
   state_ = ExecutorState::kRunning;
   try {
-    backend_->RunThroughStep(steps_done_, sink, cancel_);
+    backend_->RunThroughStep(last_step, sink, cancel_);
   } catch (const Error& e) {
     {
       std::lock_guard lock(mutex_);
@@ -78,14 +87,9 @@ bool Executor::StepOnce(EventSink& sink) {
     state_ = e.kind() == ErrorKind::kCancelled ? ExecutorState::kCancelled : ExecutorState::kFailed;
     throw;
   }
-  ++steps_done_;
+  steps_done_ = std::max(steps_done_.load(), last_step + 1);
   state_ = steps_done_ == plan_.num_steps ? ExecutorState::kDone : ExecutorState::kPaused;
   return true;
-}
-
-void Executor::RunToEnd(EventSink& sink) {
-  while (StepOnce(sink)) {
-  }
 }
 
 void Executor::Play(EventSink& sink) {

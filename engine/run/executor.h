@@ -37,7 +37,8 @@ class Executor {
   // --- Synchronous (caller's thread; not while a background run is active).
   /// Runs the next logical step. Returns false when there was none left.
   bool StepOnce(EventSink& sink);
-  /// Runs every remaining step.
+  /// Runs every remaining step in one call to the backend (a GPU backend
+  /// enqueues them all before it waits on anything).
   void RunToEnd(EventSink& sink);
 
   // --- Asynchronous (any thread).
@@ -66,6 +67,7 @@ class Executor {
 
  private:
   void RunSteps(EventSink& sink, bool stop_on_pause);
+  bool RunThrough(int last_step, EventSink& sink);
   void JoinWorker();
 
   std::unique_ptr<Backend> backend_;

@@ -210,6 +210,8 @@ LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source) {
         const JsonValue* ph = slice.Find("ph");
         if (ph == nullptr || !ph->is_string()) throw parser.ErrorAt(offset, "ph: missing or not a string");
         if (ph->string != "X") continue;  // metadata, flows, counters: the views derive them
+        const JsonValue* cat = slice.Find("cat");
+        if (cat != nullptr && cat->is_string() && cat->string == "host") continue;  // host lane
         AddSlice(slice, parser, offset, trace);
       }
     } else if (key == "otherData") {

@@ -333,6 +333,50 @@ void WriteSortIndex(JsonWriter& w, std::ostream& out, const char* name, int pid,
   out << '\n';
 }
 
+// The host lane: one thread per rank below its GPU lanes, the CPU's
+// enqueue calls as slices named after the unit they issued.
+constexpr int kHostLaneSlot = kTidsPerRank - 1;
+
+void WriteHostLane(JsonWriter& w, std::ostream& out, const Plan& plan,
+                   std::span<const HostEnqueueSpan> spans, int num_ranks) {
+  std::vector<char> named(static_cast<std::size_t>(std::max(num_ranks, 0)), 0);
+  for (const HostEnqueueSpan& s : spans) {
+    if (s.rank < 0 || s.rank >= num_ranks) continue;
+    if (!named[static_cast<std::size_t>(s.rank)]) {
+      named[static_cast<std::size_t>(s.rank)] = 1;
+      WriteMetadata(w, out, "thread_name", Pid(s.rank), Tid(s.rank, kHostLaneSlot), "name",
+                    "host (enqueue)");
+      WriteSortIndex(w, out, "thread_sort_index", Pid(s.rank), Tid(s.rank, kHostLaneSlot),
+                     kHostLaneSlot);
+    }
+    const bool unit = s.unit >= 0 && static_cast<std::size_t>(s.unit) < plan.ops.size();
+    w.BeginObject();
+    w.Field("ph", "X");
+    std::string name = "cudaGraphLaunch (whole plan)";
+    if (unit) {
+      const Op& op = plan.ops[static_cast<std::size_t>(s.unit)];
+      Event as_event;
+      as_event.kind = op.kind;
+      as_event.peer = op.peer;
+      as_event.rank = op.rank;
+      name = "enqueue " + SliceName(&op, as_event);
+    }
+    w.Field("name", name);
+    w.Field("cat", "host");
+    w.Field("pid", Pid(s.rank));
+    w.Field("tid", Tid(s.rank, kHostLaneSlot));
+    w.Field("ts", Micros(s.start_ns));
+    w.Field("dur", Micros(std::max(s.end_ns - s.start_ns, 0.0)));
+    w.Key("args");
+    w.BeginObject();
+    if (unit) w.Field("op", s.unit);
+    w.Field("clock", ClockKindName(ClockKind::kHost));
+    w.EndObject();
+    w.EndObject();
+    out << '\n';
+  }
+}
+
 void WriteSlice(JsonWriter& w, std::ostream& out, const Op* op, const Event& event) {
   const char* category = op != nullptr && op->tags.phase != Phase::kNone
                              ? PhaseName(op->tags.phase)
@@ -462,6 +506,8 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
       WriteSortIndex(w, out, "thread_sort_index", Pid(rank), Tid(rank, lane), lane);
     }
   }
+
+  WriteHostLane(w, out, plan, info.host_lane, num_ranks);
 
   std::int64_t flows = 0;
   for (std::size_t i = 0; i < events.size(); ++i) {

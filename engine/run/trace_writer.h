@@ -50,6 +50,9 @@ struct TraceInfo {
   /// The machine the run used (GPU model, count, placement, profile), as
   /// otherData.machine: what `--topology this` rebuilds the model from.
   std::optional<MachineRecord> machine;
+  /// The CPU's enqueue calls (Backend::host_lane): a "host (enqueue)"
+  /// thread per rank, slices of category "host" that readers skip.
+  std::vector<HostEnqueueSpan> host_lane;
 };
 
 /// Writes `events` of a run of `plan` on `topology` as a Chrome trace JSON

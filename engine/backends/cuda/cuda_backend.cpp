@@ -3,18 +3,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <cstdlib>
 #include <cstring>
-#include <queue>
-#include <tuple>
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/device_ops.h"
 #include "engine/backends/cuda/kernels.h"
 #include "engine/backends/cuda/nccl_collective.h"
+#include "engine/backends/device/emulated_windows.h"
+#include "engine/backends/device/plan_enqueuer.h"
 #include "engine/core/error.h"
 #include "engine/plan/host_data.h"
-#include "engine/plan/op_graph.h"
 #include "engine/plan/validate.h"
 #include "engine/topology/topology.h"
 
@@ -39,8 +38,13 @@ int CudaDeviceCountOrThrow() {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using device::EventId;
+using device::StreamId;
 
-class CudaBackend final : public Backend {
+// The backend is the DeviceApi of its PlanEnqueuer: the enqueuer decides
+// what is enqueued when (and is tested without a GPU); the calls below
+// only translate each decision into the runtime's calls.
+class CudaBackend final : public Backend, private device::DeviceApi {
  public:
   ~CudaBackend() override { Release(); }
 
@@ -58,7 +62,10 @@ class CudaBackend final : public Backend {
       throw Error("rank_to_gpu has " + std::to_string(options.rank_to_gpu.size()) +
                   " entries for " + std::to_string(ranks) + " ranks");
     gpu_ = PhysicalGpus(ranks, options.rank_to_gpu, devices);
-    BuildOrder();
+    // SHARDLAB_CUDA_GRAPH=0 enqueues every run op by op (for comparison).
+    const char* graph_env = std::getenv("SHARDLAB_CUDA_GRAPH");
+    const bool use_graph = !(graph_env && std::string(graph_env) == "0");
+    enqueuer_.Load(plan, use_graph);
     SetUpDevices();
     SetUpStreams();
     AllocateBuffers();
@@ -68,16 +75,7 @@ class CudaBackend final : public Backend {
 
   void Reset() override {
     SyncAll();
-    cursor_ = 0;
-    completed_ = 0;
-    started_ = false;
-    std::fill(enqueued_.begin(), enqueued_.end(), 0);
-    waiting_collective_.clear();
-    std::fill(last_on_lane_.begin(), last_on_lane_.end(), kNoOp);
-    remaining_per_step_.assign(static_cast<std::size_t>(std::max(plan_->num_steps, 0)), 0);
-    for (const Op& op : plan_->ops) ++remaining_per_step_[static_cast<std::size_t>(op.step)];
-    lowest_open_step_ = 0;
-    AdvanceOpenStep();
+    enqueuer_.Reset();
     // Inputs as the simulator makes them, uploaded.
     if (!options_.timing_only) {
       AllocateHostBuffers(*plan_, options_.seed, mirror_);
@@ -101,27 +99,9 @@ class CudaBackend final : public Backend {
   }
 
   void RunThroughStep(int last_step, EventSink& sink, const std::atomic<bool>& cancel) override {
-    if (!started_) StartClock();
-    const std::size_t first = cursor_;
-    // Enqueue in topological order while an op of a step <= last_step is
-    // left; ops of later steps that come earlier in the order go too.
-    while (cursor_ < order_.size() && OpenStepAtMost(last_step)) {
-      EnqueueUnit(order_[cursor_]);
-      ++cursor_;
-      if ((cursor_ & 255) == 0 && cancel.load(std::memory_order_relaxed)) break;
-    }
-    // Report in enqueue order as each op's end event completes.
-    for (std::size_t i = first; i < cursor_; ++i) {
-      if (cancel.load(std::memory_order_relaxed)) {
-        SyncAll();
-        throw Error("run cancelled", ErrorKind::kCancelled);
-      }
-      Report(order_[i], sink);
-    }
-    if (cancel.load(std::memory_order_relaxed)) {
-      SyncAll();
-      throw Error("run cancelled", ErrorKind::kCancelled);
-    }
+    current_gpu_ = -1;
+    enqueuer_.RunThroughStep(last_step, *this, sink, cancel,
+                             options_.emulate_links ? ClockKind::kEmulated : ClockKind::kCudaEvent);
     std::fill(mirror_fresh_.begin(), mirror_fresh_.end(), 0);
   }
 
@@ -139,79 +119,198 @@ class CudaBackend final : public Backend {
     return mirror_.data[id];
   }
 
-  std::size_t completed_ops() const override { return completed_; }
+  std::size_t completed_ops() const override { return enqueuer_.completed_ops(); }
 
-  std::string placement() const override { return DescribePlacement(gpu_, device_count_); }
+  std::vector<HostEnqueueSpan> host_lane() const override { return enqueuer_.host_spans(); }
+
+  std::string placement() const override {
+    std::string line = DescribePlacement(gpu_, device_count_);
+    if (!enqueuer_.graph_note().empty()) line += "; " + enqueuer_.graph_note();
+    return line;
+  }
 
  private:
-  // A unit of work: one op, or a Send with its Recv (named by the send).
-  struct Timing {
-    cudaEvent_t start = nullptr;
-    cudaEvent_t end = nullptr;
-  };
-
   int GpuOf(int rank) const { return gpu_[static_cast<std::size_t>(rank)]; }
+  int GpuOfStream(StreamId s) const { return GpuOf(device::RankOfStream(s)); }
+  int RankOfEvent(EventId e) const {
+    return plan_->ops[static_cast<std::size_t>(enqueuer_.events().OpOf(e))].rank;
+  }
   std::size_t LaneIndex(int rank, Lane lane) const {
-    return static_cast<std::size_t>(rank) * kLaneCount + static_cast<std::size_t>(lane);
+    return static_cast<std::size_t>(device::StreamOf(rank, lane));
   }
   cudaStream_t StreamOf(int rank, Lane lane) const { return streams_[LaneIndex(rank, lane)]; }
+  cudaStream_t Stream(StreamId s) const { return streams_[static_cast<std::size_t>(s)]; }
   std::size_t BufferBytes(std::size_t id) const {
     return static_cast<std::size_t>(plan_->buffers[id].count) * sizeof(float);
   }
   float* Ptr(const BufferSlice& s) const { return device_[s.buffer] + s.offset; }
 
-  // Whether an op of a step <= last_step is still to be enqueued.
-  bool OpenStepAtMost(int last_step) const {
-    return lowest_open_step_ <= std::min(last_step, plan_->num_steps - 1);
+  // cudaSetDevice only when the GPU changes: the host's enqueue rate is
+  // what paces short ops when a run is not a graph.
+  void UseGpu(int gpu, int rank) {
+    if (gpu == current_gpu_) return;
+    CUDA_CHECK(cudaSetDevice(gpu), rank);
+    current_gpu_ = gpu;
   }
 
-  void AdvanceOpenStep() {
-    while (lowest_open_step_ < static_cast<int>(remaining_per_step_.size()) &&
-           remaining_per_step_[static_cast<std::size_t>(lowest_open_step_)] == 0)
-      ++lowest_open_step_;
-  }
+  // --- DeviceApi -------------------------------------------------------
 
-  // Topological order over the op graph (explicit deps + lane order), a
-  // Send and its Recv as one unit once both are ready, lowest step first.
-  void BuildOrder() {
-    const Plan& plan = *plan_;
-    const OpGraph graph = BuildOpGraph(plan);
-    std::vector<std::int32_t> pending = graph.pred_count;
-    const std::size_t n = plan.ops.size();
-    std::vector<char> ready(n, 0);
-    using Key = std::tuple<int, OpId>;
-    std::priority_queue<Key, std::vector<Key>, std::greater<Key>> queue;
-    auto mark_ready = [&](OpId id) {
-      ready[static_cast<std::size_t>(id)] = 1;
-      const Op& op = plan.ops[static_cast<std::size_t>(id)];
-      if (op.kind != OpKind::kSend && op.kind != OpKind::kRecv) {
-        queue.emplace(op.step, id);
-      } else if (ready[static_cast<std::size_t>(op.match)]) {
-        const OpId send = op.kind == OpKind::kSend ? id : op.match;
-        queue.emplace(op.step, send);
-      }
-    };
-    for (OpId id = 0; id < static_cast<OpId>(n); ++id)
-      if (pending[static_cast<std::size_t>(id)] == 0) mark_ready(id);
-    order_.clear();
-    std::size_t finished = 0;
-    auto finish = [&](OpId id) {
-      ++finished;
-      for (const OpId* w = graph.successors_begin(id); w != graph.successors_end(id); ++w)
-        if (--pending[static_cast<std::size_t>(*w)] == 0) mark_ready(*w);
-    };
-    while (!queue.empty()) {
-      const OpId id = std::get<1>(queue.top());
-      queue.pop();
-      order_.push_back(id);
-      const Op& op = plan.ops[static_cast<std::size_t>(id)];
-      finish(id);
-      if (op.kind == OpKind::kSend) finish(op.match);
+  // One origin event per GPU, recorded back to back while the GPUs are idle;
+  // the host clock between the records aligns the GPUs' time bases (to the
+  // microseconds a record takes).
+  void StartClock() override {
+    SyncAll();
+    clock_t0_ = Clock::now();
+    for (int g : used_gpus_) {
+      UseGpu(g, -1);
+      const double offset =
+          std::chrono::duration<double, std::nano>(Clock::now() - clock_t0_).count();
+      CUDA_CHECK(cudaEventRecord(origin_[static_cast<std::size_t>(g)],
+                                 StreamOf(FirstRankOn(g), Lane::kCompute)),
+                 -1);
+      origin_offset_ns_[static_cast<std::size_t>(g)] = offset;
     }
-    if (finished != n) throw Error("plan deadlocks (cuda backend could not order its ops)");
-    enqueued_.assign(n, 0);
-    timing_.resize(n);
   }
+
+  void RecordEvent(EventId event, StreamId stream, bool timing) override {
+    const int rank = device::RankOfStream(stream);
+    UseGpu(GpuOf(rank), rank);
+    cudaEvent_t e = events_[static_cast<std::size_t>(event)];
+    if (capturing_ && timing) {
+      // An event record node: the graph records it on every launch.
+      CUDA_CHECK(cudaEventRecordWithFlags(e, Stream(stream), cudaEventRecordExternal), rank);
+    } else {
+      CUDA_CHECK(cudaEventRecord(e, Stream(stream)), rank);
+    }
+  }
+
+  void WaitEvent(StreamId stream, EventId event) override {
+    const int rank = device::RankOfStream(stream);
+    UseGpu(GpuOf(rank), rank);
+    CUDA_CHECK(cudaStreamWaitEvent(Stream(stream), events_[static_cast<std::size_t>(event)], 0),
+               rank);
+  }
+
+  void LaunchWork(OpId unit, StreamId s) override {
+    const Op& op = plan_->ops[static_cast<std::size_t>(unit)];
+    const int rank = device::RankOfStream(s);
+    UseGpu(GpuOf(rank), rank);
+    cudaStream_t stream = Stream(s);
+    switch (op.kind) {
+      case OpKind::kCompute:
+        for (std::int32_t k = 0; k < op.kernel_count; ++k)
+          RunKernel(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], rank, stream);
+        break;
+      case OpKind::kReduce:
+        cuda::CombineOnDevice(op.reduce, Ptr(op.src), Ptr(op.dst),
+                              std::min(op.src.count, op.dst.count), stream, rank);
+        break;
+      case OpKind::kCopy: CopyLocal(op, stream); break;
+      case OpKind::kSend: TransferWork(unit, s); break;
+      case OpKind::kRecv:
+      case OpKind::kCollective: break;  // from their send / LaunchCollective
+    }
+  }
+
+  void LaunchCollective(std::span<const OpId> parts) override {
+    std::vector<cuda::NcclRankCall> calls;
+    for (OpId part : parts) {
+      const Op& o = plan_->ops[static_cast<std::size_t>(part)];
+      cuda::NcclRankCall c;
+      c.rank = o.rank;
+      c.call = o.library;
+      c.reduce = o.reduce;
+      c.root = o.peer;
+      c.src = Ptr(o.src);
+      c.dst = Ptr(o.dst);
+      c.count = o.src.count;
+      c.stream = StreamOf(o.rank, o.lane);
+      calls.push_back(c);
+    }
+    nccl_->Launch(calls);
+    current_gpu_ = -1;  // NCCL switched devices
+  }
+
+  // Capture: the origin stream begins; every other stream joins through a
+  // fork event recorded on it, and is joined back before the capture ends
+  // (a stream left unjoined fails the capture).
+  void BeginCapture(std::span<const StreamId> streams) override {
+    capture_streams_.assign(streams.begin(), streams.end());
+    const StreamId origin = capture_streams_.front();
+    const int rank = device::RankOfStream(origin);
+    UseGpu(GpuOf(rank), rank);
+    CUDA_CHECK(cudaStreamBeginCapture(Stream(origin), cudaStreamCaptureModeThreadLocal), rank);
+    capturing_ = true;
+    CUDA_CHECK(cudaEventRecord(fork_[static_cast<std::size_t>(origin)], Stream(origin)), rank);
+    for (std::size_t i = 1; i < capture_streams_.size(); ++i) {
+      const StreamId s = capture_streams_[i];
+      const int r = device::RankOfStream(s);
+      UseGpu(GpuOf(r), r);
+      CUDA_CHECK(cudaStreamWaitEvent(Stream(s), fork_[static_cast<std::size_t>(origin)], 0), r);
+    }
+  }
+
+  void EndCapture() override {
+    const StreamId origin = capture_streams_.front();
+    for (std::size_t i = 1; i < capture_streams_.size(); ++i) {
+      const StreamId s = capture_streams_[i];
+      const int r = device::RankOfStream(s);
+      UseGpu(GpuOf(r), r);
+      CUDA_CHECK(cudaEventRecord(join_[static_cast<std::size_t>(s)], Stream(s)), r);
+      UseGpu(GpuOfStream(origin), device::RankOfStream(origin));
+      CUDA_CHECK(cudaStreamWaitEvent(Stream(origin), join_[static_cast<std::size_t>(s)], 0), r);
+    }
+    const int rank = device::RankOfStream(origin);
+    UseGpu(GpuOf(rank), rank);
+    cudaGraph_t graph = nullptr;
+    capturing_ = false;
+    CUDA_CHECK(cudaStreamEndCapture(Stream(origin), &graph), rank);
+    const cudaError_t status = cudaGraphInstantiate(&graph_exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    CUDA_CHECK(status, rank);
+    graph_stream_ = Stream(origin);
+    graph_gpu_ = GpuOf(rank);
+  }
+
+  void AbortCapture() override {
+    if (capturing_ && !capture_streams_.empty()) {
+      const StreamId origin = capture_streams_.front();
+      cudaSetDevice(GpuOfStream(origin));
+      cudaGraph_t graph = nullptr;
+      cudaStreamEndCapture(Stream(origin), &graph);  // ends it for every joined stream
+      if (graph) cudaGraphDestroy(graph);
+    }
+    capturing_ = false;
+    cudaGetLastError();
+    current_gpu_ = -1;
+  }
+
+  void LaunchGraph() override {
+    UseGpu(graph_gpu_, -1);
+    CUDA_CHECK(cudaGraphLaunch(graph_exec_, graph_stream_), -1);
+  }
+
+  void SynchronizeEvent(EventId event) override {
+    CUDA_CHECK(cudaEventSynchronize(events_[static_cast<std::size_t>(event)]), RankOfEvent(event));
+  }
+
+  void SynchronizeAll() override { SyncAll(); }
+
+  TimeNs EventTimeNs(EventId event) override {
+    const int rank = RankOfEvent(event);
+    const int gpu = GpuOf(rank);
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, origin_[static_cast<std::size_t>(gpu)],
+                                    events_[static_cast<std::size_t>(event)]),
+               rank);
+    return static_cast<double>(ms) * 1e6 + origin_offset_ns_[static_cast<std::size_t>(gpu)];
+  }
+
+  TimeNs HostNowNs() override {
+    return std::chrono::duration<double, std::nano>(Clock::now() - clock_t0_).count();
+  }
+
+  // --- set-up ----------------------------------------------------------
 
   void SetUpDevices() {
     used_gpus_.clear();
@@ -249,25 +348,60 @@ class CudaBackend final : public Backend {
   void SetUpStreams() {
     const int ranks = plan_->num_ranks;
     streams_.assign(static_cast<std::size_t>(ranks) * kLaneCount, nullptr);
-    last_on_lane_.assign(streams_.size(), kNoOp);
-    // One cuBLAS handle per rank, made on its first product: a handle's
-    // workspace must not be shared by streams that run at the same time
-    // (virtual devices on one GPU).
+    fork_.assign(streams_.size(), nullptr);
+    join_.assign(streams_.size(), nullptr);
+    emulation_stream_.assign(streams_.size(), nullptr);
     cublas_.assign(static_cast<std::size_t>(ranks), nullptr);
     for (int r = 0; r < ranks; ++r) {
       CUDA_CHECK(cudaSetDevice(GpuOf(r)), r);
-      for (int l = 0; l < kLaneCount; ++l)
-        CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[LaneIndex(r, static_cast<Lane>(l))],
-                                             cudaStreamNonBlocking),
-                   r);
+      for (int l = 0; l < kLaneCount; ++l) {
+        const std::size_t s = LaneIndex(r, static_cast<Lane>(l));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[s], cudaStreamNonBlocking), r);
+        CUDA_CHECK(cudaEventCreateWithFlags(&fork_[s], cudaEventDisableTiming), r);
+        CUDA_CHECK(cudaEventCreateWithFlags(&join_[s], cudaEventDisableTiming), r);
+      }
     }
+    // Per op: start and end (timed; a send uses its recv's) and the
+    // dependency event a graph orders streams by (untimed).
+    const device::EventIds& ids = enqueuer_.events();
+    events_.assign(static_cast<std::size_t>(ids.count()), nullptr);
+    emulation_events_.assign(plan_->ops.size() * 2, nullptr);
     for (std::size_t id = 0; id < plan_->ops.size(); ++id) {
       const Op& op = plan_->ops[id];
-      if (op.kind == OpKind::kSend) continue;  // shares its recv's events
+      if (op.kind == OpKind::kSend) continue;
+      const OpId o = static_cast<OpId>(id);
       CUDA_CHECK(cudaSetDevice(GpuOf(op.rank)), op.rank);
-      CUDA_CHECK(cudaEventCreate(&timing_[id].start), op.rank);
-      CUDA_CHECK(cudaEventCreate(&timing_[id].end), op.rank);
+      CUDA_CHECK(cudaEventCreate(&events_[static_cast<std::size_t>(ids.Start(o))]), op.rank);
+      CUDA_CHECK(cudaEventCreate(&events_[static_cast<std::size_t>(ids.End(o))]), op.rank);
+      CUDA_CHECK(cudaEventCreateWithFlags(&events_[static_cast<std::size_t>(ids.Dependency(o))],
+                                          cudaEventDisableTiming),
+                 op.rank);
+      if (op.kind == OpKind::kRecv && options_.emulate_links) {
+        // The hold's fork and join beside the copy (TransferWork).
+        const std::size_t s = LaneIndex(op.rank, op.lane);
+        if (!emulation_stream_[s])
+          CUDA_CHECK(cudaStreamCreateWithFlags(&emulation_stream_[s], cudaStreamNonBlocking),
+                     op.rank);
+        for (int k = 0; k < 2; ++k)
+          CUDA_CHECK(cudaEventCreateWithFlags(&emulation_events_[id * 2 + k], cudaEventDisableTiming),
+                     op.rank);
+      }
     }
+    // cuBLAS handles now, not on the first product: creating one allocates,
+    // which a graph capture does not allow. One per rank, since a handle's
+    // workspace must not be shared by streams that run at the same time
+    // (virtual devices on one GPU).
+    for (const Op& op : plan_->ops) {
+      if (op.kind != OpKind::kCompute || cublas_[static_cast<std::size_t>(op.rank)]) continue;
+      for (std::int32_t k = 0; k < op.kernel_count; ++k) {
+        if (plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)].kind != KernelKind::kMatMul)
+          continue;
+        CUDA_CHECK(cudaSetDevice(GpuOf(op.rank)), op.rank);
+        CUBLAS_CHECK(cublasCreate(&cublas_[static_cast<std::size_t>(op.rank)]), op.rank);
+        break;
+      }
+    }
+    if (options_.emulate_links) emulated_ns_ = EmulatedWindows();
   }
 
   void AllocateBuffers() {
@@ -307,175 +441,59 @@ class CudaBackend final : public Backend {
     return a == b || peer_ok_[static_cast<std::size_t>(a * device_count_ + b)];
   }
 
-  // One origin event per GPU, recorded back to back while the GPUs are idle;
-  // the host clock between the records aligns the GPUs' time bases (to the
-  // microseconds a record takes).
-  void StartClock() {
-    SyncAll();
-    const Clock::time_point t0 = Clock::now();
-    for (int g : used_gpus_) {
-      CUDA_CHECK(cudaSetDevice(g), -1);
-      const double offset =
-          std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-      CUDA_CHECK(cudaEventRecord(origin_[static_cast<std::size_t>(g)], StreamOf(FirstRankOn(g), Lane::kCompute)), -1);
-      origin_offset_ns_[static_cast<std::size_t>(g)] = offset;
-    }
-    started_ = true;
-  }
-
   int FirstRankOn(int gpu) const {
     for (int r = 0; r < plan_->num_ranks; ++r)
       if (GpuOf(r) == gpu) return r;
     return 0;
   }
 
-  void WaitFor(cudaStream_t stream, OpId dep, int rank) {
-    if (dep == kNoOp) return;
-    const Op& d = plan_->ops[static_cast<std::size_t>(dep)];
-    if (!enqueued_[static_cast<std::size_t>(dep)])
-      throw Error(DescribeOp(*plan_, dep) + ": needed before every rank joined collective #" +
-                  std::to_string(d.collective_seq) + " (NCCL launches all ranks' parts together)");
-    const OpId timed = d.kind == OpKind::kSend ? d.match : dep;
-    CUDA_CHECK(cudaStreamWaitEvent(stream, timing_[static_cast<std::size_t>(timed)].end, 0), rank);
-  }
-
-  void EnqueueUnit(OpId id) {
-    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
-    if (op.kind == OpKind::kSend) {
-      EnqueueTransfer(id);
-    } else {
-      EnqueueLocal(id);
-    }
-  }
-
-  void EnqueueLocal(OpId id) {
-    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
-    const int rank = op.rank;
-    cudaStream_t stream = StreamOf(rank, op.lane);
-    CUDA_CHECK(cudaSetDevice(GpuOf(rank)), rank);
-    for (const OpId* d = plan_->deps_begin(op); d != plan_->deps_end(op); ++d)
-      WaitFor(stream, *d, rank);
-    Timing& t = timing_[static_cast<std::size_t>(id)];
-    CUDA_CHECK(cudaEventRecord(t.start, stream), rank);
-    switch (op.kind) {
-      case OpKind::kCompute:
-        for (std::int32_t k = 0; k < op.kernel_count; ++k)
-          RunKernel(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], rank, stream);
-        break;
-      case OpKind::kReduce:
-        LaunchCombineChecked(op.reduce, Ptr(op.src), Ptr(op.dst),
-                             std::min(op.src.count, op.dst.count), stream, rank);
-        break;
-      case OpKind::kCopy: CopyLocal(op, stream); break;
-      case OpKind::kCollective:
-        // Enqueued with the other ranks' parts once they have all arrived.
-        DeferCollective(id);
-        return;
-      case OpKind::kSend:
-      case OpKind::kRecv: break;  // transfers are enqueued from their send
-    }
-    CUDA_CHECK(cudaEventRecord(t.end, stream), rank);
-    Mark(id);
-  }
-
   void SetUpNccl() {
     nccl_.reset();
-    collective_size_.clear();
-    for (const Op& op : plan_->ops)
-      if (op.kind == OpKind::kCollective) ++collective_size_[op.collective_seq];
-    if (collective_size_.empty()) return;
+    bool any = false;
+    for (const Op& op : plan_->ops) any = any || op.kind == OpKind::kCollective;
+    if (!any) return;
     nccl_ = cuda::NcclCommunicators::Create(gpu_, device_count_);
   }
 
-  // A collective op's start is recorded; the NCCL call waits until every
-  // rank's op of the same collective_seq has arrived, then all go in one group.
-  void DeferCollective(OpId id) {
-    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
-    std::vector<OpId>& parts = waiting_collective_[op.collective_seq];
-    parts.push_back(id);
-    if (static_cast<int>(parts.size()) < collective_size_[op.collective_seq]) return;
-    std::vector<cuda::NcclRankCall> calls;
-    for (OpId part : parts) {
-      const Op& o = plan_->ops[static_cast<std::size_t>(part)];
-      cuda::NcclRankCall c;
-      c.rank = o.rank;
-      c.call = o.library;
-      c.reduce = o.reduce;
-      c.root = o.peer;
-      c.src = Ptr(o.src);
-      c.dst = Ptr(o.dst);
-      c.count = o.src.count;
-      c.stream = StreamOf(o.rank, o.lane);
-      calls.push_back(c);
-    }
-    nccl_->Launch(calls);
-    for (OpId part : parts) {
-      const Op& o = plan_->ops[static_cast<std::size_t>(part)];
-      CUDA_CHECK(cudaSetDevice(GpuOf(o.rank)), o.rank);
-      CUDA_CHECK(cudaEventRecord(timing_[static_cast<std::size_t>(part)].end,
-                                 StreamOf(o.rank, o.lane)),
-                 o.rank);
-      Mark(part);
-    }
-    waiting_collective_.erase(op.collective_seq);
-  }
-
-  void LaunchCombineChecked(ReduceOp reduce, const float* src, float* dst, std::int64_t count,
-                            cudaStream_t stream, int rank) {
-    cuda::CombineOnDevice(reduce, src, dst, count, stream, rank);
-  }
-
-  cuda::SlicePointer SlicePtr() const {
-    return [this](const BufferSlice& s) { return Ptr(s); };
-  }
-
   void CopyLocal(const Op& op, cudaStream_t stream) {
-    cuda::CopySliceOnDevice(op, SlicePtr(), staging_[static_cast<std::size_t>(op.rank)], stream);
+    cuda::CopySliceOnDevice(op, [this](const BufferSlice& s) { return Ptr(s); },
+                            staging_[static_cast<std::size_t>(op.rank)], stream);
   }
 
   void RunKernel(const KernelCall& call, int rank, cudaStream_t stream) {
-    cuda::RunKernelOnDevice(call, SlicePtr(), cublas_[static_cast<std::size_t>(rank)], stream, rank);
+    cuda::RunKernelOnDevice(call, [this](const BufferSlice& s) { return Ptr(s); },
+                            cublas_[static_cast<std::size_t>(rank)], stream, rank);
   }
 
-  // The modelled time of a transfer on the topology's route (link
-  // emulation): latency plus bytes over the route's slowest hop. Two ranks
-  // on one model GPU take a device copy's time, as in the simulator.
-  TimeNs EmulatedNs(const Op& send) const {
-    const int gpus = topology_->num_gpus();
-    auto model = [&](int rank) {
-      return options_.rank_to_gpu.empty() ? rank : options_.rank_to_gpu[static_cast<std::size_t>(rank)];
-    };
-    const int a = model(send.rank), b = model(send.peer);
-    if (a < 0 || b < 0 || a >= gpus || b >= gpus) return 0;
-    const std::int32_t na = topology_->gpus[static_cast<std::size_t>(a)];
-    const std::int32_t nb = topology_->gpus[static_cast<std::size_t>(b)];
-    if (na == nb) {
-      const Gbps mem = topology_->nodes[static_cast<std::size_t>(na)].device.memory_gbps;
-      return mem > 0 ? 2.0 * static_cast<double>(send.bytes) / mem : 0;
-    }
-    const Route route = FindRoute(*topology_, na, nb);
-    return route.latency_ns + TransferNs(send.bytes, route.bottleneck_gbps);
+  // The modelled window of every transfer (link emulation): the simulator's
+  // time for it on the same plan and topology, contention included
+  // (emulated_windows.h).
+  std::vector<TimeNs> EmulatedWindows() const {
+    return device::EmulatedTransferWindows(*plan_, *topology_, options_.rank_to_gpu);
   }
 
-  void EnqueueTransfer(OpId send_id) {
+  // A Send's transfer into its Recv, on the recv's stream. Under link
+  // emulation the stream is held for the modelled window with the copy
+  // inside it: a one-thread spin on a side stream forks from the stream and
+  // joins back after the copy, so the transfer lasts max(window, copy).
+  void TransferWork(OpId send_id, StreamId s) {
     const Op& send = plan_->ops[static_cast<std::size_t>(send_id)];
     const OpId recv_id = send.match;
     const Op& recv = plan_->ops[static_cast<std::size_t>(recv_id)];
     const int rank = recv.rank;
-    cudaStream_t stream = StreamOf(rank, recv.lane);
-    CUDA_CHECK(cudaSetDevice(GpuOf(rank)), rank);
-    for (const OpId* d = plan_->deps_begin(recv); d != plan_->deps_end(recv); ++d)
-      WaitFor(stream, *d, rank);
-    for (const OpId* d = plan_->deps_begin(send); d != plan_->deps_end(send); ++d)
-      WaitFor(stream, *d, rank);
-    // The send lane is an in-order queue too: after whatever it ran last.
-    WaitFor(stream, last_on_lane_[LaneIndex(send.rank, send.lane)], rank);
-    Timing& t = timing_[static_cast<std::size_t>(recv_id)];
-    CUDA_CHECK(cudaEventRecord(t.start, stream), rank);
-    if (options_.emulate_links) {
-      const TimeNs ns = EmulatedNs(send);
-      cuda::LaunchSpin(static_cast<std::uint64_t>(ns), stream);
+    cudaStream_t stream = Stream(s);
+    const bool hold = options_.emulate_links && !emulated_ns_.empty();
+    cudaEvent_t fork = nullptr, join = nullptr;
+    if (hold) {
+      fork = emulation_events_[static_cast<std::size_t>(recv_id) * 2];
+      join = emulation_events_[static_cast<std::size_t>(recv_id) * 2 + 1];
+      cudaStream_t side = emulation_stream_[static_cast<std::size_t>(s)];
+      CUDA_CHECK(cudaEventRecord(fork, stream), rank);
+      CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0), rank);
+      cuda::LaunchSpin(static_cast<std::uint64_t>(emulated_ns_[static_cast<std::size_t>(recv_id)]),
+                       side);
       CUDA_CHECK(cudaGetLastError(), rank);
+      CUDA_CHECK(cudaEventRecord(join, side), rank);
     }
     const std::int64_t count = std::min(send.src.count, recv.dst.count);
     const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
@@ -492,67 +510,14 @@ class CudaBackend final : public Backend {
                      rank);
         }
       } else if (DirectRead(send.rank, rank)) {
-        LaunchCombineChecked(recv.reduce, Ptr(send.src), Ptr(recv.dst), count, stream, rank);
+        cuda::CombineOnDevice(recv.reduce, Ptr(send.src), Ptr(recv.dst), count, stream, rank);
       } else {  // no peer access: stage the peer's data locally, then reduce
         float* tmp = staging_[static_cast<std::size_t>(rank)];
         CUDA_CHECK(cudaMemcpyPeerAsync(tmp, dst_gpu, Ptr(send.src), src_gpu, bytes, stream), rank);
-        LaunchCombineChecked(recv.reduce, tmp, Ptr(recv.dst), count, stream, rank);
+        cuda::CombineOnDevice(recv.reduce, tmp, Ptr(recv.dst), count, stream, rank);
       }
     }
-    CUDA_CHECK(cudaEventRecord(t.end, stream), rank);
-    // Later ops on the sender's send lane wait for this transfer.
-    if (StreamOf(send.rank, send.lane) != stream) {
-      CUDA_CHECK(cudaSetDevice(src_gpu), send.rank);
-      CUDA_CHECK(cudaStreamWaitEvent(StreamOf(send.rank, send.lane), t.end, 0), send.rank);
-    }
-    Mark(send_id);
-    Mark(recv_id);
-  }
-
-  void Mark(OpId id) {
-    const Op& op = plan_->ops[static_cast<std::size_t>(id)];
-    enqueued_[static_cast<std::size_t>(id)] = 1;
-    last_on_lane_[LaneIndex(op.rank, op.lane)] = id;
-    if (--remaining_per_step_[static_cast<std::size_t>(op.step)] == 0) AdvanceOpenStep();
-  }
-
-  TimeNs SinceOrigin(int gpu, cudaEvent_t event, int rank) const {
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, origin_[static_cast<std::size_t>(gpu)], event), rank);
-    return static_cast<double>(ms) * 1e6 + origin_offset_ns_[static_cast<std::size_t>(gpu)];
-  }
-
-  void Report(OpId unit, EventSink& sink) {
-    const Op& op = plan_->ops[static_cast<std::size_t>(unit)];
-    const OpId timed = op.kind == OpKind::kSend ? op.match : unit;
-    const Op& timed_op = plan_->ops[static_cast<std::size_t>(timed)];
-    const Timing& t = timing_[static_cast<std::size_t>(timed)];
-    CUDA_CHECK(cudaEventSynchronize(t.end), timed_op.rank);
-    const int gpu = GpuOf(timed_op.rank);
-    const TimeNs start = SinceOrigin(gpu, t.start, timed_op.rank);
-    const TimeNs end = std::max(start, SinceOrigin(gpu, t.end, timed_op.rank));
-    const bool transfer = op.kind == OpKind::kSend;
-    const ClockKind clock =
-        transfer && options_.emulate_links ? ClockKind::kEmulated : ClockKind::kCudaEvent;
-    auto emit = [&](OpId id) {
-      const Op& o = plan_->ops[static_cast<std::size_t>(id)];
-      Event e;
-      e.op = id;
-      e.rank = o.rank;
-      e.peer = o.peer;
-      e.step = o.step;
-      e.collective_seq = o.collective_seq;
-      e.lane = o.lane;
-      e.kind = o.kind;
-      e.clock = clock;
-      e.start_ns = start;
-      e.end_ns = end;
-      e.bytes = o.bytes;
-      sink.OnEvent(e);
-      ++completed_;
-    };
-    if (transfer) emit(unit);  // the send, then its recv, as the simulator does
-    emit(timed);
+    if (hold) CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), rank);
   }
 
   void SyncAll() {
@@ -560,20 +525,27 @@ class CudaBackend final : public Backend {
       CUDA_CHECK(cudaSetDevice(g), -1);
       CUDA_CHECK(cudaDeviceSynchronize(), -1);
     }
+    current_gpu_ = -1;
   }
 
   // Frees everything Load made; errors here are ignored (a sticky error
   // must not turn a destructor into a crash).
   void Release() {
     nccl_.reset();
-    for (Timing& t : timing_) {
-      if (t.start) cudaEventDestroy(t.start);
-      if (t.end) cudaEventDestroy(t.end);
-    }
-    timing_.clear();
-    for (cudaStream_t s : streams_)
-      if (s) cudaStreamDestroy(s);
+    if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
+    graph_exec_ = nullptr;
+    for (std::vector<cudaEvent_t>* list : {&events_, &emulation_events_, &fork_, &join_})
+      for (cudaEvent_t e : *list)
+        if (e) cudaEventDestroy(e);
+    events_.clear();
+    emulation_events_.clear();
+    fork_.clear();
+    join_.clear();
+    for (std::vector<cudaStream_t>* list : {&streams_, &emulation_stream_})
+      for (cudaStream_t s : *list)
+        if (s) cudaStreamDestroy(s);
     streams_.clear();
+    emulation_stream_.clear();
     for (float* p : device_)
       if (p) cudaFree(p);
     device_.clear();
@@ -586,36 +558,39 @@ class CudaBackend final : public Backend {
     for (cudaEvent_t e : origin_)
       if (e) cudaEventDestroy(e);
     origin_.clear();
+    current_gpu_ = -1;
   }
 
   const Plan* plan_ = nullptr;
   const Topology* topology_ = nullptr;
   RunOptions options_;
   int device_count_ = 0;
+  device::PlanEnqueuer enqueuer_;
   std::vector<int> gpu_;        // physical GPU of each rank
   std::vector<int> used_gpus_;
   std::vector<char> peer_ok_;   // [a * devices + b]: a's kernels may read b's memory
-  std::vector<OpId> order_;     // units in a topological order
   std::vector<cudaStream_t> streams_;       // [rank * lanes + lane]
+  std::vector<cudaStream_t> emulation_stream_;  // per stream: link emulation's holds
+  std::vector<cudaEvent_t> fork_, join_;    // per stream: a graph capture's fork and join
   std::vector<cublasHandle_t> cublas_;      // per rank
   std::vector<cudaEvent_t> origin_;         // per physical GPU
   std::vector<double> origin_offset_ns_;
-  std::vector<Timing> timing_;              // per op (a send uses its recv's)
+  std::vector<cudaEvent_t> events_;         // device::EventIds (a send's stay null)
+  std::vector<cudaEvent_t> emulation_events_;  // per op: fork and join of a hold
+  std::vector<TimeNs> emulated_ns_;         // per op: the modelled window of a recv
   std::vector<float*> device_;              // per buffer
   std::vector<float*> staging_;             // per rank
   mutable HostBuffers mirror_;
   mutable std::vector<char> mirror_fresh_;
 
-  std::size_t cursor_ = 0;
-  std::vector<char> enqueued_;
-  std::vector<OpId> last_on_lane_;
-  std::vector<std::int64_t> remaining_per_step_;
-  int lowest_open_step_ = 0;
-  std::size_t completed_ = 0;
-  bool started_ = false;
+  Clock::time_point clock_t0_ = Clock::now();
+  int current_gpu_ = -1;
+  bool capturing_ = false;
+  std::vector<StreamId> capture_streams_;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  cudaStream_t graph_stream_ = nullptr;
+  int graph_gpu_ = 0;
   std::unique_ptr<cuda::NcclCommunicators> nccl_;
-  std::map<int, int> collective_size_;                  // ops per collective_seq
-  std::map<int, std::vector<OpId>> waiting_collective_;  // arrived, not launched
 };
 
 }  // namespace

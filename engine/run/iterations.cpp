@@ -1,0 +1,85 @@
+#include "engine/run/iterations.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/core/error.h"
+#include "engine/run/vector_sink.h"
+
+namespace shardlab {
+
+int DefaultWarmup(const std::string& backend) { return backend == "cuda" ? 1 : 0; }
+
+void CheckIterationSettings(const IterationSettings& settings) {
+  if (settings.warmup < 0)
+    throw Error("warmup: must be 0 or more (got " + std::to_string(settings.warmup) + ")",
+                ErrorKind::kInvalidInput);
+  if (settings.iters < 1)
+    throw Error("iters: must be at least 1 (got " + std::to_string(settings.iters) + ")",
+                ErrorKind::kInvalidInput);
+}
+
+IterationTimes SummarizeIterations(const IterationSettings& settings,
+                                   std::vector<TimeNs> spans_ns) {
+  IterationTimes t;
+  t.settings = settings;
+  t.spans_ns = std::move(spans_ns);
+  if (t.spans_ns.empty()) return t;
+  TimeNs sum = 0;
+  for (TimeNs s : t.spans_ns) sum += s;
+  t.average_ns = sum / static_cast<double>(t.spans_ns.size());
+  t.best_ns = *std::min_element(t.spans_ns.begin(), t.spans_ns.end());
+  return t;
+}
+
+namespace {
+
+void RunOnce(Executor& executor, EventSink& sink) {
+  executor.RunToEnd(sink);
+  if (executor.state() != ExecutorState::kDone)
+    throw Error("the run failed: " + executor.error(), ErrorKind::kRuntime);
+}
+
+}  // namespace
+
+IterationTimes RunIterations(Executor& executor, EventSink& last,
+                             const IterationSettings& settings) {
+  CheckIterationSettings(settings);
+  std::vector<TimeNs> spans;
+  const int runs = settings.warmup + settings.iters;
+  for (int run = 0; run < runs; ++run) {
+    if (run > 0) executor.Reset();
+    const bool timed = run >= settings.warmup;
+    const bool is_last = run == runs - 1;
+    CountingSink counter;
+    if (is_last) {
+      FanOutSink both;
+      both.Add(&counter);
+      both.Add(&last);
+      RunOnce(executor, both);
+    } else {
+      RunOnce(executor, counter);
+    }
+    if (timed) spans.push_back(counter.end_ns);
+  }
+  return SummarizeIterations(settings, std::move(spans));
+}
+
+std::string DescribeIterations(const IterationTimes& times) {
+  const IterationSettings& s = times.settings;
+  if (s.warmup == 0 && s.iters == 1) return "";
+  auto time = [](TimeNs ns) {
+    char buf[64];
+    if (ns >= 1e6) std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
+    else std::snprintf(buf, sizeof buf, "%.3g us", ns / 1e3);
+    return std::string(buf);
+  };
+  std::string line = "# iterations: ";
+  if (s.warmup > 0)
+    line += std::to_string(s.warmup) + " warm-up (not timed), ";
+  line += std::to_string(s.iters) + " timed: average " + time(times.average_ns) + ", best " +
+          time(times.best_ns) + "; the tables and the timeline show the last\n";
+  return line;
+}
+
+}  // namespace shardlab
