@@ -65,6 +65,7 @@ class SimBackend final : public Backend {
       }
     }
     route_cache_.clear();
+    last_route_.assign(static_cast<std::size_t>(plan.num_ranks), LastRoute{});
     memory_.Load(plan);
     Reset();
   }
@@ -194,6 +195,16 @@ class SimBackend final : public Backend {
   }
 
   const RouteResources& RouteOf(int src_rank, int dst_rank) {
+    // Most ranks send to the same peer step after step (a ring): remember
+    // each rank's last route before hashing. Map nodes never move.
+    LastRoute& last = last_route_[src_rank];
+    if (last.peer == dst_rank) return *last.route;
+    const RouteResources& found = LookUpRoute(src_rank, dst_rank);
+    last = LastRoute{dst_rank, &found};
+    return found;
+  }
+
+  const RouteResources& LookUpRoute(int src_rank, int dst_rank) {
     const std::int32_t a = rank_gpu_node_[src_rank], b = rank_gpu_node_[dst_rank];
     const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
     auto it = route_cache_.find(key);
@@ -290,6 +301,11 @@ class SimBackend final : public Backend {
   std::vector<Gbps> capacities_;
   std::vector<std::int32_t> node_resource_;
   std::unordered_map<std::uint64_t, RouteResources> route_cache_;
+  struct LastRoute {
+    std::int32_t peer = -1;
+    const RouteResources* route = nullptr;
+  };
+  std::vector<LastRoute> last_route_;  // per source rank: its last route looked up
 
   // Run state (reset by Reset()).
   std::vector<std::int32_t> pending_;
