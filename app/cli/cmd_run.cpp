@@ -260,7 +260,7 @@ int RunMain(std::span<const std::string> words) {
         << outcome.events << "   clock " << ClockKindName(outcome.clock) << "\n";
     if (!outcome.placement.empty()) out << "#   placement: " << outcome.placement << "\n";
     out << "#\n";
-    PrintTableHeader(out);
+    PrintTableHeader(out, !outcome.nccl_model.empty());
     PrintTableRow(out, RowFor(outcome));
     out << "#\n# Result: " << ResultText(outcome) << "\n";
     if (args.Has("trace")) out << "# Trace: " << trace_path << "\n";

@@ -44,7 +44,7 @@ constexpr double kLaunchUs = 5.0;        // per collective: kernel launch, setup
 // H200 run (477 GB/s). Latency is an estimate (NVLS is chosen for large
 // sizes, where it does not matter).
 constexpr double kNvlsEfficiency = 0.611;
-constexpr double kNvlsLatencyUs = 25.0;
+constexpr double kNvlsLatencyUs = 40.0;
 // A tree's bus bandwidth relative to the ring's (NCCL discounts its trees
 // alike): trees win at mid sizes on many nodes through log2 latency.
 constexpr double kTreeBandwidthFactor = 0.92;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "engine/backends/sim/flow_network.h"
+#include "engine/backends/sim/library_calls.h"
 #include "engine/core/error.h"
 #include "engine/plan/host_data.h"
 #include "engine/plan/op_graph.h"
@@ -43,11 +44,7 @@ class SimBackend final : public Backend {
     topology_ = &topology;
     options_ = options;
     MapRanks();
-    for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id)
-      if (plan.ops[id].kind == OpKind::kCollective)
-        throw Error(DescribeOp(plan, id) +
-                    ": the simulator cannot run a library collective (NCCL) op; "
-                    "use a hand-written algorithm or the cuda backend");
+    library_.Load(plan, topology, rank_gpu_node_);  // kCollective ops: the NCCL model
     graph_ = BuildOpGraph(plan);
 
     // Resources: both directions of every link, then nodes that limit what
@@ -88,6 +85,7 @@ class SimBackend final : public Backend {
     AdvanceOpenStep();
     started_ = false;
     memory_.Reset();
+    library_.Reset();
     if (!options_.timing_only) {
       AllocateHostBuffers(plan, options_.seed, data_);
     } else {
@@ -185,6 +183,10 @@ class SimBackend final : public Backend {
   void MarkReady(OpId id) {
     const Op& op = plan_->ops[id];
     ready_[id] = 1;
+    if (op.kind == OpKind::kCollective) {
+      StartLibraryCall(id);
+      return;
+    }
     if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
       if (ready_[op.match]) StartTransfer(op.kind == OpKind::kSend ? id : op.match);
       return;
@@ -192,6 +194,16 @@ class SimBackend final : public Backend {
     start_ns_[id] = now_;
     memory_.OnOpStart(id);
     Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
+  }
+
+  // A library collective (--algo nccl): each rank's op starts when the rank
+  // issues it; the call ends the NCCL model's time after the last arrives.
+  void StartLibraryCall(OpId id) {
+    start_ns_[id] = now_;
+    memory_.OnOpStart(id);
+    if (!library_.Arrive(id)) return;
+    for (OpId member : library_.members(id))
+      Push(now_ + library_.duration_ns(id), SimEventKind::kOpEnd, member);
   }
 
   const RouteResources& RouteOf(int src_rank, int dst_rank) {
@@ -267,6 +279,7 @@ class SimBackend final : public Backend {
   void FinishOp(OpId id, TimeNs start_ns) {
     const Op& op = plan_->ops[id];
     if (!options_.timing_only) ApplyOpData(*plan_, id, data_);
+    if (!options_.timing_only && op.kind == OpKind::kCollective) library_.ApplyData(*plan_, id, data_);
     if (op.kind == OpKind::kRecv) Complete(op.match, start_ns);
     Complete(id, start_ns);
   }
@@ -318,6 +331,7 @@ class SimBackend final : public Backend {
   bool started_ = false;
   std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<SimEvent>> heap_;
   FlowNetwork network_;
+  LibraryCalls library_;
   HostBuffers data_;
   MemoryTracker memory_;
   TimeNs now_ = 0;

@@ -6,6 +6,9 @@
 //                   ──► route latency ──► fluid flow over link directions
 //                                         (FlowNetwork: fair share)
 //                   ──► done: data applied, both events emitted
+//             └─► library collective (kCollective, --algo nccl): waits for
+//                 every rank of its call, then the NCCL model's time
+//                 (library_calls.h, nccl_model.h)
 //
 // Time is exact across steps: RunThroughStep(k) advances simulated time
 // until every op of steps <= k has finished, and stops there; ops of later
