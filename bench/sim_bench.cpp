@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <malloc.h>
 #include <queue>
 #include <ostream>
 #include <streambuf>
@@ -227,6 +228,24 @@ void BM_Ring1024Phases(benchmark::State& state) {
   }
   static const char* const kNames[] = {"build", "validate", "load", "run"};
   state.SetLabel(kNames[phase]);
+  if (phase == 2) {
+    // Memory per op: the plan itself, and what the simulator holds beside
+    // it once loaded (op graph, per-op run state, routes), from malloc's
+    // own count of bytes in use, measured around a fresh Load.
+    auto in_use = [] {
+      const struct mallinfo2 m = mallinfo2();
+      return static_cast<double>(m.uordblks + m.hblkhd);
+    };
+    backend.reset();
+    const double before = in_use();
+    backend = CreateBackend("sim");
+    backend->Load(plan, Cluster(), options);
+    const double after = in_use();
+    state.counters["sim_B/op"] = (after - before) / ops;
+    const double plan_bytes = static_cast<double>(plan.ops.capacity() * sizeof(Op) +
+                                                  plan.deps.capacity() * sizeof(OpId));
+    state.counters["plan_B/op"] = plan_bytes / ops;
+  }
   state.counters["ns/op"] = benchmark::Counter(
       ops * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
