@@ -12,11 +12,15 @@ namespace shardlab {
 namespace {
 
 // What one transport costs per protocol (index: NcclProto). Efficiency is
-// the share of the path's GB/s a ring reaches in the steady state; hop_us
-// is the latency each pipeline step adds (see nccl_model.h). A protocol
-// with efficiency 0 is not used on that transport.
+// the share of the path's GB/s a ring reaches in the steady state; base_us
+// is paid once per collective (setup, the first slice's fill), hop_us per
+// pipeline step (see nccl_model.h). A protocol with efficiency 0 is not
+// used on that transport. Measurements on one rank count fix only
+// base + steps x hop; the split between them follows NCCL's tuner (a few
+// microseconds per hop) and decides how latency grows with the ranks.
 struct TransportCost {
   double efficiency[3];
+  double base_us[3];
   double hop_us[3];
 };
 
@@ -24,19 +28,19 @@ struct TransportCost {
 // sets which; the rest are estimates and say so there).
 //   NVLink: 8x A100 SXM on NVSwitch (300 GB/s per GPU): Simple reaches 235
 //   GB/s bus bandwidth, LL128 about 150, LL about 34; latencies of 32 us
-//   (LL), 85 us (LL128) and 150 us (Simple) over 14 ring steps.
-constexpr TransportCost kNvLinkCost = {{0.113, 0.50, 0.783}, {1.93, 5.7, 10.4}};
+//   (LL), 85 us (LL128) and 150 us (Simple) with 14 ring steps.
+constexpr TransportCost kNvLinkCost = {{0.113, 0.50, 0.783}, {0.0, 45.0, 80.0}, {1.93, 2.5, 4.6}};
 //   Host memory (no P2P: staged through pinned host buffers): 2x RTX 2080
 //   Ti on PCIe 3 (12 GB/s host copies): Simple 4.0 GB/s, LL 2.6 GB/s;
 //   12 us (LL) and 20 us (Simple) for the 2 steps of two ranks.
-constexpr TransportCost kHostMemoryCost = {{0.217, 0.0, 0.333}, {3.5, 0.0, 7.5}};
+constexpr TransportCost kHostMemoryCost = {{0.217, 0.0, 0.333}, {0.0, 0.0, 7.0}, {3.5, 0.0, 4.0}};
 //   PCIe P2P: estimate (no published table checked): Simple at 80% of the
-//   link, LL at 15%, hops between NVLink's and host memory's.
-constexpr TransportCost kPcieP2pCost = {{0.15, 0.0, 0.80}, {2.5, 0.0, 6.0}};
+//   link, LL at 15%, latencies between NVLink's and host memory's.
+constexpr TransportCost kPcieP2pCost = {{0.15, 0.0, 0.80}, {0.0, 0.0, 20.0}, {2.5, 0.0, 4.0}};
 //   Network (IB / RoCE with GPUDirect RDMA): Simple at 90% of the node's
 //   NIC bandwidth (2x 8 A100 over 16x 100 Gb/s RoCE: 171-192 GB/s bus
-//   bandwidth of 200); LL, LL128 and the hop latencies are estimates.
-constexpr TransportCost kNetworkCost = {{0.10, 0.50, 0.90}, {5.0, 8.0, 15.0}};
+//   bandwidth of 200); LL, LL128 and the latencies are estimates.
+constexpr TransportCost kNetworkCost = {{0.10, 0.50, 0.90}, {0.0, 0.0, 0.0}, {5.0, 8.0, 15.0}};
 
 constexpr double kLaunchUs = 5.0;        // per collective: kernel launch, setup
 // NVLS: the bus bandwidth NCCL's maintainers give for 8 H100 (~480 GB/s,
@@ -297,14 +301,15 @@ NcclPrediction PredictNccl(LibraryCollective kind, double size_bytes, const Nccl
       }
     }
     gbps = std::min(gbps, net_gbps);
+    const double base = single_gpu_nodes ? 0.0 : intra.base_us[p];
     const double latency =
-        kLaunchUs + intra_steps * hop_intra + inter_steps * kNetworkCost.hop_us[p];
+        kLaunchUs + base + intra_steps * hop_intra + inter_steps * kNetworkCost.hop_us[p];
     add(NcclAlgo::kRing, proto, latency, gbps);
     // Trees: all-reduce across nodes; a chain inside each node and a
     // binary tree between nodes, up and down.
     if (kind == LibraryCollective::kAllReduce && multi_node) {
       const int depth = static_cast<int>(std::ceil(std::log2(static_cast<double>(m.nodes))));
-      const double tree_latency = kLaunchUs + 2.0 * (m.gpus_per_node - 1) * hop_intra +
+      const double tree_latency = kLaunchUs + base + 2.0 * (m.gpus_per_node - 1) * hop_intra +
                                   2.0 * depth * kNetworkCost.hop_us[p];
       add(NcclAlgo::kTree, proto, tree_latency, gbps * kTreeBandwidthFactor);
     }

@@ -9,7 +9,8 @@
 //   size ──► for every algorithm (ring, tree, NVLS) and protocol (LL,
 //            LL128, Simple) NCCL could use there:
 //
-//     time = launch + intra steps · hop(intra, proto) + inter steps · hop(net, proto)
+//     time = launch + base(intra, proto)
+//                   + intra steps · hop(intra, proto) + inter steps · hop(net, proto)
 //                   + bus bytes / (bandwidth of the path · efficiency(transport, proto))
 //
 //            and NCCL's pick is the fastest (as its tuner does).
@@ -19,10 +20,11 @@
 // bandwidth per algorithm scaled by protocol efficiency, minimum time wins);
 // the constants here are ShardLab's own, fitted to published nccl-tests
 // tables (tests/data/nccl-published/README.md says which constant comes
-// from which measurement). What the per-step hop latency stands for: the
-// time a slice needs to cross one hop before the next can start (the
-// pipeline's fill), plus the protocol's signalling; the bandwidth term is
-// the pipeline's steady state.
+// from which measurement). Slicing and pipelining: each step moves one
+// slice per channel; the per-step latency is the time a slice needs to
+// cross one hop before the next step can use it (the pipeline's fill) plus
+// the protocol's signalling, the base latency the collective's setup; the
+// bandwidth term is the pipeline's steady state, all channels together.
 //
 //   LL      8-byte lines, half of them flags: lowest latency, low bandwidth
 //   LL128   128-byte lines, 120 bytes of data: NVLink only (as NCCL enables it)
