@@ -1,6 +1,7 @@
 #include "engine/backends/sim/sim_backend.h"
 
 #include <algorithm>
+#include <memory>
 #include <queue>
 #include <unordered_map>
 
@@ -62,6 +63,7 @@ class SimBackend final : public Backend {
       }
     }
     route_cache_.clear();
+    routes_ = std::make_unique<RouteTable>(topology);
     last_route_.assign(static_cast<std::size_t>(plan.num_ranks), LastRoute{});
     memory_.Load(plan);
     Reset();
@@ -135,6 +137,7 @@ class SimBackend final : public Backend {
   void MapRanks() {
     const int gpus = topology_->num_gpus();
     rank_gpu_node_.assign(plan_->num_ranks, -1);
+    rank_gpu_index_.assign(plan_->num_ranks, -1);
     for (int r = 0; r < plan_->num_ranks; ++r) {
       const int gpu = options_.rank_to_gpu.empty() ? r : options_.rank_to_gpu.at(r);
       if (gpu < 0 || gpu >= gpus)
@@ -142,6 +145,7 @@ class SimBackend final : public Backend {
                     topology_->name + "' has " + std::to_string(gpus) + " GPUs (rank " +
                     std::to_string(r) + " has no GPU)");
       rank_gpu_node_[r] = topology_->gpus[gpu];
+      rank_gpu_index_[r] = gpu;
     }
   }
 
@@ -225,7 +229,9 @@ class SimBackend final : public Backend {
     if (a == b) {
       rr.local = true;
     } else {
-      const Route route = FindRoute(*topology_, a, b);
+      // The table keeps the routing graph: building it per pair dominated
+      // paper-sized 3D runs, which use thousands of pairs.
+      const Route& route = routes_->Between(rank_gpu_index_[src_rank], rank_gpu_index_[dst_rank]);
       for (const LinkHop& hop : route.hops)
         rr.resources.push_back(2 * hop.link + (hop.forward ? 0 : 1));
       for (std::int32_t node : route.via_nodes)
@@ -314,6 +320,8 @@ class SimBackend final : public Backend {
   std::vector<Gbps> capacities_;
   std::vector<std::int32_t> node_resource_;
   std::unordered_map<std::uint64_t, RouteResources> route_cache_;
+  std::unique_ptr<RouteTable> routes_;  // routes between GPUs, graph built once
+  std::vector<int> rank_gpu_index_;     // per rank: index into topology.gpus
   struct LastRoute {
     std::int32_t peer = -1;
     const RouteResources* route = nullptr;
