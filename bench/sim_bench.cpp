@@ -1,7 +1,7 @@
 // How fast the simulator, the trace writer and the buffer view handle
 // paper-sized plans. Every benchmark times the engine, not the network: the
 // simulated time and bus bandwidth are reported beside it as counters so a
-// run can be checked against the cost formulas (see bench/README.md).
+// run can be checked against the cost formulas (see docs/benchmarks.md).
 //
 //   BM_RingAllReduce/ranks       timing-only ring all-reduce, 1 GiB per rank,
 //                                8 .. 1,024 ranks on 128 DGX A100 over IB

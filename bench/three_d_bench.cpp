@@ -1,7 +1,7 @@
 // How fast the engine builds and simulates a paper-scale 3D step (timing
 // only): GPT-3 175B on 64 DGX A100 (512 GPUs). The simulated step time and
 // MFU are reported as counters beside the host time, so a run can be read
-// against the README's `run 3d` example.
+// against the `run 3d` example of docs/concepts/3d.md.
 //
 //   BM_ThreeDGpt3/dp/pp/tp    build, run and summarise one step; tp 8
 //                             inside each box, dp·pp·tp = 512

@@ -19,8 +19,9 @@ build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev)
 # machines without a GPU, and the font it looks for at run time. xauth:
 # xvfb-run needs it, and it is only a Recommends of xvfb.
 gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
-# The mpi backend and its tests (label mpi).
-mpi_packages=(libopenmpi-dev openmpi-bin)
+# The mpi backend and its tests (label mpi); iproute2's `ip netns` makes the
+# two "hosts" of the test across machines (tests/mpi/mpi_two_hosts_test.cpp).
+mpi_packages=(libopenmpi-dev openmpi-bin iproute2)
 extra_packages=(xdotool)
 # libclang-rt-14-dev holds libclang_rt.fuzzer and the ASan/UBSan/TSan runtimes.
 fuzz_packages=(clang-14 libclang-rt-14-dev)

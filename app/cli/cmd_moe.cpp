@@ -82,17 +82,10 @@ MoeScenario ScenarioFromArgs(const ParsedArgs& args) {
 
 std::string CheckText(const MoeCheck& check) {
   if (!check.checked) return "not checked: " + check.not_checked_reason;
-  std::ostringstream out;
-  out << std::setprecision(2);
-  const double worst = std::max(check.output_error, check.gate_error);
-  if (check.correct) {
-    out << "correct: every rank's output and gates equal the single-device layer (max rel error "
-        << worst << ")";
-  } else {
-    out << "WRONG: the expert-parallel layer differs from the single-device layer (max rel error "
-        << worst << " above " << MoeCheck::kTolerance << "; worst on rank " << check.worst_rank << ")";
-  }
-  return out.str();
+  if (check.correct)
+    return "correct: every rank's output and gates within their error bounds of the single-device layer"
+           " in double (" + check.verdict.MarginText() + ")";
+  return "WRONG: the expert-parallel layer differs from the single-device layer (" + check.verdict.Detail() + ")";
 }
 
 // A bar of up to `width` marks for `value` out of `most` (at least one for
@@ -237,6 +230,7 @@ void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan,
     }
     w.Field("not_checked_reason", s.check.not_checked_reason);
   }
+  WriteVerdictJson(w, s.check.verdict);
   if (!trace_path.empty()) w.Field("trace", trace_path);
   if (!plan_dump.empty()) w.Field("plan", plan_dump);
   w.EndObject();

@@ -137,9 +137,9 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
   if (!s.check.checked) {
     out << "not checked (" << not_checked << ")\n";
   } else {
-    out << (s.check.correct ? "correct" : "WRONG") << " (after one step, gradients within "
-        << std::setprecision(2) << s.check.gradient_error << " and weights within "
-        << s.check.weight_error << " of the single-device reference, relative; loss "
+    out << VerdictName(s.check.verdict.kind) << " (" << s.check.verdict.Detail()
+        << "; after one step, every gradient, weight and the loss against its error bound from the"
+           " double-precision single-device reference; loss "
         << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")\n";
     if (!s.check.correct) out << "#   worst tensor: " << s.check.worst_tensor << "\n";
   }
@@ -215,6 +215,7 @@ void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
     w.Null();
     w.Field("not_checked_reason", not_checked);
   }
+  WriteVerdictJson(w, s.check.checked ? s.check.verdict : NotChecked(not_checked));
   if (!trace_path.empty()) w.Field("trace", trace_path);
   if (!plan_dump.empty()) w.Field("plan", plan_dump);
   w.EndObject();

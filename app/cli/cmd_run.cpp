@@ -6,13 +6,17 @@
 #include <fstream>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "app/cli/collective_run.h"
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "engine/plan/dump.h"
+#include "engine/compare/compare.h"
+#include "engine/run/executor.h"
 #include "engine/run/trace_writer.h"
+#include "engine/run/vector_sink.h"
 
 namespace shardlab::cli {
 namespace {
@@ -137,6 +141,9 @@ const CommandSpec& RunSpec() {
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
         {"iters", 0, "N", "run the collective N times and report the last run (default: 1)"},
+        {"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
+                              "(--topology this; rates from --device-profile or calibrated now) on "
+                              "the same plan and print the compare table"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
     s.max_positionals = 1;
@@ -175,6 +182,17 @@ int RunMain(std::span<const std::string> words) {
                      std::to_string(element_bytes) + " B each)");
   }
   const bool json = args.Has("json");
+  const bool compare = args.Has("compare");
+  if (compare) {
+    if (args.Get("compare") != "sim") {
+      throw UsageError(args.Spelling("compare") + ": unknown model '" + args.Get("compare") + "' (use sim)");
+    }
+    if (setup.backend == "sim") {
+      throw UsageError(args.Spelling("compare") + " sim: this run is the simulator already; compare a "
+                       "real run (--backend cuda) with it, or two traces with 'shardlab-cli compare A B'");
+    }
+    if (args.Has("step")) throw UsageError(args.Spelling("compare") + ": not with --step");
+  }
   const std::string trace_path = args.Get("trace");
   if (args.Has("trace")) CheckTracePath(args, trace_path);
 
@@ -224,11 +242,51 @@ int RunMain(std::span<const std::string> words) {
       info.backend = setup.backend;
       info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));
       std::iota(info.rank_to_gpu.begin(), info.rank_to_gpu.end(), 0);
-      WriteChromeTraceFile(trace_path, plan, setup.topology, events, info);
+      const Topology* topology = &setup.topology;
+      if (setup.this_machine) {
+        // The machine itself, and where each rank ran on it.
+        info.machine = setup.this_machine->record;
+        if (setup.backend == "sim") {
+          info.rank_to_gpu = info.machine->rank_to_gpu;
+          topology = &setup.this_machine->machine;
+        }
+      } else if (setup.backend == "cuda") {
+        info.machine = RecordRealMachine(setup.ranks, setup.device_profile);
+      }
+      WriteChromeTraceFile(trace_path, plan, *topology, events, info);
+    };
+  }
+
+  // --compare sim: keep the real run's plan and events for the model's run.
+  std::optional<Plan> kept_plan;
+  std::vector<Event> kept_events;
+  if (compare) {
+    auto trace_hook = hooks.on_done;
+    hooks.on_done = [&, trace_hook](const Plan& plan, std::span<const Event> events) {
+      if (trace_hook) trace_hook(plan, events);
+      kept_plan = plan;
+      kept_events.assign(events.begin(), events.end());
     };
   }
 
   const CollectiveOutcome outcome = RunCollective(setup, size_bytes, hooks);
+
+  std::optional<Comparison> comparison;
+  std::string model_machine;
+  if (compare && kept_plan) {
+    const ThisMachine model = setup.this_machine ? *setup.this_machine : ThisMachineFromArgs(args, setup.ranks);
+    model_machine = model.record.Describe();
+    RunOptions options;
+    options.timing_only = true;
+    options.rank_to_gpu = model.record.rank_to_gpu;
+    options.shared_device_memory = true;
+    options.op_issue_ns = OpIssueNs(*model.record.profile);
+    Executor sim(CreateBackend("sim"), *kept_plan, model.machine, options);
+    VectorSink model_events;
+    sim.RunToEnd(model_events);
+    comparison = CompareRuns(RunFromEvents(*kept_plan, kept_events, "this run", setup.backend),
+                             RunFromEvents(*kept_plan, model_events.events, "model", "sim"));
+  }
 
   if (json) {
     JsonWriter w(out, /*pretty=*/true);
@@ -237,6 +295,16 @@ int RunMain(std::span<const std::string> words) {
     WriteOutcomeFields(w, outcome);
     if (args.Has("trace")) w.Field("trace", trace_path);
     if (args.Has("plan")) w.Field("plan", plan_dump);
+    if (comparison) {
+      w.Key("compare");
+      w.BeginObject();
+      w.Field("model_machine", model_machine);
+      w.Field("measured_us", comparison->run.a_ns / 1000.0);
+      w.Field("model_us", comparison->run.b_ns / 1000.0);
+      w.Field("ratio", comparison->run.ratio());
+      w.Field("explanation", comparison->explanation);
+      w.EndObject();
+    }
     if (args.Has("step")) {
       w.Key("step_states");
       w.BeginArray();
@@ -259,11 +327,25 @@ int RunMain(std::span<const std::string> words) {
     out << "#   steps " << outcome.steps << "   ops " << outcome.ops << "   events "
         << outcome.events << "   clock " << ClockKindName(outcome.clock) << "\n";
     if (!outcome.placement.empty()) out << "#   placement: " << outcome.placement << "\n";
+    if (setup.this_machine) {
+      out << "#   machine: " << setup.this_machine->record.Describe() << "\n";
+      if (setup.backend == "sim") {
+        out << "#   model: each op issued after the one before it ("
+            << FormatTime(OpIssueNs(*setup.this_machine->record.profile))
+            << ": launch + 2 event records, from the profile); copies and memory-bound kernels of "
+               "one GPU share its "
+            << FormatGbps(setup.this_machine->machine.nodes[setup.this_machine->machine.gpus[0]].device.memory_gbps) << " GB/s"
+            << " of HBM traffic\n";
+      }
+    }
     out << "#\n";
     PrintTableHeader(out, !outcome.nccl_model.empty());
     PrintTableRow(out, RowFor(outcome));
     out << "#\n# Result: " << ResultText(outcome) << "\n";
     if (args.Has("trace")) out << "# Trace: " << trace_path << "\n";
+    if (comparison) {
+      out << "#\n# Model: the simulator on " << model_machine << "\n" << FormatComparison(*comparison);
+    }
   }
   out.flush();
   return outcome.wrong() ? 1 : 0;

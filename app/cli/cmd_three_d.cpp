@@ -162,12 +162,10 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
   if (!s.check.checked) {
     out << "not checked (" << s.check.not_checked_reason << ")\n";
   } else {
-    const bool adam = p.scenario.mlp.optimizer == OptimizerKind::kAdam;
-    out << (s.check.correct ? "correct" : "WRONG") << " (after one step, every gradient shard within "
-        << std::setprecision(2) << s.check.gradient_error << " and every parameter shard within "
-        << s.check.weight_error << " of the single-device reference, relative"
-        << (adam ? ", beyond Adam's lr·δ/(|g|+ε) slack" : "") << "; loss " << std::setprecision(6)
-        << s.check.loss << " vs " << s.check.reference_loss << ")\n";
+    out << VerdictName(s.check.verdict.kind) << " (" << s.check.verdict.Detail()
+        << "; after one step, every gradient and parameter shard and the loss against its error"
+           " bound from the double-precision single-device reference; loss "
+        << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")\n";
     if (!s.check.correct) out << "#   worst tensor: " << s.check.worst_tensor << "\n";
   }
   if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
@@ -226,6 +224,7 @@ void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
     w.Null();
     w.Field("not_checked_reason", s.check.not_checked_reason);
   }
+  WriteVerdictJson(w, s.check.verdict);
   if (!trace_path.empty()) w.Field("trace", trace_path);
   w.EndObject();
   out << "\n";

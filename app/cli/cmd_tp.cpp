@@ -87,17 +87,10 @@ TpEstimate Estimate(const PreparedTp& prepared, const TpMetrics& m) {
 
 std::string CheckText(const TpCheck& check) {
   if (!check.checked) return "not checked: " + check.not_checked_reason;
-  std::ostringstream out;
-  out << std::setprecision(2);
-  const double worst = std::max(check.output_error, check.gradient_error);
-  if (check.correct) {
-    out << "correct: forward and every gradient equal the single-device layer (max rel error "
-        << worst << " over " << check.blocks_checked << " blocks)";
-  } else {
-    out << "WRONG: the split layer differs from the single-device layer (max rel error " << worst
-        << " above " << TpCheck::kTolerance << "; worst " << check.worst_tensor << ")";
-  }
-  return out.str();
+  if (check.correct)
+    return "correct: forward and every gradient within their error bounds of the single-device layer in"
+           " double (" + check.verdict.MarginText() + "; " + std::to_string(check.blocks_checked) + " blocks)";
+  return "WRONG: the split layer differs from the single-device layer (" + check.verdict.Detail() + ")";
 }
 
 void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s,
@@ -237,6 +230,7 @@ void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
     w.Field("blocks_checked", 0);
     w.Field("not_checked_reason", s.check.not_checked_reason);
   }
+  WriteVerdictJson(w, s.check.verdict);
   if (!trace_path.empty()) w.Field("trace", trace_path);
   if (!plan_dump.empty()) w.Field("plan", plan_dump);
   w.EndObject();

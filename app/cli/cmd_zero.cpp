@@ -341,16 +341,8 @@ std::string CheckText(const ZeroCheck& check, int steps) {
   std::ostringstream out;
   out << std::setprecision(2);
   const std::string after = "after " + std::to_string(steps) + " Adam step" + (steps == 1 ? "" : "s");
-  if (check.correct) {
-    out << "correct (parameters " << after << " equal the single-device model, max rel error "
-        << check.parameter_error;
-    if (check.parameter_tolerance > ZeroCheck::kTolerance)
-      out << " within " << check.parameter_tolerance
-          << ": past a few steps Adam magnifies rounding in near-zero gradients, the loss decides";
-  } else {
-    out << "WRONG (parameters " << after << " differ from the single-device model: max rel error "
-        << check.parameter_error << ", tolerance " << check.parameter_tolerance;
-  }
+  out << VerdictName(check.verdict.kind) << " (" << check.verdict.Detail() << "; fp32 parameters " << after
+      << " and the loss against their error bounds from the double-precision single-device model";
   out << std::setprecision(6) << "; loss " << check.loss << " vs " << check.reference_loss << ")";
   return out.str();
 }
@@ -488,6 +480,7 @@ void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan
     }
     w.Field("not_checked_reason", s.check.not_checked_reason);
   }
+  WriteVerdictJson(w, s.check.verdict);
   if (!trace_path.empty()) w.Field("trace", trace_path);
   if (!plan_dump.empty()) w.Field("plan", plan_dump);
   w.EndObject();

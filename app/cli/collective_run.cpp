@@ -11,8 +11,10 @@
 #include "engine/run/executor.h"
 #include "engine/run/process_group.h"
 #include "engine/run/vector_sink.h"
+#include "engine/topology/detect.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
+#include "engine/topology/this_machine.h"
 
 namespace shardlab::cli {
 namespace {
@@ -63,8 +65,10 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
                           "of NCCL on sim); default: ring, direct for all-to-all"},
       {"ranks", 0, "N", "number of ranks; rank r runs on GPU r (default: all GPUs of the "
                           "topology)"},
-      {"topology", 0, "NAME|FILE", "a preset (see 'topo --list') or a topology file "
-                                     "(default: dgx-a100)"},
+      {"topology", 0, "NAME|FILE", "a preset (see 'topo --list'), a topology file, or 'this': "
+                                     "the machine the run uses, ranks beyond its GPUs as virtual "
+                                     "devices sharing their GPU's memory (default: dgx-a100; with "
+                                     "--backend cuda, this machine's GPUs as detected)"},
       {"backend", 0, "NAME", "where to run (default: sim, the simulator)"},
       {"dtype", 'd', "TYPE", "element type f32, f16 or bf16 (default: f32)"},
       {"op", 'o', "OP", "reduction sum, max or min (default: sum)"},
@@ -81,6 +85,7 @@ void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
                                 "larger runs are timed only (default: 1G)"},
   };
   flags.insert(flags.end(), shared.begin(), shared.end());
+  AddMachineFlags(flags);
 }
 
 CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command) {
@@ -106,22 +111,52 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   }
   setup.backend = args.Get("backend", "sim");
 
-  setup.topology_name = args.Get("topology", "dgx-a100");
-  if (setup.topology_name.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
-  setup.topology = LoadTopology(setup.topology_name);
-  if (args.Has("device-profile")) {
-    if (setup.backend != "sim")
+  if (args.Has("topology") && args.Get("topology").empty())
+    throw UsageError(args.Spelling("topology") + ": missing value");
+  // Flags that do not fit the backend, before anything looks for a GPU.
+  if (args.Has("emulate-links") && setup.backend == "sim")
+    throw UsageError(args.Spelling("emulate-links") + ": the simulator models links already; "
+                     "link emulation is for real GPUs (--backend cuda)");
+  const bool this_machine = args.Get("topology", "") == "this";
+  if ((args.Has("gpus") || args.Has("machine-from")) && !this_machine) {
+    throw UsageError(args.Spelling(args.Has("gpus") ? "gpus" : "machine-from") +
+                     ": describes the machine of --topology this");
+  }
+  if (this_machine) {
+    setup.topology_name = "this";
+    const int ranks_flag = args.Has("ranks") ? static_cast<int>(ParseIntValue(
+                                                   args.Spelling("ranks"), args.Get("ranks"), INT_MIN, INT_MAX))
+                                             : 0;
+    setup.this_machine = ThisMachineFromArgs(args, ranks_flag);
+    setup.topology = setup.this_machine->plan_topology;
+    if (args.Has("device-profile")) setup.device_profile = args.Get("device-profile");
+  } else {
+    if (args.Has("device-profile") && setup.backend != "sim" && !args.Has("compare"))
       throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
-                       "takes a device profile; '" + setup.backend + "' measures the real GPU");
+                       "takes a device profile (or the model of --compare sim); '" + setup.backend +
+                       "' measures the real GPU");
+    // Real GPUs with no --topology: the detected machine, one rank per GPU.
+    // Where there is no device, the preset stays, so that bad flags are still
+    // refused first (exit 2) and the backend then says "no CUDA device" itself.
+    TopologyChoice machine;
+    try {
+      machine = ChooseTopology(args.Get("topology", ""), setup.backend == "cuda");
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kRuntime || args.Has("topology")) throw;
+      machine = ChooseTopology("", false);
+    }
+    setup.topology_name = machine.name;
+    setup.topology = std::move(machine.topology);
+  }
+  if (!this_machine && args.Has("device-profile")) {
     const std::string path = args.Get("device-profile");
     if (path.empty()) throw UsageError(args.Spelling("device-profile") + ": missing value");
     setup.device_profile = path;
-    ApplyDeviceProfile(LoadDeviceProfile(path), setup.topology);
+    // A real run measures its GPU; the profile is for the model it is compared with.
+    const DeviceProfile profile = LoadDeviceProfile(path);
+    if (setup.backend == "sim") ApplyDeviceProfile(profile, setup.topology);
   }
   setup.emulate_links = args.Has("emulate-links");
-  if (setup.emulate_links && setup.backend == "sim")
-    throw UsageError(args.Spelling("emulate-links") + ": the simulator models links already; "
-                     "link emulation is for real GPUs (--backend cuda)");
 
   // Flags are parsed here; whether their values fit the topology and the
   // collective is the engine's call (CheckCollectiveScenario below).
@@ -220,8 +255,17 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
 
   prepared->scenario.timing_only = options.timing_only;
 
-  Executor executor(CreateBackend(setup.backend), std::move(built), std::move(prepared->topology),
-                    options);
+  // The model of this machine: the simulator on its physical GPUs, ranks
+  // placed as the CUDA backend places them, HBM shared, ops issued in turn.
+  Topology run_topology = std::move(prepared->topology);
+  if (setup.this_machine && setup.backend == "sim") {
+    const MachineRecord& machine = setup.this_machine->record;
+    options.rank_to_gpu = machine.rank_to_gpu;
+    options.shared_device_memory = true;
+    options.op_issue_ns = OpIssueNs(*machine.profile);
+    run_topology = setup.this_machine->machine;
+  }
+  Executor executor(CreateBackend(setup.backend), std::move(built), std::move(run_topology), options);
   const Plan& plan = executor.plan();
   out.steps = plan.num_steps;
   out.ops = plan.ops.size();

@@ -17,10 +17,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "app/cli/machine_args.h"
 #include "app/common/args.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
@@ -52,6 +54,9 @@ struct CollectiveSetup {
   Gbps ring_bottleneck_gbps = 0;    // slowest hop of that ring; 0 when not a ring
   std::string backend = "sim";
   std::string device_profile;       // --device-profile FILE (sim), empty when none
+  /// --topology this: the model of the machine (the plan is built on its
+  /// plan_topology; the simulator runs on its machine with shared HBM).
+  std::optional<ThisMachine> this_machine;
   bool emulate_links = false;       // --emulate-links (real GPUs)
   std::uint64_t seed = 1;
   bool timing_only = false;

@@ -13,6 +13,13 @@ namespace shardlab::cli {
 
 inline constexpr const char* kProgram = "shardlab-cli";
 
+#ifndef SHARDLAB_VERSION
+#define SHARDLAB_VERSION "0.1.0"
+#endif
+/// `shardlab-cli --version` prints kProgram and this; `mpirun --host`
+/// checks that every host prints the same.
+inline constexpr const char* kVersion = SHARDLAB_VERSION;
+
 /// Each command's flags and help text (built on first use).
 const CommandSpec& RunSpec();
 const CommandSpec& SweepSpec();
@@ -30,6 +37,7 @@ const CommandSpec& WorkerSpec();
 const CommandSpec& CalibrateSpec();
 const CommandSpec& MpirunSpec();
 const CommandSpec& PlanSpec();
+const CommandSpec& CompareSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
 int RunMain(std::span<const std::string> args);
@@ -66,6 +74,9 @@ int SweepMain(std::span<const std::string> args);
 /// `mpirun -np N -- COMMAND`: COMMAND on the mpi backend under mpirun; names
 /// the rank that died and how.
 int MpirunMain(std::span<const std::string> args);
+
+/// `compare A B`: two runs of one plan side by side (engine/compare).
+int CompareMain(std::span<const std::string> args);
 
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);

@@ -26,10 +26,6 @@
 #include "engine/backends/mpi_gpu/gpu_rank_device.h"
 #endif
 
-#ifndef SHARDLAB_VERSION
-#define SHARDLAB_VERSION "0.1.0"
-#endif
-
 namespace shardlab::cli {
 namespace {
 
@@ -43,7 +39,7 @@ const std::vector<CommandEntry>& Commands() {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
       {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {PlanSpec, PlanMain},
       {LabSpec, LabMain}, {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain},
-      {MpirunSpec, MpirunMain}};
+      {MpirunSpec, MpirunMain}, {CompareSpec, CompareMain}};
   return commands;
 }
 

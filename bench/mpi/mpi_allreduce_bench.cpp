@@ -1,6 +1,6 @@
 // ShardLab's ring all-reduce on the mpi backend against the MPI library's
 // own MPI_Allreduce, on the same buffers, sizes 8 B to 256 MiB. Run it
-// under mpirun (see bench/README.md):
+// under mpirun (see docs/benchmarks.md):
 //
 //   mpirun --oversubscribe -np 4 build/bench/mpi_allreduce_bench [--max 256M] [--iters N]
 //

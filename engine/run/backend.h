@@ -23,6 +23,16 @@ struct RunOptions {
   /// Real hardware only: hold each transfer's stream for the time the
   /// topology's route would take (events say ClockKind::kEmulated).
   bool emulate_links = false;
+  /// Simulator, the model of a real machine (`--topology this`): every op
+  /// of a GPU that moves memory (a transfer between two ranks on it, a
+  /// memory-bound kernel) is a flow through that GPU's HBM, sharing its
+  /// memory_gbps with every other such op at that moment; a compute-bound
+  /// kernel keeps its FLOP time. Off: each op has the bandwidth to itself.
+  bool shared_device_memory = false;
+  /// Simulator: what issuing one op costs the host thread that enqueues
+  /// the whole plan in order (a launch and two timing events on a GPU);
+  /// op k of the plan cannot start before k of these have passed. 0: free.
+  TimeNs op_issue_ns = 0;
 };
 
 class Backend {

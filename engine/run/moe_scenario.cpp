@@ -5,6 +5,8 @@
 
 #include "engine/core/error.h"
 #include "engine/run/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/moe_bounds.h"
 
 namespace shardlab {
 namespace {
@@ -121,22 +123,6 @@ MoeMetrics MeasureMoe(const MoeLayerPlan& layer, const Plan& plan, std::span<con
   return m;
 }
 
-namespace {
-
-// Largest |got − want| relative to the largest |want| (at least 0.1).
-double RelativeError(std::span<const float> got, const double* want, std::size_t count) {
-  if (got.size() < count) return INFINITY;
-  double diff = 0, scale = 0.1;
-  for (std::size_t i = 0; i < count; ++i) {
-    const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
-    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
-    scale = std::max(scale, std::fabs(want[i]));
-  }
-  return diff / scale;
-}
-
-}  // namespace
-
 MoeSummary SummarizeMoe(const PreparedMoe& prepared, std::span<const Event> events,
                         const Backend& backend, const Plan* ran) {
   const Plan& plan = ran != nullptr ? *ran : prepared.layer.plan;
@@ -156,27 +142,38 @@ MoeSummary SummarizeMoe(const PreparedMoe& prepared, std::span<const Event> even
   }
   if (prepared.scenario.timing_only) {
     s.check.not_checked_reason = "timing only: the data was not computed";
+    s.check.verdict = NotChecked(s.check.not_checked_reason);
     return s;
   }
   MoeCheck& check = s.check;
   check.checked = true;
   const MoeLayerReference reference(c, prepared.scenario.seed);
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), DType::kF32);
+  const MoeBounds bounds = BoundMoeLayer(reference, prepared.scenario.seed, UnitRoundoff(computed));
   const std::size_t rows = static_cast<std::size_t>(c.tokens_per_rank());
+  VerdictJudge judge;
   double worst = -1;
   for (int r = 0; r < c.ranks; ++r) {
     const std::size_t y0 = r * rows * c.hidden, g0 = r * rows * c.top_k;
-    const double ey = RelativeError(backend.BufferData(prepared.layer.output[r]),
-                                    reference.output().data() + y0, rows * c.hidden);
-    const double eg = RelativeError(backend.BufferData(prepared.layer.gates[r]),
-                                    reference.gates().data() + g0, rows * c.top_k);
+    const std::size_t ny = rows * c.hidden, ng = rows * c.top_k;
+    const std::span<const double> want_y(reference.output().data() + y0, ny), bound_y(bounds.output_bound.data() + y0, ny);
+    const std::span<const double> want_g(reference.gates().data() + g0, ng), bound_g(bounds.gates_bound.data() + g0, ng);
+    const auto y = backend.BufferData(prepared.layer.output[r]);
+    const auto g = backend.BufferData(prepared.layer.gates[r]);
+    const std::string on = " (rank " + std::to_string(r) + ")";
+    judge.Compare("y" + on, y, want_y, bound_y);
+    judge.Compare("gates" + on, g, want_g, bound_g);
+    const double ey = RelativeTensorError(y, want_y), eg = RelativeTensorError(g, want_g);
     check.output_error = std::max(check.output_error, ey);
     check.gate_error = std::max(check.gate_error, eg);
-    if (std::max(ey, eg) > worst) {
-      worst = std::max(ey, eg);
+    const Verdict so_far = judge.Finish();
+    if (so_far.worst.ratio > worst) {
+      worst = so_far.worst.ratio;
       check.worst_rank = r;
     }
   }
-  check.correct = check.output_error <= MoeCheck::kTolerance && check.gate_error <= MoeCheck::kTolerance;
+  check.verdict = judge.Finish();
+  check.correct = check.verdict.correct();
   return s;
 }
 

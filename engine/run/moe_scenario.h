@@ -27,6 +27,7 @@
 #include "engine/core/event.h"
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
+#include "engine/verify/verdict.h"
 
 namespace shardlab {
 
@@ -76,16 +77,18 @@ struct MoeMetrics {
 /// Metrics from the events of a run of `layer` (whose plan is `plan`).
 MoeMetrics MeasureMoe(const MoeLayerPlan& layer, const Plan& plan, std::span<const Event> events);
 
+/// Every rank's outputs and gates against the double-precision reference,
+/// each element within its bound (engine/verify/moe_bounds.h).
 struct MoeCheck {
   bool checked = false;
   std::string not_checked_reason;  // "timing only: ..."
-  bool correct = false;
-  /// Largest |plan − reference| over y (and over the gates), divided by
-  /// the largest |reference| value (at least 0.1).
+  bool correct = false;            // verdict.correct()
+  Verdict verdict;
+  /// For display: largest |plan − reference| over y (and over the gates),
+  /// divided by the largest |reference| value.
   double output_error = 0;
   double gate_error = 0;
-  int worst_rank = -1;
-  static constexpr double kTolerance = 1e-4;
+  int worst_rank = -1;             // the rank of the verdict's worst tensor
 };
 
 struct MoeSummary {

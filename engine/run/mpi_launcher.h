@@ -21,6 +21,23 @@
 
 namespace shardlab {
 
+/// One host of a job across machines and the processes it takes.
+struct MpiHost {
+  std::string name;  // a host name or address mpirun reaches (ssh, or plm_rsh_agent)
+  int slots = 1;
+};
+
+/// `a:4,b:4` (a name without `:N` takes one slot). Throws Error naming `flag`.
+std::vector<MpiHost> ParseHostList(const std::string& text, const std::string& flag);
+
+/// An OpenMPI hostfile: one host per line, `NAME [slots=N]`, `#` comments.
+/// Throws Error as `path:line: slots: message`, or when it cannot be read.
+std::vector<MpiHost> LoadHostfile(const std::string& path);
+
+/// The host of each rank when mpirun maps by slot (the first host's slots
+/// first, in order): what `--map-by slot` does.
+std::vector<std::string> RanksToHosts(const std::vector<MpiHost>& hosts, int processes);
+
 struct MpiLaunch {
   int processes = 1;                  // mpirun -np
   std::vector<std::string> command;   // program and arguments, run on every rank
@@ -31,6 +48,12 @@ struct MpiLaunch {
                                       // own framed reports are replaced by `failure`)
   bool capture_stdout = false;        // keep the job's stdout in stdout_text instead
                                       // of passing it through (a front end reading --json)
+  /// Other machines: empty runs on this one (--oversubscribe, and the
+  /// isolated launcher where there is no ssh). With hosts, mpirun gets
+  /// `--host` (or `--hostfile` when set) and `--map-by slot`, never
+  /// --oversubscribe, and launches through ssh or OMPI_MCA_plm_rsh_agent.
+  std::vector<MpiHost> hosts;
+  std::string hostfile;               // passed as given when the hosts came from one
 };
 
 struct MpiLaunchResult {
@@ -46,14 +69,23 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch);
 
 /// Reads OpenMPI's report of a failed job ("Process name: [[x,y],R]" with
 /// "Exit code: C", "process rank R ... exited on signal S", "MPI_ABORT was
-/// invoked on rank R ... errorcode C") and says which rank died and how.
-/// Empty when the text names no failed rank.
-std::string DescribeMpirunFailure(const std::string& stderr_text);
+/// invoked on rank R ... errorcode C", "lost communication with a remote
+/// daemon ... on node H") and says which rank or host died and how; with
+/// `rank_hosts` (RanksToHosts) a rank is named with its host. Empty when
+/// the text names no failed rank or host.
+std::string DescribeMpirunFailure(const std::string& stderr_text,
+                                  const std::vector<std::string>& rank_hosts = {});
 
 /// "NAME=VALUE" for each variable RunMpiJob adds to the caller's
 /// environment (what OpenMPI needs in a container), for a front end that
 /// starts mpirun itself (`env NAME=VALUE... mpirun ...`).
-std::vector<std::string> MpiJobEnvironmentDefaults();
+std::vector<std::string> MpiJobEnvironmentDefaults(bool several_hosts = false);
+
+/// With `launch.hosts`: runs `COMMAND_PROGRAM --version` once per host
+/// (mpirun --map-by node) and compares each answer with `own_version`.
+/// Returns "" when every host agrees, else one line naming the first host
+/// that differs or did not answer.
+std::string CheckSameVersionOnEveryHost(const MpiLaunch& launch, const std::string& own_version);
 
 /// The argument vector RunMpiJob executes (mpirun first).
 std::vector<std::string> MpirunArgv(const MpiLaunch& launch);

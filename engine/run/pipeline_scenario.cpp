@@ -5,6 +5,8 @@
 
 #include "engine/core/error.h"
 #include "engine/run/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/mlp_bounds.h"
 
 namespace shardlab {
 
@@ -36,35 +38,22 @@ std::unique_ptr<PreparedPipeline> PreparePipeline(const PipelineScenario& scenar
 
 namespace {
 
-// Largest |got − want| over the tensor, relative to its largest |want|.
-double TensorError(std::span<const float> got, const std::vector<float>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double d = std::fabs(static_cast<double>(got[i]) - want[i]);
-    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
-    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
 PipelineCheck CheckAgainstReference(const PreparedPipeline& prepared, const Backend& backend) {
   PipelineCheck check;
   check.checked = true;
   const PipelinePlan& pipeline = prepared.pipeline;
-  MlpReference reference(prepared.scenario.params.model, prepared.scenario.seed);
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), DType::kF32);
+  MlpBoundedReference reference(prepared.scenario.params.model, prepared.scenario.seed,
+                                UnitRoundoff(computed));
   reference.TrainStep();
   check.reference_loss = reference.loss();
   for (const float loss : backend.BufferData(pipeline.loss)) check.loss += loss;
-  double worst = -1;
-  auto compare = [&](BufferId id, const std::vector<float>& want, const std::string& name,
-                     int rank, double& error) {
-    const double e = TensorError(backend.BufferData(id), want);
-    error = std::max(error, e);
-    if (e > worst) {
-      worst = e;
-      check.worst_tensor = name + " (stage " + std::to_string(rank) + ")";
-    }
+  VerdictJudge judge;
+  auto compare = [&](BufferId id, const BoundedTensor& want, const std::string& name, int rank,
+                     double& error) {
+    const auto got = backend.BufferData(id);
+    error = std::max(error, RelativeTensorError(got, want.value, want.det));
+    judge.Compare(name + " (stage " + std::to_string(rank) + ")", got, want.value, want.Bound());
   };
   for (std::size_t l = 0; l < pipeline.layers.size(); ++l) {
     const PipelineLayerBuffers& lb = pipeline.layers[l];
@@ -75,11 +64,10 @@ PipelineCheck CheckAgainstReference(const PreparedPipeline& prepared, const Back
     compare(lb.weight, reference.weight(layer), "w" + ls, lb.rank, check.weight_error);
     compare(lb.bias, reference.bias(layer), "b" + ls, lb.rank, check.weight_error);
   }
-  const double loss_error =
-      std::fabs(check.loss - check.reference_loss) / std::max(1e-30, std::fabs(check.reference_loss));
-  check.correct = check.gradient_error <= PipelineCheck::kTolerance &&
-                  check.weight_error <= PipelineCheck::kTolerance &&
-                  loss_error <= PipelineCheck::kTolerance;
+  judge.CompareScalar("loss", check.loss, check.reference_loss, reference.loss_bound());
+  check.verdict = judge.Finish();
+  check.correct = check.verdict.correct();
+  check.worst_tensor = check.verdict.worst.tensor;
   return check;
 }
 
@@ -95,6 +83,7 @@ PipelineOutcomeSummary SummarizePipeline(const PreparedPipeline& prepared,
   s.events = events.size();
   if (prepared.scenario.timing_only) {
     s.check.not_checked_reason = "timing only: the data was not computed";
+    s.check.verdict = NotChecked(s.check.not_checked_reason);
     return s;
   }
   s.check = CheckAgainstReference(prepared, backend);

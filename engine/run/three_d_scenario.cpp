@@ -8,6 +8,8 @@
 #include "engine/core/error.h"
 #include "engine/model/zero_memory.h"
 #include "engine/run/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/mlp_bounds.h"
 
 namespace shardlab {
 
@@ -77,43 +79,44 @@ std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
 
 namespace {
 
-// Largest |got − want| over a block of a row-major tensor, relative to the
-// block's largest |want|. `slack`, when given, is subtracted per element
-// first (never below zero).
-// Only the block's flat elements [first, end) count (end < 0: all of them).
-double BlockError(std::span<const float> got, const std::vector<float>& want, const TpBlock& b,
-                  const std::function<double(std::size_t)>& slack = {}, std::int64_t first = 0,
-                  std::int64_t end = -1) {
-  if (static_cast<std::int64_t>(got.size()) != b.rows * b.cols) return INFINITY;
-  if (end < 0) end = b.rows * b.cols;
+// The elements [first, end) of a block of a row-major tensor: the
+// backend's, the reference's and their bounds, in the block's order.
+struct BlockElements {
+  std::vector<float> got;
+  std::vector<double> want, bound, switches;  // switches: the bound's part for Adam's sign switches
+};
+
+// Largest |got − want| beyond the element's allowance for Adam's sign
+// switches, relative to the largest |want| (for display).
+double ErrorBeyondSwitches(const BlockElements& b) {
+  if (b.got.size() != b.want.size()) return INFINITY;
   double diff = 0, scale = 0;
-  for (std::int64_t r = 0; r < b.rows; ++r)
-    for (std::int64_t c = 0; c < b.cols; ++c) {
-      if (r * b.cols + c < first || r * b.cols + c >= end) continue;
-      const auto at = static_cast<std::size_t>((b.row0 + r) * b.total_cols + b.col0 + c);
-      const double w = want[at];
-      double d = std::fabs(static_cast<double>(got[static_cast<std::size_t>(r * b.cols + c)]) - w);
-      if (slack && !std::isnan(d)) d = std::max(0.0, d - slack(at));
-      diff = std::isnan(d) ? INFINITY : std::max(diff, d);
-      scale = std::max(scale, std::fabs(w));
-    }
+  for (std::size_t i = 0; i < b.want.size(); ++i) {
+    const double d = std::max(0.0, std::fabs(static_cast<double>(b.got[i]) - b.want[i]) - b.switches[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    scale = std::max(scale, std::fabs(b.want[i]));
+  }
   return scale > 0 ? diff / scale : diff;
 }
 
-// Adam's first update is lr·g/(|g| + ε): where |g| is near ε, gradients
-// equal within the tolerance δ (summed in another order across ranks) may
-// still move a parameter by up to lr·δ/(|g| + ε). That much is allowed on
-// top of the relative tolerance; a missing all-reduce changes gradients by
-// far more than δ and still fails.
-std::function<double(std::size_t)> AdamSlack(const MlpConfig& config, const std::vector<float>& grad) {
-  if (config.optimizer != OptimizerKind::kAdam) return {};
-  double largest = 0;
-  for (const float g : grad) largest = std::max(largest, std::fabs(static_cast<double>(g)));
-  const double delta = ThreeDCheck::kTolerance * largest, lr = config.learning_rate;
-  const double eps = config.adam_epsilon;
-  return [&grad, delta, lr, eps](std::size_t i) {
-    return lr * std::min(2.0, 2.0 * delta / (std::fabs(static_cast<double>(grad[i])) + eps));
-  };
+BlockElements GatherBlock(std::span<const float> data, const BoundedTensor& reference, const TpBlock& b,
+                          std::int64_t first = 0, std::int64_t end = -1) {
+  BlockElements out;
+  if (static_cast<std::int64_t>(data.size()) != b.rows * b.cols) {
+    out.got.assign(data.begin(), data.end());  // a size mismatch, reported by the judge
+    return out;
+  }
+  if (end < 0) end = b.rows * b.cols;
+  const std::vector<double> bound = reference.Bound();
+  for (std::int64_t i = first; i < end; ++i) {
+    const std::int64_t r = i / b.cols, c = i % b.cols;
+    const auto at = static_cast<std::size_t>((b.row0 + r) * b.total_cols + b.col0 + c);
+    out.got.push_back(data[static_cast<std::size_t>(i)]);
+    out.want.push_back(reference.value[at]);
+    out.bound.push_back(bound[at]);
+    out.switches.push_back(reference.det[at]);
+  }
+  return out;
 }
 
 ThreeDCheck CheckAgainstReference(const PreparedThreeD& prepared, const Backend& backend) {
@@ -121,38 +124,35 @@ ThreeDCheck CheckAgainstReference(const PreparedThreeD& prepared, const Backend&
   check.checked = true;
   const ThreeDPlan& plan = prepared.three_d;
   const ParallelGrid& grid = plan.params.grid;
-  MlpReference reference(prepared.scenario.mlp, prepared.scenario.seed);
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), DType::kF32);
+  MlpBoundedReference reference(prepared.scenario.mlp, prepared.scenario.seed, UnitRoundoff(computed));
   reference.TrainStep();
   check.reference_loss = reference.loss();
-  double worst = -1;
+  VerdictJudge judge;
   // ZeRO-1 leaves each DP rank the reduced gradient of its own chunk only.
   const bool zero1 = plan.params.zero_stage >= 1;
   for (int r = 0; r < grid.ranks(); ++r) {
     if (plan.loss[r] != kNoBuffer && grid.CoordOf(r).tp == 0)
       for (const float loss : backend.BufferData(plan.loss[r])) check.loss += loss;
     for (const ThreeDTensor& t : plan.tensors[r]) {
-      const auto& want_param = t.is_bias ? reference.bias(t.layer) : reference.weight(t.layer);
-      const auto& want_grad = t.is_bias ? reference.bias_grad(t.layer) : reference.weight_grad(t.layer);
-      const double we = BlockError(backend.BufferData(t.param), want_param, t.block,
-                                   AdamSlack(prepared.scenario.mlp, want_grad));
+      const BoundedTensor& want_param = t.is_bias ? reference.bias(t.layer) : reference.weight(t.layer);
+      const BoundedTensor& want_grad = t.is_bias ? reference.bias_grad(t.layer) : reference.weight_grad(t.layer);
+      const std::string where = " on rank " + std::to_string(r) + " (" + GridCoordText(grid, r) + ")";
+      const BlockElements param = GatherBlock(backend.BufferData(t.param), want_param, t.block);
       const int dp_index = grid.CoordOf(r).dp;
       const std::int64_t first = zero1 ? ChunkBegin(t.count, grid.dp, dp_index) : 0;
       const std::int64_t end = zero1 ? first + ChunkCount(t.count, grid.dp, dp_index) : t.count;
-      const double ge = BlockError(backend.BufferData(t.grad), want_grad, t.block, {}, first, end);
-      check.weight_error = std::max(check.weight_error, we);
-      check.gradient_error = std::max(check.gradient_error, ge);
-      if (std::max(we, ge) > worst) {
-        worst = std::max(we, ge);
-        check.worst_tensor = (ge > we ? "d" : "") + t.name + " on rank " + std::to_string(r) +
-                             " (" + GridCoordText(grid, r) + ")";
-      }
+      const BlockElements grad = GatherBlock(backend.BufferData(t.grad), want_grad, t.block, first, end);
+      check.weight_error = std::max(check.weight_error, ErrorBeyondSwitches(param));
+      check.gradient_error = std::max(check.gradient_error, ErrorBeyondSwitches(grad));
+      judge.Compare(t.name + where, param.got, param.want, param.bound);
+      judge.Compare("d" + t.name + where, grad.got, grad.want, grad.bound);
     }
   }
-  const double loss_error = std::fabs(check.loss - check.reference_loss) /
-                            std::max(1e-30, std::fabs(check.reference_loss));
-  check.correct = check.weight_error <= ThreeDCheck::kTolerance &&
-                  check.gradient_error <= ThreeDCheck::kTolerance &&
-                  loss_error <= ThreeDCheck::kTolerance;
+  judge.CompareScalar("loss", check.loss, check.reference_loss, reference.loss_bound());
+  check.verdict = judge.Finish();
+  check.correct = check.verdict.correct();
+  check.worst_tensor = check.verdict.worst.tensor;
   return check;
 }
 
@@ -223,9 +223,11 @@ ThreeDSummary SummarizeThreeD(const PreparedThreeD& prepared, std::span<const Ev
   if (const MemoryUsage* usage = backend.memory())
     for (const RankMemory& rank : usage->ranks)
       out.memory.tracked_peak_bytes = std::max(out.memory.tracked_peak_bytes, rank.peak_total);
-  if (prepared.scenario.timing_only())
+  if (prepared.scenario.timing_only()) {
     out.check.not_checked_reason = "timing only: " + prepared.scenario.model +
                                    " runs without data (no reference to compare)";
+    out.check.verdict = NotChecked(out.check.not_checked_reason);
+  }
   else
     out.check = CheckAgainstReference(prepared, backend);
   return out;

@@ -28,6 +28,7 @@
 #include "engine/algorithms/three_d.h"
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
+#include "engine/verify/verdict.h"
 
 namespace shardlab {
 
@@ -67,18 +68,22 @@ std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario);
 std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
                                               const Topology& topology);
 
-/// The small model after one step against MlpReference.
+/// The small model after one step against the double-precision
+/// MlpBoundedReference: every parameter and gradient shard (ZeRO-1: each
+/// rank's reduced chunk) and the loss, each element within its bound
+/// (engine/verify/mlp_bounds.h).
 struct ThreeDCheck {
   bool checked = false;
   std::string not_checked_reason;
-  bool correct = false;
-  /// Largest relative error over every parameter shard; with Adam, beyond
-  /// what g/(|g|+ε) amplifies from gradients within the tolerance.
+  bool correct = false;         // verdict.correct()
+  Verdict verdict;
+  /// For display: largest |got − reference| over a shard, beyond what
+  /// Adam's sign switches of near-zero gradients allow (the bound's `det`),
+  /// divided by the shard's largest |reference|.
   double weight_error = 0;
-  double gradient_error = 0;    // over every gradient shard (ZeRO-1: each rank's reduced chunk)
-  std::string worst_tensor;     // "w3 on rank 5 (dp1 pp0 tp1)"
+  double gradient_error = 0;
+  std::string worst_tensor;     // the verdict's: "w3 on rank 5 (dp1 pp0 tp1)"
   double loss = 0, reference_loss = 0;
-  static constexpr double kTolerance = 1e-4;
 };
 
 /// Per group kind (TP, PP, DP), indexed by GroupKind.

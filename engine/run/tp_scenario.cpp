@@ -7,6 +7,8 @@
 
 #include "engine/core/error.h"
 #include "engine/run/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/tp_bounds.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 
@@ -117,24 +119,42 @@ TpMetrics MeasureTp(const TpLayerPlan& layer, const Plan& plan, std::span<const 
 
 namespace {
 
-// Largest |got − want| over the block, relative to its largest |want|, with
-// a floor of 0.1 on that scale (values here are of order 1): the key bias's gradient is zero in exact
-// arithmetic (softmax ignores a shift of a whole row), and its rounding
-// noise must not read as a relative error.
-double BlockError(std::span<const float> data, std::int64_t offset, const TpBlock& b,
-                  const TpRefTensor& want) {
+// The block's elements: the backend's, the reference's and their bounds.
+struct BlockElements {
+  std::vector<float> got;
+  std::vector<double> want, bound;
+  bool fits = true;
+};
+
+BlockElements GatherBlock(std::span<const float> data, std::int64_t offset, const TpBlock& b,
+                          const TpBoundedTensor& reference) {
+  BlockElements out;
   if (offset < 0 || offset + b.rows * b.cols > static_cast<std::int64_t>(data.size()) ||
-      b.row0 + b.rows > want.rows || b.col0 + b.cols > want.cols)
-    return INFINITY;
-  double diff = 0, scale = 0.1;
+      b.row0 + b.rows > reference.rows || b.col0 + b.cols > reference.cols) {
+    out.fits = false;
+    return out;
+  }
   for (std::int64_t i = 0; i < b.rows; ++i)
     for (std::int64_t j = 0; j < b.cols; ++j) {
-      const double w = want.data[static_cast<std::size_t>((b.row0 + i) * want.cols + b.col0 + j)];
-      const double g = data[static_cast<std::size_t>(offset + i * b.cols + j)];
-      const double d = std::fabs(g - w);
-      diff = std::isnan(d) ? INFINITY : std::max(diff, d);
-      scale = std::max(scale, std::fabs(w));
+      const auto at = static_cast<std::size_t>((b.row0 + i) * reference.cols + b.col0 + j);
+      out.got.push_back(data[static_cast<std::size_t>(offset + i * b.cols + j)]);
+      out.want.push_back(reference.value[at]);
+      out.bound.push_back(reference.bound[at]);
     }
+  return out;
+}
+
+// Largest |got − want| over the block relative to its largest |want|, with
+// a floor of 0.1 on that scale (the key bias's gradient is zero in exact
+// arithmetic), for display.
+double BlockError(const BlockElements& b) {
+  if (!b.fits) return INFINITY;
+  double diff = 0, scale = 0.1;
+  for (std::size_t i = 0; i < b.want.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(b.got[i]) - b.want[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    scale = std::max(scale, std::fabs(b.want[i]));
+  }
   return diff / scale;
 }
 
@@ -149,26 +169,28 @@ TpSummary SummarizeTp(const PreparedTp& prepared, std::span<const Event> events,
   s.events = events.size();
   if (prepared.scenario.timing_only) {
     s.check.not_checked_reason = "timing only: the data was not computed";
+    s.check.verdict = NotChecked(s.check.not_checked_reason);
     return s;
   }
   TpCheck& check = s.check;
   check.checked = true;
-  const TpLayerReference reference(prepared.scenario.layer, prepared.scenario.seed);
-  double worst = -1;
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), prepared.scenario.layer.dtype);
+  const TpBoundedReference reference(prepared.scenario.layer, prepared.scenario.seed, UnitRoundoff(computed));
+  VerdictJudge judge;
   for (const TpTensorBlock& block : prepared.layer.blocks) {
     if (block.role == TpTensorRole::kWeight) continue;
-    const double e = BlockError(backend.BufferData(block.buffer), block.offset, block.block,
-                                reference.tensor(block.tensor));
+    const std::string name = block.tensor + " (rank " + std::to_string(block.rank) + ")";
+    const BlockElements b = GatherBlock(backend.BufferData(block.buffer), block.offset, block.block,
+                                        reference.tensor(block.tensor));
+    if (!b.fits) judge.Fail(name + ": the block lies outside its buffer or tensor");
+    else judge.Compare(name, b.got, b.want, b.bound);
     double& error = block.role == TpTensorRole::kOutput ? check.output_error : check.gradient_error;
-    error = std::max(error, e);
+    error = std::max(error, BlockError(b));
     ++check.blocks_checked;
-    if (e > worst) {
-      worst = e;
-      check.worst_tensor = block.tensor + " (rank " + std::to_string(block.rank) + ")";
-    }
   }
-  check.correct = check.blocks_checked > 0 && check.output_error <= TpCheck::kTolerance &&
-                  check.gradient_error <= TpCheck::kTolerance;
+  check.verdict = judge.Finish();
+  check.correct = check.blocks_checked > 0 && check.verdict.correct();
+  check.worst_tensor = check.verdict.worst.tensor;
   return s;
 }
 

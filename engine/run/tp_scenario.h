@@ -28,6 +28,7 @@
 #include "engine/core/event.h"
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
+#include "engine/verify/verdict.h"
 
 namespace shardlab {
 
@@ -82,17 +83,20 @@ struct TpMetrics {
 /// Metrics from the events of a run of `layer` (whose plan is `plan`).
 TpMetrics MeasureTp(const TpLayerPlan& layer, const Plan& plan, std::span<const Event> events);
 
+/// Every output and gradient block against the double-precision layer,
+/// each element within its bound (engine/verify/tp_bounds.h).
 struct TpCheck {
   bool checked = false;
   std::string not_checked_reason;  // "timing only: ..."
-  bool correct = false;
-  /// Largest |split − reference| over a block, divided by the largest
-  /// |reference| value of that block, over all output and gradient blocks.
+  bool correct = false;            // verdict.correct()
+  Verdict verdict;
+  /// For display: largest |split − reference| over a block, divided by the
+  /// largest |reference| value of that block (at least 0.1), over all
+  /// output and gradient blocks.
   double output_error = 0;
   double gradient_error = 0;
-  std::string worst_tensor;        // "dWq (rank 2)"
+  std::string worst_tensor;        // the verdict's: "dWq (rank 2)"
   int blocks_checked = 0;
-  static constexpr double kTolerance = 1e-4;
 };
 
 struct TpSummary {

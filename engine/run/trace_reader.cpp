@@ -254,7 +254,17 @@ LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source) {
                   "version of ShardLab, which embeds the topology");
     }
   }
-  if (trace.topology.num_gpus() < ranks) {
+  if (const JsonValue* machine = other.Find("machine"); machine != nullptr) {
+    trace.machine = ReadMachineRecord(*machine, source + ": otherData.machine");
+    const MachineRecord& m = *trace.machine;
+    if (!m.rank_to_gpu.empty() && static_cast<int>(m.rank_to_gpu.size()) < ranks) {
+      throw Error(source + ": otherData.machine.placement: places " + std::to_string(m.rank_to_gpu.size()) +
+                  " ranks but the trace has " + std::to_string(ranks));
+    }
+  }
+  const bool placed = trace.machine && !trace.machine->rank_to_gpu.empty() &&
+                      trace.machine->gpus <= trace.topology.num_gpus();
+  if (trace.topology.num_gpus() < ranks && !placed) {
     throw Error(source + ": the trace has " + std::to_string(ranks) + " ranks but its topology '" +
                 trace.topology.name + "' only " + std::to_string(trace.topology.num_gpus()) + " GPUs");
   }

@@ -25,12 +25,14 @@
 // broken JSON ("run.json:3:17: ..."), a slice that is not on a rank's lane.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
+#include "engine/topology/this_machine.h"
 #include "engine/topology/topology.h"
 
 namespace shardlab {
@@ -45,6 +47,10 @@ struct LoadedTrace {
   Topology topology;
   std::vector<Event> events; // in file order; events[i].op == i
   std::vector<std::int32_t> original_op;  // the op id each event had when written
+  /// otherData.machine: the machine the run used; absent in traces written
+  /// before ShardLab recorded it. Its placement lets ranks outnumber the
+  /// topology's GPUs (virtual devices).
+  std::optional<MachineRecord> machine;
 };
 
 /// Caps: a trace file larger than this is refused before it is read.

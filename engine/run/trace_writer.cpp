@@ -511,6 +511,10 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
   // topology view from the trace alone, on a laptop that never saw the
   // cluster's topology file (engine/run/trace_reader.h).
   w.Field("topology_file", WriteTopologyText(topology));
+  if (info.machine) {
+    w.Key("machine");
+    WriteMachineRecord(w, *info.machine);
+  }
   w.EndObject();
   w.EndObject();
   out << '\n';

@@ -29,6 +29,7 @@
 // cost memory only for one flag per op and one counter track's change points.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -36,6 +37,7 @@
 
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
+#include "engine/topology/this_machine.h"
 #include "engine/topology/topology.h"
 
 namespace shardlab {
@@ -45,6 +47,9 @@ struct TraceInfo {
   std::string backend;             // "sim", "cuda", ...
   std::vector<int> rank_to_gpu;    // GPU index of each rank; empty = rank r on GPU r
   std::vector<std::string> rank_labels;  // appended to each rank's process name ("dp0 pp1 tp1")
+  /// The machine the run used (GPU model, count, placement, profile), as
+  /// otherData.machine: what `--topology this` rebuilds the model from.
+  std::optional<MachineRecord> machine;
 };
 
 /// Writes `events` of a run of `plan` on `topology` as a Chrome trace JSON

@@ -199,4 +199,17 @@ DetectedMachine DetectMachine() {
   return probe();
 }
 
+TopologyChoice ChooseTopology(const std::string& given, bool real_hardware) {
+  TopologyChoice choice;
+  if (!given.empty() || !real_hardware) {
+    choice.name = given.empty() ? kDefaultSimTopology : given;
+    choice.topology = LoadTopology(choice.name);
+    return choice;
+  }
+  choice.topology = BuildDetectedTopology(DetectMachine());
+  choice.name = kDetectedTopologyName;
+  choice.detected = true;
+  return choice;
+}
+
 }  // namespace shardlab

@@ -57,4 +57,23 @@ void SetMachineProbe(MachineProbe probe);
 /// GPU or without a CUDA build.
 DetectedMachine DetectMachine();
 
+/// The machine a run uses: `--topology` as given (a preset or a file), or,
+/// when none is given, the one the backend stands for. Real hardware
+/// (`real_hardware`: `--backend cuda`) runs on the GPUs it finds: the
+/// detected machine, one rank per GPU, so that a 4-GPU workstation runs 4
+/// ranks rather than the default preset's 8 as virtual devices. Virtual
+/// ranks happen only when a topology with more GPUs is asked for. The
+/// simulator keeps the preset dgx-a100.
+struct TopologyChoice {
+  Topology topology;
+  std::string name;        // for reports: the preset, the file, or "this machine (detected)"
+  bool detected = false;   // true when it is the detected machine
+};
+
+/// Throws what DetectMachine throws when real hardware has no device.
+TopologyChoice ChooseTopology(const std::string& given, bool real_hardware);
+
+inline constexpr const char* kDefaultSimTopology = "dgx-a100";
+inline constexpr const char* kDetectedTopologyName = "this machine (detected)";
+
 }  // namespace shardlab

@@ -116,7 +116,7 @@ std::string FormatDeviceProfile(const DeviceProfile& p) {
   number("memory_gbps", p.memory_gbps, "2 x bytes / device copy time, as the simulator counts");
   if (p.memory_bytes) out << "memory_bytes = " << *p.memory_bytes << "\n";
   if (p.kernel_launch_ns || p.event_record_ns) {
-    out << "\n[overheads]  # measured; the simulator does not use them\n";
+    out << "\n[overheads]  # measured; only the model of this machine (--topology this) uses them\n";
     number("kernel_launch_ns", p.kernel_launch_ns, "empty kernel, launch to launch");
     number("event_record_ns", p.event_record_ns, "cudaEventRecord, host side");
   }

@@ -10,13 +10,15 @@
 //   fp16_tflops = 610.0       # half GEMM with float accumulation, 8192^3
 //   memory_gbps = 2950.0      # as the simulator counts it: 2 x bytes / copy time
 //   memory_bytes = 85045379072
-//   [overheads]               # measured, for reading; the simulator ignores them
+//   [overheads]               # measured; the model of this machine (--topology this)
+//                             # charges kernel_launch_ns + 2 x event_record_ns per op
 //   kernel_launch_ns = 2300.0
 //   event_record_ns = 900.0
 //   [measured]                # the raw numbers, for reading
 //   d2d_copy_gbps = 1475.0    # bytes copied / time
 //
-// Only [device] changes what the simulator computes; every key but model
+// Only [device] changes what the simulator computes (and [overheads], in the
+// model of this machine); every key but model
 // is optional there and replaces the preset's figure when present.
 #pragma once
 

@@ -72,8 +72,8 @@ TEST(TpCli, TextReportSaysCorrectForAPlainRun) {
   EXPECT_TRUE(Contains(r.out, "forward   all-reduce")) << r.out;
   EXPECT_TRUE(Contains(r.out, "backward  all-reduce")) << r.out;
   EXPECT_TRUE(Contains(r.out, "# comm share")) << r.out;
-  EXPECT_TRUE(Contains(r.out, "# Result: correct: forward and every gradient equal the "
-                              "single-device layer (max rel error"))
+  EXPECT_TRUE(Contains(r.out, "# Result: correct: forward and every gradient within their error bounds of "
+                              "the single-device layer in double (max error "))
       << r.out;
 }
 

@@ -80,8 +80,10 @@ TEST(ZeroCli, TextReportOfASmallRunSaysCorrect) {
            "ranks 0-1",
            "2Ψ + (2+12)Ψ/N = ",
            "formula 2(N-1)/N·Ψ = 16.64k, ratio 1.000",
-           "# Result: correct (parameters after 3 Adam steps equal the single-device model, max "
-           "rel error",
+           "# Result: correct (max error ",
+           "of its bound, ",
+           "fp32 parameters after 3 Adam steps and the loss against their error bounds from the "
+           "double-precision single-device model",
        }) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }

@@ -21,6 +21,7 @@
 #include "app/gui/app/menu_bar.h"
 #include "app/gui/app/theme.h"
 #include "app/gui/model/panel_layout.h"
+#include "app/gui/views/draw_util.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab::gui {
@@ -284,6 +285,64 @@ void ExpectUsageError(const std::vector<std::string>& args, const std::string& m
   ASSERT_FALSE(result.err.empty());
   EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "more than one line: " << result.err;
   EXPECT_NE(result.err.find(mentions), std::string::npos) << result.err;
+}
+
+/// Pixels of `rect` near the compare overlay's outline colours from
+/// `from_shade` to 1 (the model 1.4x .. 4x off and beyond).
+int CountNearErrorShades(const Image& image, const Rect& rect, const Theme& theme, double from_shade) {
+  int count = 0;
+  std::vector<Rgb> shades;
+  for (int k = 0; k <= 32; ++k) {
+    const double shade = from_shade + (1.0 - from_shade) * k / 32.0;
+    shades.push_back(Channels(ErrorShadeColor(theme, shade)));
+  }
+  for (int y = static_cast<int>(rect.min.y); y < static_cast<int>(rect.max.y); ++y) {
+    for (int x = static_cast<int>(rect.min.x); x < static_cast<int>(rect.max.x); ++x) {
+      const unsigned char* p = image.At(x, y);
+      for (const Rgb& want : shades) {
+        if (std::abs(p[0] - want.r) <= 6 && std::abs(p[1] - want.g) <= 6 && std::abs(p[2] - want.b) <= 6) {
+          ++count;
+          break;
+        }
+      }
+    }
+  }
+  return count;
+}
+
+// A recorded H200 trace with the model of its machine laid over it: the
+// measured bars solid, the model's as coloured outlines, both in the Gantt.
+TEST(GuiApp, ComparesARecordedH200TraceWithTheModelOfItsMachine) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const std::string data = SHARDLAB_TEST_DATA_DIR;
+  const std::string model = (dir.path() / "model.json").string();
+  const AppResult made = test_util::RunProgram(
+      SHARDLAB_CLI_PATH, {"run", "allreduce", "--ranks", "8", "--size", "64M", "--topology", "this", "--device-profile",
+                          data + "/traces/h200.toml", "--timing-only", "--trace", model}, dir.path());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::vector<std::string> shown = {"--open-trace", data + "/traces/h200-ring8-64M-warm.json", "--step", "14",
+                                          "--frames", "20"};
+  std::vector<std::string> with = shown;
+  with.insert(with.end(), {"--compare-trace", model});
+  const Image compared = Screenshot(dir, with);
+  const Theme& theme = GetTheme(ThemeKind::kDark);
+  // The rows only: below the panel's title, toolbar, legend and ruler.
+  Rect gantt = Layout().gantt;
+  gantt.min.y += 5.0f * FontPixels(1.0f);
+  EXPECT_GT(CountNear(compared, gantt, theme.PhaseColor(Phase::kReduceScatter)), 1000) << "no measured (solid) bars";
+  EXPECT_GT(CountNear(compared, gantt, theme.PhaseColor(Phase::kAllGather)), 500) << "no measured (solid) bars";
+  const int outlines = CountNearErrorShades(compared, gantt, theme, 0.3);
+  EXPECT_GT(outlines, 1000) << "no model outlines";
+  // Without the second run: the same solid bars, no outlines.
+  const Image alone = Screenshot(dir, shown);
+  EXPECT_LT(CountNearErrorShades(alone, gantt, theme, 0.3), outlines / 10);
+  EXPECT_GT(CountNear(alone, gantt, theme.PhaseColor(Phase::kReduceScatter)), 1000);
+  // A trace of another plan is refused with the reason.
+  const AppResult refused = RunApp({"--open-trace", data + "/traces/h200-ring8-64M-warm.json", "--compare-trace",
+                                    data + "/traces/h200-1f1b.json", "--frames", "2"}, dir.path());
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("not runs of one plan: op 0"), std::string::npos) << refused.err;
 }
 
 TEST(GuiAppFlags, ZeroRanksIsAUsageError) {

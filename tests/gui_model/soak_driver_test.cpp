@@ -1,6 +1,6 @@
 // The soak driver: random UI commands are reproducible (same seed, same
 // trace) and the seed matters (different seeds, different traces). The
-// 10^5-command soak on a sanitizer build is `shardlab_soak` (README).
+// 10^5-command soak on a sanitizer build is `shardlab_soak` (docs/testing.md).
 #include "app/gui/model/soak_driver.h"
 
 #include <gtest/gtest.h>

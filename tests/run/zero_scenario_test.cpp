@@ -105,7 +105,8 @@ TEST(ZeroScenario, ModelsPastTwoBillionParametersRunInPieces) {
 }
 
 // Many Adam steps: single parameters may drift by rounding (Adam divides by
-// sqrt(v)), the loss agrees; the check says correct.
+// sqrt(v)); their bounds grow as the computation says, with no step-count
+// special case, and the check says correct.
 TEST(ZeroScenario, ManyStepsStillCheckCorrect) {
   ZeroScenario s;
   s.params.model.layers = 4;
@@ -116,7 +117,10 @@ TEST(ZeroScenario, ManyStepsStillCheckCorrect) {
   s.params.steps = 30;
   const auto ran = RunScenario(s);
   EXPECT_TRUE(ran->summary.check.correct) << ran->summary.check.parameter_error;
-  EXPECT_EQ(ran->summary.check.parameter_tolerance, 0.1);
+  const Verdict& verdict = ran->summary.check.verdict;
+  EXPECT_EQ(verdict.kind, VerdictKind::kCorrect) << verdict.Text();
+  EXPECT_EQ(verdict.tensors, 2 * 4 + 1);  // every weight and bias (the shards put together), and the loss
+  EXPECT_LE(verdict.worst.ratio, 1.0);
 }
 
 TEST(ZeroScenario, ASmallRealRunIsChecked) {

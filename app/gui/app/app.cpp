@@ -175,6 +175,14 @@ int App::Run() {
       }
       SetStatus(message, true);
       StartRun(flags_.settings);  // interactive: the usual launch run instead
+    } else if (!flags_.compare_trace_path.empty() &&
+               !session_.OpenCompareTrace(flags_.compare_trace_path, &message)) {
+      std::cerr << kAppProgram << ": error: " << message << "\n";
+      if (flags_.scripted()) {
+        Shutdown();
+        return 1;
+      }
+      SetStatus(message, true);
     }
   } else if (!StartLabRunIfAsked()) {
     StartRun(flags_.settings);  // --lab: the step's run first
@@ -303,6 +311,7 @@ void App::Frame(double dt_s) {
   menu.font_scale = font_scale_;
   menu.planner_open = planner_open_;
   menu.can_export_trace = session_.plan() != nullptr && session_.store().event_count() > 0;
+  menu.can_compare = session_.plan() != nullptr && session_.state() == SessionState::kDone;
   menu.lab_panel_open = lab_panel_visible_;
   if (glfwGetTime() < status_until_s_) {
     menu.status = status_;
@@ -343,6 +352,15 @@ void App::Frame(double dt_s) {
       open_trace_dialog_.Opened(open_trace_dialog_.path());
     } else {
       open_trace_dialog_.Failed(message);
+    }
+  }
+  if (compare_trace_dialog_.Draw(theme)) {
+    std::string message;
+    if (session_.OpenCompareTrace(compare_trace_dialog_.path(), &message)) {
+      compare_trace_dialog_.Opened(compare_trace_dialog_.path());
+      SetStatus("Comparing with " + compare_trace_dialog_.path(), false);
+    } else {
+      compare_trace_dialog_.Failed(message);
     }
   }
   if (export_dialog_.Draw(theme)) {
@@ -442,6 +460,7 @@ void App::HandleMenu(MenuAction action) {
   switch (action) {
     case MenuAction::kNone: break;
     case MenuAction::kOpenTrace: open_trace_dialog_.Open(); break;
+    case MenuAction::kOpenCompareTrace: compare_trace_dialog_.Open(); break;
     case MenuAction::kExportScreenshot:
       export_dialog_.Open(ExportKind::kScreenshot, DefaultExportName(ExportKind::kScreenshot));
       break;

@@ -106,6 +106,7 @@ class App {
   bool planner_open_ = false;
   ExportDialog export_dialog_;
   OpenTraceDialog open_trace_dialog_;
+  OpenTraceDialog compare_trace_dialog_{TraceDialogPurpose::kCompare};
   LabPanelState lab_panel_;
   bool lab_panel_visible_ = false;
 

@@ -74,6 +74,7 @@ const CommandSpec& AppSpec() {
         {"mpi-timeout", 0, "TIME", "with --backend mpi --worker: the mpi backend's bound on every wait (e.g. 2s; default 30s)"},
         {"mpi-fault", 0, "KIND", "for tests, with --backend mpi --worker: the launch run's mpi fault (kill:rank=1,op=3, exit:..., skip:rank=2,iter=1; see 'shardlab-cli run --help'); Restart worker then runs normally"},
         {"open-trace", 0, "FILE.json", "show a Chrome trace ShardLab wrote (any backend, any machine) instead of a run"},
+        {"compare-trace", 0, "FILE.json", "with --open-trace: lay a second run of the same plan over it (outlines on the Gantt, summary in the metrics panel)"},
         {"schedule", 0, "NAME", "pipeline: gpipe, 1f1b, interleaved or zb-h1 (default 1f1b)"},
         {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
         {"microbatches", 0, "N", "pipeline: micro-batches per step (default 8)"},
@@ -267,6 +268,9 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "mpi-fault") {
     ParseMpiFault(spelling, value);
     flags.mpi_fault = value;
+  } else if (name == "compare-trace") {
+    if (value.empty()) throw UsageError(spelling + ": empty file name");
+    flags.compare_trace_path = value;
   } else if (name == "open-trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.open_trace_path = value;
@@ -350,6 +354,9 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
   }
   if (flags.event_flood_s > 0 && flags.scripted()) {
     throw UsageError("--event-flood: runs in real time; leave out --frames");
+  }
+  if (!flags.compare_trace_path.empty() && flags.open_trace_path.empty()) {
+    throw UsageError("--compare-trace: needs --open-trace FILE (the run it is laid over)");
   }
   return flags;
 }

@@ -41,6 +41,7 @@ struct AppFlags {
   double event_flood_s = 0;         // > 0: flood the event stream this long, report, exit
   std::string trace_path;           // Chrome trace of the first run
   std::string open_trace_path;      // a trace to show instead of the launch run
+  std::string compare_trace_path;   // with open_trace_path: a second run laid over it
   std::string worker_fault;         // tests: --inject-fault for every worker run
   std::string mpi_timeout;          // --mpi-timeout of mpi worker runs ("" = the backend's default)
   std::string mpi_fault;            // tests: --mpi-fault of the launch run's mpi worker

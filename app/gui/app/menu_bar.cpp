@@ -17,6 +17,9 @@ MenuAction DrawMenuBar(const MenuBarInfo& info) {
   }
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open trace...")) action = MenuAction::kOpenTrace;
+    if (ImGui::MenuItem("Open trace to compare...", nullptr, false, info.can_compare)) {
+      action = MenuAction::kOpenCompareTrace;
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Export screenshot...")) action = MenuAction::kExportScreenshot;
     if (ImGui::MenuItem("Export Chrome trace...", nullptr, false, info.can_export_trace)) {

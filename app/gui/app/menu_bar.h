@@ -21,6 +21,7 @@ inline float MenuBarHeightPx(float font_px) { return font_px + 2.0f * kMenuBarPa
 enum class MenuAction {
   kNone,
   kOpenTrace,
+  kOpenCompareTrace,
   kExportScreenshot,
   kExportTrace,
   kQuit,
@@ -42,6 +43,7 @@ struct MenuBarInfo {
   float font_scale = 1.0f;
   bool planner_open = false;      // the 3D layout planner window
   bool can_export_trace = false;  // a recorded run exists
+  bool can_compare = false;       // a finished run or a trace is shown
   bool lab_panel_open = false;
   std::string status;             // right-aligned note ("Saved run.png"), may be empty
   Color status_color = 0;

@@ -11,6 +11,7 @@ namespace shardlab::gui {
 namespace {
 
 constexpr const char* kPopupId = "Open trace##open_trace";
+constexpr const char* kComparePopupId = "Open trace to compare##compare_trace";
 
 }  // namespace
 
@@ -29,13 +30,15 @@ void OpenTraceDialog::Opened(const std::string& path) {
 }
 
 bool OpenTraceDialog::Draw(const Theme& theme) {
+  const bool compare = purpose_ == TraceDialogPurpose::kCompare;
+  const char* popup_id = compare ? kComparePopupId : kPopupId;
   if (open_requested_) {
-    ImGui::OpenPopup(kPopupId);
+    ImGui::OpenPopup(popup_id);
     open_requested_ = false;
   }
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing,
                           ImVec2(0.5f, 0.5f));
-  if (!ImGui::BeginPopupModal(kPopupId, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
+  if (!ImGui::BeginPopupModal(popup_id, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
   if (close_requested_) {
     close_requested_ = false;
     ImGui::CloseCurrentPopup();
@@ -43,8 +46,14 @@ bool OpenTraceDialog::Draw(const Theme& theme) {
     return false;
   }
 
-  ImGui::TextUnformatted("Open a Chrome trace that ShardLab wrote (shardlab-cli run --trace, File > Export),");
-  ImGui::TextUnformatted("from any backend and any machine: a cluster's MPI run studied on a laptop.");
+  if (compare) {
+    ImGui::TextUnformatted("Lay a second run of the plan shown over the timeline: e.g. the simulator's model");
+    ImGui::TextUnformatted("of the machine (shardlab-cli run ... --topology this --trace model.json) over a");
+    ImGui::TextUnformatted("measured trace. Its ops are drawn as outlines on the same rows, linked by op id.");
+  } else {
+    ImGui::TextUnformatted("Open a Chrome trace that ShardLab wrote (shardlab-cli run --trace, File > Export),");
+    ImGui::TextUnformatted("from any backend and any machine: a cluster's MPI run studied on a laptop.");
+  }
   std::error_code cwd_error;
   const std::filesystem::path cwd = std::filesystem::current_path(cwd_error);
   ImGui::TextDisabled("Relative paths start in %s", cwd_error ? "the current directory" : cwd.c_str());
@@ -54,7 +63,7 @@ bool OpenTraceDialog::Draw(const Theme& theme) {
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 34.0f);
   const bool entered =
-      ImGui::InputTextWithHint("##trace_path", "run.json", &path_, ImGuiInputTextFlags_EnterReturnsTrue);
+      ImGui::InputTextWithHint("##trace_path", compare ? "model.json" : "run.json", &path_, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!recent_.empty()) {
     ImGui::TextDisabled("Recent:");
     for (const std::string& recent : recent_) {

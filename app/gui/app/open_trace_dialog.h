@@ -11,8 +11,15 @@
 
 namespace shardlab::gui {
 
+/// Which trace the dialog asks for.
+enum class TraceDialogPurpose {
+  kShow,     // File > Open trace...: instead of the run shown
+  kCompare,  // File > Open trace to compare...: a second run of the shown plan, laid over it
+};
+
 class OpenTraceDialog {
  public:
+  explicit OpenTraceDialog(TraceDialogPurpose purpose = TraceDialogPurpose::kShow) : purpose_(purpose) {}
   /// Opens the popup at the next Draw.
   void Open();
   /// Draws the popup while open (once per frame, at the top level).
@@ -28,6 +35,7 @@ class OpenTraceDialog {
   static constexpr std::size_t kMaxRecent = 8;
 
  private:
+  TraceDialogPurpose purpose_;
   std::string path_;
   std::string error_;
   std::vector<std::string> recent_;  // newest first

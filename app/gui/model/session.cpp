@@ -473,6 +473,7 @@ void Session::ResetRun() {
   worker_error_record_seen_ = false;
   worker_error_record_ = ErrorRecord{};
   trace_.reset();
+  compare_.reset();
   prepared_.reset();
   pipeline_.reset();
   tp_.reset();
@@ -520,6 +521,33 @@ bool Session::OpenTrace(const std::string& path, std::string* message) {
   store_.Add(trace_->events);
   steps_done_ = trace_->plan.num_steps;
   state_ = SessionState::kDone;
+  message->clear();
+  return true;
+}
+
+bool Session::OpenCompareTrace(const std::string& path, std::string* message) {
+  if (state_ != SessionState::kDone || plan() == nullptr) {
+    *message = "nothing to compare with yet: open a trace or let a run finish first";
+    return false;
+  }
+  try {
+    const LoadedTrace added = ReadChromeTraceFile(path);
+    RunRecord shown;
+    std::vector<std::int32_t> event_op_ids;
+    if (trace_) {
+      shown = RunFromTrace(*trace_);
+      event_op_ids = trace_->original_op;
+    } else {
+      std::vector<Event> events;
+      events.reserve(store_.event_count());
+      for (const TimelineRow& row : store_.rows()) events.insert(events.end(), row.events.begin(), row.events.end());
+      shown = RunFromEvents(*plan(), events, "this run", backend());
+    }
+    compare_ = std::make_unique<CompareOverlay>(shown, RunFromTrace(added), std::move(event_op_ids), path);
+  } catch (const std::exception& e) {
+    *message = path + ": cannot compare: " + e.what();
+    return false;
+  }
   message->clear();
   return true;
 }

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/event_flood.h"
 #include "app/gui/model/timeline_store.h"
 #include "app/gui/model/worker_client.h"
@@ -219,6 +220,13 @@ class Session {
   bool OpenTrace(const std::string& path, std::string* message);
   /// The opened trace, or null (no trace: a run or nothing).
   const LoadedTrace* trace() const { return trace_.get(); }
+  /// File > Open trace to compare...: lays a second run of the same plan
+  /// (a trace at `path`) over the one shown (an opened trace or a finished
+  /// run). A trace of another plan, or nothing to compare with, returns
+  /// false with the reason in *message; the screen stays as it was.
+  bool OpenCompareTrace(const std::string& path, std::string* message);
+  /// The overlay, or null; cleared when another run or trace is shown.
+  const CompareOverlay* compare() const { return compare_.get(); }
 
   // --- Worker runs (a collective with settings.in_worker).
   /// The program started as the worker (default: DefaultWorkerProgram()).
@@ -340,6 +348,7 @@ class Session {
   std::unique_ptr<PreparedMoe> moe_;
   MoeSummary moe_outcome_;
   std::unique_ptr<LoadedTrace> trace_;
+  std::unique_ptr<CompareOverlay> compare_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;

@@ -69,4 +69,8 @@ void DrawCenteredTextAt(ImDrawList* list, ImVec2 center, Color color, const std:
                 color, text.c_str());
 }
 
+Color ErrorShadeColor(const Theme& theme, double shade) {
+  return MixColor(theme.text, theme.error, static_cast<float>(std::clamp(shade, 0.0, 1.0)));
+}
+
 }  // namespace shardlab::gui

@@ -16,6 +16,9 @@ Color WithAlpha(Color color, float alpha);
 Color MixColor(Color color, Color other, float t);
 /// Black or white, whichever reads better on `background`.
 Color ContrastText(Color background);
+/// The compare overlay's colour scale: shade 0 (the runs agree) is the
+/// text colour, 1 (kFullShadeFactor apart) the error colour.
+Color ErrorShadeColor(const Theme& theme, double shade);
 
 /// 45-degree lines across [min, max], `spacing_px` apart and anchored at
 /// screen x `anchor_x`, so the pattern moves with what it marks.

@@ -39,6 +39,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/pipeline_gantt.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
@@ -59,6 +60,8 @@ constexpr float kRowGapPx = 2.0f;          // vertical air between a row's boxes
 // plus a fixed allowance for the row's background and label.
 constexpr int kRowFixedVertices = 256;
 constexpr int kVertexLimit = 65536;
+// An overlay outline (a 2 px rectangle, anti-aliased) at most every 2 px.
+constexpr float kOutlineVerticesPerPx = 16.0f;
 constexpr float kMinBubblePx = 1.0f;       // narrower bubbles are not drawn
 constexpr float kHatchSpacingPx = 7.0f;    // between a bubble's diagonal lines
 constexpr float kMinHatchPx = 8.0f;        // narrower bubbles get the tint only
@@ -144,6 +147,7 @@ struct RowPass {
   const ZeroPlan* zero = nullptr;             // a ZeRO run, with its collectives' names
   const std::vector<ZeroCollectiveName>* zero_names = nullptr;
   const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers, TP/PP/DP labels
+  const CompareOverlay* overlay = nullptr;    // a second run of the plan: outlines
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
   float left_x_px = 0;       // screen x of the label column
@@ -349,6 +353,17 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
       if (const std::string* text = FitText(labels, 3, width - 4)) {
         list->AddText(ImVec2(x0 + 2, text_y), ContrastText(fill), text->c_str());
       }
+    }
+  }
+
+  if (pass.overlay != nullptr) {
+    // The added run's time of each op: an outline on the same row, its
+    // colour how far the two runs are apart.
+    for (const OverlayBox& box : PrepareOverlayRow(row, *pass.overlay, *pass.frame)) {
+      const float x0 = pass.timeline_x_px + static_cast<float>(box.x0_px);
+      const float x1 = pass.timeline_x_px + static_cast<float>(box.x1_px);
+      list->AddRect(ImVec2(x0, by0 + 1), ImVec2(std::max(x1, x0 + 2.0f), by1 - 1),
+                    ErrorShadeColor(theme, box.shade), 0.0f, 0, 2.0f);
     }
   }
 
@@ -566,6 +581,27 @@ const PipelineBubbles& CachedBubbles(const Session& session) {
   return cache.bubbles;
 }
 
+// The overlay's key: solid = the run shown, outline = the added run,
+// coloured from "agrees" to kFullShadeFactor apart.
+void DrawCompareLegend(const Theme& theme, const CompareOverlay& overlay) {
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "solid: %s   outline: %s (%s)   outline colour:",
+                     overlay.comparison().a_label.c_str(), overlay.comparison().b_label.c_str(),
+                     overlay.added_source().c_str());
+  ImGui::SameLine();
+  const ImVec2 min = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  constexpr int kSteps = 16;
+  constexpr float kStepPx = 6.0f;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  for (int i = 0; i < kSteps; ++i) {
+    list->AddRectFilled(ImVec2(min.x + i * kStepPx, min.y + 2), ImVec2(min.x + (i + 1) * kStepPx, min.y + h - 2),
+                        ErrorShadeColor(theme, static_cast<double>(i) / (kSteps - 1)));
+  }
+  ImGui::Dummy(ImVec2(kSteps * kStepPx, h));
+  ImGui::SameLine();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "agree .. %.0fx apart", kFullShadeFactor);
+}
+
 GanttFrame ClampFrame(GanttFrame frame, TimeNs run_end_ns) {
   const double max_ns_per_px = std::max(1.0, run_end_ns) * 20.0 / std::max(1.0, frame.width_px);
   frame.ns_per_px = std::clamp(frame.ns_per_px, kMinNsPerPx, std::max(kMinNsPerPx, max_ns_per_px));
@@ -590,7 +626,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const Plan& plan = *run_plan;
   const TimelineStore& store = ctx.session.store();
   const ImGuiIO& io = ImGui::GetIO();
-  const TimeNs run_end_ns = std::max(store.end_ns(), ctx.clock.run_end_ns());
+  // With a second run laid over it, the view spans both.
+  const TimeNs run_end_ns = std::max({store.end_ns(), ctx.clock.run_end_ns(),
+                                      ctx.session.compare() != nullptr ? ctx.session.compare()->added_end_ns() : 0.0});
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
 
   // Toolbar.
@@ -607,6 +645,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (ctx.session.zero() != nullptr) DrawZeroLegend(theme, ctx.session.zero()->scenario.params.stage);
   if (ctx.session.moe() != nullptr) DrawMoeLegend(theme);
   if (ctx.session.three_d() != nullptr) DrawThreeDLegend(theme);
+  if (ctx.session.compare() != nullptr) DrawCompareLegend(theme, *ctx.session.compare());
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -707,6 +746,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (ctx.session.three_d() != nullptr) {
     pass.three_d = &ctx.session.three_d()->three_d;
   }
+  pass.overlay = ctx.session.compare();
   pass.left_x_px = rows_pos.x;
   pass.timeline_x_px = rows_pos.x + label_w;
   pass.row_h_px = row_h;
@@ -728,7 +768,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const float narrowest_glyph_px = std::max(1.0f, ImGui::CalcTextSize("i").x);
   const float bubble_vertices_per_px = pipeline != nullptr ? kBubbleVerticesPerPx : 0.0f;
   const int worst_row_vertices =
-      static_cast<int>((4.0f + 4.0f / narrowest_glyph_px + bubble_vertices_per_px) * timeline_w) +
+      static_cast<int>((4.0f + 4.0f / narrowest_glyph_px + bubble_vertices_per_px +
+                        (pass.overlay != nullptr ? kOutlineVerticesPerPx : 0.0f)) *
+                       timeline_w) +
       kRowFixedVertices;
   int page = 0;
   for (int r = first_row; r < last_row; ++r) {
@@ -759,10 +801,14 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
     const Op* op = OpOf(plan, e);
-    EventTooltip(e, op, row, pipeline,
-                 ctx.session.zero() != nullptr      ? ZeroOpLine(ctx.session, op)
-                 : ctx.session.three_d() != nullptr ? ThreeDOpLine(ctx.session, e, op)
-                                                    : TpCollectiveLine(ctx.session, op));
+    std::string line = ctx.session.zero() != nullptr      ? ZeroOpLine(ctx.session, op)
+                       : ctx.session.three_d() != nullptr ? ThreeDOpLine(ctx.session, e, op)
+                                                          : TpCollectiveLine(ctx.session, op);
+    if (pass.overlay != nullptr) {
+      const std::string compared = pass.overlay->HoverText(e.op);
+      if (!compared.empty()) line += (line.empty() ? "" : "\n") + compared;
+    }
+    EventTooltip(e, op, row, pipeline, line);
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);

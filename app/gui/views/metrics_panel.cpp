@@ -92,6 +92,7 @@ void DrawMetricsPanel(ViewContext& ctx) {
     if (session.plan() == nullptr) return;
     ImGui::Separator();
   }
+  DrawCompareSummary(ctx);
   if (session.pipeline() != nullptr) {
     DrawPipelineMetrics(ctx);
     return;

@@ -16,12 +16,6 @@
 namespace shardlab::gui {
 namespace {
 
-std::string Scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1e", value);
-  return text;
-}
-
 /// One bar per expert, coloured by the GPU it lives on; the line is the
 /// most rows one expert may take (capacity per rank x ranks).
 void TokensPerExpertBars(const Theme& theme, const MoeRouting& routing) {
@@ -99,9 +93,9 @@ void DrawMoeMetrics(ViewContext& ctx) {
                  std::to_string(m.transfers) + " sends; every GPU's bytes against the hand count",
                  out.bytes_match ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       if (out.check.checked) {
-        MetricsRow("result", out.check.correct ? "correct" : "WRONG",
-                   "outputs within " + Scientific(out.check.output_error) + ", gates within " +
-                       Scientific(out.check.gate_error) + " of one device",
+        MetricsRow("result", VerdictName(out.check.verdict.kind),
+                   out.check.verdict.Detail() + " (outputs and gates against their error bounds from one"
+                                                " device in double)",
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow("result", "not checked", out.check.not_checked_reason);

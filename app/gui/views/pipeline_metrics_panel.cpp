@@ -36,12 +36,6 @@ std::string Micros(TimeNs ns) {
   return Fixed(us, us < 10 ? 2 : us < 100 ? 1 : 0);
 }
 
-std::string Scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1e", value);
-  return text;
-}
-
 std::string ScenarioLine(const PreparedPipeline& p) {
   const PipelineParams& params = p.pipeline.params;
   const std::string dot = " \xC2\xB7 ";
@@ -188,10 +182,9 @@ void DrawPipelineMetrics(ViewContext& ctx) {
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     if (done) {
       if (check.checked) {
-        MetricsRow("result", check.correct ? "correct" : "WRONG",
-                   "after the step, gradients within " + Scientific(check.gradient_error) +
-                       " and weights within " + Scientific(check.weight_error) +
-                       " of one device (relative)",
+        MetricsRow("result", VerdictName(check.verdict.kind),
+                   check.verdict.Detail() + " (after the step, gradients, weights and loss against their"
+                                            " error bounds from one device in double)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
         MetricsRow("loss", Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
       } else {

@@ -21,12 +21,6 @@ std::string Percent(double part, double whole) {
   return text;
 }
 
-std::string Scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1e", value);
-  return text;
-}
-
 /// What one group kind's traffic is in this run.
 const char* KindWords(GroupKind kind, int zero_stage) {
   switch (kind) {
@@ -78,9 +72,9 @@ void DrawThreeDMetrics(ViewContext& ctx) {
                     out.model_flops / 1e6, params.grid.ranks());
       MetricsRow("MFU", Percent(out.mfu, 1.0), mfu);
       if (out.check.checked) {
-        MetricsRow("result", out.check.correct ? "correct" : "WRONG",
-                   "weights within " + Scientific(out.check.weight_error) + ", gradients within " +
-                       Scientific(out.check.gradient_error) + " of one device",
+        MetricsRow("result", VerdictName(out.check.verdict.kind),
+                   out.check.verdict.Detail() + " (weights, gradients and loss against their error bounds"
+                                                " from one device in double)",
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow("result", "not checked", out.check.not_checked_reason);

@@ -27,12 +27,6 @@
 namespace shardlab::gui {
 namespace {
 
-std::string Scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1e", value);
-  return text;
-}
-
 std::string Percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
@@ -176,10 +170,9 @@ void DrawTpMetrics(ViewContext& ctx) {
     }
     if (done) {
       if (check.checked) {
-        MetricsRow("result", check.correct ? "correct" : "WRONG",
-                   "outputs within " + Scientific(check.output_error) + ", gradients within " +
-                       Scientific(check.gradient_error) + " of one GPU (" + std::to_string(check.blocks_checked) +
-                       " blocks)",
+        MetricsRow("result", VerdictName(check.verdict.kind),
+                   check.verdict.Detail() + " (outputs and gradients against their error bounds from one GPU"
+                                            " in double; " + std::to_string(check.blocks_checked) + " blocks)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow("result", "not checked", "");

@@ -70,6 +70,9 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state);
 void DrawGanttView(ViewContext& ctx, GanttViewState& state);
 void DrawBufferView(ViewContext& ctx);
 void DrawMetricsPanel(ViewContext& ctx);
+/// The compare overlay's per-phase summary and explanation (DrawMetricsPanel
+/// draws it first when a second run is laid over the Gantt).
+void DrawCompareSummary(ViewContext& ctx);
 /// The metrics panel of a pipeline run (DrawMetricsPanel calls it).
 void DrawPipelineMetrics(ViewContext& ctx);
 /// The metrics panel of a tensor-parallel layer (DrawMetricsPanel calls it).

@@ -33,12 +33,6 @@
 namespace shardlab::gui {
 namespace {
 
-std::string Scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1e", value);
-  return text;
-}
-
 std::string Fixed(double value, const char* format) {
   char text[48];
   std::snprintf(text, sizeof text, format, value);
@@ -198,8 +192,9 @@ void DrawZeroMetrics(ViewContext& ctx) {
       MetricsRow("step", FormatRunTime(out.step_ns), std::string(ClockOf(session)) + " clock, per Adam step");
       const ZeroCheck& check = out.check;
       if (check.checked) {
-        MetricsRow("result", check.correct ? "correct" : "WRONG",
-                   "fp32 parameters within " + Scientific(check.parameter_error) + " of one GPU's; loss " +
+        MetricsRow("result", VerdictName(check.verdict.kind),
+                   check.verdict.Detail() + " (fp32 parameters against their error bounds from one GPU in"
+                                            " double); loss " +
                        Fixed(check.loss, "%.5g") + " vs " + Fixed(check.reference_loss, "%.5g"),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {

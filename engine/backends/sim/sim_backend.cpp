@@ -15,7 +15,7 @@
 namespace shardlab {
 namespace {
 
-enum class SimEventKind : std::uint8_t { kOpEnd, kLatencyDone, kFlowEnd };
+enum class SimEventKind : std::uint8_t { kOpEnd, kLatencyDone, kFlowEnd, kIssued };
 
 struct SimEvent {
   TimeNs time;
@@ -62,6 +62,33 @@ class SimBackend final : public Backend {
         capacities_.push_back(topology.nodes[n].forward_gbps);
       }
     }
+    // The model of a real machine: one HBM resource per GPU node, and the
+    // time by which the host has issued each op (a transfer is one unit).
+    hbm_resource_.assign(topology.nodes.size(), -1);
+    if (options.shared_device_memory) {
+      for (std::int32_t node : topology.gpus) {
+        hbm_resource_[node] = static_cast<std::int32_t>(capacities_.size());
+        capacities_.push_back(topology.nodes[node].device.memory_gbps);
+      }
+    }
+    issue_ready_ns_.assign(plan.ops.size(), 0);
+    if (options.op_issue_ns > 0) {
+      double issued = 0;
+      for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
+        const Op& op = plan.ops[id];
+        const bool second_half = (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) &&
+                                 op.match >= 0 && op.match < id;
+        if (second_half) {
+          issue_ready_ns_[id] = issue_ready_ns_[op.match];
+        } else {
+          issued += options.op_issue_ns;
+          issue_ready_ns_[id] = issued;
+        }
+      }
+    }
+    hbm_resource_index_.resize(capacities_.size());
+    for (std::size_t i = 0; i < hbm_resource_index_.size(); ++i)
+      hbm_resource_index_[i] = static_cast<std::int32_t>(i);
     route_cache_.clear();
     routes_ = std::make_unique<RouteTable>(topology);
     last_route_.assign(static_cast<std::size_t>(plan.num_ranks), LastRoute{});
@@ -119,6 +146,7 @@ class SimBackend final : public Backend {
         case SimEventKind::kFlowEnd:
           if (ev.version == network_.version(ev.id)) EndFlow(ev.id);
           break;
+        case SimEventKind::kIssued: Begin(ev.id); break;
       }
     }
     sink_ = nullptr;
@@ -192,11 +220,40 @@ class SimBackend final : public Backend {
       return;
     }
     if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
-      if (ready_[op.match]) StartTransfer(op.kind == OpKind::kSend ? id : op.match);
+      if (ready_[op.match]) TryStart(op.kind == OpKind::kSend ? id : op.match);
+      return;
+    }
+    TryStart(id);
+  }
+
+  // Starts a ready op (a transfer by its send) once the host has issued it.
+  void TryStart(OpId id) {
+    if (issue_ready_ns_[id] > now_) {
+      Push(issue_ready_ns_[id], SimEventKind::kIssued, id);
+      return;
+    }
+    Begin(id);
+  }
+
+  void Begin(OpId id) {
+    const Op& op = plan_->ops[id];
+    if (op.kind == OpKind::kSend) {
+      StartTransfer(id);
       return;
     }
     start_ns_[id] = now_;
     memory_.OnOpStart(id);
+    const std::int32_t hbm = hbm_resource_[rank_gpu_node_[op.rank]];
+    if (hbm >= 0) {
+      const double touched = MemoryTraffic(op);
+      const DeviceSpec& dev = DeviceOf(op.rank);
+      const TimeNs memory_ns = dev.memory_gbps > 0 ? touched / dev.memory_gbps : 0;
+      // Memory-bound: the op's traffic shares the GPU's HBM with the others.
+      if (touched > 0 && memory_ns >= LocalOpNs(op)) {
+        StartMemoryFlow(id, touched, hbm);
+        return;
+      }
+    }
     Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
   }
 
@@ -208,6 +265,26 @@ class SimBackend final : public Backend {
     if (!library_.Arrive(id)) return;
     for (OpId member : library_.members(id))
       Push(now_ + library_.duration_ns(id), SimEventKind::kOpEnd, member);
+  }
+
+  // Bytes an op reads and writes in device memory.
+  static double MemoryTraffic(const Op& op) {
+    double touched = static_cast<double>(op.bytes);
+    if (op.kind == OpKind::kCopy) touched *= 2;
+    if (op.kind == OpKind::kReduce) touched *= 3;
+    return touched;
+  }
+
+  // A flow of `bytes` through one GPU's HBM, on behalf of op `id` (a send:
+  // the whole transfer).
+  void StartMemoryFlow(OpId id, double bytes, std::int32_t hbm) {
+    changed_.clear();
+    const std::int32_t flow = network_.Add(
+        now_, bytes, std::span<const std::int32_t>(&hbm_resource_index_[static_cast<std::size_t>(hbm)], 1),
+        changed_);
+    if (static_cast<std::size_t>(flow) >= flow_op_.size()) flow_op_.resize(flow + 1, kNoOp);
+    flow_op_[flow] = id;
+    Reschedule();
   }
 
   const RouteResources& RouteOf(int src_rank, int dst_rank) {
@@ -248,6 +325,14 @@ class SimBackend final : public Backend {
     memory_.OnOpStart(op.match);
     const RouteResources& rr = RouteOf(op.rank, op.peer);
     if (rr.local) {  // two ranks sharing one GPU: a device-to-device copy
+      const std::int32_t hbm = hbm_resource_[rank_gpu_node_[op.rank]];
+      if (hbm >= 0) {  // reads the source, writes (or reads and writes) the destination
+        const Op& recv = plan_->ops[op.match];
+        const double traffic =
+            static_cast<double>(op.bytes) * (recv.reduce == ReduceOp::kNone ? 2.0 : 3.0);
+        StartMemoryFlow(send, traffic, hbm);
+        return;
+      }
       const DeviceSpec& dev = DeviceOf(op.rank);
       const TimeNs ns =
           dev.memory_gbps > 0 ? 2.0 * static_cast<double>(op.bytes) / dev.memory_gbps : 0;
@@ -269,11 +354,16 @@ class SimBackend final : public Backend {
   }
 
   void EndFlow(std::int32_t flow) {
-    const OpId send = flow_op_[flow];
+    const OpId id = flow_op_[flow];
     changed_.clear();
     network_.Remove(now_, flow, changed_);
     Reschedule();
-    FinishOp(plan_->ops[send].match, start_ns_[send]);
+    const Op& op = plan_->ops[id];
+    if (op.kind == OpKind::kSend) {
+      FinishOp(op.match, start_ns_[id]);
+    } else {
+      FinishOp(id, start_ns_[id]);
+    }
   }
 
   void Reschedule() {
@@ -327,6 +417,9 @@ class SimBackend final : public Backend {
     const RouteResources* route = nullptr;
   };
   std::vector<LastRoute> last_route_;  // per source rank: its last route looked up
+  std::vector<std::int32_t> hbm_resource_;        // per node: its HBM resource, or -1
+  std::vector<std::int32_t> hbm_resource_index_;  // i -> i: stable storage for flow spans
+  std::vector<TimeNs> issue_ready_ns_;            // per op: when the host has issued it
 
   // Run state (reset by Reset()).
   std::vector<std::int32_t> pending_;

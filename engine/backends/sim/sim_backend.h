@@ -10,6 +10,15 @@
 //                 every rank of its call, then the NCCL model's time
 //                 (library_calls.h, nccl_model.h)
 //
+// The model of a real machine (RunOptions::shared_device_memory, set by
+// `--topology this`): each GPU's HBM is one more resource of the flow
+// network, of memory_gbps. A transfer between two ranks of one GPU (virtual
+// devices) is a flow of 2x its bytes (3x when it reduces) through it, a
+// memory-bound kernel a flow of the bytes it touches; all share it fairly
+// with whatever else runs there. RunOptions::op_issue_ns makes op k of the
+// plan (a transfer counts once) wait until k issue costs have passed: one
+// host thread enqueues the whole plan in order.
+//
 // Time is exact across steps: RunThroughStep(k) advances simulated time
 // until every op of steps <= k has finished, and stops there; ops of later
 // steps that were ready start on time and may already be in flight (or

@@ -1,0 +1,114 @@
+#include "app/cli/machine_args.h"
+
+#include "engine/core/error.h"
+#include "engine/run/trace_reader.h"
+#include "engine/topology/device_profile.h"
+
+namespace shardlab::cli {
+
+void AddMachineFlags(std::vector<FlagSpec>& flags) {
+  flags.push_back({"gpus", 0, "N", "--topology this without a GPU here: the modelled machine has N GPUs "
+                                   "of --device-profile (default: 1)"});
+  flags.push_back({"machine-from", 0, "TRACE", "--topology this: the machine a trace recorded (GPU "
+                                               "model, count, placement, profile)"});
+}
+
+namespace {
+
+DeviceProfile ProfileFromFlag(const ParsedArgs& args) {
+  const std::string path = args.Get("device-profile");
+  if (path.empty()) throw UsageError(args.Spelling("device-profile") + ": missing value");
+  return LoadDeviceProfile(path);
+}
+
+int GpusFlag(const ParsedArgs& args) {
+  return args.Has("gpus") ? static_cast<int>(ParseIntValue(args.Spelling("gpus"), args.Get("gpus"), 1, 65536)) : 1;
+}
+
+}  // namespace
+
+ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
+  ThisMachine out;
+  MachineRecord& record = out.record;
+  if (args.Has("machine-from")) {
+    const std::string path = args.Get("machine-from");
+    if (path.empty()) throw UsageError(args.Spelling("machine-from") + ": missing value");
+    const LoadedTrace trace = ReadChromeTraceFile(path);
+    if (trace.machine) {
+      record = *trace.machine;
+      record.how = "recorded in " + path + (record.how.empty() ? "" : ": " + record.how);
+      if (args.Has("device-profile")) {
+        record.profile = ProfileFromFlag(args);
+        record.how += "; rates from " + args.Get("device-profile");
+      }
+    } else {
+      if (!args.Has("device-profile")) {
+        throw UsageError(args.Spelling("machine-from") + ": " + path +
+                         " does not record the machine it ran on (written before ShardLab recorded "
+                         "it); give --device-profile FILE of its GPU and --gpus N (default 1) too");
+      }
+      const int gpus = GpusFlag(args);
+      record = MachineFromProfile(ProfileFromFlag(args), gpus, "");
+      record.how = "not recorded in " + path + ": assumed " + std::to_string(gpus) + " GPU" +
+                   (gpus == 1 ? "" : "s") + (args.Has("gpus") ? " (--gpus)" : " (the default; --gpus N)") +
+                   " of " + args.Get("device-profile");
+    }
+    if (ranks <= 0) ranks = record.rank_to_gpu.empty() ? record.gpus : static_cast<int>(record.rank_to_gpu.size());
+  } else {
+    std::string no_gpu;
+    try {
+      out.detected = DetectMachine();
+    } catch (const Error& e) {
+      no_gpu = e.what();
+    }
+    if (out.detected) {
+      record.gpus = static_cast<int>(out.detected->gpus.size());
+      record.gpu_model = out.detected->gpus.front().name;
+      if (args.Has("device-profile")) {
+        record.profile = ProfileFromFlag(args);
+        record.how = "detected; rates from " + args.Get("device-profile");
+      } else {
+        record.profile = CalibrateDevice(0);
+        record.how = "detected; rates calibrated now on GPU 0";
+      }
+    } else {
+      if (!args.Has("device-profile")) {
+        throw UsageError(args.Spelling("topology") + " this: " + no_gpu +
+                         "; to model a GPU machine from here give --device-profile FILE (what "
+                         "'shardlab-cli calibrate' measured there) and --gpus N (default 1), or "
+                         "--machine-from TRACE with a trace that recorded its machine");
+      }
+      const int gpus = GpusFlag(args);
+      record = MachineFromProfile(ProfileFromFlag(args), gpus,
+                                  "no GPU here: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+                                      " of " + args.Get("device-profile"));
+    }
+    if (ranks <= 0) ranks = record.gpus;
+  }
+  record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
+  out.machine = BuildMachineTopology(record, out.detected ? &*out.detected : nullptr);
+  out.plan_topology = ranks > record.gpus ? VirtualDeviceTopology(record, ranks) : out.machine;
+  return out;
+}
+
+std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path) {
+  DetectedMachine detected;
+  try {
+    detected = DetectMachine();
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (detected.gpus.empty()) return std::nullopt;
+  MachineRecord record;
+  record.gpus = static_cast<int>(detected.gpus.size());
+  record.gpu_model = detected.gpus.front().name;
+  record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
+  record.how = "detected";
+  if (!profile_path.empty()) {
+    record.profile = LoadDeviceProfile(profile_path);
+    record.how += "; profile " + profile_path;
+  }
+  return record;
+}
+
+}  // namespace shardlab::cli

@@ -1,0 +1,35 @@
+// `--topology this` on the command line: the model of the machine a run
+// uses, from detection, a device profile (--device-profile, --gpus) or a
+// trace that recorded its machine (--machine-from), with what was assumed
+// said in the record's `how` (engine/topology/this_machine.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "app/common/args.h"
+#include "engine/topology/detect.h"
+#include "engine/topology/this_machine.h"
+
+namespace shardlab::cli {
+
+struct ThisMachine {
+  MachineRecord record;               // placement filled for `ranks`
+  std::optional<DetectedMachine> detected;
+  Topology machine;                   // the physical GPUs
+  Topology plan_topology;             // what the plan is built on (one GPU per rank)
+};
+
+/// The flags --gpus and --machine-from.
+void AddMachineFlags(std::vector<FlagSpec>& flags);
+
+/// Builds the model for `ranks` ranks (0: one per GPU). Throws UsageError
+/// (exit 2) naming what is missing: a GPU, a profile, a recorded machine.
+ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks);
+
+/// The machine a real run on this host used, for its trace: detected GPUs,
+/// placement rank r on GPU r mod N, the profile when given. Empty without a
+/// GPU.
+std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path);
+
+}  // namespace shardlab::cli

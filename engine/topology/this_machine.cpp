@@ -1,0 +1,152 @@
+#include "engine/topology/this_machine.h"
+
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/core/json.h"
+#include "engine/core/json_parse.h"
+#include "engine/topology/detect.h"
+
+namespace shardlab {
+
+std::string MachineRecord::Describe() const {
+  std::ostringstream out;
+  out << gpus << " " << (gpu_model.empty() ? "GPU of unknown model" : gpu_model);
+  if (!how.empty()) out << " (" << how << ")";
+  const int ranks = static_cast<int>(rank_to_gpu.size());
+  if (ranks > gpus && gpus > 0) {
+    out << ", " << ranks << " ranks as virtual devices";
+    if (gpus == 1) {
+      out << " on GPU 0";
+    } else {
+      out << " (rank r on GPU r mod " << gpus << ")";
+    }
+    out << " sharing " << (gpus == 1 ? "its" : "their GPU's") << " HBM";
+  } else if (ranks > 0) {
+    out << ", one rank per GPU";
+  }
+  return out.str();
+}
+
+MachineRecord MachineFromProfile(const DeviceProfile& profile, int gpus, const std::string& how) {
+  if (gpus < 1) throw Error("gpus: the machine needs at least one GPU (got " + std::to_string(gpus) + ")");
+  MachineRecord record;
+  record.gpu_model = profile.model;
+  record.gpus = gpus;
+  record.profile = profile;
+  record.how = how;
+  return record;
+}
+
+std::vector<int> VirtualPlacement(int ranks, int gpus) {
+  std::vector<int> placement(static_cast<std::size_t>(std::max(ranks, 0)));
+  for (int r = 0; r < ranks; ++r) placement[static_cast<std::size_t>(r)] = gpus > 0 ? r % gpus : 0;
+  return placement;
+}
+
+Topology BuildMachineTopology(const MachineRecord& record, const DetectedMachine* detected) {
+  if (!record.profile) {
+    throw Error("the model of this machine needs a device profile (the GPU's copy bandwidth, GEMM "
+                "rates and launch cost): give --device-profile FILE ('shardlab-cli calibrate' "
+                "writes one)");
+  }
+  DetectedMachine machine;
+  if (detected != nullptr) {
+    machine = *detected;
+  } else {
+    for (int g = 0; g < record.gpus; ++g) {
+      DetectedGpu gpu;
+      gpu.name = record.gpu_model;
+      gpu.memory_bytes = record.profile->memory_bytes.value_or(0);
+      gpu.pci_bus_id = "0000:" + std::to_string(g) + ":00.0";
+      machine.gpus.push_back(gpu);
+    }
+  }
+  Topology t = BuildDetectedTopology(machine);
+  ApplyDeviceProfile(*record.profile, t);
+  t.name = "this";
+  t.description = record.Describe();
+  ValidateTopology(t);
+  return t;
+}
+
+Topology VirtualDeviceTopology(const MachineRecord& record, int ranks) {
+  Topology t;
+  t.name = "this";
+  t.description = record.Describe();
+  Node sw;
+  sw.name = "memory";  // stands for the GPUs' memory system: the plan only needs a symmetric graph
+  sw.kind = NodeKind::kNvSwitch;
+  t.nodes.push_back(sw);
+  // The device as the machine topology has it (the profile's figures over
+  // the nearest known model's, so every figure a GPU needs is there).
+  const Topology machine = BuildMachineTopology(record);
+  const DeviceSpec spec = machine.nodes[static_cast<std::size_t>(machine.gpus.front())].device;
+  for (int r = 0; r < ranks; ++r) {
+    Node gpu;
+    gpu.name = "gpu" + std::to_string(r);
+    gpu.kind = NodeKind::kGpu;
+    gpu.device = spec;
+    t.gpus.push_back(static_cast<std::int32_t>(t.nodes.size()));
+    t.nodes.push_back(gpu);
+    Link link;
+    link.a = t.gpus.back();
+    link.b = 0;
+    link.kind = LinkKind::kNvLink4;
+    link.gbps = spec.memory_gbps > 0 ? spec.memory_gbps / 2 : 1;
+    link.latency_ns = 0;
+    t.links.push_back(link);
+  }
+  ValidateTopology(t);
+  return t;
+}
+
+TimeNs OpIssueNs(const DeviceProfile& profile) {
+  return profile.kernel_launch_ns.value_or(0) + 2 * profile.event_record_ns.value_or(0);
+}
+
+void WriteMachineRecord(JsonWriter& w, const MachineRecord& record) {
+  w.BeginObject();
+  w.Field("gpu_model", record.gpu_model);
+  w.Field("gpus", record.gpus);
+  w.Key("placement");
+  w.BeginArray();
+  for (int g : record.rank_to_gpu) w.Int(g);
+  w.EndArray();
+  if (record.profile) w.Field("profile", FormatDeviceProfile(*record.profile));
+  w.Field("how", record.how);
+  w.EndObject();
+}
+
+MachineRecord ReadMachineRecord(const JsonValue& value, const std::string& where) {
+  auto fail = [&](const std::string& field, const std::string& message) {
+    return Error(where + "." + field + ": " + message);
+  };
+  if (!value.is_object()) throw Error(where + ": not an object");
+  MachineRecord record;
+  if (const JsonValue* v = value.Find("gpu_model"); v != nullptr && v->is_string()) record.gpu_model = v->string;
+  const JsonValue* gpus = value.Find("gpus");
+  if (gpus == nullptr || !gpus->is_number() || gpus->number < 1 || gpus->number > 65536 ||
+      gpus->number != static_cast<double>(static_cast<int>(gpus->number))) {
+    throw fail("gpus", "missing or not a whole number in 1..65536");
+  }
+  record.gpus = static_cast<int>(gpus->number);
+  if (const JsonValue* p = value.Find("placement"); p != nullptr) {
+    if (!p->is_array()) throw fail("placement", "not an array");
+    for (const JsonValue& g : p->items) {
+      if (!g.is_number() || g.number < 0 || g.number >= record.gpus ||
+          g.number != static_cast<double>(static_cast<int>(g.number))) {
+        throw fail("placement", "a GPU index that is not a whole number in 0.." + std::to_string(record.gpus - 1));
+      }
+      record.rank_to_gpu.push_back(static_cast<int>(g.number));
+    }
+  }
+  if (const JsonValue* p = value.Find("profile"); p != nullptr) {
+    if (!p->is_string()) throw fail("profile", "not a string");
+    record.profile = ParseDeviceProfile(p->string, where + ".profile");
+  }
+  if (const JsonValue* h = value.Find("how"); h != nullptr && h->is_string()) record.how = h->string;
+  return record;
+}
+
+}  // namespace shardlab

@@ -1,0 +1,78 @@
+// The model of the machine a run uses (`--topology this`), so that the
+// simulator's run and the measured one describe the same hardware.
+//
+//   detected GPUs (topo --detect) ─┐
+//   or N GPUs of a device profile ─┼─► MachineRecord ──► machine topology (N GPUs)
+//   or a trace's "machine" record ─┘   (model, count,     + placement: rank r on GPU r mod N
+//                                        placement,        + the run options of the model:
+//                                        profile, how)       shared HBM, per-op issue cost
+//
+// When ranks outnumber GPUs the ranks are virtual devices, placed as the
+// CUDA backend places them (rank r on GPU r mod N). Two virtual ranks of
+// one GPU exchange data by a device copy that reads and writes that GPU's
+// HBM: in the model it shares the GPU's memory bandwidth with every other
+// copy and memory-bound kernel running there at that moment
+// (RunOptions::shared_device_memory). The device profile gives the rates
+// (memory_gbps, fp32/fp16 TFLOP/s) and the per-op host cost the model
+// charges: one launch and two timing events per op (kernel_launch_ns +
+// 2 x event_record_ns), issued one after another in plan order by the one
+// host thread that enqueues the whole plan (RunOptions::op_issue_ns).
+//
+// A measured trace records its MachineRecord (otherData.machine), so a
+// laptop rebuilds the model from the trace alone. Traces written before
+// that have no record: the model then needs a profile and a GPU count, and
+// says what it assumed (`how`).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/topology/device_profile.h"
+#include "engine/topology/topology.h"
+
+namespace shardlab {
+
+struct MachineRecord {
+  std::string gpu_model;          // "NVIDIA H200"
+  int gpus = 0;                   // physical GPUs the run used
+  std::vector<int> rank_to_gpu;   // placement; empty when not known
+  std::optional<DeviceProfile> profile;
+  std::string how;                // how it was found: "detected", "device profile h200.toml", ...
+
+  /// "1 NVIDIA H200 (device profile h200.toml), 8 ranks as virtual devices on GPU 0 sharing its HBM"
+  std::string Describe() const;
+};
+
+/// N GPUs of `profile` (no detection: a laptop modelling a GPU machine).
+MachineRecord MachineFromProfile(const DeviceProfile& profile, int gpus, const std::string& how);
+
+/// The placement the CUDA backend uses: rank r on GPU r mod gpus.
+std::vector<int> VirtualPlacement(int ranks, int gpus);
+
+/// The machine as a topology: the detected GPUs and links when `detected`
+/// is given, else `record.gpus` GPUs joined through PCIe to one CPU (as
+/// detection without NVML builds them); every GPU takes the profile's
+/// figures. Throws Error when the record has no profile.
+Topology BuildMachineTopology(const MachineRecord& record, const struct DetectedMachine* detected = nullptr);
+
+/// A topology of `ranks` GPUs of the machine's device, joined through one
+/// switch: what a plan for that many ranks is built on (ring order 0..n-1),
+/// when the machine itself has fewer GPUs than ranks.
+Topology VirtualDeviceTopology(const MachineRecord& record, int ranks);
+
+/// The per-op host cost of the model: kernel_launch_ns + 2 x event_record_ns
+/// from the profile (0 when it has neither).
+TimeNs OpIssueNs(const DeviceProfile& profile);
+
+class JsonWriter;
+struct JsonValue;
+
+/// Writes the record as a JSON object (a trace's otherData.machine).
+void WriteMachineRecord(JsonWriter& w, const MachineRecord& record);
+
+/// Reads what WriteMachineRecord wrote; `where` names it in errors
+/// ("run.json: otherData.machine.gpus: ..."). Throws Error.
+MachineRecord ReadMachineRecord(const JsonValue& value, const std::string& where);
+
+}  // namespace shardlab

@@ -1,0 +1,133 @@
+// The overlay of two runs of one plan on the Gantt (prepare half): both
+// runs' bars of an op on the same row, hover text with both times and the
+// error, the metrics panel's summary equal to `shardlab-cli compare`, and a
+// trace of another plan refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "app/gui/model/compare_overlay.h"
+#include "app/gui/model/session.h"
+#include "engine/core/json_parse.h"
+#include "engine/run/trace_reader.h"
+#include "tests/common/run_program.h"
+
+namespace shardlab::gui {
+namespace {
+
+using test_util::Describe;
+using test_util::ProgramResult;
+using test_util::RunProgram;
+using test_util::TempDir;
+
+const std::string kCli = SHARDLAB_CLI_PATH;
+const std::string kRing = std::string(SHARDLAB_TEST_DATA_DIR) + "/traces/h200-ring8-64M-warm.json";
+const std::string kPipe = std::string(SHARDLAB_TEST_DATA_DIR) + "/traces/h200-1f1b.json";
+const std::string kProfile = std::string(SHARDLAB_TEST_DATA_DIR) + "/traces/h200.toml";
+
+// The model's run of the recorded plan: one H200 holding 8 virtual ranks.
+std::string ModelTrace(const TempDir& dir) {
+  const std::string path = (dir.path() / "model.json").string();
+  const ProgramResult r = RunProgram(kCli, {"run", "allreduce", "--ranks", "8", "--size", "64M", "--topology", "this",
+                                            "--device-profile", kProfile, "--timing-only", "--trace", path},
+                                     dir.path());
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  return path;
+}
+
+TEST(CompareOverlay, BothRunsBarsOfOneOpAreOnTheSameRowLinkedById) {
+  TempDir dir;
+  const LoadedTrace measured = ReadChromeTraceFile(kRing);
+  const LoadedTrace model = ReadChromeTraceFile(ModelTrace(dir));
+  const CompareOverlay overlay(RunFromTrace(measured), RunFromTrace(model), measured.original_op, "model.json");
+  TimelineStore store;
+  store.Add(measured.events);
+  const GanttFrame frame = FitGantt(std::max(store.end_ns(), model.events.back().end_ns * 2), 1000.0);
+  std::size_t outlines = 0;
+  for (const TimelineRow& row : store.rows()) {
+    const std::vector<OverlayBox> boxes = PrepareOverlayRow(row, overlay, frame);
+    EXPECT_EQ(boxes.size(), row.events.size());  // every op has its outline, on this row
+    for (const OverlayBox& box : boxes) {
+      const Event& shown = row.events[static_cast<std::size_t>(box.event_index)];
+      const std::int32_t id = measured.original_op[static_cast<std::size_t>(shown.op)];
+      // The model's op of that id: same rank and lane as the row; its time is the outline's.
+      const auto it = std::find(model.original_op.begin(), model.original_op.end(), id);
+      ASSERT_NE(it, model.original_op.end());
+      const Event& other = model.events[static_cast<std::size_t>(it - model.original_op.begin())];
+      EXPECT_EQ(other.rank, row.rank);
+      EXPECT_EQ(other.lane, row.lane);
+      EXPECT_NEAR(box.x0_px, frame.TimeToPx(other.start_ns), 1e-9);
+      EXPECT_NEAR(box.x1_px, std::max(frame.TimeToPx(other.end_ns), box.x0_px + 1.0), 1e-9);
+      const double expected_shade =
+          std::min(1.0, std::fabs(std::log2(other.duration_ns() / shown.duration_ns())) / 2.0);
+      EXPECT_NEAR(box.shade, expected_shade, 1e-12);
+      ++outlines;
+    }
+  }
+  EXPECT_EQ(outlines, 224u);
+  double model_end = 0;
+  for (const Event& e : model.events) model_end = std::max(model_end, e.end_ns);
+  EXPECT_DOUBLE_EQ(overlay.added_end_ns(), model_end);
+}
+
+TEST(CompareOverlay, HoverTextCarriesBothTimesAndTheError) {
+  TempDir dir;
+  const LoadedTrace measured = ReadChromeTraceFile(kRing);
+  const LoadedTrace model = ReadChromeTraceFile(ModelTrace(dir));
+  const CompareOverlay overlay(RunFromTrace(measured), RunFromTrace(model), measured.original_op, "model.json");
+  // The shown event of op 5, and the model's.
+  const std::size_t a = static_cast<std::size_t>(
+      std::find(measured.original_op.begin(), measured.original_op.end(), 5) - measured.original_op.begin());
+  const std::size_t b = static_cast<std::size_t>(
+      std::find(model.original_op.begin(), model.original_op.end(), 5) - model.original_op.begin());
+  const TimeNs a_ns = measured.events[a].duration_ns(), b_ns = model.events[b].duration_ns();
+  const std::string text = overlay.HoverText(measured.events[a].op);
+  char error[32];
+  std::snprintf(error, sizeof error, "error %+.0f%%", 100.0 * (b_ns - a_ns) / a_ns);
+  EXPECT_NE(text.find("op 5 "), std::string::npos) << text;
+  EXPECT_NE(text.find("cuda-event) " + FormatTime(a_ns)), std::string::npos) << text;
+  EXPECT_NE(text.find("simulated) " + FormatTime(b_ns)), std::string::npos) << text;
+  EXPECT_NE(text.find(error), std::string::npos) << text << " / " << error;
+  EXPECT_EQ(overlay.HoverText(100000), "");
+}
+
+TEST(CompareOverlay, TheSummaryHasTheNumbersOfTheCompareCommand) {
+  TempDir dir;
+  const std::string model_path = ModelTrace(dir);
+  const ProgramResult cli = RunProgram(kCli, {"compare", kRing, model_path, "--json"}, dir.path());
+  ASSERT_EQ(cli.exit_code, 0) << Describe(cli);
+  JsonParser parser(cli.out, "stdout");
+  const JsonValue doc = parser.ParseValue();
+
+  Session session;
+  std::string message;
+  ASSERT_TRUE(session.OpenTrace(kRing, &message)) << message;
+  ASSERT_TRUE(session.OpenCompareTrace(model_path, &message)) << message;
+  ASSERT_NE(session.compare(), nullptr);
+  const std::vector<SummaryLine> lines = OverlaySummary(session.compare()->comparison());
+  std::vector<const JsonValue*> rows = {doc.Find("run")};
+  for (const JsonValue& p : doc.Find("phases")->items) rows.push_back(&p);
+  for (const char* key : {"communication", "compute", "idle"}) rows.push_back(doc.Find("totals")->Find(key));
+  ASSERT_EQ(lines.size(), rows.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].name, rows[i]->Find("name")->string);
+    EXPECT_NEAR(lines[i].a_ns / 1000.0, rows[i]->Find("a_us")->number, 1e-6 * std::max(1.0, lines[i].a_ns / 1000.0));
+    EXPECT_NEAR(lines[i].b_ns / 1000.0, rows[i]->Find("b_us")->number, 1e-6 * std::max(1.0, lines[i].b_ns / 1000.0));
+  }
+  EXPECT_EQ(session.compare()->comparison().explanation, doc.Find("explanation")->string);
+}
+
+TEST(CompareOverlay, ATraceOfAnotherPlanIsRefusedWithTheReason) {
+  Session session;
+  std::string message;
+  EXPECT_FALSE(session.OpenCompareTrace(kRing, &message));  // nothing shown yet
+  EXPECT_NE(message.find("nothing to compare with"), std::string::npos) << message;
+  ASSERT_TRUE(session.OpenTrace(kRing, &message)) << message;
+  EXPECT_FALSE(session.OpenCompareTrace(kPipe, &message));
+  EXPECT_NE(message.find("not runs of one plan: op 0: A has send of 8 MiB on rank 0"), std::string::npos) << message;
+  EXPECT_EQ(session.compare(), nullptr);
+  EXPECT_NE(session.trace(), nullptr);  // the trace shown stays
+}
+
+}  // namespace
+}  // namespace shardlab::gui
