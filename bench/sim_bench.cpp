@@ -9,6 +9,12 @@
 //   BM_TreeAllReduceChunks/k     tree all-reduce, 64 ranks, k pipeline chunks
 //   BM_WriteChromeTrace/ranks    trace export of a simulated ring all-reduce
 //   BM_ChunkState/ranks          the buffer view applying every event
+//   BM_Ring1024Phases/phase      where a 1,024-rank run goes: 0 build the plan,
+//                                1 validate, 2 load (op graph, routes), 3 run
+//   BM_BarePriorityQueue1024     the floor: a bare std::priority_queue loop
+//                                pushing and popping one event per transfer of
+//                                the same run; BM_RingAllReduce/1024 over it is
+//                                the simulator's overhead ratio (goal <= 10)
 //
 // Ops grow as 4n^2 for a ring (2(n-1) steps of n transfers, two ops each),
 // so the sweeps fit their time against the op count: linear means the
@@ -17,11 +23,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <malloc.h>
+#include <queue>
 #include <ostream>
 #include <streambuf>
 #include <vector>
 
 #include "engine/algorithms/collective.h"
+#include "engine/plan/validate.h"
 #include "engine/run/chunk_state.h"
 #include "engine/run/executor.h"
 #include "engine/run/metrics.h"
@@ -186,6 +196,93 @@ BENCHMARK(BM_ChunkState)
     ->Range(16, 256)
     ->Unit(benchmark::kMillisecond)
     ->Complexity(benchmark::oN);
+
+// One phase of a timing-only 1,024-rank ring all-reduce of 1 GiB, timed
+// alone: 0 builds the plan, 1 validates it, 2 loads it on the simulator
+// (op graph, routes, memory tracker), 3 runs it. Their sum is what
+// `shardlab-cli run allreduce --ranks 1024 --size 1G --timing-only` spends.
+void BM_Ring1024Phases(benchmark::State& state) {
+  const int phase = static_cast<int>(state.range(0));
+  const CollectiveParams params = RingAllReduce(1024, std::int64_t{1} << 28);
+  RunOptions options;
+  options.timing_only = true;
+  Plan plan = BuildCollective(params);
+  const auto ops = static_cast<double>(plan.ops.size());
+  std::unique_ptr<Backend> backend = CreateBackend("sim");
+  if (phase == 3) backend->Load(plan, Cluster(), options);
+  for (auto _ : state) {
+    switch (phase) {
+      case 0: benchmark::DoNotOptimize(BuildCollective(params)); break;
+      case 1: ValidatePlan(plan); break;
+      case 2: backend->Load(plan, Cluster(), options); break;
+      default: {
+        state.PauseTiming();
+        backend->Reset();
+        CountingSink sink;
+        const std::atomic<bool> cancel{false};
+        state.ResumeTiming();
+        backend->RunThroughStep(plan.num_steps - 1, sink, cancel);
+        benchmark::DoNotOptimize(sink.end_ns);
+      }
+    }
+  }
+  static const char* const kNames[] = {"build", "validate", "load", "run"};
+  state.SetLabel(kNames[phase]);
+  if (phase == 2) {
+    // Memory per op: the plan itself, and what the simulator holds beside
+    // it once loaded (op graph, per-op run state, routes), from malloc's
+    // own count of bytes in use, measured around a fresh Load.
+    auto in_use = [] {
+      const struct mallinfo2 m = mallinfo2();
+      return static_cast<double>(m.uordblks + m.hblkhd);
+    };
+    backend.reset();
+    const double before = in_use();
+    backend = CreateBackend("sim");
+    backend->Load(plan, Cluster(), options);
+    const double after = in_use();
+    state.counters["sim_B/op"] = (after - before) / ops;
+    const double plan_bytes = static_cast<double>(plan.ops.capacity() * sizeof(Op) +
+                                                  plan.deps.capacity() * sizeof(OpId));
+    state.counters["plan_B/op"] = plan_bytes / ops;
+  }
+  state.counters["ns/op"] = benchmark::Counter(
+      ops * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Ring1024Phases)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+
+// The floor the simulator is measured against: the same number of events
+// (one per transfer of the 1,024-rank ring: 2(n-1) steps of n transfers)
+// through a bare std::priority_queue of (time, seq, id), with as many in
+// flight as the ring has (one per rank). Each pop pushes its successor.
+void BM_BarePriorityQueue1024(benchmark::State& state) {
+  constexpr int kRanks = 1024;
+  const std::int64_t transfers = std::int64_t{2} * (kRanks - 1) * kRanks;
+  struct Item {
+    double time;
+    std::uint64_t seq;
+    std::int32_t id;
+    bool operator>(const Item& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+  for (auto _ : state) {
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    std::uint64_t seq = 0;
+    for (int r = 0; r < kRanks; ++r) heap.push(Item{1000.0 + r * 0.5, seq++, r});
+    std::int64_t popped = 0;
+    double sum = 0;
+    while (!heap.empty()) {
+      const Item item = heap.top();
+      heap.pop();
+      sum += item.time;
+      if (++popped + static_cast<std::int64_t>(heap.size()) < transfers + 1)
+        heap.push(Item{item.time + 45'000.0 + (item.id & 7), seq++, item.id});
+    }
+    benchmark::DoNotOptimize(sum);
+    state.counters["events"] = static_cast<double>(popped);
+  }
+}
+BENCHMARK(BM_BarePriorityQueue1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace shardlab

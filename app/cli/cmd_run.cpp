@@ -343,7 +343,7 @@ int RunMain(std::span<const std::string> words) {
       }
     }
     out << "#\n";
-    PrintTableHeader(out);
+    PrintTableHeader(out, !outcome.nccl_model.empty());
     PrintTableRow(out, RowFor(outcome));
     out << DescribeIterations(outcome.iterations);
     out << "#\n# Result: " << ResultText(outcome) << "\n";

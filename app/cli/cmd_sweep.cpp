@@ -166,7 +166,7 @@ int SweepMain(std::span<const std::string> words) {
           << " of host memory\n";
     }
     out << "#\n";
-    PrintTableHeader(out);
+    PrintTableHeader(out, setup.algo == CollectiveAlgo::kNccl && setup.backend == "sim");
     out.flush();
   }
 

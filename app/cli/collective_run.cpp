@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "engine/backends/sim/nccl_model.h"
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
@@ -60,7 +61,8 @@ Bytes HostDataBytes(const Plan& plan) {
 void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
   const std::vector<FlagSpec> shared = {
       {"algo", 0, "NAME", "ring, tree (all-reduce), direct (all-to-all), or nccl (one NCCL "
-                          "call per rank, --backend cuda); default: ring, direct for all-to-all"},
+                          "call per rank: NCCL itself on --backend cuda, the simulator's model "
+                          "of NCCL on sim); default: ring, direct for all-to-all"},
       {"ranks", 0, "N", "number of ranks; rank r runs on GPU r (default: all GPUs of the "
                           "topology)"},
       {"topology", 0, "NAME|FILE", "a preset (see 'topo --list'), a topology file, or 'this': "
@@ -209,6 +211,22 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   return setup;
 }
 
+namespace {
+
+LibraryCollective LibraryCallFor(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return LibraryCollective::kAllReduce;
+    case CollectiveKind::kReduceScatter: return LibraryCollective::kReduceScatter;
+    case CollectiveKind::kAllGather: return LibraryCollective::kAllGather;
+    case CollectiveKind::kBroadcast: return LibraryCollective::kBroadcast;
+    case CollectiveKind::kReduce: return LibraryCollective::kReduce;
+    case CollectiveKind::kAllToAll: return LibraryCollective::kAllToAll;
+  }
+  return LibraryCollective::kNone;
+}
+
+}  // namespace
+
 CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
                                 const RunHooks& hooks) {
   if (!setup.checked) throw Error("RunCollective: the setup was not made by SetupFromArgs");
@@ -293,6 +311,17 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   out.events = summary.events;
   out.clock = counter.clock;
   out.placement = executor.backend().placement();
+  if (setup.algo == CollectiveAlgo::kNccl && setup.backend == "sim") {
+    // What the simulator's NCCL model chose for this size (the same call
+    // the backend timed: rank r on GPU r).
+    const Topology& topology = executor.topology();
+    const std::vector<std::int32_t> gpus(topology.gpus.begin(),
+                                         topology.gpus.begin() + out.params.ranks);
+    const double size = static_cast<double>(out.params.count) * DTypeBytes(out.params.dtype);
+    out.nccl_model = PredictNccl(LibraryCallFor(out.params.kind), size,
+                                 DescribeNcclMachine(topology, gpus))
+                         .Describe();
+  }
   out.metrics = summary.metrics;
   out.checked = summary.checked;
   out.verify = summary.verify;

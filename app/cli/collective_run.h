@@ -102,6 +102,7 @@ struct CollectiveOutcome {
   std::size_t events = 0;
   ClockKind clock = ClockKind::kSimulated;
   std::string placement;           // the backend's rank-to-GPU line (cuda), else empty
+  std::string nccl_model;          // --algo nccl on sim: the model's "ring/LL128", else empty
   CollectiveMetrics metrics;
   bool checked = false;
   std::string not_checked_reason;  // when !checked: "timing only (--timing-only)", ...

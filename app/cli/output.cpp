@@ -56,13 +56,15 @@ TableRow RowFor(const CollectiveOutcome& outcome) {
   row.algbw_gbps = outcome.metrics.algbw_gbps;
   row.busbw_gbps = outcome.metrics.busbw_gbps;
   if (outcome.checked) row.wrong = outcome.verify.wrong;
+  row.nccl_model = outcome.nccl_model;
   return row;
 }
 
-void PrintTableHeader(std::ostream& out) {
+void PrintTableHeader(std::ostream& out, bool nccl_model) {
   out << "#       size         count      type   redop    root      time    algbw    busbw"
-         "  #wrong\n"
-         "#        (B)    (elements)                                (us)   (GB/s)   (GB/s)\n";
+         "  #wrong" << (nccl_model ? "  nccl model" : "") << "\n"
+         "#        (B)    (elements)                                (us)   (GB/s)   (GB/s)"
+      << (nccl_model ? "          (algo/proto)" : "") << "\n";
 }
 
 void PrintTableRow(std::ostream& out, const TableRow& row) {
@@ -70,7 +72,9 @@ void PrintTableRow(std::ostream& out, const TableRow& row) {
       << Pad(row.type, 10) << Pad(row.redop, 8) << Pad(std::to_string(row.root), 8)
       << Pad(FormatTimeUs(row.time_us), 10) << Pad(Printf("%.2f", row.algbw_gbps), 9)
       << Pad(Printf("%.2f", row.busbw_gbps), 9)
-      << Pad(row.wrong ? std::to_string(*row.wrong) : "N/A", 8) << "\n";
+      << Pad(row.wrong ? std::to_string(*row.wrong) : "N/A", 8);
+  if (!row.nccl_model.empty()) out << "  " << row.nccl_model;
+  out << "\n";
 }
 
 std::string DescribeCollective(const CollectiveSetup& setup) {
@@ -153,6 +157,7 @@ void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome) {
   json.Field("events", static_cast<std::int64_t>(outcome.events));
   json.Field("clock", std::string(ClockKindName(outcome.clock)));
   if (!outcome.placement.empty()) json.Field("placement", outcome.placement);
+  if (!outcome.nccl_model.empty()) json.Field("nccl_model", outcome.nccl_model);
   json.Field("checked", outcome.checked);
   if (outcome.checked) {
     json.Field("correct", outcome.verify.correct);

@@ -34,10 +34,13 @@ struct TableRow {
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   std::optional<std::int64_t> wrong;  // nullopt: not checked ("N/A")
+  std::string nccl_model;             // the simulator's NCCL choice ("ring/LL"), or empty
 };
 
 TableRow RowFor(const CollectiveOutcome& outcome);
-void PrintTableHeader(std::ostream& out);
+/// With `nccl_model`, one more column: the algorithm/protocol the
+/// simulator's NCCL model chose for the row (--algo nccl on sim).
+void PrintTableHeader(std::ostream& out, bool nccl_model = false);
 void PrintTableRow(std::ostream& out, const TableRow& row);
 
 /// "ring all-reduce, 8 ranks" (+ ", root 2" for rooted kinds).

@@ -6,10 +6,11 @@
 //   rank 1:  [ ncclAllReduce(data) ]     one kCollective op per rank, step 0,
 //   ...                                  all with the same collective_seq
 //
-// Only backends with a collective library run it (cuda); the simulator
-// rejects kCollective ops, since it would have to invent NCCL's internal
-// schedule to time them. NCCL's all-gather and reduce-scatter need equal
-// chunks, so the count must divide by the ranks there.
+// The cuda backend (and mpi with GPUs) calls NCCL; the simulator times each
+// call with its model of NCCL (backends/sim/nccl_model.h: algorithm and
+// protocol chosen by size) and computes the data on the host. NCCL's
+// all-gather and reduce-scatter need equal chunks, so the count must divide
+// by the ranks there.
 #include "engine/algorithms/collective_internal.h"
 #include "engine/core/error.h"
 

@@ -40,9 +40,12 @@ OpId PlanBuilder::AddCompute(Op op, const std::vector<KernelCall>& kernels,
   return AddOp(op, deps);
 }
 
+// Grows geometrically: generators that append many small collectives call
+// Reserve once per collective with the running total, and an exact reserve
+// would copy the whole plan each time (quadratic in its size).
 void PlanBuilder::Reserve(std::size_t ops, std::size_t deps) {
-  plan_.ops.reserve(ops);
-  plan_.deps.reserve(deps);
+  if (ops > plan_.ops.capacity()) plan_.ops.reserve(std::max(ops, 2 * plan_.ops.capacity()));
+  if (deps > plan_.deps.capacity()) plan_.deps.reserve(std::max(deps, 2 * plan_.deps.capacity()));
 }
 
 OpId PlanBuilder::AddOp(Op op, std::initializer_list<OpId> deps) {

@@ -132,12 +132,16 @@ void CheckAcyclic(const Plan& plan) {
   std::vector<std::int32_t> pending = graph.pred_count;
   const std::size_t n = plan.ops.size();
   std::vector<char> ready(n, 0), done(n, 0);
-  std::vector<OpId> stack;
+  // A FIFO, not a stack: ops are then finished roughly in plan order, which
+  // walks the op array nearly sequentially (a stack follows one chunk's
+  // chain across the whole plan, a cache miss per op on big plans).
+  std::vector<OpId> queue;
+  queue.reserve(n);
   auto mark_ready = [&](OpId id) {
     ready[id] = 1;
     const Op& op = plan.ops[id];
-    if (op.kind != OpKind::kSend && op.kind != OpKind::kRecv) stack.push_back(id);
-    else if (ready[op.match]) stack.push_back(op.kind == OpKind::kSend ? id : op.match);
+    if (op.kind != OpKind::kSend && op.kind != OpKind::kRecv) queue.push_back(id);
+    else if (ready[op.match]) queue.push_back(op.kind == OpKind::kSend ? id : op.match);
   };
   auto finish = [&](OpId id) {
     done[id] = 1;
@@ -147,9 +151,8 @@ void CheckAcyclic(const Plan& plan) {
   for (OpId id = 0; id < static_cast<OpId>(n); ++id)
     if (pending[id] == 0) mark_ready(id);
   std::size_t finished = 0;
-  while (!stack.empty()) {
-    const OpId id = stack.back();
-    stack.pop_back();
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const OpId id = queue[head];
     finish(id);
     ++finished;
     if (plan.ops[id].kind == OpKind::kSend) {

@@ -341,9 +341,6 @@ std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScen
     throw FieldError("algo", kind + " has no '" + CollectiveAlgoName(scenario.algo) +
                                  "' algorithm (valid for " + kind + ": " + valid + ")");
   }
-  if (scenario.algo == CollectiveAlgo::kNccl && scenario.backend == "sim")
-    throw FieldError("algo", "nccl runs on real GPUs (--backend cuda); the simulator runs the "
-                             "hand-written algorithms (" + CollectiveAlgoList(scenario.kind) + ")");
   if (CollectiveHasRoot(scenario.kind)) {
     ParseBoundedInt("root", std::to_string(scenario.root), 0, scenario.ranks - 1);
   }

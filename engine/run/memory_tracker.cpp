@@ -14,8 +14,17 @@ void MemoryTracker::Load(const Plan& plan) {
   plan_ = &plan;
   const std::size_t buffers = plan.buffers.size();
   uses_.assign(buffers, 0);
-  op_begin_.assign(plan.ops.size() + 1, 0);
+  op_begin_.clear();
   op_buffers_.clear();
+  // No transient buffer (collectives, most scenarios): nothing to track per
+  // op, and OnOpStart/OnOpEnd return at once on the empty op_begin_.
+  const bool any_transient = std::any_of(plan.buffers.begin(), plan.buffers.end(),
+                                         [](const Buffer& b) { return b.transient; });
+  if (!any_transient) {
+    Reset();
+    return;
+  }
+  op_begin_.assign(plan.ops.size() + 1, 0);
   for (std::size_t id = 0; id < plan.ops.size(); ++id) {
     op_begin_[id] = static_cast<std::uint32_t>(op_buffers_.size());
     const Op& op = plan.ops[id];
@@ -69,11 +78,13 @@ void MemoryTracker::Change(BufferId id, bool allocate) {
 }
 
 void MemoryTracker::OnOpStart(OpId id) {
+  if (op_begin_.empty()) return;
   for (std::uint32_t i = op_begin_[id]; i < op_begin_[id + 1]; ++i)
     if (!live_[op_buffers_[i]]) Change(op_buffers_[i], true);
 }
 
 void MemoryTracker::OnOpEnd(OpId id) {
+  if (op_begin_.empty()) return;
   for (std::uint32_t i = op_begin_[id]; i < op_begin_[id + 1]; ++i) {
     const BufferId b = op_buffers_[i];
     if (--left_[b] == 0 && live_[b]) Change(b, false);

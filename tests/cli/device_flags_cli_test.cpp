@@ -1,6 +1,6 @@
 // The flags the CUDA work added to run and sweep, from the command line:
 // --device-profile changes the simulated time and rejects a bad file with
-// its line and field; --emulate-links and --algo nccl refuse the simulator;
+// its line and field; --emulate-links refuses the simulator (--algo nccl runs its NCCL model);
 // calibrate and topo --detect document themselves.
 #include <gtest/gtest.h>
 
@@ -77,11 +77,18 @@ TEST(DeviceFlagsCli, SimulatorOnlyAndGpuOnlyFlagsSaySo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--emulate-links: the simulator models links already"), std::string::npos)
       << r.err;
-  r = cli.Run({"run", "allreduce", "--ranks", "2", "--size", "1K", "--algo", "nccl"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--algo: nccl runs on real GPUs (--backend cuda)"), std::string::npos)
-      << r.err;
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
+}
+
+// --algo nccl used to be refused on the simulator; it now runs the
+// simulator's model of NCCL (issue 31), checks the data, and says which
+// algorithm and protocol the model chose.
+TEST(DeviceFlagsCli, AlgoNcclOnTheSimulatorRunsTheNcclModel) {
+  Cli cli;
+  auto r = cli.Run({"run", "allreduce", "--ranks", "2", "--size", "1K", "--algo", "nccl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nccl model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ring/LL"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Result: correct"), std::string::npos) << r.out;
 }
 
 TEST(DeviceFlagsCli, CalibrateAndDetectHaveHelp) {

@@ -8,33 +8,68 @@ namespace shardlab {
 void FlowNetwork::Reset(std::vector<Gbps> capacities) {
   capacity_ = std::move(capacities);
   on_resource_.assign(capacity_.size(), {});
+  resource_stamp_.assign(capacity_.size(), 0);
   flows_.clear();
   free_.clear();
   stamp_ = 0;
   active_count_ = 0;
 }
 
-void FlowNetwork::CollectNeighbours(std::span<const std::int32_t> resources,
-                                    std::vector<std::int32_t>& out) {
-  ++stamp_;
-  for (std::int32_t r : resources) {
-    for (std::int32_t f : on_resource_[r]) {
-      if (flows_[f].stamp == stamp_) continue;
-      flows_[f].stamp = stamp_;
-      out.push_back(f);
-    }
-  }
-}
-
-void FlowNetwork::Recompute(TimeNs now, std::int32_t id) {
+void FlowNetwork::Retime(TimeNs now, std::int32_t id, double rate) {
   Flow& f = flows_[id];
   f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last_ns));
   f.last_ns = now;
-  double rate = std::numeric_limits<double>::infinity();
-  for (std::int32_t r : f.resources)
-    rate = std::min(rate, capacity_[r] / static_cast<double>(on_resource_[r].size()));
   f.rate = rate;
   ++f.version;
+}
+
+void FlowNetwork::Reshare(TimeNs now, std::int32_t fresh,
+                          std::span<const std::int32_t> seed_resources,
+                          std::vector<std::int32_t>& changed) {
+  // Breadth-first over flows and the resources they share.
+  ++stamp_;
+  component_.clear();
+  frontier_.clear();
+  auto visit_resource = [&](std::int32_t r) {
+    if (resource_stamp_[r] == stamp_) return;
+    resource_stamp_[r] = stamp_;
+    frontier_.push_back(r);
+  };
+  if (fresh >= 0) {
+    flows_[fresh].stamp = stamp_;
+    component_.push_back(fresh);
+    for (std::int32_t r : flows_[fresh].resources) visit_resource(r);
+  }
+  for (std::int32_t r : seed_resources) visit_resource(r);
+  for (std::size_t i = 0; i < frontier_.size(); ++i) {
+    for (std::int32_t f : on_resource_[frontier_[i]]) {
+      if (flows_[f].stamp == stamp_) continue;
+      flows_[f].stamp = stamp_;
+      component_.push_back(f);
+      for (std::int32_t r : flows_[f].resources) visit_resource(r);
+    }
+  }
+  if (component_.empty()) return;
+
+  if (component_.size() == 1) {  // alone on its path: the narrowest capacity
+    const std::int32_t id = component_[0];
+    double rate = std::numeric_limits<double>::infinity();
+    for (std::int32_t r : flows_[id].resources) rate = std::min(rate, capacity_[r]);
+    if (id == fresh || rate != flows_[id].rate) {
+      Retime(now, id, rate);
+      changed.push_back(id);
+    }
+    return;
+  }
+  paths_.clear();
+  for (std::int32_t f : component_) paths_.push_back(flows_[f].resources);
+  MaxMinFairRates(capacity_, paths_, rates_, scratch_);
+  for (std::size_t i = 0; i < component_.size(); ++i) {
+    const std::int32_t id = component_[i];
+    if (id != fresh && rates_[i] == flows_[id].rate) continue;
+    Retime(now, id, rates_[i]);
+    changed.push_back(id);
+  }
 }
 
 std::int32_t FlowNetwork::Add(TimeNs now, double bytes, std::span<const std::int32_t> resources,
@@ -54,11 +89,8 @@ std::int32_t FlowNetwork::Add(TimeNs now, double bytes, std::span<const std::int
   f.resources = resources;
   f.active = true;
   ++active_count_;
-  const std::size_t first = changed.size();
-  CollectNeighbours(resources, changed);  // before joining: the flows it slows down
   for (std::int32_t r : resources) on_resource_[r].push_back(id);
-  changed.push_back(id);
-  for (std::size_t i = first; i < changed.size(); ++i) Recompute(now, changed[i]);
+  Reshare(now, id, {}, changed);
   return id;
 }
 
@@ -74,9 +106,7 @@ void FlowNetwork::Remove(TimeNs now, std::int32_t id, std::vector<std::int32_t>&
   ++f.version;
   --active_count_;
   free_.push_back(id);
-  const std::size_t first = changed.size();
-  CollectNeighbours(f.resources, changed);
-  for (std::size_t i = first; i < changed.size(); ++i) Recompute(now, changed[i]);
+  Reshare(now, -1, f.resources, changed);
 }
 
 TimeNs FlowNetwork::FinishTime(std::int32_t id) const {

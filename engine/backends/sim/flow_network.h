@@ -1,24 +1,28 @@
 // FlowNetwork: the simulator's model of bandwidth sharing.
 //
 //   flow A ──► [gpu0→sw] ──► [sw→gpu1]        each bracket is a resource:
-//   flow B ──► [gpu2→sw] ──► [sw→gpu1]        one direction of a link, or a
-//                                  ▲           node with a forward capacity
-//                       A and B share it: each gets half
+//   flow B ──► [gpu2→sw] ──► [sw→gpu1]        one direction of a link, a
+//                                  ▲           node with a forward capacity,
+//                       A and B share it       a GPU's memory system
 //
-// A flow moves its bytes as a fluid. Its rate is the smallest fair share
-// along its path: min over its resources of capacity / active flows there.
-// This is simpler than max-min fairness (a flow held back elsewhere does not
-// hand its unused share to others), but it is exact for the cases the labs
-// teach: equal flows on a shared bus, one flow per link in a ring, and it
-// never oversubscribes a resource. Rates change only when a flow starts or
-// ends, and only for flows that share a resource with it, so the cost of an
-// event is the number of flows it touches, not the number in flight.
+// A flow moves its bytes as a fluid. Rates are max-min fair (water-filling,
+// max_min_fair.h): a flow held back on one resource hands the share it
+// cannot use on the others to the flows there, and no resource is ever
+// oversubscribed. For equal flows on a shared bus, or one flow per link in
+// a ring, that is the same as capacity / flows.
+//
+// Rates change only when a flow starts or ends, and only inside the
+// connected component of flows that share resources with it (directly or
+// through other flows): that component is re-filled, and only flows whose
+// rate really changed are re-timed. A ring's flows never share a link, so
+// each event costs its own path; the cost is near-linear in ops.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "engine/backends/sim/max_min_fair.h"
 #include "engine/core/units.h"
 
 namespace shardlab {
@@ -53,15 +57,26 @@ class FlowNetwork {
     std::uint32_t stamp = 0;
     bool active = false;
   };
-  void CollectNeighbours(std::span<const std::int32_t> resources, std::vector<std::int32_t>& out);
-  void Recompute(TimeNs now, std::int32_t flow);
+  // Collects into component_ the active flows connected to `seeds` and to
+  // the flows on `seed_resources`, re-fills them and re-times those whose
+  // rate changed (`fresh`: a flow that has no rate yet, always re-timed).
+  void Reshare(TimeNs now, std::int32_t fresh, std::span<const std::int32_t> seed_resources,
+               std::vector<std::int32_t>& changed);
+  void Retime(TimeNs now, std::int32_t flow, double rate);
 
   std::vector<Gbps> capacity_;
   std::vector<std::vector<std::int32_t>> on_resource_;  // active flows per resource
+  std::vector<std::uint32_t> resource_stamp_;
   std::vector<Flow> flows_;
   std::vector<std::int32_t> free_;
   std::uint32_t stamp_ = 0;
   std::size_t active_count_ = 0;
+  // Working memory of Reshare.
+  std::vector<std::int32_t> component_;
+  std::vector<std::int32_t> frontier_;
+  std::vector<std::span<const std::int32_t>> paths_;
+  std::vector<double> rates_;
+  MaxMinScratch scratch_;
 };
 
 }  // namespace shardlab

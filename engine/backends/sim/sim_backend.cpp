@@ -1,10 +1,12 @@
 #include "engine/backends/sim/sim_backend.h"
 
 #include <algorithm>
+#include <memory>
 #include <queue>
 #include <unordered_map>
 
 #include "engine/backends/sim/flow_network.h"
+#include "engine/backends/sim/library_calls.h"
 #include "engine/core/error.h"
 #include "engine/plan/host_data.h"
 #include "engine/plan/op_graph.h"
@@ -43,11 +45,7 @@ class SimBackend final : public Backend {
     topology_ = &topology;
     options_ = options;
     MapRanks();
-    for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id)
-      if (plan.ops[id].kind == OpKind::kCollective)
-        throw Error(DescribeOp(plan, id) +
-                    ": the simulator cannot run a library collective (NCCL) op; "
-                    "use a hand-written algorithm or the cuda backend");
+    library_.Load(plan, topology, rank_gpu_node_);  // kCollective ops: the NCCL model
     graph_ = BuildOpGraph(plan);
 
     // Resources: both directions of every link, then nodes that limit what
@@ -92,6 +90,8 @@ class SimBackend final : public Backend {
     for (std::size_t i = 0; i < hbm_resource_index_.size(); ++i)
       hbm_resource_index_[i] = static_cast<std::int32_t>(i);
     route_cache_.clear();
+    routes_ = std::make_unique<RouteTable>(topology);
+    last_route_.assign(static_cast<std::size_t>(plan.num_ranks), LastRoute{});
     memory_.Load(plan);
     Reset();
   }
@@ -114,6 +114,7 @@ class SimBackend final : public Backend {
     AdvanceOpenStep();
     started_ = false;
     memory_.Reset();
+    library_.Reset();
     if (!options_.timing_only) {
       AllocateHostBuffers(plan, options_.seed, data_);
     } else {
@@ -164,6 +165,7 @@ class SimBackend final : public Backend {
   void MapRanks() {
     const int gpus = topology_->num_gpus();
     rank_gpu_node_.assign(plan_->num_ranks, -1);
+    rank_gpu_index_.assign(plan_->num_ranks, -1);
     for (int r = 0; r < plan_->num_ranks; ++r) {
       const int gpu = options_.rank_to_gpu.empty() ? r : options_.rank_to_gpu.at(r);
       if (gpu < 0 || gpu >= gpus)
@@ -171,6 +173,7 @@ class SimBackend final : public Backend {
                     topology_->name + "' has " + std::to_string(gpus) + " GPUs (rank " +
                     std::to_string(r) + " has no GPU)");
       rank_gpu_node_[r] = topology_->gpus[gpu];
+      rank_gpu_index_[r] = gpu;
     }
   }
 
@@ -212,6 +215,10 @@ class SimBackend final : public Backend {
   void MarkReady(OpId id) {
     const Op& op = plan_->ops[id];
     ready_[id] = 1;
+    if (op.kind == OpKind::kCollective) {
+      StartLibraryCall(id);
+      return;
+    }
     if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
       if (ready_[op.match]) TryStart(op.kind == OpKind::kSend ? id : op.match);
       return;
@@ -250,6 +257,16 @@ class SimBackend final : public Backend {
     Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
   }
 
+  // A library collective (--algo nccl): each rank's op starts when the rank
+  // issues it; the call ends the NCCL model's time after the last arrives.
+  void StartLibraryCall(OpId id) {
+    start_ns_[id] = now_;
+    memory_.OnOpStart(id);
+    if (!library_.Arrive(id)) return;
+    for (OpId member : library_.members(id))
+      Push(now_ + library_.duration_ns(id), SimEventKind::kOpEnd, member);
+  }
+
   // Bytes an op reads and writes in device memory.
   static double MemoryTraffic(const Op& op) {
     double touched = static_cast<double>(op.bytes);
@@ -271,6 +288,16 @@ class SimBackend final : public Backend {
   }
 
   const RouteResources& RouteOf(int src_rank, int dst_rank) {
+    // Most ranks send to the same peer step after step (a ring): remember
+    // each rank's last route before hashing. Map nodes never move.
+    LastRoute& last = last_route_[src_rank];
+    if (last.peer == dst_rank) return *last.route;
+    const RouteResources& found = LookUpRoute(src_rank, dst_rank);
+    last = LastRoute{dst_rank, &found};
+    return found;
+  }
+
+  const RouteResources& LookUpRoute(int src_rank, int dst_rank) {
     const std::int32_t a = rank_gpu_node_[src_rank], b = rank_gpu_node_[dst_rank];
     const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
     auto it = route_cache_.find(key);
@@ -279,7 +306,9 @@ class SimBackend final : public Backend {
     if (a == b) {
       rr.local = true;
     } else {
-      const Route route = FindRoute(*topology_, a, b);
+      // The table keeps the routing graph: building it per pair dominated
+      // paper-sized 3D runs, which use thousands of pairs.
+      const Route& route = routes_->Between(rank_gpu_index_[src_rank], rank_gpu_index_[dst_rank]);
       for (const LinkHop& hop : route.hops)
         rr.resources.push_back(2 * hop.link + (hop.forward ? 0 : 1));
       for (std::int32_t node : route.via_nodes)
@@ -346,6 +375,7 @@ class SimBackend final : public Backend {
   void FinishOp(OpId id, TimeNs start_ns) {
     const Op& op = plan_->ops[id];
     if (!options_.timing_only) ApplyOpData(*plan_, id, data_);
+    if (!options_.timing_only && op.kind == OpKind::kCollective) library_.ApplyData(*plan_, id, data_);
     if (op.kind == OpKind::kRecv) Complete(op.match, start_ns);
     Complete(id, start_ns);
   }
@@ -380,6 +410,13 @@ class SimBackend final : public Backend {
   std::vector<Gbps> capacities_;
   std::vector<std::int32_t> node_resource_;
   std::unordered_map<std::uint64_t, RouteResources> route_cache_;
+  std::unique_ptr<RouteTable> routes_;  // routes between GPUs, graph built once
+  std::vector<int> rank_gpu_index_;     // per rank: index into topology.gpus
+  struct LastRoute {
+    std::int32_t peer = -1;
+    const RouteResources* route = nullptr;
+  };
+  std::vector<LastRoute> last_route_;  // per source rank: its last route looked up
   std::vector<std::int32_t> hbm_resource_;        // per node: its HBM resource, or -1
   std::vector<std::int32_t> hbm_resource_index_;  // i -> i: stable storage for flow spans
   std::vector<TimeNs> issue_ready_ns_;            // per op: when the host has issued it
@@ -395,6 +432,7 @@ class SimBackend final : public Backend {
   bool started_ = false;
   std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<SimEvent>> heap_;
   FlowNetwork network_;
+  LibraryCalls library_;
   HostBuffers data_;
   MemoryTracker memory_;
   TimeNs now_ = 0;

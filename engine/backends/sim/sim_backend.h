@@ -6,6 +6,9 @@
 //                   ──► route latency ──► fluid flow over link directions
 //                                         (FlowNetwork: fair share)
 //                   ──► done: data applied, both events emitted
+//             └─► library collective (kCollective, --algo nccl): waits for
+//                 every rank of its call, then the NCCL model's time
+//                 (library_calls.h, nccl_model.h)
 //
 // The model of a real machine (RunOptions::shared_device_memory, set by
 // `--topology this`): each GPU's HBM is one more resource of the flow
