@@ -41,3 +41,11 @@ shot ring-dgx1 --topology dgx1-v100 --size 64M --step 3 --frames 20
 shot pipeline-1f1b --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8 --step 40 --frames 30
 # ZeRO-3 on 8 GPUs: the memory chart by kind against the formula.
 shot zero3-memory --scenario zero --stage 3 --ranks 8 --layers 4 --model-width 64 --batch 32 --step 60 --frames 30
+# The recorded H200 ring with the simulator's model of that machine as outlines (docs/compare.md).
+model=$(mktemp --suffix=.json)
+"$(dirname "$app")/../cli/shardlab-cli" run allreduce --ranks 8 --size 64M --topology this \
+  --device-profile bench/results/2026-11-26-h200-gpu-check/device.toml --timing-only \
+  --trace "$model" >/dev/null
+shot compare-overlay --open-trace bench/results/2026-11-26-h200-gpu-check/this-ring8-64M.json \
+  --compare-trace "$model" --step 14 --frames 30
+rm -f "$model"
