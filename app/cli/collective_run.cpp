@@ -211,22 +211,6 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   return setup;
 }
 
-namespace {
-
-LibraryCollective LibraryCallFor(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return LibraryCollective::kAllReduce;
-    case CollectiveKind::kReduceScatter: return LibraryCollective::kReduceScatter;
-    case CollectiveKind::kAllGather: return LibraryCollective::kAllGather;
-    case CollectiveKind::kBroadcast: return LibraryCollective::kBroadcast;
-    case CollectiveKind::kReduce: return LibraryCollective::kReduce;
-    case CollectiveKind::kAllToAll: return LibraryCollective::kAllToAll;
-  }
-  return LibraryCollective::kNone;
-}
-
-}  // namespace
-
 CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
                                 const RunHooks& hooks) {
   if (!setup.checked) throw Error("RunCollective: the setup was not made by SetupFromArgs");
@@ -318,7 +302,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
     const std::vector<std::int32_t> gpus(topology.gpus.begin(),
                                          topology.gpus.begin() + out.params.ranks);
     const double size = static_cast<double>(out.params.count) * DTypeBytes(out.params.dtype);
-    out.nccl_model = PredictNccl(LibraryCallFor(out.params.kind), size,
+    out.nccl_model = PredictNccl(LibraryCallOf(out.params.kind), size,
                                  DescribeNcclMachine(topology, gpus))
                          .Describe();
   }

@@ -46,6 +46,8 @@ CollectiveAlgo ParseCollectiveAlgo(const std::string& text);
 CollectiveAlgo DefaultAlgo(CollectiveKind kind);
 /// "all-reduce", "reduce-scatter", ... (the words used in text, not the CLI spelling).
 const char* CollectiveTitle(CollectiveKind kind);
+/// The library call (NCCL's) that performs `kind` in one op per rank.
+LibraryCollective LibraryCallOf(CollectiveKind kind);
 /// Whether a kind has an algorithm: ring for all but all-to-all, tree for
 /// all-reduce, direct for all-to-all.
 bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo);

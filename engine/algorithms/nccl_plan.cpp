@@ -14,9 +14,7 @@
 #include "engine/algorithms/collective_internal.h"
 #include "engine/core/error.h"
 
-namespace shardlab::detail {
-
-namespace {
+namespace shardlab {
 
 LibraryCollective LibraryCallOf(CollectiveKind kind) {
   switch (kind) {
@@ -29,6 +27,10 @@ LibraryCollective LibraryCallOf(CollectiveKind kind) {
   }
   return LibraryCollective::kNone;
 }
+
+namespace detail {
+
+namespace {
 
 Phase PhaseOf(CollectiveKind kind) {
   switch (kind) {
@@ -76,4 +78,5 @@ Plan BuildNcclCollective(const CollectiveParams& params) {
   return builder.Finish();
 }
 
-}  // namespace shardlab::detail
+}  // namespace detail
+}  // namespace shardlab
