@@ -265,6 +265,36 @@ void Table(std::ostringstream& out, const char* title, const std::vector<Compare
   out << "\n";
 }
 
+/// One op of a run: its identity from the plan, its times from the event.
+RunOp OpRecord(int id, const Op& op, const Event& e) {
+  RunOp r;
+  r.id = id;
+  r.kind = e.kind;
+  r.lane = e.lane;
+  r.reduce = op.reduce;
+  r.phase = op.tags.phase;
+  r.rank = e.rank;
+  r.peer = e.peer;
+  r.step = e.step;
+  r.microbatch = op.tags.microbatch;
+  r.collective_seq = e.collective_seq;
+  r.bytes = e.bytes;
+  r.flops = op.flops;
+  r.start_ns = e.start_ns;
+  r.end_ns = e.end_ns;
+  return r;
+}
+
+/// Orders `run`'s ops by id; an id seen twice is an error ("SOURCE: op N" + `twice`).
+void SortByIdOnceEach(RunRecord& run, const char* twice) {
+  std::sort(run.ops.begin(), run.ops.end(), [](const RunOp& x, const RunOp& y) { return x.id < y.id; });
+  for (std::size_t i = 1; i < run.ops.size(); ++i) {
+    if (run.ops[i].id == run.ops[i - 1].id) {
+      throw Error(run.source + ": op " + std::to_string(run.ops[i].id) + twice);
+    }
+  }
+}
+
 }  // namespace
 
 std::string RunRecord::Label() const {
@@ -283,34 +313,14 @@ RunRecord RunFromTrace(const LoadedTrace& trace) {
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
     const Op& op = trace.plan.ops[i];
-    RunOp r;
-    r.id = trace.original_op[i];
-    if (r.id < 0) {
+    const int id = trace.original_op[i];
+    if (id < 0) {
       throw Error(trace.source + ": event " + std::to_string(i) +
                   " does not say which op it ran (args.op); compare needs op ids");
     }
-    r.kind = e.kind;
-    r.lane = e.lane;
-    r.reduce = op.reduce;
-    r.phase = op.tags.phase;
-    r.rank = e.rank;
-    r.peer = e.peer;
-    r.step = e.step;
-    r.microbatch = op.tags.microbatch;
-    r.collective_seq = e.collective_seq;
-    r.bytes = e.bytes;
-    r.flops = op.flops;
-    r.start_ns = e.start_ns;
-    r.end_ns = e.end_ns;
-    run.ops.push_back(r);
+    run.ops.push_back(OpRecord(id, op, e));
   }
-  std::sort(run.ops.begin(), run.ops.end(), [](const RunOp& x, const RunOp& y) { return x.id < y.id; });
-  for (std::size_t i = 1; i < run.ops.size(); ++i) {
-    if (run.ops[i].id == run.ops[i - 1].id) {
-      throw Error(trace.source + ": op " + std::to_string(run.ops[i].id) +
-                  " appears twice (a trace of several iterations?); compare needs one event per op");
-    }
-  }
+  SortByIdOnceEach(run, " appears twice (a trace of several iterations?); compare needs one event per op");
   return run;
 }
 
@@ -328,29 +338,9 @@ RunRecord RunFromEvents(const Plan& plan, std::span<const Event> events, const s
       throw Error(source + ": an event names op " + std::to_string(e.op) + ", which the plan does not have");
     }
     const Op& op = plan.ops[static_cast<std::size_t>(e.op)];
-    RunOp r;
-    r.id = e.op;
-    r.kind = e.kind;
-    r.lane = e.lane;
-    r.reduce = op.reduce;
-    r.phase = op.tags.phase;
-    r.rank = e.rank;
-    r.peer = e.peer;
-    r.step = e.step;
-    r.microbatch = op.tags.microbatch;
-    r.collective_seq = e.collective_seq;
-    r.bytes = e.bytes;
-    r.flops = op.flops;
-    r.start_ns = e.start_ns;
-    r.end_ns = e.end_ns;
-    run.ops.push_back(r);
+    run.ops.push_back(OpRecord(e.op, op, e));
   }
-  std::sort(run.ops.begin(), run.ops.end(), [](const RunOp& x, const RunOp& y) { return x.id < y.id; });
-  for (std::size_t i = 1; i < run.ops.size(); ++i) {
-    if (run.ops[i].id == run.ops[i - 1].id) {
-      throw Error(source + ": op " + std::to_string(run.ops[i].id) + " has two events");
-    }
-  }
+  SortByIdOnceEach(run, " has two events");
   return run;
 }
 
