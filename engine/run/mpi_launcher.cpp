@@ -324,10 +324,47 @@ MpiLaunchResult RunMpiJob(const MpiLaunch& launch) {
     // timeout it reported): nothing to add.
     const std::regex own(R"(^rank \d+ (\(host \S+\) )?(exited with code (1|2|130) |aborted the job))");
     if (std::regex_search(result.failure, own)) result.failure.clear();
+    if (result.failure.empty() && launch.find_lost_hosts && launch.hosts.size() > 1 &&
+        result.stderr_text.find("unable to reliably start one or more daemons") !=
+            std::string::npos) {
+      const std::vector<std::string> lost = HostsThatDoNotAnswer(launch);
+      if (!lost.empty()) {
+        std::string names;
+        for (const std::string& h : lost) names += (names.empty() ? "" : ", ") + h;
+        result.failure = (lost.size() == 1 ? "host " : "hosts ") + names +
+                         " cannot be reached (OpenMPI lost or could not start its daemon "
+                         "there, and a new one does not start); mpirun stopped the other ranks";
+      } else {
+        result.failure = "OpenMPI lost the daemon of one of the hosts and does not say which; "
+                         "every host answers again now (mpirun exit code " +
+                         std::to_string(result.exit_code) + ")";
+      }
+    }
     if (result.failure.empty() && !result.shardlab_reported)
       result.failure = "mpirun failed with exit code " + std::to_string(result.exit_code);
   }
   return result;
+}
+
+std::vector<std::string> HostsThatDoNotAnswer(const MpiLaunch& launch) {
+  std::vector<std::string> lost;
+  for (const MpiHost& host : launch.hosts) {
+    MpiLaunch probe;
+    probe.mpirun = launch.mpirun;
+    probe.hosts = {MpiHost{host.name, 1}};
+    probe.processes = 1;
+    probe.command = {"true"};
+    probe.timeout_s = 20;
+    probe.echo_stderr = false;
+    probe.capture_stdout = true;
+    probe.find_lost_hosts = false;
+    try {
+      if (RunMpiJob(probe).exit_code != 0) lost.push_back(host.name);
+    } catch (const Error&) {
+      lost.push_back(host.name);
+    }
+  }
+  return lost;
 }
 
 std::string CheckSameVersionOnEveryHost(const MpiLaunch& launch, const std::string& own_version) {
@@ -353,6 +390,8 @@ std::string CheckSameVersionOnEveryHost(const MpiLaunch& launch, const std::stri
     const std::size_t host = std::stoul(m[1].str());
     if (host < answers.size()) answers[host] = m[2].str();
   }
+  // A host found unreachable after the probe failed is the answer itself.
+  if (r.failure.find(" cannot be reached ") != std::string::npos) return r.failure;
   for (std::size_t h = 0; h < answers.size(); ++h) {
     const std::string& name = launch.hosts[h].name;
     if (answers[h].empty()) {

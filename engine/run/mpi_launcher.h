@@ -54,6 +54,11 @@ struct MpiLaunch {
   /// --oversubscribe, and launches through ssh or OMPI_MCA_plm_rsh_agent.
   std::vector<MpiHost> hosts;
   std::string hostfile;               // passed as given when the hosts came from one
+  /// When OpenMPI says it lost a daemon without naming its host ("unable
+  /// to reliably start one or more daemons", which it also prints when a
+  /// daemon dies mid-run), start a trivial one-process job on each host in
+  /// turn and name those that no longer answer. Off for the probes themselves.
+  bool find_lost_hosts = true;
 };
 
 struct MpiLaunchResult {
@@ -80,6 +85,10 @@ std::string DescribeMpirunFailure(const std::string& stderr_text,
 /// environment (what OpenMPI needs in a container), for a front end that
 /// starts mpirun itself (`env NAME=VALUE... mpirun ...`).
 std::vector<std::string> MpiJobEnvironmentDefaults(bool several_hosts = false);
+
+/// The hosts of `launch` on which a one-process job (`true`) does not start
+/// and end within 20 s: after a failure, the machines that are gone.
+std::vector<std::string> HostsThatDoNotAnswer(const MpiLaunch& launch);
 
 /// With `launch.hosts`: runs `COMMAND_PROGRAM --version` once per host
 /// (mpirun --map-by node) and compares each answer with `own_version`.

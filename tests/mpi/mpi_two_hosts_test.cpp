@@ -69,7 +69,9 @@ class TwoHosts : public ::testing::Test {
     made_ = true;
     // The agent OpenMPI runs instead of ssh: `agent HOST COMMAND...`.
     // SL_KILL_HOST=ADDR: 3 s after that host's daemon starts, every process
-    // in its namespace is killed (the machine dies). SL_OTHER_BUILD=ADDR:
+    // in its namespace is killed and the host is marked down: from then on
+    // the agent cannot reach it, as ssh cannot reach a machine that died
+    // (SL_DOWN_DIR holds the marks). SL_OTHER_BUILD=ADDR:
     // that host sees another program at the CLI's path (another build).
     agent_ = (dir_->path() / "netns-agent.sh").string();
     std::ofstream(agent_) << "#!/bin/sh\n"
@@ -79,8 +81,12 @@ class TwoHosts : public ::testing::Test {
                           << "  " << kAddrB << ") ns=" << ns_b_ << ";;\n"
                           << "  *) echo \"netns-agent: unknown host $host\" >&2; exit 1;;\n"
                           << "esac\n"
+                          << "if [ -n \"$SL_DOWN_DIR\" ] && [ -e \"$SL_DOWN_DIR/$host\" ]; then\n"
+                          << "  echo \"ssh: connect to host $host port 22: No route to host\" >&2\n"
+                          << "  exit 255\n"
+                          << "fi\n"
                           << "if [ \"$SL_KILL_HOST\" = \"$host\" ]; then\n"
-                          << "  (sleep 3; ip netns pids $ns | xargs -r kill -9) "
+                          << "  (sleep 3; touch \"$SL_DOWN_DIR/$host\"; ip netns pids $ns | xargs -r kill -9) "
                              ">/dev/null 2>&1 </dev/null &\n"
                           << "fi\n"
                           << "if [ \"$SL_OTHER_BUILD\" = \"$host\" ]; then\n"
@@ -191,11 +197,25 @@ TEST_F(TwoHosts, AHostThatDiesMidRunIsNamed) {
       {"mpirun", "-np", "4", "--host", Hosts(2, 2), "--timeout", "120", "--", "run", "allreduce",
        "--backend", "mpi", "--size", "1K", "--inject-fault", "stall:rank=2,op=3", "--mpi-timeout",
        "100s"},
-      {"SL_KILL_HOST=" + kAddrB});
+      {"SL_KILL_HOST=" + kAddrB, "SL_DOWN_DIR=" + scratch_.path().string()});
   EXPECT_NE(r.exit_code, 0) << Describe(r);
   std::printf("%s", r.err.c_str());  // the message a user sees, in the test's log
   EXPECT_NE(r.err.find("host " + kAddrB), std::string::npos) << Describe(r);
   EXPECT_EQ(r.err.find("host " + kAddrA), std::string::npos) << Describe(r);
+}
+
+TEST_F(TwoHosts, AHostThatIsDownFromTheStartIsNamed) {
+  // OpenMPI says only "unable to reliably start one or more daemons"; the
+  // launcher asks each host in turn and names the one that does not answer.
+  std::ofstream(scratch_.path() / kAddrB) << "down\n";
+  const ProgramResult r = OnHostA({"mpirun", "-np", "4", "--host", Hosts(2, 2), "--timeout",
+                                   "120", "--", "run", "allreduce", "--backend", "mpi"},
+                                  {"SL_DOWN_DIR=" + scratch_.path().string()});
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.err.find("host " + kAddrB + " cannot be reached"), std::string::npos)
+      << Describe(r);
+  EXPECT_EQ(r.err.find("host " + kAddrA), std::string::npos) << Describe(r);
+  EXPECT_EQ(r.out.find("Result"), std::string::npos) << r.out;
 }
 
 TEST_F(TwoHosts, EveryHostMustRunTheSameShardLab) {
