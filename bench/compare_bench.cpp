@@ -17,8 +17,8 @@
 #include "engine/algorithms/collective.h"
 #include "engine/backends/sim/sim_backend.h"
 #include "engine/compare/compare.h"
-#include "engine/run/trace_reader.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_reader.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

@@ -35,7 +35,7 @@
 #include "engine/run/chunk_state.h"
 #include "engine/run/executor.h"
 #include "engine/run/metrics.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

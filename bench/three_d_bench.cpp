@@ -8,7 +8,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/run/executor.h"
-#include "engine/run/three_d_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

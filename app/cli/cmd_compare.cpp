@@ -7,7 +7,7 @@
 #include "app/cli/commands.h"
 #include "engine/compare/compare.h"
 #include "engine/core/error.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 
 namespace shardlab::cli {
 

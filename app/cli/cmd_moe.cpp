@@ -19,8 +19,8 @@
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
 #include "engine/run/executor.h"
-#include "engine/run/moe_scenario.h"
-#include "engine/run/trace_writer.h"
+#include "engine/scenarios/moe_scenario.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab::cli {

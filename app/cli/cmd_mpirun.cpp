@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "app/cli/commands.h"
-#include "engine/run/mpi_launcher.h"
+#include "engine/launch/mpi_launcher.h"
 #include "engine/topology/presets.h"
 #include "engine/topology/topology.h"
 

@@ -17,8 +17,8 @@
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
 #include "engine/run/executor.h"
-#include "engine/run/pipeline_scenario.h"
-#include "engine/run/trace_writer.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/topology_file.h"
 

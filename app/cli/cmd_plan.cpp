@@ -15,8 +15,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
-#include "engine/run/planner.h"
-#include "engine/run/planner_simulation.h"
+#include "engine/planner/planner.h"
+#include "engine/planner/planner_simulation.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab::cli {
@@ -384,7 +384,7 @@ int PlanMain(std::span<const std::string> words) {
         << "#   global batch " << m.global_batch << " sequences (" << m.global_batch * m.seq_len
         << " tokens); mixed-precision Adam, K = 12; sequence parallel with tp > 1\n"
         << "#   ranks: TP fastest (inside a box), then DP, then PP; m = batch / (dp b)\n"
-        << "#   step times: analytic model (engine/run/planner.h), not simulated; link GB/s are\n"
+        << "#   step times: analytic model (engine/planner/planner.h), not simulated; link GB/s are\n"
         << "#   per direction, each group's share when all groups of its kind run at once\n";
     PrintTable(out, result, top);
     if (simulate > 0) PrintSimulated(out, request, topology, result, simulate);

@@ -15,7 +15,7 @@
 #include "engine/plan/dump.h"
 #include "engine/compare/compare.h"
 #include "engine/run/executor.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab::cli {

@@ -11,8 +11,8 @@
 #include "app/cli/output.h"
 #include "engine/core/json.h"
 #include "engine/run/executor.h"
-#include "engine/run/three_d_scenario.h"
-#include "engine/run/trace_writer.h"
+#include "engine/scenarios/three_d_scenario.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab::cli {

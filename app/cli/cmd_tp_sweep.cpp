@@ -21,7 +21,7 @@
 #include "app/cli/output.h"
 #include "app/cli/tp_args.h"
 #include "engine/core/json.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 
 namespace shardlab::cli {
 namespace {

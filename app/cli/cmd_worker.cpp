@@ -31,9 +31,9 @@
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
-#include "engine/run/process_group.h"
+#include "engine/backends/mpi/process_group.h"
 #include "engine/run/vector_sink.h"
-#include "engine/run/worker_protocol.h"
+#include "engine/io/worker_protocol.h"
 
 namespace shardlab::cli {
 namespace {
@@ -189,7 +189,7 @@ const CommandSpec& WorkerSpec() {
         "Runs one collective as 'run' does, but for a program, not a person: it writes\n"
         "length-prefixed records (hello, plan, events, buffer snapshots, step done, run done,\n"
         "error) to stdout and reads commands (step k, play, pause, cancel, quit) from stdin,\n"
-        "as described in engine/run/worker_protocol.h. The app starts it for the backends\n"
+        "as described in engine/io/worker_protocol.h. The app starts it for the backends\n"
         "that run in a worker, so that a crashed GPU run never takes the app down.\n"
         "Under mpirun with --backend mpi every rank runs it; rank 0 reads the commands,\n"
         "shares each decision with the other ranks before each step, and writes the records\n"

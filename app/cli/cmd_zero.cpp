@@ -25,9 +25,9 @@
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
 #include "engine/run/executor.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::cli {
 namespace {

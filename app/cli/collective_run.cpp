@@ -9,7 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
-#include "engine/run/process_group.h"
+#include "engine/backends/mpi/process_group.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/detect.h"
 #include "engine/topology/device_profile.h"

@@ -29,7 +29,7 @@
 #include "engine/algorithms/verify.h"
 #include "engine/core/event.h"
 #include "engine/run/chunk_state.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/run/metrics.h"
 #include "engine/topology/topology.h"
 

@@ -65,7 +65,7 @@ int MemoryMain(std::span<const std::string> args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.
 int LabMain(std::span<const std::string> args);
 /// `worker COLLECTIVE`: the run as the app's worker process: binary
-/// records on stdout, commands on stdin (engine/run/worker_protocol.h).
+/// records on stdout, commands on stdin (engine/io/worker_protocol.h).
 int WorkerMain(std::span<const std::string> args);
 /// `plan`: DP x PP x TP layouts of a model on a cluster, ranked by step time.
 int PlanMain(std::span<const std::string> args);

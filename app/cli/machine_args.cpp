@@ -1,7 +1,7 @@
 #include "app/cli/machine_args.h"
 
 #include "engine/core/error.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 #include "engine/topology/device_profile.h"
 
 namespace shardlab::cli {

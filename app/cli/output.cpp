@@ -1,6 +1,6 @@
 #include "app/cli/output.h"
 
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_writer.h"
 
 #include <fstream>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/process_group.h"
+#include "engine/backends/mpi/process_group.h"
 
 namespace shardlab::cli {
 

@@ -16,7 +16,7 @@
 
 #include "app/common/args.h"
 #include "engine/core/json.h"
-#include "engine/run/tp_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
 
 namespace shardlab::cli {
 

@@ -23,8 +23,8 @@
 #include "engine/core/units.h"
 #include "engine/plan/validate.h"
 #include "engine/run/backend.h"
-#include "engine/run/collective_scenario.h"
-#include "engine/run/process_group.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/backends/mpi/process_group.h"
 #include "engine/run/vector_sink.h"
 
 namespace {

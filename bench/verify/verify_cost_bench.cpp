@@ -14,12 +14,12 @@
 #include <string>
 
 #include "engine/run/executor.h"
-#include "engine/run/moe_scenario.h"
-#include "engine/run/pipeline_scenario.h"
-#include "engine/run/three_d_scenario.h"
-#include "engine/run/tp_scenario.h"
+#include "engine/scenarios/moe_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
 #include "engine/run/vector_sink.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab {

@@ -9,7 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 
 namespace shardlab {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "engine/core/units.h"
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 
 namespace shardlab {
 

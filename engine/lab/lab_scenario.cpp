@@ -18,14 +18,14 @@
 #include "engine/core/units.h"
 #include "engine/model/tp_layer.h"
 #include "engine/model/zero_memory.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/run/memory_tracker.h"
 #include "engine/run/metrics.h"
-#include "engine/run/pipeline_scenario.h"
-#include "engine/run/tp_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
 #include "engine/run/vector_sink.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab {
 namespace {

@@ -23,10 +23,10 @@
 
 #include "engine/lab/formula.h"
 #include "engine/lab/lab.h"
-#include "engine/run/collective_scenario.h"
-#include "engine/run/pipeline_scenario.h"
-#include "engine/run/tp_scenario.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab {
 

@@ -14,9 +14,9 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/model/model_presets.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/run/executor.h"
-#include "engine/run/planner.h"
+#include "engine/planner/planner.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/lab/lab_scenario.h"
-#include "engine/run/three_d_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
 
 namespace shardlab {
 

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 
 namespace shardlab {
 

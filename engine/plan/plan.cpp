@@ -134,4 +134,36 @@ std::vector<Phase> StepPhases(const Plan& plan) {
   return phases;
 }
 
+const char* PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kNone: return "";
+    case Phase::kReduceScatter: return "reduce-scatter";
+    case Phase::kAllGather: return "all-gather";
+    case Phase::kBroadcast: return "broadcast";
+    case Phase::kReduce: return "reduce";
+    case Phase::kAllToAll: return "all-to-all";
+    case Phase::kForward: return "forward";
+    case Phase::kBackward: return "backward";
+    case Phase::kOptimizer: return "optimizer";
+    case Phase::kWeightGrad: return "weight-grad";
+    case Phase::kRouter: return "router";
+    case Phase::kDispatch: return "dispatch";
+    case Phase::kExpert: return "expert";
+    case Phase::kCombine: return "combine";
+  }
+  return "?";
+}
+
+const char* MemoryCategoryName(MemoryCategory category) {
+  switch (category) {
+    case MemoryCategory::kOther: return "other";
+    case MemoryCategory::kParameters: return "parameters";
+    case MemoryCategory::kGradients: return "gradients";
+    case MemoryCategory::kOptimizerStates: return "optimizer states";
+    case MemoryCategory::kActivations: return "activations";
+    case MemoryCategory::kGatheredParameters: return "gathered parameters";
+  }
+  return "?";
+}
+
 }  // namespace shardlab

@@ -22,7 +22,7 @@
 #include "engine/core/units.h"
 #include "engine/plan/buffer_slice.h"
 #include "engine/plan/kernel.h"
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 
 namespace shardlab {
 

@@ -51,7 +51,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 
 namespace shardlab {
 

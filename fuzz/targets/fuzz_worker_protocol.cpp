@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/run/worker_protocol.h"
+#include "engine/io/worker_protocol.h"
 #include "fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -13,7 +13,7 @@
 #include "engine/algorithms/moe.h"
 #include "engine/core/error.h"
 #include "engine/run/executor.h"
-#include "engine/run/moe_scenario.h"
+#include "engine/scenarios/moe_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

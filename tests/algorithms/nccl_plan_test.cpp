@@ -6,7 +6,7 @@
 #include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
 #include "engine/plan/validate.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"

@@ -7,7 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/run/executor.h"
-#include "engine/run/pipeline_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

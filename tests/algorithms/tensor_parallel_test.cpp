@@ -16,7 +16,7 @@
 #include "engine/algorithms/tensor_parallel.h"
 #include "engine/core/error.h"
 #include "engine/run/executor.h"
-#include "engine/run/tp_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/worker_protocol.h"
+#include "engine/io/worker_protocol.h"
 #include "tests/common/run_program.h"
 
 extern char** environ;

@@ -6,7 +6,7 @@
 
 #include "engine/compare/compare.h"
 #include "engine/core/json_parse.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab {

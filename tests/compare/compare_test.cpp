@@ -11,7 +11,7 @@
 #include "engine/backends/sim/sim_backend.h"
 #include "engine/compare/compare.h"
 #include "engine/core/error.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/compare/compare.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab {

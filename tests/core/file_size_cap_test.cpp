@@ -13,7 +13,7 @@
 #include "engine/lab/lab_grader.h"
 #include "engine/lab/lab_loader.h"
 #include "engine/lab/progress.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 #include "engine/topology/topology_file.h"
 
 namespace shardlab {

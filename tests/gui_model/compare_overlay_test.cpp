@@ -9,7 +9,7 @@
 #include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/session.h"
 #include "engine/core/json_parse.h"
-#include "engine/run/trace_reader.h"
+#include "engine/io/trace_reader.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab::gui {

@@ -17,7 +17,7 @@
 #include "app/gui/model/lab_settings.h"
 #include "engine/core/error.h"
 #include "engine/lab/progress.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab::gui {

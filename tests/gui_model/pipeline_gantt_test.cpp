@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/run/executor.h"
-#include "engine/run/pipeline_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

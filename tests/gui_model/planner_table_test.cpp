@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "engine/model/model_presets.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 
 namespace shardlab::gui {
 namespace {

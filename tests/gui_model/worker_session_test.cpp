@@ -15,7 +15,7 @@
 
 #include "app/gui/model/session.h"
 #include "engine/algorithms/verify.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_writer.h"
 #include "tests/gui_model/ring_settings.h"
 
 namespace shardlab::gui {

@@ -20,7 +20,7 @@
 #include "engine/model/zero_memory.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
 namespace {

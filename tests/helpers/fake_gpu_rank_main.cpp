@@ -31,12 +31,12 @@
 #include "engine/core/error.h"
 #include "engine/plan/host_data.h"
 #include "engine/run/backend.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/run/executor.h"
-#include "engine/run/process_group.h"
-#include "engine/run/rank_device.h"
+#include "engine/backends/mpi/process_group.h"
+#include "engine/backends/mpi/rank_device.h"
 #include "engine/run/vector_sink.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab {
 namespace {

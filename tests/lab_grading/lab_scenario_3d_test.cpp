@@ -10,8 +10,8 @@
 #include "engine/lab/lab_scenario.h"
 #include "engine/model/zero_memory.h"
 #include "engine/run/executor.h"
-#include "engine/run/planner.h"
-#include "engine/run/three_d_scenario.h"
+#include "engine/planner/planner.h"
+#include "engine/scenarios/three_d_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

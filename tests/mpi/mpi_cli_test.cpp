@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/run/mpi_launcher.h"
+#include "engine/launch/mpi_launcher.h"
 #include "tests/common/json_reader.h"
 #include "tests/common/run_program.h"
 

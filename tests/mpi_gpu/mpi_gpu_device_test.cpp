@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "tests/common/json_reader.h"
 #include "tests/common/run_program.h"
 

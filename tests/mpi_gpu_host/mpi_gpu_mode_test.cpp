@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/mpi_launcher.h"
+#include "engine/launch/mpi_launcher.h"
 
 namespace shardlab {
 namespace {

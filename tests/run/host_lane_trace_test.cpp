@@ -9,8 +9,8 @@
 
 #include "engine/algorithms/collective.h"
 #include "engine/run/executor.h"
-#include "engine/run/trace_reader.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_reader.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 

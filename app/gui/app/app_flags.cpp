@@ -15,7 +15,7 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
-#include "engine/run/mpi_options.h"
+#include "engine/backends/mpi/mpi_options.h"
 
 namespace shardlab::gui {
 namespace {

@@ -3,7 +3,7 @@
 #include <exception>
 #include <vector>
 
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_writer.h"
 
 namespace shardlab::gui {
 

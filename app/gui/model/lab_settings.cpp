@@ -6,7 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/lab/lab_scenario.h"
 #include "engine/model/zero_memory.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
 namespace {

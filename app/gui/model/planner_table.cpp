@@ -5,7 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/model/model_presets.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 
 namespace shardlab::gui {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/run/planner.h"
+#include "engine/planner/planner.h"
 
 namespace shardlab::gui {
 

@@ -37,14 +37,14 @@
 #include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
 #include "engine/run/chunk_state.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/run/executor.h"
-#include "engine/run/moe_scenario.h"
-#include "engine/run/pipeline_scenario.h"
-#include "engine/run/three_d_scenario.h"
-#include "engine/run/trace_reader.h"
-#include "engine/run/tp_scenario.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/moe_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
+#include "engine/io/trace_reader.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
 

@@ -11,7 +11,7 @@
 #include <regex>
 
 #include "app/gui/model/session.h"
-#include "engine/run/mpi_launcher.h"
+#include "engine/launch/mpi_launcher.h"
 
 namespace shardlab::gui {
 namespace {

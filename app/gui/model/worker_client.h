@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/worker_protocol.h"
+#include "engine/io/worker_protocol.h"
 
 namespace shardlab::gui {
 

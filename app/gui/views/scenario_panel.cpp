@@ -22,7 +22,7 @@
 #include "engine/model/tp_layer.h"
 #include "engine/model/zero_memory.h"
 #include "engine/run/backend.h"
-#include "engine/run/collective_scenario.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab::gui {

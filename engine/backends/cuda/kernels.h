@@ -15,7 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "engine/plan/kernel.h"
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 
 namespace shardlab::cuda {
 

@@ -24,7 +24,7 @@
 #include <span>
 
 #include "engine/core/units.h"
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 #include "engine/plan/plan.h"
 
 namespace shardlab::device {

@@ -21,10 +21,10 @@
 #include "engine/plan/host_data.h"
 #include "engine/plan/op_graph.h"
 #include "engine/plan/validate.h"
-#include "engine/run/desync_report.h"
-#include "engine/run/nccl_call_order.h"
-#include "engine/run/process_group.h"
-#include "engine/run/rank_device.h"
+#include "engine/backends/mpi/desync_report.h"
+#include "engine/backends/mpi/nccl_call_order.h"
+#include "engine/backends/mpi/process_group.h"
+#include "engine/backends/mpi/rank_device.h"
 
 namespace shardlab {
 namespace {

@@ -21,7 +21,7 @@
 // --device gpu (MpiOptions::device): Load counts every process's GPUs and
 // ends the job with one message (rank 0's) when some process has none.
 // Otherwise each process takes GPU (local rank mod count) and a RankDevice
-// (engine/run/rank_device.h; engine/backends/mpi_gpu) holds its buffers
+// (engine/backends/mpi/rank_device.h; engine/backends/mpi_gpu) holds its buffers
 // there: compute, copy and reduce ops run as CUDA kernels / cuBLAS on a
 // stream per lane, timed by CUDA events put on the aligned clock (clock
 // kCudaEvent); transfers pass device pointers to a CUDA-aware MPI or stage

@@ -5,7 +5,7 @@
 // MPI_Finalize and MPI_Abort at the end.
 #pragma once
 
-#include "engine/run/mpi_options.h"
+#include "engine/backends/mpi/mpi_options.h"
 
 namespace shardlab::mpi {
 

@@ -2,12 +2,12 @@
 // buffers on this process's GPU (float32, as the CUDA backend) and runs its
 // ops there with the CUDA backend's kernels and cuBLAS (device_ops.h), one
 // stream per lane, each op between two CUDA events. See
-// engine/run/rank_device.h for how the mpi backend drives it.
+// engine/backends/mpi/rank_device.h for how the mpi backend drives it.
 #pragma once
 
 #include <memory>
 
-#include "engine/run/rank_device.h"
+#include "engine/backends/mpi/rank_device.h"
 
 namespace shardlab {
 

@@ -8,7 +8,7 @@
 
 #include "engine/backends/cuda/cuda_check.h"
 #include "engine/backends/cuda/nccl_call.h"
-#include "engine/run/rank_device.h"
+#include "engine/backends/mpi/rank_device.h"
 
 namespace shardlab::mpi_gpu {
 namespace {

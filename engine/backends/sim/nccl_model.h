@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "engine/core/units.h"
-#include "engine/plan/op_kinds.h"
+#include "engine/core/op_kinds.h"
 #include "engine/topology/topology.h"
 
 namespace shardlab {

@@ -14,9 +14,9 @@
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
 #include "engine/core/error.h"
-#include "engine/run/pipeline_scenario.h"
-#include "engine/run/tp_scenario.h"
-#include "engine/run/zero_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 #include "engine/topology/presets.h"
 #include "tests/backends/cuda/cuda_test_util.h"
 

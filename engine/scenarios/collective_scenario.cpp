@@ -1,0 +1,417 @@
+#include "engine/scenarios/collective_scenario.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#include "engine/algorithms/double_binary_tree.h"
+#include "engine/core/error.h"
+#include "engine/topology/presets.h"
+#include "engine/topology/ring_order.h"
+
+namespace shardlab {
+namespace {
+
+/// All-to-all among at most this many ranks looks at every pair for α and
+/// B; beyond it only the pairs through rank 0 (a million routes is too many
+/// for a check that runs on each edit).
+constexpr int kAllPairsMaxRanks = 64;
+
+
+Error FieldError(const std::string& field, const std::string& message) {
+  return Error(field + ": " + message);
+}
+
+/// An integer in [min, max], with the CLI's wording for each failure.
+std::int64_t ParseBoundedInt(const std::string& field, const std::string& text, std::int64_t min,
+                             std::int64_t max) {
+  std::int64_t value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) {
+    throw FieldError(field, "out of range (got '" + text + "')");
+  }
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw FieldError(field, "must be an integer (got '" + text + "')");
+  }
+  if (value < min) {
+    throw FieldError(field, "must be at least " + std::to_string(min) + " (got " +
+                                std::to_string(value) + ")");
+  }
+  if (value > max) {
+    throw FieldError(field, "must be at most " + std::to_string(max) + " (got " +
+                                std::to_string(value) + ")");
+  }
+  return value;
+}
+
+/// "auto" (search the topology), "rank" (0..n-1) or a list "0,2,1,3"
+/// (commas or spaces) naming every rank once.
+std::vector<int> ParseRingOrder(const std::string& text, const Topology& topology, int ranks,
+                                std::string* mode) {
+  if (text == "auto") {
+    *mode = "auto";
+    return ChooseRingOrder(topology, ranks);
+  }
+  std::vector<int> order(static_cast<std::size_t>(ranks));
+  std::iota(order.begin(), order.end(), 0);
+  if (text == "rank") {
+    *mode = "rank";
+    return order;
+  }
+  *mode = "custom";
+  order.clear();
+  std::string item;
+  const auto flush = [&] {
+    if (item.empty()) return;
+    order.push_back(static_cast<int>(ParseBoundedInt("ring order", item, 0, ranks - 1)));
+    item.clear();
+  };
+  for (const char c : text) {
+    if (c == ',' || c == ' ') {
+      flush();
+    } else {
+      item.push_back(c);
+    }
+  }
+  flush();
+  if (static_cast<int>(order.size()) != ranks) {
+    throw FieldError("ring order", "expected auto, rank or a list of all " +
+                                       std::to_string(ranks) + " ranks (got " +
+                                       std::to_string(order.size()) + " in '" + text + "')");
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(ranks), false);
+  for (const int r : order) {
+    if (seen[static_cast<std::size_t>(r)]) {
+      throw FieldError("ring order",
+                       "rank " + std::to_string(r) + " appears twice in '" + text + "'");
+    }
+    seen[static_cast<std::size_t>(r)] = true;
+  }
+  return order;
+}
+
+void CheckSize(Bytes size_bytes, DType dtype) {
+  const int element = DTypeBytes(dtype);
+  if (size_bytes < 0) {
+    throw FieldError("size", "must not be negative (got " + std::to_string(size_bytes) + " B)");
+  }
+  if (size_bytes < element) {
+    throw FieldError("size", "must be at least one " + std::string(DTypeName(dtype)) +
+                                 " element (" + std::to_string(element) + " B; got " +
+                                 std::to_string(size_bytes) + " B)");
+  }
+  if (size_bytes % element != 0) {
+    throw FieldError("size", std::to_string(size_bytes) + " B is not a whole number of " +
+                                 DTypeName(dtype) + " elements (" + std::to_string(element) +
+                                 " B each)");
+  }
+}
+
+// --- The alpha-beta formula ---------------------------------------------------
+
+/// The (source, destination) rank pairs whose transfers the algorithm makes.
+std::vector<std::pair<int, int>> PairsUsed(const PreparedCollective& p) {
+  const CollectiveParams& params = p.params;
+  const int n = params.ranks;
+  std::vector<int> rank_at = params.ring_order;
+  if (rank_at.empty()) {
+    rank_at.resize(static_cast<std::size_t>(n));
+    std::iota(rank_at.begin(), rank_at.end(), 0);
+  }
+  std::vector<std::pair<int, int>> pairs;
+  if (n < 2) return pairs;
+  auto at = [&](int pos) { return rank_at[static_cast<std::size_t>(pos % n)]; };
+  switch (params.algo) {
+    case CollectiveAlgo::kNccl:  // timed by the formula of NCCL's default ring
+    case CollectiveAlgo::kRing: {
+      int first_pos = 0;  // a chain uses n-1 hops of the ring, starting here
+      int hops = n;
+      if (CollectiveHasRoot(params.kind)) {
+        const int root_pos = static_cast<int>(
+            std::find(rank_at.begin(), rank_at.end(), params.root) - rank_at.begin());
+        first_pos = params.kind == CollectiveKind::kBroadcast ? root_pos : root_pos + 1;
+        hops = n - 1;
+      }
+      for (int h = 0; h < hops; ++h) pairs.emplace_back(at(first_pos + h), at(first_pos + h + 1));
+      break;
+    }
+    case CollectiveAlgo::kTree:
+      for (const BinaryTree& tree : BuildDoubleBinaryTree(rank_at)) {
+        for (int r = 0; r < n; ++r) {
+          const int parent = tree.parent[static_cast<std::size_t>(r)];
+          if (parent < 0) continue;
+          pairs.emplace_back(r, parent);
+          pairs.emplace_back(parent, r);
+        }
+      }
+      break;
+    case CollectiveAlgo::kDirect:
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+          if (i == j) continue;
+          if (n > kAllPairsMaxRanks && i != 0 && j != 0) continue;
+          pairs.emplace_back(i, j);
+        }
+      }
+      break;
+  }
+  return pairs;
+}
+
+/// α = the slowest route's latency, B = the narrowest route's bandwidth.
+void SetAlphaAndBandwidth(PreparedCollective& p) {
+  p.alpha_ns = 0;
+  p.bandwidth_gbps = 0;
+  const std::vector<std::pair<int, int>> pairs = PairsUsed(p);
+  if (pairs.empty()) return;
+  RouteTable routes(p.topology);
+  Gbps narrowest = std::numeric_limits<Gbps>::infinity();
+  for (const auto& [src, dst] : pairs) {
+    const Route* route = nullptr;
+    try {
+      route = &routes.Between(src, dst);
+    } catch (const Error&) {
+      throw FieldError("topology", "'" + p.topology.name + "' has no route from GPU " +
+                                       std::to_string(src) + " to GPU " + std::to_string(dst) +
+                                       ", which " + CollectiveAlgoName(p.params.algo) + " " +
+                                       CollectiveKindName(p.params.kind) + " needs");
+    }
+    p.alpha_ns = std::max(p.alpha_ns, route->latency_ns);
+    narrowest = std::min(narrowest, route->bottleneck_gbps);
+  }
+  p.bandwidth_gbps = narrowest;
+}
+
+/// Three significant digits, no exponent: "8.39", "300", "1200".
+std::string ThreeDigits(double value) {
+  char text[32];
+  if (value >= 999.5) {
+    std::snprintf(text, sizeof text, "%.0f", value);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g", value);
+  }
+  return text;
+}
+
+/// Decimal units, as GB/s counts them: "8.39 MB", "512 B".
+std::string DecimalBytes(double bytes) {
+  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  while (bytes >= 999.5 && unit < 5) {
+    bytes /= 1000.0;
+    ++unit;
+  }
+  return ThreeDigits(bytes) + " " + kUnits[unit];
+}
+
+std::string GbpsText(Gbps gbps) { return ThreeDigits(gbps) + " GB/s"; }
+
+/// predicted_ns and formula from params, alpha_ns and bandwidth_gbps.
+void SetPrediction(PreparedCollective& p) {
+  const CollectiveParams& params = p.params;
+  const int n = params.ranks;
+  const double m = static_cast<double>(CollectiveSizeBytes(params));
+  const TimeNs alpha = p.alpha_ns;
+  const Gbps b = p.bandwidth_gbps;
+  p.predicted_ns = 0;
+  if (n < 2) {
+    p.formula = params.kind == CollectiveKind::kAllToAll ? "n = 1: a local copy, no transfer"
+                                                         : "n = 1: nothing moves";
+    return;
+  }
+  const std::string n1 = std::to_string(n - 1);
+  const double piece = m / n;
+  const TimeNs step_ns = alpha + piece / b;
+  const std::string step_text =
+      "(" + FormatTime(alpha) + " + " + DecimalBytes(piece) + " / " + GbpsText(b) + ")";
+
+  if (params.algo == CollectiveAlgo::kTree) {
+    const int steps = ExpectedSteps(params);
+    const int depth = DoubleBinaryTreeDepth(n);
+    const int pieces = steps - 2 * depth + 1;
+    // Each step moves a piece of M/(2K) along every tree edge; the busiest
+    // rank (inner in one tree, leaf in the other) sends about four of them.
+    const double per_step_bytes = 2.0 * m / pieces;
+    p.predicted_ns = steps * (alpha + per_step_bytes / b);
+    p.formula = "estimate S·(α + 2M/(K·B)), S = K + 2d - 1 = " + std::to_string(pieces) + " + " +
+                std::to_string(2 * depth) + " - 1 steps: " + std::to_string(steps) + "·(" +
+                FormatTime(alpha) + " + " + DecimalBytes(per_step_bytes) + " / " + GbpsText(b) +
+                ") = " + FormatTime(p.predicted_ns);
+    return;
+  }
+
+  switch (params.kind) {
+    case CollectiveKind::kAllReduce:
+      p.predicted_ns = 2.0 * (n - 1) * step_ns;
+      p.formula = "2(n-1)·(α + M/(n·B)) = 2·" + n1 + "·" + step_text;
+      break;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+      p.predicted_ns = (n - 1) * step_ns;
+      p.formula = "(n-1)·(α + M/(n·B)) = " + n1 + "·" + step_text;
+      break;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+      p.predicted_ns = 2.0 * (n - 1) * step_ns;
+      p.formula = "2(n-1)·(α + M/(n·B)), n pieces over n-1 hops = 2·" + n1 + "·" + step_text;
+      break;
+    case CollectiveKind::kAllToAll: {
+      p.predicted_ns = (n - 1) * step_ns;
+      const TimeNs bound_ns = alpha + (n - 1) * piece / b;
+      p.formula = "(n-1)·(α + M/(n·B)) = " + n1 + "·" + step_text + " = " +
+                  FormatTime(p.predicted_ns) + "; lower bound α + (n-1)/n·M/B = " +
+                  FormatTime(bound_ns);
+      return;
+    }
+  }
+  p.formula += " = " + FormatTime(p.predicted_ns);
+}
+
+/// A copy of everything but the plan.
+std::unique_ptr<PreparedCollective> CopyWithoutPlan(const PreparedCollective& from) {
+  auto to = std::make_unique<PreparedCollective>();
+  to->scenario = from.scenario;
+  to->topology = from.topology;
+  to->params = from.params;
+  to->ring_order = from.ring_order;
+  to->ring_order_mode = from.ring_order_mode;
+  to->ring_bottleneck_gbps = from.ring_bottleneck_gbps;
+  to->predicted_ns = from.predicted_ns;
+  to->formula = from.formula;
+  to->alpha_ns = from.alpha_ns;
+  to->bandwidth_gbps = from.bandwidth_gbps;
+  return to;
+}
+
+}  // namespace
+
+Topology LoadScenarioTopology(const std::string& preset_or_path) {
+  if (preset_or_path.empty()) {
+    throw FieldError("topology", "none given (a preset such as dgx-a100, or a topology file)");
+  }
+  try {
+    return LoadTopology(preset_or_path);
+  } catch (const Error& e) {
+    throw Error("topology: " + std::string(e.what()), e.kind());
+  }
+}
+
+void CheckRanksFitTopology(const char* field, int count, const char* noun, const std::string& named,
+                           const Topology& topology) {
+  const int gpus = topology.num_gpus();
+  if (count <= gpus) return;
+  const std::string& name = named.empty() ? topology.name : named;
+  throw Error(std::string(field) + ": " + std::to_string(count) + " " + noun + "s but topology '" +
+              name + "' has only " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+              " (one " + noun + " per GPU)");
+}
+
+void CheckScenarioBackend(const std::string& backend) {
+  const std::vector<BackendInfo> backends = ListBackends();
+  std::string known;  // "sim, cuda or mpi"
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    if (backends[i].name == backend) return;
+    if (i > 0) known += i + 1 == backends.size() ? " or " : ", ";
+    known += backends[i].name;
+  }
+  throw FieldError("backend", "unknown backend '" + backend + "' (available: " + known + ")");
+}
+
+std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScenario& scenario,
+                                                            const Topology& topology) {
+  auto p = std::make_unique<PreparedCollective>();
+  p->scenario = scenario;
+
+  CheckScenarioBackend(scenario.backend);
+
+  const std::string& topology_name = scenario.topology.empty() ? topology.name : scenario.topology;
+  if (scenario.ranks < 1) {
+    throw FieldError("ranks",
+                     "must be at least 1 (got " + std::to_string(scenario.ranks) + ")");
+  }
+  CheckRanksFitTopology("ranks", scenario.ranks, "rank", topology_name, topology);
+  CheckSize(scenario.size_bytes, scenario.dtype);
+  if (!CollectiveHasAlgo(scenario.kind, scenario.algo)) {
+    const std::string valid = CollectiveAlgoList(scenario.kind);
+    const std::string kind = CollectiveKindName(scenario.kind);
+    throw FieldError("algo", kind + " has no '" + CollectiveAlgoName(scenario.algo) +
+                                 "' algorithm (valid for " + kind + ": " + valid + ")");
+  }
+  if (CollectiveHasRoot(scenario.kind)) {
+    ParseBoundedInt("root", std::to_string(scenario.root), 0, scenario.ranks - 1);
+  }
+
+  // The ring search only matters to rings; an explicit order is still checked.
+  const bool ring = scenario.algo == CollectiveAlgo::kRing;
+  if (ring || scenario.ring_order != "auto") {
+    std::vector<int> order =
+        ParseRingOrder(scenario.ring_order, topology, scenario.ranks, &p->ring_order_mode);
+    if (ring) p->ring_order = std::move(order);
+  }
+
+  p->params.kind = scenario.kind;
+  p->params.algo = scenario.algo;
+  p->params.ranks = scenario.ranks;
+  p->params.count = scenario.size_bytes / DTypeBytes(scenario.dtype);
+  p->params.dtype = scenario.dtype;
+  p->params.op = CollectiveReduces(scenario.kind) ? scenario.op : ReduceOp::kNone;
+  p->params.root = CollectiveHasRoot(scenario.kind) ? scenario.root : 0;
+  p->params.ring_order = p->ring_order;
+  CheckCollectiveParams(p->params);
+
+  p->topology = topology;
+  if (!p->ring_order.empty() && scenario.ranks > 1) {
+    p->ring_bottleneck_gbps = RingBottleneckGbps(topology, p->ring_order);
+  }
+  SetAlphaAndBandwidth(*p);
+  SetPrediction(*p);
+  return p;
+}
+
+std::unique_ptr<PreparedCollective> PrepareCollective(const CollectiveScenario& scenario) {
+  return PrepareCollective(scenario, LoadScenarioTopology(scenario.topology));
+}
+
+std::unique_ptr<PreparedCollective> PrepareCollective(const CollectiveScenario& scenario,
+                                                      const Topology& topology) {
+  std::unique_ptr<PreparedCollective> p = CheckCollectiveScenario(scenario, topology);
+  p->plan = BuildCollective(p->params);
+  return p;
+}
+
+std::unique_ptr<PreparedCollective> PrepareCollectiveAtSize(const PreparedCollective& checked,
+                                                            Bytes size_bytes) {
+  CheckSize(size_bytes, checked.scenario.dtype);
+  std::unique_ptr<PreparedCollective> p = CopyWithoutPlan(checked);
+  p->scenario.size_bytes = size_bytes;
+  p->params.count = size_bytes / DTypeBytes(checked.scenario.dtype);
+  CheckCollectiveParams(p->params);
+  SetPrediction(*p);
+  p->plan = BuildCollective(p->params);
+  return p;
+}
+
+CollectiveOutcomeSummary SummarizeCollective(const PreparedCollective& prepared,
+                                             TimeNs run_end_ns, std::size_t events,
+                                             const Backend& backend, const Plan* ran) {
+  const Plan& plan = ran != nullptr ? *ran : prepared.plan;
+  CollectiveOutcomeSummary s;
+  s.metrics = ComputeCollectiveMetrics(prepared.params.kind, prepared.params.ranks,
+                                       CollectiveSizeBytes(prepared.params), run_end_ns);
+  s.steps = plan.num_steps;
+  s.events = events;
+  if (prepared.scenario.timing_only) {
+    s.not_checked_reason = "timing only: the data was not computed";
+    return s;
+  }
+  s.verify = VerifyCollective(prepared.params, plan, prepared.scenario.seed,
+                              [&backend](BufferId id) { return backend.BufferData(id); });
+  s.checked = true;
+  return s;
+}
+
+}  // namespace shardlab

@@ -1,0 +1,180 @@
+#include "engine/scenarios/moe_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/error.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/moe_bounds.h"
+
+namespace shardlab {
+namespace {
+
+// Real runs hold every buffer on the host; past this many elements over all
+// ranks, ask for timing-only.
+constexpr double kMaxRealElements = double(std::int64_t{1} << 27);
+// The router's top-k is computed on the host while the plan is built:
+// T·H·E multiply-adds, at most this many.
+constexpr double kMaxRoutingMacs = double(std::int64_t{1} << 34);
+
+// An upper bound that needs no routing: every choice kept, on every rank.
+double RealRunElements(const MoeLayerConfig& c) {
+  const double t = c.tokens, h = c.hidden, f = c.ffn, e = c.experts, k = c.top_k;
+  return t * (h + e + k + h)                   // x, logits, gates, y
+         + c.ranks * h * e + 2 * e * h * f      // routers (one per rank), experts
+         + 4 * t * k * h + c.ranks * t * k * f;  // dispatch/combine buffers, scratch
+}
+
+}  // namespace
+
+void CheckMoeScenario(const MoeScenario& scenario, const Topology& topology) {
+  CheckScenarioBackend(scenario.backend);
+  const MoeLayerConfig& c = scenario.layer;
+  CheckMoeLayerConfig(c);
+  CheckRanksFitTopology("ranks", c.ranks, "rank", scenario.topology, topology);
+  if (!scenario.timing_only && RealRunElements(c) > kMaxRealElements)
+    throw Error("tokens: a real run of this layer (tokens, hidden, ffn, experts) would hold about " +
+                FormatBytes(static_cast<Bytes>(4 * RealRunElements(c))) +
+                " of host buffers; use --timing-only for shapes this large");
+  if (MoeRoutingNeedsLogits(c) &&
+      static_cast<double>(c.tokens) * c.hidden * c.experts > kMaxRoutingMacs)
+    throw Error("tokens: the router's top-k is computed on the host when the plan is built, and "
+                "tokens x hidden x experts is too large for that; use --skew uniform, hot or zipf");
+}
+
+std::unique_ptr<PreparedMoe> PrepareMoe(const MoeScenario& scenario) {
+  return PrepareMoe(scenario, LoadScenarioTopology(scenario.topology));
+}
+
+std::unique_ptr<PreparedMoe> PrepareMoe(const MoeScenario& scenario, const Topology& topology) {
+  CheckMoeScenario(scenario, topology);
+  auto p = std::make_unique<PreparedMoe>();
+  p->scenario = scenario;
+  p->topology = topology;
+  const MoeLayerConfig& c = scenario.layer;
+  // The routing decides the all-to-all sizes, so it is computed now, from
+  // the seeded input and router the backend will hold.
+  const std::vector<double> logits =
+      MoeRoutingNeedsLogits(c) ? MoeRouterLogits(c, scenario.seed) : std::vector<double>{};
+  p->layer = BuildMoeLayer(c, RouteMoeTokens(c, logits, scenario.seed));
+  return p;
+}
+
+MoeMetrics MeasureMoe(const MoeLayerPlan& layer, const Plan& plan, std::span<const Event> events) {
+  MoeMetrics m;
+  const int n = layer.config.ranks;
+  m.ranks.assign(static_cast<std::size_t>(std::max(n, 0)), MoeRankMetrics{});
+  const std::vector<std::int64_t> rows = MoeRowsPerRank(layer.routing);
+  for (int r = 0; r < n; ++r) m.ranks[r].rows = rows[r];
+  if (events.empty()) return m;
+  TimeNs begin = events.front().start_ns, end = events.front().end_ns;
+  TimeNs router_end = begin, dispatch_end = begin, expert_end = begin;
+  for (const Event& e : events) {
+    begin = std::min(begin, e.start_ns);
+    end = std::max(end, e.end_ns);
+    if (e.op < 0 || e.op >= static_cast<OpId>(plan.ops.size()) || e.rank < 0 || e.rank >= n) continue;
+    const Phase phase = plan.ops[static_cast<std::size_t>(e.op)].tags.phase;
+    MoeRankMetrics& r = m.ranks[e.rank];
+    const bool send = e.kind == OpKind::kSend, recv = e.kind == OpKind::kRecv;
+    if (send) ++m.transfers;
+    switch (phase) {
+      case Phase::kRouter: router_end = std::max(router_end, e.end_ns); break;
+      case Phase::kDispatch:
+        dispatch_end = std::max(dispatch_end, e.end_ns);
+        if (send) r.dispatch_sent += e.bytes;
+        if (recv) r.dispatch_received += e.bytes;
+        break;
+      case Phase::kExpert:
+        expert_end = std::max(expert_end, e.end_ns);
+        r.expert_ns += e.duration_ns();
+        break;
+      case Phase::kCombine:
+        if (send) r.combine_sent += e.bytes;
+        if (recv) r.combine_received += e.bytes;
+        break;
+      default: break;
+    }
+  }
+  m.step_ns = end - begin;
+  // Cut points in order; each phase's share is what it adds after the last.
+  TimeNs cut = begin;
+  auto share = [&cut](TimeNs phase_end) {
+    const TimeNs added = std::max<TimeNs>(phase_end - cut, 0);
+    cut = std::max(cut, phase_end);
+    return added;
+  };
+  m.router_ns = share(router_end);
+  m.dispatch_ns = share(dispatch_end);
+  m.experts_ns = share(expert_end);
+  m.combine_ns = share(end);
+
+  double mean_rows = 0, mean_ns = 0;
+  for (int r = 0; r < n; ++r) {
+    mean_rows += static_cast<double>(m.ranks[r].rows) / n;
+    mean_ns += static_cast<double>(m.ranks[r].expert_ns) / n;
+    if (m.straggler < 0 || m.ranks[r].expert_ns > m.ranks[m.straggler].expert_ns) m.straggler = r;
+  }
+  if (m.straggler >= 0) {
+    const MoeRankMetrics& s = m.ranks[m.straggler];
+    m.straggler_load = mean_rows > 0 ? static_cast<double>(s.rows) / mean_rows : 0;
+    m.straggler_time = mean_ns > 0 ? static_cast<double>(s.expert_ns) / mean_ns : 0;
+  }
+  return m;
+}
+
+MoeSummary SummarizeMoe(const PreparedMoe& prepared, std::span<const Event> events,
+                        const Backend& backend, const Plan* ran) {
+  const Plan& plan = ran != nullptr ? *ran : prepared.layer.plan;
+  const MoeLayerConfig& c = prepared.scenario.layer;
+  MoeSummary s;
+  s.metrics = MeasureMoe(prepared.layer, plan, events);
+  s.expected = ExpectedMoeAllToAllBytes(c, prepared.layer.routing);
+  s.steps = plan.num_steps;
+  s.events = events.size();
+  s.bytes_match = true;
+  for (int r = 0; r < c.ranks; ++r) {
+    const MoeRankMetrics& m = s.metrics.ranks[r];
+    s.bytes_match = s.bytes_match && m.dispatch_sent == s.expected.dispatch_sent[r] &&
+                    m.dispatch_received == s.expected.dispatch_received[r] &&
+                    m.combine_sent == s.expected.combine_sent[r] &&
+                    m.combine_received == s.expected.combine_received[r];
+  }
+  if (prepared.scenario.timing_only) {
+    s.check.not_checked_reason = "timing only: the data was not computed";
+    s.check.verdict = NotChecked(s.check.not_checked_reason);
+    return s;
+  }
+  MoeCheck& check = s.check;
+  check.checked = true;
+  const MoeLayerReference reference(c, prepared.scenario.seed);
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), DType::kF32);
+  const MoeBounds bounds = BoundMoeLayer(reference, prepared.scenario.seed, UnitRoundoff(computed));
+  const std::size_t rows = static_cast<std::size_t>(c.tokens_per_rank());
+  VerdictJudge judge;
+  double worst = -1;
+  for (int r = 0; r < c.ranks; ++r) {
+    const std::size_t y0 = r * rows * c.hidden, g0 = r * rows * c.top_k;
+    const std::size_t ny = rows * c.hidden, ng = rows * c.top_k;
+    const std::span<const double> want_y(reference.output().data() + y0, ny), bound_y(bounds.output_bound.data() + y0, ny);
+    const std::span<const double> want_g(reference.gates().data() + g0, ng), bound_g(bounds.gates_bound.data() + g0, ng);
+    const auto y = backend.BufferData(prepared.layer.output[r]);
+    const auto g = backend.BufferData(prepared.layer.gates[r]);
+    const std::string on = " (rank " + std::to_string(r) + ")";
+    judge.Compare("y" + on, y, want_y, bound_y);
+    judge.Compare("gates" + on, g, want_g, bound_g);
+    const double ey = RelativeTensorError(y, want_y), eg = RelativeTensorError(g, want_g);
+    check.output_error = std::max(check.output_error, ey);
+    check.gate_error = std::max(check.gate_error, eg);
+    const Verdict so_far = judge.Finish();
+    if (so_far.worst.ratio > worst) {
+      worst = so_far.worst.ratio;
+      check.worst_rank = r;
+    }
+  }
+  check.verdict = judge.Finish();
+  check.correct = check.verdict.correct();
+  return s;
+}
+
+}  // namespace shardlab

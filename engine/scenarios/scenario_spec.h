@@ -1,0 +1,131 @@
+// A scenario, described once: its name, its parameters (type, unit, the one
+// default, range or choices, help) and the quantities a run of it measures.
+// Every front end reads the same description:
+//
+//   ScenarioSpec "pipeline" ──► shardlab-cli run pipeline   (flags, --help, defaults)
+//     params: schedule, stages,  ──► the app's scenario panel and launch flags
+//     microbatches, width, ...   ──► lab files (`scenario = "pipeline"`, their checks)
+//     measured: bubble_fraction  ──► the worker protocol's settings, the lab grader
+//
+// A parameter is named once, in snake_case ("timing_only"): a lab file and
+// JSON write it so, the CLI spells it "--timing-only". Values travel as
+// text, as a user typed them ("25M", "1f1b", "true"); ScenarioParams checks
+// them against the spec and reads them back typed.
+//
+// Each scenario's file in engine/scenarios/ defines one function
+// `void RegisterScenario_<file name>()` (see scenario_registry.cpp: CMake
+// lists those files and calls every such function); a test may add its own
+// scenario at run time with RegisterScenario.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardlab {
+
+enum class ParamType {
+  kInteger,   // a whole number: ranks, stages
+  kNumber,    // any number: a learning rate
+  kSize,      // bytes, written "64M", "1K" or a number
+  kCount,     // a parameter count, "7.5B" or a number
+  kChoice,    // one of `choices`
+  kText,      // free text
+  kBool,      // true / false
+  kTopology,  // a topology: a preset name (or, outside labs, a file)
+};
+
+/// "integer", "size", ... for help and messages.
+const char* ParamTypeName(ParamType type);
+
+struct ParamSpec {
+  std::string name;                  // snake_case: "microbatches", "timing_only"
+  ParamType type = ParamType::kInteger;
+  std::string default_text;          // the one default, as a lab file writes it
+  std::string unit;                  // "bytes", "layers", "GPUs"; "" for none
+  double min = -std::numeric_limits<double>::infinity();  // kInteger, kNumber, kSize, kCount
+  double max = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;  // kChoice
+  std::string help;                  // one line
+  char short_flag = 0;               // the CLI's one-letter flag ('b' for -b); 0: none
+  std::vector<std::string> old_names;  // earlier spellings, accepted for one release
+                                       // with a one-line notice ("stage" for zero_stage)
+  bool lab = true;                   // a lab file may set it
+
+  /// "--timing-only": the name with '-' for '_'.
+  std::string Flag() const;
+};
+
+struct QuantitySpec {
+  std::string name;  // "busbw_gbps"
+  std::string unit;  // "GB/s"
+  std::string help;
+};
+
+struct ScenarioSpec {
+  std::string name;     // "pipeline": `run pipeline`, a lab's `scenario =`, the app's --scenario
+  std::string title;    // "Pipeline parallel": the app's scenario list
+  std::string summary;  // one line: `run --help`, the app's tooltip
+  std::vector<ParamSpec> params;
+  std::vector<QuantitySpec> measured;
+
+  /// The parameter named `name` (or once spelled so: old_names), or nullptr.
+  const ParamSpec* FindParam(std::string_view name) const;
+  const QuantitySpec* FindQuantity(std::string_view name) const;
+};
+
+/// Checks `text` as a value of `param`; returns "" when it is good, else
+/// the message without the parameter's name ("must be at least 1 (got 0)",
+/// "'zb' is not one of gpipe, 1f1b, interleaved, zb-h1").
+std::string CheckParamValue(const ParamSpec& param, std::string_view text);
+
+/// One scenario's parameter values: the spec's defaults until Set.
+class ScenarioParams {
+ public:
+  explicit ScenarioParams(const ScenarioSpec& spec);
+  const ScenarioSpec& spec() const { return *spec_; }
+
+  /// Sets `name` (or an old name of it) from text. Throws Error
+  /// (kInvalidInput) "NAME: message" for an unknown name or a bad value.
+  void Set(std::string_view name, std::string_view text);
+  /// True when Set was called for it (not only the default).
+  bool IsSet(std::string_view name) const;
+
+  /// The value as text (the default when not set). Throws Error for a name
+  /// the spec does not have (a programming error in the caller).
+  const std::string& Text(std::string_view name) const;
+  std::int64_t Int(std::string_view name) const;
+  double Number(std::string_view name) const;  // kInteger, kNumber, kSize (bytes), kCount
+  std::uint64_t Size(std::string_view name) const;
+  bool Bool(std::string_view name) const;
+
+  /// Every parameter, name -> text, defaults included, in the spec's order
+  /// of names (for the worker protocol, JSON and traces).
+  std::vector<std::pair<std::string, std::string>> All() const;
+
+ private:
+  const ParamSpec& Find(std::string_view name) const;
+  const ScenarioSpec* spec_;
+  std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, bool, std::less<>> set_;
+};
+
+/// Adds a scenario (a test's, or a built-in from its RegisterScenario_*
+/// function). A second spec of the same name replaces the first.
+void RegisterScenario(ScenarioSpec spec);
+
+/// Every scenario, built-ins first (in engine/scenarios/ file order), then
+/// those registered at run time (a deque: pointers stay valid).
+const std::deque<ScenarioSpec>& Scenarios();
+
+/// The scenario named `name`, or nullptr.
+const ScenarioSpec* FindScenario(std::string_view name);
+
+/// "collective, pipeline, tp, ..." for messages.
+std::string ScenarioNames();
+
+}  // namespace shardlab

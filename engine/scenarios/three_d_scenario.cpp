@@ -1,0 +1,236 @@
+#include "engine/scenarios/three_d_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "engine/algorithms/collective.h"
+#include "engine/core/error.h"
+#include "engine/model/zero_memory.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/mlp_bounds.h"
+
+namespace shardlab {
+
+std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario) {
+  return PrepareThreeD(scenario, LoadScenarioTopology(scenario.topology));
+}
+
+std::unique_ptr<PreparedThreeD> PrepareThreeD(const ThreeDScenario& scenario,
+                                              const Topology& topology) {
+  CheckScenarioBackend(scenario.backend);
+  CheckParallelGrid(scenario.grid);
+  CheckRanksFitTopology("grid", scenario.grid.ranks(), "rank", scenario.topology, topology);
+  auto p = std::make_unique<PreparedThreeD>();
+  if (topology.num_gpus() > scenario.grid.ranks())
+    p->warnings.push_back(scenario.grid.Text() + " uses GPUs 0-" +
+                          std::to_string(scenario.grid.ranks() - 1) + " of the " +
+                          std::to_string(topology.num_gpus()) + " in '" + scenario.topology +
+                          "'; the rest stay idle");
+  p->scenario = scenario;
+  p->topology = topology;
+  const DeviceSpec& gpu = topology.nodes[topology.gpus[0]].device;
+  if (scenario.timing_only()) {
+    ThreeDTimingParams params;
+    params.grid = scenario.grid;
+    params.schedule = scenario.schedule;
+    params.zero_stage = scenario.zero_stage;
+    try {
+      params.model = FindModelPreset(scenario.model);
+    } catch (const Error&) {
+      throw Error("model: unknown model '" + scenario.model + "' (small, " + ModelPresetNames() + ")");
+    }
+    if (scenario.micro_batch != 0) params.model.micro_batch = scenario.micro_batch;
+    if (scenario.global_batch != 0) params.model.global_batch = scenario.global_batch;
+    params.dp_buckets = scenario.dp_buckets;
+    p->shape = params.model;
+    p->three_d = BuildThreeDTiming(params);
+    p->model_flops = params.model.TrainingFlopsPerSequence() * params.model.global_batch;
+    p->peak_flops_per_gpu = gpu.fp16_tflops * 1e12;
+  } else {
+    ThreeDParams params;
+    params.grid = scenario.grid;
+    params.schedule = scenario.schedule;
+    params.microbatches = scenario.microbatches;
+    params.zero_stage = scenario.zero_stage;
+    params.model = scenario.mlp;
+    params.skip_dp_reduce = scenario.skip_dp_reduce;
+    p->three_d = BuildThreeD(params);
+    const MlpConfig& m = scenario.mlp;
+    p->model_flops = 6.0 * m.batch * static_cast<double>(m.width) * m.width * m.layers;
+    p->peak_flops_per_gpu = gpu.fp32_tflops * 1e12;
+  }
+  // Megatron's placement wants every TP group inside one box (NVLink).
+  for (const auto& group : scenario.grid.TpGroups()) {
+    const int host = topology.nodes[topology.gpus[group.front()]].host;
+    for (int r : group)
+      if (topology.nodes[topology.gpus[r]].host != host) {
+        p->warnings.push_back("tp " + std::to_string(scenario.grid.tp) +
+                              " spans more than one box: TP all-reduces (ranks " +
+                              std::to_string(group.front()) + ".." + std::to_string(group.back()) +
+                              ") cross the inter-node network");
+        break;
+      }
+    if (!p->warnings.empty()) break;
+  }
+  return p;
+}
+
+namespace {
+
+// The elements [first, end) of a block of a row-major tensor: the
+// backend's, the reference's and their bounds, in the block's order.
+struct BlockElements {
+  std::vector<float> got;
+  std::vector<double> want, bound, switches;  // switches: the bound's part for Adam's sign switches
+};
+
+// Largest |got − want| beyond the element's allowance for Adam's sign
+// switches, relative to the largest |want| (for display).
+double ErrorBeyondSwitches(const BlockElements& b) {
+  if (b.got.size() != b.want.size()) return INFINITY;
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < b.want.size(); ++i) {
+    const double d = std::max(0.0, std::fabs(static_cast<double>(b.got[i]) - b.want[i]) - b.switches[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    scale = std::max(scale, std::fabs(b.want[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+BlockElements GatherBlock(std::span<const float> data, const BoundedTensor& reference, const TpBlock& b,
+                          std::int64_t first = 0, std::int64_t end = -1) {
+  BlockElements out;
+  if (static_cast<std::int64_t>(data.size()) != b.rows * b.cols) {
+    out.got.assign(data.begin(), data.end());  // a size mismatch, reported by the judge
+    return out;
+  }
+  if (end < 0) end = b.rows * b.cols;
+  const std::vector<double> bound = reference.Bound();
+  for (std::int64_t i = first; i < end; ++i) {
+    const std::int64_t r = i / b.cols, c = i % b.cols;
+    const auto at = static_cast<std::size_t>((b.row0 + r) * b.total_cols + b.col0 + c);
+    out.got.push_back(data[static_cast<std::size_t>(i)]);
+    out.want.push_back(reference.value[at]);
+    out.bound.push_back(bound[at]);
+    out.switches.push_back(reference.det[at]);
+  }
+  return out;
+}
+
+ThreeDCheck CheckAgainstReference(const PreparedThreeD& prepared, const Backend& backend) {
+  ThreeDCheck check;
+  check.checked = true;
+  const ThreeDPlan& plan = prepared.three_d;
+  const ParallelGrid& grid = plan.params.grid;
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), DType::kF32);
+  MlpBoundedReference reference(prepared.scenario.mlp, prepared.scenario.seed, UnitRoundoff(computed));
+  reference.TrainStep();
+  check.reference_loss = reference.loss();
+  VerdictJudge judge;
+  // ZeRO-1 leaves each DP rank the reduced gradient of its own chunk only.
+  const bool zero1 = plan.params.zero_stage >= 1;
+  for (int r = 0; r < grid.ranks(); ++r) {
+    if (plan.loss[r] != kNoBuffer && grid.CoordOf(r).tp == 0)
+      for (const float loss : backend.BufferData(plan.loss[r])) check.loss += loss;
+    for (const ThreeDTensor& t : plan.tensors[r]) {
+      const BoundedTensor& want_param = t.is_bias ? reference.bias(t.layer) : reference.weight(t.layer);
+      const BoundedTensor& want_grad = t.is_bias ? reference.bias_grad(t.layer) : reference.weight_grad(t.layer);
+      const std::string where = " on rank " + std::to_string(r) + " (" + GridCoordText(grid, r) + ")";
+      const BlockElements param = GatherBlock(backend.BufferData(t.param), want_param, t.block);
+      const int dp_index = grid.CoordOf(r).dp;
+      const std::int64_t first = zero1 ? ChunkBegin(t.count, grid.dp, dp_index) : 0;
+      const std::int64_t end = zero1 ? first + ChunkCount(t.count, grid.dp, dp_index) : t.count;
+      const BlockElements grad = GatherBlock(backend.BufferData(t.grad), want_grad, t.block, first, end);
+      check.weight_error = std::max(check.weight_error, ErrorBeyondSwitches(param));
+      check.gradient_error = std::max(check.gradient_error, ErrorBeyondSwitches(grad));
+      judge.Compare(t.name + where, param.got, param.want, param.bound);
+      judge.Compare("d" + t.name + where, grad.got, grad.want, grad.bound);
+    }
+  }
+  judge.CompareScalar("loss", check.loss, check.reference_loss, reference.loss_bound());
+  check.verdict = judge.Finish();
+  check.correct = check.verdict.correct();
+  check.worst_tensor = check.verdict.worst.tensor;
+  return check;
+}
+
+// Paper scale, per GPU of stage 0 (embeddings, and the most micro-batches
+// in flight): activations stored for backward, Korthikanti et al. 2022
+// (tensor parallel, no sequence parallelism, no recomputation):
+// s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes per layer and micro-batch.
+ThreeDMemory PaperMemory(const PreparedThreeD& prepared) {
+  ThreeDMemory memory;
+  const TransformerShape& m = prepared.shape;
+  const ThreeDPlan& plan = prepared.three_d;
+  const ParallelGrid& g = plan.params.grid;
+  const int stage_layers = plan.stage_first_layer[1] - plan.stage_first_layer[0];
+  const double params = (stage_layers * m.LayerParameters() + m.EmbeddingParameters()) / g.tp;
+  memory.model_states_bytes = ZeroMemoryPerGpu(params, g.dp, plan.params.zero_stage, 12).total();
+  const double s = m.seq_len, b = m.micro_batch, h = m.hidden, a = m.heads, t = g.tp;
+  const double per_layer = s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  const int in_flight = plan.params.schedule == PipelineSchedule::kGPipe
+                            ? plan.params.microbatches
+                            : std::min(g.pp, plan.params.microbatches);
+  memory.activations_bytes = per_layer * stage_layers * in_flight;
+  return memory;
+}
+
+}  // namespace
+
+ThreeDSummary SummarizeThreeD(const PreparedThreeD& prepared, std::span<const Event> events,
+                              const Backend& backend, const Plan* ran) {
+  const Plan& plan = ran != nullptr ? *ran : prepared.three_d.plan;
+  const ThreeDPlan& three_d = prepared.three_d;
+  const ParallelGrid& grid = three_d.params.grid;
+  ThreeDSummary out;
+  out.ops = plan.ops.size();
+  out.events = events.size();
+  out.microbatches = three_d.params.microbatches;
+  out.model_flops = prepared.model_flops;
+  const int ranks = grid.ranks();
+  std::vector<TimeNs> compute(ranks, 0);
+  std::vector<std::array<Bytes, kGroupKindCount>> sent(ranks);
+  std::vector<std::array<TimeNs, kGroupKindCount>> busy(ranks);
+  for (auto& s : sent) s.fill(0);
+  for (auto& b : busy) b.fill(0);
+  for (const Event& e : events) {
+    out.step_ns = std::max(out.step_ns, e.end_ns);
+    if (e.rank < 0 || e.rank >= ranks) continue;
+    if (e.kind == OpKind::kCompute) compute[e.rank] += e.duration_ns();
+    if (e.kind == OpKind::kSend && e.collective_seq >= 0 &&
+        e.collective_seq < static_cast<int>(three_d.collectives.size())) {
+      const int kind = static_cast<int>(three_d.collectives[e.collective_seq].kind);
+      sent[e.rank][kind] += e.bytes;
+      busy[e.rank][kind] += e.duration_ns();
+    }
+  }
+  out.compute_ns = ranks > 0 ? *std::max_element(compute.begin(), compute.end()) : 0;
+  out.exposed_ns = out.step_ns - out.compute_ns;
+  out.bubble_formula = grid.pp > 1 ? double(grid.pp - 1) / out.microbatches : 0.0;
+  for (int r = 0; r < ranks; ++r)
+    for (int k = 0; k < kGroupKindCount; ++k) {
+      ThreeDGroupTraffic& t = out.traffic[k];
+      t.max_sent_bytes_per_rank = std::max(t.max_sent_bytes_per_rank, sent[r][k]);
+      t.total_sent_bytes += sent[r][k];
+      t.max_busy_ns_per_rank = std::max(t.max_busy_ns_per_rank, busy[r][k]);
+    }
+  if (out.step_ns > 0 && prepared.peak_flops_per_gpu > 0)
+    out.mfu = prepared.model_flops /
+              (out.step_ns * 1e-9 * ranks * prepared.peak_flops_per_gpu);
+  if (prepared.scenario.timing_only()) out.memory = PaperMemory(prepared);
+  if (const MemoryUsage* usage = backend.memory())
+    for (const RankMemory& rank : usage->ranks)
+      out.memory.tracked_peak_bytes = std::max(out.memory.tracked_peak_bytes, rank.peak_total);
+  if (prepared.scenario.timing_only()) {
+    out.check.not_checked_reason = "timing only: " + prepared.scenario.model +
+                                   " runs without data (no reference to compare)";
+    out.check.verdict = NotChecked(out.check.not_checked_reason);
+  }
+  else
+    out.check = CheckAgainstReference(prepared, backend);
+  return out;
+}
+
+}  // namespace shardlab

@@ -1,0 +1,275 @@
+#include "engine/scenarios/tp_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "engine/core/error.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/tp_bounds.h"
+#include "engine/run/executor.h"
+#include "engine/run/vector_sink.h"
+
+namespace shardlab {
+namespace {
+
+// Real runs hold every buffer on the host; past this many elements over all
+// ranks, ask for timing-only.
+constexpr std::int64_t kMaxRealElements = std::int64_t{1} << 27;
+
+double PlanElements(const TpLayerConfig& c) {
+  // Upper bound that needs no plan: activations T × max(H, F) a few times
+  // per rank, attention's B·S² per head, and the weights.
+  const std::int64_t t = c.tokens(), h = c.hidden, f = c.split_width();
+  const std::int64_t heads = c.head_count();
+  const double per_rank = 16.0 * t * std::max(h, f) + 4.0 * h * f + 8.0 * h * h +
+                         2.0 * heads * c.batch * static_cast<double>(c.seq) * c.seq;
+  return per_rank * c.tp;
+}
+
+}  // namespace
+
+double TpRealRunHostBytes(const TpLayerConfig& config) { return 4.0 * PlanElements(config); }
+double TpMaxRealRunBytes() { return 4.0 * static_cast<double>(kMaxRealElements); }
+
+void CheckTpScenario(const TpScenario& scenario, const Topology& topology) {
+  CheckScenarioBackend(scenario.backend);
+  CheckTpLayerConfig(scenario.layer);
+  const TpLayerConfig& c = scenario.layer;
+  CheckRanksFitTopology("tp", c.tp, "rank", scenario.topology, topology);
+  if (c.dtype != DType::kF32 && !scenario.timing_only)
+    throw Error("dtype: fp16 runs are timing-only (the host kernels compute in float32): add --timing-only "
+                "or use fp32");
+  if (!scenario.timing_only && TpRealRunHostBytes(c) > TpMaxRealRunBytes())
+    throw Error("batch: a real run of this layer (batch × seq × hidden, ffn, heads over tp " +
+                std::to_string(c.tp) + ") would hold about " +
+                FormatBytes(static_cast<Bytes>(TpRealRunHostBytes(c))) +
+                " of host buffers; use --timing-only for shapes this large");
+}
+
+std::unique_ptr<PreparedTp> PrepareTp(const TpScenario& scenario) {
+  return PrepareTp(scenario, LoadScenarioTopology(scenario.topology));
+}
+
+std::unique_ptr<PreparedTp> PrepareTp(const TpScenario& scenario, const Topology& topology) {
+  CheckTpScenario(scenario, topology);
+  auto p = std::make_unique<PreparedTp>();
+  p->scenario = scenario;
+  p->topology = topology;
+  p->layer = BuildTpLayer(scenario.layer);
+  return p;
+}
+
+TpMetrics MeasureTp(const TpLayerPlan& layer, const Plan& plan, std::span<const Event> events) {
+  TpMetrics m;
+  m.tp = layer.config.tp;
+  std::map<int, std::size_t> index;  // collective_seq -> position in m.collectives
+  for (const TpCollective& c : layer.collectives) {
+    index[c.seq] = m.collectives.size();
+    TpCollectiveTiming t;
+    t.collective = c;
+    t.tensor_bytes = c.count * DTypeBytes(layer.config.dtype);
+    m.collectives.push_back(t);
+  }
+  std::vector<TimeNs> compute(static_cast<std::size_t>(std::max(plan.num_ranks, 1)), 0);
+  std::vector<TimeNs> first(m.collectives.size(), 0), last(m.collectives.size(), 0);
+  std::vector<std::map<int, Bytes>> sent(m.collectives.size());
+  TimeNs begin = 0, end = 0;
+  bool any = false;
+  for (const Event& e : events) {
+    begin = any ? std::min(begin, e.start_ns) : e.start_ns;
+    end = any ? std::max(end, e.end_ns) : e.end_ns;
+    any = true;
+    if (e.kind == OpKind::kCompute && e.rank >= 0 && e.rank < plan.num_ranks)
+      compute[static_cast<std::size_t>(e.rank)] += e.duration_ns();
+    const auto it = index.find(e.collective_seq);
+    if (it == index.end()) continue;
+    const std::size_t i = it->second;
+    TpCollectiveTiming& t = m.collectives[i];
+    first[i] = t.events == 0 ? e.start_ns : std::min(first[i], e.start_ns);
+    last[i] = t.events == 0 ? e.end_ns : std::max(last[i], e.end_ns);
+    ++t.events;
+    if (e.kind == OpKind::kSend) sent[i][e.rank] += e.bytes;
+  }
+  m.step_ns = any ? end - begin : 0;
+  m.compute_ns = *std::max_element(compute.begin(), compute.end());
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  for (std::size_t i = 0; i < m.collectives.size(); ++i) {
+    TpCollectiveTiming& t = m.collectives[i];
+    if (t.events == 0) continue;
+    t.span_ns = last[i] - first[i];
+    spans.emplace_back(first[i], last[i]);
+    for (const auto& [rank, bytes] : sent[i]) t.sent_per_rank = std::max(t.sent_per_rank, bytes);
+    if (t.collective.kind != GroupCollectiveKind::kAllGather)
+      (t.collective.forward ? m.forward_allreduces : m.backward_allreduces)++;
+  }
+  // The union of the spans: overlapping collectives count once.
+  std::sort(spans.begin(), spans.end());
+  TimeNs covered_to = -INFINITY;
+  for (const auto& [from, to] : spans) {
+    if (to <= covered_to) continue;
+    m.comm_ns += to - std::max(from, covered_to);
+    covered_to = to;
+  }
+  m.comm_share = m.step_ns > 0 ? static_cast<double>(m.comm_ns) / static_cast<double>(m.step_ns) : 0;
+  return m;
+}
+
+namespace {
+
+// The block's elements: the backend's, the reference's and their bounds.
+struct BlockElements {
+  std::vector<float> got;
+  std::vector<double> want, bound;
+  bool fits = true;
+};
+
+BlockElements GatherBlock(std::span<const float> data, std::int64_t offset, const TpBlock& b,
+                          const TpBoundedTensor& reference) {
+  BlockElements out;
+  if (offset < 0 || offset + b.rows * b.cols > static_cast<std::int64_t>(data.size()) ||
+      b.row0 + b.rows > reference.rows || b.col0 + b.cols > reference.cols) {
+    out.fits = false;
+    return out;
+  }
+  for (std::int64_t i = 0; i < b.rows; ++i)
+    for (std::int64_t j = 0; j < b.cols; ++j) {
+      const auto at = static_cast<std::size_t>((b.row0 + i) * reference.cols + b.col0 + j);
+      out.got.push_back(data[static_cast<std::size_t>(offset + i * b.cols + j)]);
+      out.want.push_back(reference.value[at]);
+      out.bound.push_back(reference.bound[at]);
+    }
+  return out;
+}
+
+// Largest |got − want| over the block relative to its largest |want|, with
+// a floor of 0.1 on that scale (the key bias's gradient is zero in exact
+// arithmetic), for display.
+double BlockError(const BlockElements& b) {
+  if (!b.fits) return INFINITY;
+  double diff = 0, scale = 0.1;
+  for (std::size_t i = 0; i < b.want.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(b.got[i]) - b.want[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    scale = std::max(scale, std::fabs(b.want[i]));
+  }
+  return diff / scale;
+}
+
+}  // namespace
+
+TpSummary SummarizeTp(const PreparedTp& prepared, std::span<const Event> events,
+                      const Backend& backend, const Plan* ran) {
+  const Plan& plan = ran != nullptr ? *ran : prepared.layer.plan;
+  TpSummary s;
+  s.metrics = MeasureTp(prepared.layer, plan, events);
+  s.steps = plan.num_steps;
+  s.events = events.size();
+  if (prepared.scenario.timing_only) {
+    s.check.not_checked_reason = "timing only: the data was not computed";
+    s.check.verdict = NotChecked(s.check.not_checked_reason);
+    return s;
+  }
+  TpCheck& check = s.check;
+  check.checked = true;
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), prepared.scenario.layer.dtype);
+  const TpBoundedReference reference(prepared.scenario.layer, prepared.scenario.seed, UnitRoundoff(computed));
+  VerdictJudge judge;
+  for (const TpTensorBlock& block : prepared.layer.blocks) {
+    if (block.role == TpTensorRole::kWeight) continue;
+    const std::string name = block.tensor + " (rank " + std::to_string(block.rank) + ")";
+    const BlockElements b = GatherBlock(backend.BufferData(block.buffer), block.offset, block.block,
+                                        reference.tensor(block.tensor));
+    if (!b.fits) judge.Fail(name + ": the block lies outside its buffer or tensor");
+    else judge.Compare(name, b.got, b.want, b.bound);
+    double& error = block.role == TpTensorRole::kOutput ? check.output_error : check.gradient_error;
+    error = std::max(error, BlockError(b));
+    ++check.blocks_checked;
+  }
+  check.verdict = judge.Finish();
+  check.correct = check.blocks_checked > 0 && check.verdict.correct();
+  check.worst_tensor = check.verdict.worst.tensor;
+  return s;
+}
+
+TimeNs RingAllReduceNs(Bytes bytes, int n, Gbps gbps, TimeNs alpha_ns) {
+  if (n <= 1 || gbps <= 0) return 0;
+  // GB/s is bytes per ns.
+  return 2.0 * (n - 1) / n * static_cast<double>(bytes) / gbps + 2.0 * (n - 1) * alpha_ns;
+}
+
+TpAllReduceFormula TpAllReduceEstimate(const TpScenario& scenario, const Topology& topology) {
+  TpAllReduceFormula f;
+  const TpLayerConfig& c = scenario.layer;
+  if (c.tp <= 1) {
+    f.text = "one rank: no all-reduce";
+    return f;
+  }
+  CollectiveScenario cs;
+  cs.kind = CollectiveKind::kAllReduce;
+  cs.algo = CollectiveAlgo::kRing;
+  cs.ranks = c.tp;
+  cs.dtype = c.dtype;
+  cs.size_bytes = c.tokens() * c.hidden * DTypeBytes(c.dtype);
+  cs.topology = scenario.topology;
+  cs.ring_order = "rank";
+  cs.timing_only = true;
+  const auto checked = CheckCollectiveScenario(cs, topology);
+  f.ns = checked->predicted_ns;
+  f.bandwidth_gbps = checked->bandwidth_gbps;
+  f.alpha_ns = checked->alpha_ns;
+  f.text = checked->formula;
+  return f;
+}
+
+std::vector<TpScalingRow> RunTpScaling(const TpScenario& scenario, const std::vector<int>& tps) {
+  TpScenario base = scenario;
+  base.timing_only = true;
+  base.backend = "sim";
+  const Topology topology = LoadScenarioTopology(base.topology);
+  auto run = [&](int tp) {
+    TpScenario s = base;
+    s.layer.tp = tp;
+    auto prepared = PrepareTp(s, topology);
+    const TpLayerPlan& layer = prepared->layer;
+    RunOptions options;
+    options.timing_only = true;
+    options.seed = s.seed;
+    Executor ex(CreateBackend("sim"), layer.plan, topology, options);
+    VectorSink sink;
+    ex.RunToEnd(sink);
+    if (ex.state() != ExecutorState::kDone)
+      throw Error("tp " + std::to_string(tp) + ": the run failed: " + ex.error(), ErrorKind::kRuntime);
+    return MeasureTp(layer, layer.plan, sink.events);
+  };
+  for (const int tp : tps) {  // every size checked before anything runs
+    TpScenario s = base;
+    s.layer.tp = tp;
+    CheckTpScenario(s, topology);
+  }
+  // One GPU: the same layer unsplit (heads and widths always divide by 1).
+  const TimeNs single = run(1).step_ns;
+  std::vector<TpScalingRow> rows;
+  for (const int tp : tps) {
+    TpScalingRow row;
+    row.tp = tp;
+    row.metrics = run(tp);
+    row.single_device_ns = single;
+    row.speedup = row.metrics.step_ns > 0 ? static_cast<double>(single) / row.metrics.step_ns : 0;
+    row.efficiency = tp > 0 ? row.speedup / tp : 0;
+    std::set<int> hosts;
+    for (int g = 0; g < tp && g < topology.num_gpus(); ++g)
+      hosts.insert(topology.nodes[static_cast<std::size_t>(topology.gpus[g])].host);
+    row.hosts = static_cast<int>(hosts.size());
+    row.crosses_nodes = hosts.size() > 1;
+    TpScenario s = base;
+    s.layer.tp = tp;
+    row.ring_gbps = TpAllReduceEstimate(s, topology).bandwidth_gbps;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace shardlab

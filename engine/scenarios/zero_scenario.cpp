@@ -1,0 +1,155 @@
+#include "engine/scenarios/zero_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/error.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/run/metrics.h"
+#include "engine/verify/bounds.h"
+#include "engine/verify/mlp_bounds.h"
+
+namespace shardlab {
+namespace {
+
+// Real runs hold every buffer as float on the host; past this many bytes
+// over all ranks, ask for timing-only.
+constexpr double kMaxRealBytes = 2.0 * (1 << 30);
+
+double HostBytesOf(const ZeroParams& p) {
+  // Every buffer is a float on the host for the whole run, transient ones
+  // included: per rank the model states (5 copies of Ψ or of Ψ/N, bounded
+  // by 5Ψ), and per step stage 2's bucket gradients (Ψ) or stage 3's two
+  // gathers and layer gradients (3Ψ).
+  const double psi = static_cast<double>(MlpParameterCount(p.model));
+  const double per_step = p.stage == 3 ? 3 * psi : p.stage == 2 ? psi : 0;
+  const double activations = 4.0 * p.model.layers * p.model.batch * p.model.width;
+  return 4.0 * p.ranks * (5 * psi + p.steps * per_step) + 4.0 * activations;
+}
+
+}  // namespace
+
+double ZeroRealRunHostBytes(const ZeroParams& params) { return HostBytesOf(params); }
+double ZeroMaxRealRunBytes() { return kMaxRealBytes; }
+
+MlpConfig MlpForParameterCount(double parameters) {
+  MlpConfig m;
+  const double ideal = std::sqrt(std::max(parameters, 1.0) / 16.0);
+  int width = 64;
+  while (width < 16384 && width * 2 <= ideal * 1.41) width *= 2;
+  m.width = width;
+  const double layer = static_cast<double>(width) * width + width;
+  m.layers = static_cast<int>(std::clamp(std::llround(parameters / layer), 1LL, 4096LL));
+  m.optimizer = OptimizerKind::kAdam;
+  m.learning_rate = 1e-3f;
+  return m;
+}
+
+void CheckZeroScenario(const ZeroScenario& scenario, const Topology& topology) {
+  CheckScenarioBackend(scenario.backend);
+  CheckZeroParams(scenario.params);
+  CheckRanksFitTopology("ranks", scenario.params.ranks, "rank", scenario.topology, topology);
+  if (!scenario.timing_only && ZeroRealRunHostBytes(scenario.params) > kMaxRealBytes)
+    throw Error("params: a real run of " + std::to_string(MlpParameterCount(scenario.params.model)) +
+                " parameters on " + std::to_string(scenario.params.ranks) +
+                " ranks would hold about " + FormatBytes(static_cast<Bytes>(ZeroRealRunHostBytes(scenario.params))) +
+                " of host memory; use --timing-only for models this large");
+}
+
+std::unique_ptr<PreparedZero> PrepareZero(const ZeroScenario& scenario) {
+  return PrepareZero(scenario, LoadScenarioTopology(scenario.topology));
+}
+
+std::unique_ptr<PreparedZero> PrepareZero(const ZeroScenario& scenario, const Topology& topology) {
+  CheckZeroScenario(scenario, topology);
+  auto p = std::make_unique<PreparedZero>();
+  p->scenario = scenario;
+  p->topology = topology;
+  p->zero = BuildZero(scenario.params);
+  return p;
+}
+
+ZeroSummary SummarizeZero(const PreparedZero& prepared, std::span<const Event> events,
+                          const Backend& backend, const Plan* ran) {
+  const ZeroParams& p = prepared.scenario.params;
+  const Plan& plan = ran != nullptr ? *ran : prepared.zero.plan;
+  ZeroSummary s;
+  s.parameter_count = static_cast<double>(prepared.zero.parameter_count);
+  s.formula = ZeroMemoryPerGpu(s.parameter_count, p.ranks, p.stage, 12);
+  s.formula_seed = ZeroMemoryPerGpu(s.parameter_count, p.ranks, p.stage, 8);
+  if (const MemoryUsage* usage = backend.memory()) s.memory = usage->ranks;
+  s.sent_bytes.assign(static_cast<std::size_t>(plan.num_ranks), 0);
+  for (const Event& e : events)
+    if (e.kind == OpKind::kSend && e.rank >= 0 && e.rank < plan.num_ranks) s.sent_bytes[e.rank] += e.bytes;
+  const Bytes most = s.sent_bytes.empty() ? 0 : *std::max_element(s.sent_bytes.begin(), s.sent_bytes.end());
+  s.sent_elements_per_step = static_cast<double>(most) / DTypeBytes(DType::kF16) / p.steps;
+  s.formula_elements_per_step =
+      (p.stage == 3 ? 3.0 : 2.0) * (p.ranks - 1) / p.ranks * s.parameter_count;
+  s.step_ns = RunSpanNs(events) / p.steps;
+  s.collectives_per_step = prepared.zero.collectives_per_step;
+  s.events = events.size();
+  if (prepared.scenario.timing_only) {
+    s.check.not_checked_reason = "timing only: the data was not computed";
+    s.check.verdict = NotChecked(s.check.not_checked_reason);
+    return s;
+  }
+  // The fp32 master parameters, put together from the ranks, against the
+  // double-precision model after the same number of Adam steps.
+  ZeroCheck& check = s.check;
+  check.checked = true;
+  MlpConfig m = p.model;
+  m.optimizer = OptimizerKind::kAdam;
+  const DType computed = ComputeDType(prepared.scenario.backend.c_str(), DType::kF16);
+  MlpBoundedReference reference(m, prepared.scenario.seed, UnitRoundoff(computed));
+  for (int k = 0; k < p.steps; ++k) reference.TrainStep();
+  check.reference_loss = reference.loss();
+  const std::int64_t psi = MlpParameterCount(m);
+  VerdictJudge judge;
+  // Stage 0: every rank holds a whole replica, each checked; stages 1-3:
+  // the ranks' shards put together.
+  const int replicas = p.stage == 0 ? p.ranks : 1;
+  for (int replica = 0; replica < replicas; ++replica) {
+    std::vector<float> got(static_cast<std::size_t>(psi), NAN);
+    std::vector<int> owner(static_cast<std::size_t>(psi), -1);
+    for (int r = 0; r < p.ranks; ++r) {
+      if (p.stage == 0 && r != replica) continue;
+      for (const ZeroPiece& piece : prepared.zero.master[r]) {
+        const auto data = backend.BufferData(piece.slice.buffer);
+        for (std::int64_t i = 0; i < piece.slice.count; ++i) {
+          const auto at = static_cast<std::size_t>(piece.begin + i);
+          got[at] = data[static_cast<std::size_t>(piece.slice.offset + i)];
+          owner[at] = r;
+        }
+      }
+    }
+    const std::int64_t h = m.width;
+    for (int l = 0; l < m.layers; ++l)
+      for (const bool is_bias : {false, true}) {
+        const BoundedTensor& want = is_bias ? reference.bias(l) : reference.weight(l);
+        const std::int64_t begin = ZeroLayerOffset(m, l) + (is_bias ? h * h : 0);
+        const std::span<const float> mine(got.data() + begin, want.value.size());
+        // Name the ranks that hold the tensor's master copy.
+        int first = owner[static_cast<std::size_t>(begin)], last = first;
+        for (std::size_t i = 0; i < want.value.size(); ++i) {
+          first = std::min(first, owner[static_cast<std::size_t>(begin) + i]);
+          last = std::max(last, owner[static_cast<std::size_t>(begin) + i]);
+        }
+        const std::string held = first == last ? " on rank " + std::to_string(first)
+                                                : " on ranks " + std::to_string(first) + "-" + std::to_string(last);
+        check.parameter_error = std::max(check.parameter_error, RelativeTensorError(mine, want.value, want.det));
+        judge.Compare((is_bias ? "b" : "w") + std::to_string(l) + " (fp32 master" + held + ")", mine,
+                      want.value, want.Bound());
+      }
+  }
+  for (const BufferId id : prepared.zero.loss) {
+    const auto data = backend.BufferData(id);
+    if (!data.empty()) check.loss += data[static_cast<std::size_t>(p.steps - 1)];
+  }
+  judge.CompareScalar("loss of step " + std::to_string(p.steps), check.loss, check.reference_loss,
+                      reference.loss_bound());
+  check.verdict = judge.Finish();
+  check.correct = check.verdict.correct();
+  return s;
+}
+
+}  // namespace shardlab

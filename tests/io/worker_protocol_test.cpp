@@ -1,0 +1,287 @@
+#include "engine/io/worker_protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace shardlab {
+namespace {
+
+std::vector<WorkerRecord> OneOfEach() {
+  std::vector<WorkerRecord> records;
+  WorkerRecord r;
+  r.type = RecordType::kHello;
+  r.hello.backend = "sim";
+  r.hello.ranks = 8;
+  r.hello.processes = 2;
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kPlan;
+  r.plan = PlanRecord{"ring all-reduce x8", 8, 14, 448, 8};
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kEvent;
+  r.event.op = 17;
+  r.event.rank = 3;
+  r.event.peer = 4;
+  r.event.step = 2;
+  r.event.collective_seq = 5;
+  r.event.lane = Lane::kSend;
+  r.event.kind = OpKind::kSend;
+  r.event.clock = ClockKind::kCudaEvent;
+  r.event.status = EventStatus::kCancelled;
+  r.event.start_ns = 1234.5;
+  r.event.end_ns = 9876.25;
+  r.event.bytes = (std::int64_t{1} << 40) + 3;
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kBufferSnapshot;
+  r.snapshot.step = 3;
+  r.snapshot.buffer = 2;
+  r.snapshot.values = {1.0f, -2.5f, 3e20f, 0.0f};
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kStepDone;
+  r.step = 7;
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kRunDone;
+  r.done.steps = 14;
+  r.done.events = 448;
+  r.done.size_bytes = 1024;
+  r.done.time_ns = 1e6;
+  r.done.algbw_gbps = 12.5;
+  r.done.busbw_gbps = 21.875;
+  r.done.checked = true;
+  r.done.correct = true;
+  r.done.max_abs_err = 1e-7;
+  r.done.elements_checked = 2048;
+  r.done.not_checked_reason = "";
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kError;
+  r.error.kind = WorkerErrorKind::kStickyCuda;
+  r.error.code = 700;
+  r.error.message = "cudaErrorIllegalAddress";
+  records.push_back(r);
+  records.push_back(MakeCommand(RecordType::kStep, 3));
+  records.push_back(MakeCommand(RecordType::kPlay));
+  records.push_back(MakeCommand(RecordType::kPause));
+  records.push_back(MakeCommand(RecordType::kCancel));
+  records.push_back(MakeCommand(RecordType::kQuit));
+  return records;
+}
+
+void ExpectSame(const WorkerRecord& a, const WorkerRecord& b) {
+  ASSERT_EQ(a.type, b.type);
+  switch (a.type) {
+    case RecordType::kHello:
+      EXPECT_EQ(a.hello.protocol_version, b.hello.protocol_version);
+      EXPECT_EQ(a.hello.backend, b.hello.backend);
+      EXPECT_EQ(a.hello.ranks, b.hello.ranks);
+      EXPECT_EQ(a.hello.processes, b.hello.processes);
+      break;
+    case RecordType::kPlan:
+      EXPECT_EQ(a.plan.name, b.plan.name);
+      EXPECT_EQ(a.plan.ranks, b.plan.ranks);
+      EXPECT_EQ(a.plan.steps, b.plan.steps);
+      EXPECT_EQ(a.plan.ops, b.plan.ops);
+      EXPECT_EQ(a.plan.buffers, b.plan.buffers);
+      break;
+    case RecordType::kEvent:
+      EXPECT_EQ(a.event.op, b.event.op);
+      EXPECT_EQ(a.event.rank, b.event.rank);
+      EXPECT_EQ(a.event.peer, b.event.peer);
+      EXPECT_EQ(a.event.step, b.event.step);
+      EXPECT_EQ(a.event.collective_seq, b.event.collective_seq);
+      EXPECT_EQ(a.event.lane, b.event.lane);
+      EXPECT_EQ(a.event.kind, b.event.kind);
+      EXPECT_EQ(a.event.clock, b.event.clock);
+      EXPECT_EQ(a.event.status, b.event.status);
+      EXPECT_EQ(a.event.start_ns, b.event.start_ns);
+      EXPECT_EQ(a.event.end_ns, b.event.end_ns);
+      EXPECT_EQ(a.event.bytes, b.event.bytes);
+      break;
+    case RecordType::kBufferSnapshot:
+      EXPECT_EQ(a.snapshot.step, b.snapshot.step);
+      EXPECT_EQ(a.snapshot.buffer, b.snapshot.buffer);
+      EXPECT_EQ(a.snapshot.values, b.snapshot.values);
+      break;
+    case RecordType::kRunDone:
+      EXPECT_EQ(a.done.steps, b.done.steps);
+      EXPECT_EQ(a.done.events, b.done.events);
+      EXPECT_EQ(a.done.size_bytes, b.done.size_bytes);
+      EXPECT_EQ(a.done.time_ns, b.done.time_ns);
+      EXPECT_EQ(a.done.algbw_gbps, b.done.algbw_gbps);
+      EXPECT_EQ(a.done.busbw_gbps, b.done.busbw_gbps);
+      EXPECT_EQ(a.done.checked, b.done.checked);
+      EXPECT_EQ(a.done.correct, b.done.correct);
+      EXPECT_EQ(a.done.max_abs_err, b.done.max_abs_err);
+      EXPECT_EQ(a.done.wrong, b.done.wrong);
+      EXPECT_EQ(a.done.elements_checked, b.done.elements_checked);
+      EXPECT_EQ(a.done.not_checked_reason, b.done.not_checked_reason);
+      break;
+    case RecordType::kError:
+      EXPECT_EQ(a.error.kind, b.error.kind);
+      EXPECT_EQ(a.error.code, b.error.code);
+      EXPECT_EQ(a.error.message, b.error.message);
+      break;
+    default: EXPECT_EQ(a.step, b.step);
+  }
+}
+
+std::vector<std::uint8_t> Encode(const WorkerRecord& r) {
+  std::vector<std::uint8_t> bytes;
+  EncodeRecord(r, bytes);
+  return bytes;
+}
+
+TEST(WorkerProtocol, EveryRecordTypeSurvivesARoundTrip) {
+  for (const WorkerRecord& r : OneOfEach()) {
+    SCOPED_TRACE(RecordTypeName(r.type));
+    const std::vector<std::uint8_t> bytes = Encode(r);
+    WorkerRecord back;
+    const DecodeResult result = DecodeRecord(bytes, &back);
+    ASSERT_EQ(result.status, DecodeStatus::kRecord) << result.error;
+    EXPECT_EQ(result.consumed, bytes.size());
+    ExpectSame(r, back);
+  }
+}
+
+TEST(WorkerProtocol, ReaderSplitsAStreamFedOneByteAtATime) {
+  std::vector<std::uint8_t> stream;
+  const std::vector<WorkerRecord> records = OneOfEach();
+  for (const WorkerRecord& r : records) EncodeRecord(r, stream);
+  RecordReader reader;
+  std::vector<WorkerRecord> got;
+  for (std::uint8_t byte : stream) {
+    reader.Feed(std::span<const std::uint8_t>(&byte, 1));
+    WorkerRecord r;
+    DecodeStatus status;
+    while ((status = reader.Next(&r)) == DecodeStatus::kRecord) got.push_back(r);
+    ASSERT_NE(status, DecodeStatus::kBad) << reader.error();
+  }
+  ASSERT_EQ(got.size(), records.size());
+  for (std::size_t i = 0; i < got.size(); ++i) ExpectSame(records[i], got[i]);
+  EXPECT_EQ(reader.EndOfStreamError(), "");
+}
+
+TEST(WorkerProtocol, EveryTruncationNeedsMoreAndEndingThereIsAnError) {
+  for (const WorkerRecord& r : OneOfEach()) {
+    SCOPED_TRACE(RecordTypeName(r.type));
+    const std::vector<std::uint8_t> bytes = Encode(r);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      WorkerRecord out;
+      const DecodeResult result =
+          DecodeRecord(std::span<const std::uint8_t>(bytes.data(), n), &out);
+      ASSERT_EQ(result.status, DecodeStatus::kNeedMore) << "at " << n << ": " << result.error;
+    }
+    RecordReader reader;
+    reader.Feed(std::span<const std::uint8_t>(bytes.data(), bytes.size() - 1));
+    WorkerRecord out;
+    EXPECT_EQ(reader.Next(&out), DecodeStatus::kNeedMore);
+    EXPECT_NE(reader.EndOfStreamError().find("ended inside a record"), std::string::npos);
+  }
+}
+
+TEST(WorkerProtocol, OversizeLengthIsRejectedFromTheHeaderAlone) {
+  std::vector<std::uint8_t> bytes = Encode(MakeCommand(RecordType::kStep, 1));
+  bytes.resize(kRecordHeaderBytes);
+  bytes[8] = 0xff;  // length 0xffffffff: must not be awaited
+  bytes[9] = 0xff;
+  bytes[10] = 0xff;
+  bytes[11] = 0xff;
+  WorkerRecord out;
+  const DecodeResult result = DecodeRecord(bytes, &out);
+  ASSERT_EQ(result.status, DecodeStatus::kBad);
+  EXPECT_NE(result.error.find("exceeds its limit"), std::string::npos) << result.error;
+
+  // A snapshot whose count claims more floats than the cap.
+  WorkerRecord snap;
+  snap.type = RecordType::kBufferSnapshot;
+  snap.snapshot.values = {1, 2};
+  bytes = Encode(snap);
+  bytes[kRecordHeaderBytes + 8 + 3] = 0x7f;  // count's top byte
+  EXPECT_EQ(DecodeRecord(bytes, &out).status, DecodeStatus::kBad);
+
+  // A string longer than its cap.
+  WorkerRecord error;
+  error.type = RecordType::kError;
+  error.error.message = "x";
+  bytes = Encode(error);
+  bytes[kRecordHeaderBytes + 5 + 2] = 0x10;  // length 0x100001
+  const DecodeResult long_string = DecodeRecord(bytes, &out);
+  ASSERT_EQ(long_string.status, DecodeStatus::kBad);
+  EXPECT_NE(long_string.error.find("error.message"), std::string::npos) << long_string.error;
+}
+
+TEST(WorkerProtocol, EncodingCutsLongMessagesAndRefusesHugeSnapshots) {
+  WorkerRecord error;
+  error.type = RecordType::kError;
+  error.error.message.assign(kMaxRecordString + 100, 'e');
+  WorkerRecord back;
+  ASSERT_EQ(DecodeRecord(Encode(error), &back).status, DecodeStatus::kRecord);
+  EXPECT_EQ(back.error.message.size(), kMaxRecordString);
+
+  WorkerRecord snap;
+  snap.type = RecordType::kBufferSnapshot;
+  snap.snapshot.values.resize(kMaxSnapshotFloats + 1);
+  std::vector<std::uint8_t> out = {1, 2, 3};
+  EXPECT_THROW(EncodeRecord(snap, out), std::exception);
+  EXPECT_EQ(out.size(), 3u);  // nothing half-written
+}
+
+TEST(WorkerProtocol, GarbageIsABadStreamWithAClearMessage) {
+  const std::vector<std::uint8_t> text = {'s', 'h', 'a', 'r', 'd', 'l', 'a', 'b'};
+  WorkerRecord out;
+  const DecodeResult result = DecodeRecord(text, &out);
+  ASSERT_EQ(result.status, DecodeStatus::kBad);
+  EXPECT_NE(result.error.find("not a ShardLab worker record"), std::string::npos);
+
+  std::vector<std::uint8_t> bytes = Encode(MakeCommand(RecordType::kPlay));
+  bytes[3] = 9;  // another protocol version
+  EXPECT_NE(DecodeRecord(bytes, &out).error.find("version 9"), std::string::npos);
+
+  bytes = Encode(MakeCommand(RecordType::kPlay));
+  bytes[4] = 99;  // no such type
+  EXPECT_NE(DecodeRecord(bytes, &out).error.find("unknown record type 99"), std::string::npos);
+
+  WorkerRecord event;
+  event.type = RecordType::kEvent;
+  bytes = Encode(event);
+  bytes[kRecordHeaderBytes + 20] = 7;  // lane 7
+  EXPECT_NE(DecodeRecord(bytes, &out).error.find("lane 7"), std::string::npos);
+
+  // A payload longer than its fields: bytes left over.
+  WorkerRecord error;
+  error.type = RecordType::kError;
+  error.error.message = "m";
+  bytes = Encode(error);
+  bytes.push_back(0);
+  ++bytes[8];
+  EXPECT_NE(DecodeRecord(bytes, &out).error.find("left over"), std::string::npos);
+}
+
+TEST(WorkerProtocol, RandomBytesNeverCrashOrOverAllocate) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::uint8_t> bytes(rng() % 64);
+    for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(rng());
+    if (round % 2 == 0 && bytes.size() >= 4) {  // a valid start, random rest
+      bytes[0] = 'S';
+      bytes[1] = 'L';
+      bytes[2] = 'W';
+      bytes[3] = kWorkerProtocolVersion;
+    }
+    WorkerRecord out;
+    const DecodeResult result = DecodeRecord(bytes, &out);
+    if (result.status == DecodeStatus::kRecord) {
+      EXPECT_LE(result.consumed, bytes.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace shardlab
