@@ -102,6 +102,8 @@ OpLabel LabelCompute(const Op& op) {
     label.bar = PassLetter(t.phase);
     if (t.microbatch >= 0) label.bar += " mb" + std::to_string(t.microbatch);
     label.bar += LayerSuffix(t);
+    label.compact = PassLetter(t.phase);
+    if (t.microbatch >= 0 || t.layer >= 0) label.compact += std::to_string(t.microbatch >= 0 ? t.microbatch : t.layer);
     label.tiny = PassLetter(t.phase);
     label.text = PassWords(t.phase) + ComputeDetails(t);
     return label;
@@ -151,7 +153,8 @@ OpLabel LabelCompute(const Op& op) {
       if (t.layer >= 0) label.text += ", layer " + layer;
       break;
   }
-  label.tiny = FirstWord(label.bar);
+  label.compact = FirstWord(label.bar);
+  label.tiny = label.compact;
   return label;
 }
 
@@ -161,6 +164,7 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
   const CollectiveNote* note = NoteOf(plan, op);
   OpLabel label;
   std::string head, base;
+  std::string core;  // the head in the compact form
   if (op.kind == OpKind::kCollective) {
     head = note != nullptr ? note->tag : LibraryAbbrev(op.library);
     base = note != nullptr ? note->what : std::string("one library ") + LibraryWords(op.library) + " call";
@@ -188,6 +192,19 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
     base = t.phase != Phase::kNone ? std::string(PhaseName(t.phase)) + " " + OpKindName(op.kind)
                                    : std::string(OpKindName(op.kind));
   }
+  // The compact head: a note's first two words ("AG L3", "AR b0", "TP g3";
+  // "AR1 fwd" keeps "AR1") with the pass, a pipeline pass with its
+  // micro-batch ("F2"), else the head.
+  if (note != nullptr) {
+    const std::size_t second = note->tag.find(' ', note->tag.find(' ') + 1);
+    std::string tag = note->tag.substr(0, second);
+    if (tag.size() > 4 && (tag.ends_with(" fwd") || tag.ends_with(" bwd"))) tag.resize(tag.size() - 4);
+    core = head.size() > note->tag.size() ? tag + head.substr(note->tag.size()) : tag;
+  } else if (IsPass(t.phase) && t.microbatch >= 0) {
+    core = PassLetter(t.phase) + std::to_string(t.microbatch);
+  } else {
+    core = head;
+  }
   // Micro-batch and layer when the call's note does not already say them.
   if (t.microbatch >= 0) {
     if (note == nullptr) head += " mb" + std::to_string(t.microbatch);
@@ -199,9 +216,11 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
   std::string chunk;
   if (t.chunk >= 0 && IsCollectivePhase(t.phase) && op.kind != OpKind::kCollective) chunk = ChunkName(t.chunk);
   label.bar = head;
+  label.compact = core;
   label.text = base;
   if (!chunk.empty()) {
     label.bar += kMiddleDot + chunk;
+    label.compact += kMiddleDot + chunk;
     label.text += ", chunk " + chunk;
   }
   const std::string peer = std::to_string(op.peer);
@@ -232,7 +251,7 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
       break;
     case OpKind::kCompute: break;
   }
-  label.tiny = chunk.empty() ? FirstWord(head) : chunk;
+  label.tiny = chunk.empty() ? FirstWord(core) : chunk;
   return label;
 }
 

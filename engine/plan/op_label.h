@@ -18,8 +18,10 @@
 //   pipeline send of that activation        F mb2 ->1      forward activations of micro-batch 2, to GPU 1
 //   ZeRO compute, layer 3                   F L3           forward of layer 3
 //
-// `tiny` is what still fits a narrow bar: the chunk letter, else the bar's
-// first word ("AG", "F").
+// Narrower bars take `compact`, the bar without its peer and the long
+// part of the call's tag ("AG L3·B", "AR RS·C", "F2": pass and micro-batch,
+// or pass and layer where there are no micro-batches, as the seed texts
+// write F3/B3), then `tiny`: the chunk letter, else compact's first word.
 #pragma once
 
 #include <string>
@@ -29,9 +31,10 @@
 namespace shardlab {
 
 struct OpLabel {
-  std::string bar;   // short, for a Gantt bar and a trace slice: "AG L3 fwd·B ->2", "F mb2"
-  std::string tiny;  // shortest: "B", "F"
-  std::string text;  // long, for tooltips, traces and dumps
+  std::string bar;      // short, for a Gantt bar and a trace slice: "AG L3 fwd·B ->2", "F mb2"
+  std::string compact;  // narrower: "AG L3·B", "F2"
+  std::string tiny;     // shortest: "B", "F"
+  std::string text;     // long, for tooltips, traces and dumps
 };
 
 /// The labels of op `id` of `plan` (empty strings for an id out of range).

@@ -163,11 +163,13 @@ TEST(OpLabels, EveryOpOfEveryScenarioHasNonEmptyDistinctLabels) {
     for (OpId id = 0; id < static_cast<OpId>(p.plan.ops.size()); ++id) {
       const OpLabel label = LabelOp(p.plan, id);
       ASSERT_FALSE(label.bar.empty()) << DescribeOp(p.plan, id);
+      ASSERT_FALSE(label.compact.empty()) << DescribeOp(p.plan, id);
       ASSERT_FALSE(label.tiny.empty()) << DescribeOp(p.plan, id);
       ASSERT_FALSE(label.text.empty()) << DescribeOp(p.plan, id);
       // The long form says more than the bar, and the tiny one fits in it.
       EXPECT_GT(label.text.size(), label.bar.size()) << label.bar << " | " << label.text;
-      EXPECT_LE(label.tiny.size(), label.bar.size()) << label.tiny << " | " << label.bar;
+      EXPECT_LE(label.compact.size(), label.bar.size()) << label.compact << " | " << label.bar;
+      EXPECT_LE(label.tiny.size(), label.compact.size()) << label.tiny << " | " << label.compact;
       EXPECT_EQ(label.text.find("  "), std::string::npos) << label.text;
       // Ops that are different things read differently.
       const Meaning meaning = MeaningOf(p.plan, p.plan.ops[static_cast<std::size_t>(id)]);
@@ -176,6 +178,8 @@ TEST(OpLabels, EveryOpOfEveryScenarioHasNonEmptyDistinctLabels) {
     }
   }
 }
+
+const char* PhaseAbbrevForTest(Phase phase) { return phase == Phase::kReduceScatter ? "RS" : "AG"; }
 
 std::string FirstWordOf(const std::string& text) { return text.substr(0, text.find(' ')); }
 
@@ -204,6 +208,8 @@ TEST(OpLabels, ZeroThreeNamesTheLayerAndThePassOfEachGather) {
   ASSERT_NE(fwd2, nullptr);
   const OpLabel f3 = LabelOp(plan, *fwd3);
   EXPECT_EQ(f3.bar.rfind("AG L3 fwd\xC2\xB7", 0), 0u) << f3.bar;
+  EXPECT_EQ(f3.compact, "AG L3\xC2\xB7" + ChunkName(fwd3->tags.chunk));
+  EXPECT_EQ(f3.tiny, ChunkName(fwd3->tags.chunk));
   EXPECT_NE(f3.bar.find(" ->" + std::to_string(fwd3->peer)), std::string::npos) << f3.bar;
   EXPECT_EQ(f3.text.rfind("all-gather of layer 3's parameters before its forward, chunk ", 0), 0u) << f3.text;
   EXPECT_NE(f3.text.find("to GPU " + std::to_string(fwd3->peer)), std::string::npos) << f3.text;
@@ -222,6 +228,7 @@ TEST(OpLabels, ZeroThreeNamesTheLayerAndThePassOfEachGather) {
   ASSERT_NE(forward3, nullptr);
   EXPECT_EQ(LabelOp(plan, *forward3).bar, "F L3");
   EXPECT_EQ(LabelOp(plan, *forward3).text, "forward of layer 3");
+  EXPECT_EQ(LabelOp(plan, *forward3).compact, "F3");
 }
 
 TEST(OpLabels, ZeroBucketsKeepTheViewsNames) {
@@ -237,6 +244,7 @@ TEST(OpLabels, ZeroBucketsKeepTheViewsNames) {
   ASSERT_NE(recv, nullptr);
   const OpLabel label = LabelOp(plan, *recv);
   EXPECT_EQ(label.bar.rfind("AR b0 RS\xC2\xB7", 0), 0u) << label.bar;
+  EXPECT_EQ(label.compact, "AR b0 RS\xC2\xB7" + ChunkName(recv->tags.chunk));
   EXPECT_NE(label.text.find("reduce-scatter pass"), std::string::npos) << label.text;
   EXPECT_NE(label.text.find("reduced in (sum)"), std::string::npos) << label.text;
 }
@@ -266,12 +274,14 @@ TEST(OpLabels, CollectivesPipelinesLayersGridsAndExpertsSayWhatTheyAre) {
     ASSERT_NE(forward, nullptr);
     const std::string layer = std::to_string(forward->tags.layer);
     EXPECT_EQ(LabelOp(plan, *forward).bar, "F mb2 L" + layer);
+    EXPECT_EQ(LabelOp(plan, *forward).compact, "F2");
     EXPECT_EQ(LabelOp(plan, *forward).text, "forward of micro-batch 2, layer " + layer + ", model chunk 5");
     const Op* send = Find(plan, [](const Op& op) {
       return op.kind == OpKind::kSend && op.tags.phase == Phase::kBackward && op.tags.microbatch == 1;
     });
     ASSERT_NE(send, nullptr);
     EXPECT_EQ(LabelOp(plan, *send).bar, "B mb1 ->" + std::to_string(send->peer));
+    EXPECT_EQ(LabelOp(plan, *send).compact, "B1");
     EXPECT_NE(LabelOp(plan, *send).text.find("backward gradient of the activations, micro-batch 1"), std::string::npos);
   }
   {  // ZB-H1's weight-gradient pass.
@@ -285,6 +295,10 @@ TEST(OpLabels, CollectivesPipelinesLayersGridsAndExpertsSayWhatTheyAre) {
     ASSERT_EQ(plan.collectives.size(), 2u);
     EXPECT_EQ(plan.collectives[0].tag, "AR1 fwd");
     EXPECT_EQ(plan.collectives[1].tag, "AR2 bwd");
+    const Op* send = Find(plan, [](const Op& op) { return op.kind == OpKind::kSend && op.collective_seq == 1; });
+    ASSERT_NE(send, nullptr);
+    EXPECT_EQ(LabelOp(plan, *send).compact.rfind("AR2 " + std::string(PhaseAbbrevForTest(send->tags.phase)), 0), 0u)
+        << LabelOp(plan, *send).compact;
     EXPECT_NE(plan.collectives[0].what.find("in the forward"), std::string::npos) << plan.collectives[0].what;
   }
   {  // 3D: each collective names its group kind and group.
