@@ -165,6 +165,7 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
   OpLabel label;
   std::string head, base;
   std::string core;  // the head in the compact form
+  bool said = false;  // base already names the micro-batch and layer
   if (op.kind == OpKind::kCollective) {
     head = note != nullptr ? note->tag : LibraryAbbrev(op.library);
     base = note != nullptr ? note->what : std::string("one library ") + LibraryWords(op.library) + " call";
@@ -176,8 +177,18 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
       base += std::string(", ") + PhaseName(t.phase) + " pass";
     }
   } else if (IsPass(t.phase)) {
+    // Between pipeline stages: "micro-batch 3's activation out of layer 4",
+    // "micro-batch 3's gradient of layer 4's output".
     head = PassLetter(t.phase);
-    base = t.phase == Phase::kForward ? "forward activations" : "backward gradient of the activations";
+    const std::string whose = t.microbatch >= 0 ? "micro-batch " + std::to_string(t.microbatch) + "'s " : "";
+    const std::string layer = std::to_string(t.layer);
+    if (t.phase == Phase::kForward) {
+      base = whose + "activation" + (t.layer >= 0 ? " out of layer " + layer : "");
+    } else {
+      base = whose + "gradient" + (t.layer >= 0 ? " of layer " + layer + "'s output" : "");
+    }
+    base += std::string(" (") + PassWords(t.phase) + ")";
+    said = true;
   } else if (IsCollectivePhase(t.phase)) {
     head = PhaseAbbrev(t.phase);
     base = PhaseName(t.phase);
@@ -205,12 +216,19 @@ OpLabel LabelMove(const Plan& plan, const Op& op) {
   } else {
     core = head;
   }
-  // Micro-batch and layer when the call's note does not already say them.
+  // Micro-batch and layer when the call's note does not already say them;
+  // a stage-to-stage transfer of a named call says its pass and micro-batch
+  // ("PP g1 F2 ->3").
+  if (note != nullptr && IsPass(t.phase) && t.microbatch >= 0) {
+    const std::string pass = std::string(" ") + PassLetter(t.phase) + std::to_string(t.microbatch);
+    head += pass;
+    core += pass;
+  }
   if (t.microbatch >= 0) {
     if (note == nullptr) head += " mb" + std::to_string(t.microbatch);
-    base += ", micro-batch " + std::to_string(t.microbatch);
+    if (!said) base += ", micro-batch " + std::to_string(t.microbatch);
   }
-  if (t.layer >= 0 && note == nullptr && op.kind != OpKind::kCollective) {
+  if (t.layer >= 0 && note == nullptr && !said && op.kind != OpKind::kCollective) {
     base += ", layer " + std::to_string(t.layer);
   }
   std::string chunk;

@@ -282,7 +282,8 @@ TEST(OpLabels, CollectivesPipelinesLayersGridsAndExpertsSayWhatTheyAre) {
     ASSERT_NE(send, nullptr);
     EXPECT_EQ(LabelOp(plan, *send).bar, "B mb1 ->" + std::to_string(send->peer));
     EXPECT_EQ(LabelOp(plan, *send).compact, "B1");
-    EXPECT_NE(LabelOp(plan, *send).text.find("backward gradient of the activations, micro-batch 1"), std::string::npos);
+    EXPECT_EQ(LabelOp(plan, *send).text, "micro-batch 1's gradient of layer " + std::to_string(send->tags.layer) +
+                                             "'s output (backward), to GPU " + std::to_string(send->peer));
   }
   {  // ZB-H1's weight-gradient pass.
     const Plan plan = Pipeline(PipelineSchedule::kZeroBubbleH1, 1);
@@ -308,7 +309,9 @@ TEST(OpLabels, CollectivesPipelinesLayersGridsAndExpertsSayWhatTheyAre) {
       if (op.kind != OpKind::kSend) continue;
       const OpLabel label = LabelOp(plan, op);
       tp |= label.bar.rfind("TP g", 0) == 0 && label.text.find("tensor-parallel all-reduce of layer") == 0;
-      pp |= label.bar.rfind("PP g", 0) == 0 && label.text.find(", micro-batch ") != std::string::npos;
+      pp |= label.bar.rfind("PP g", 0) == 0 && label.text.find(", micro-batch ") != std::string::npos &&
+            label.compact.find(std::string(op.tags.phase == Phase::kForward ? " F" : " B") +
+                               std::to_string(op.tags.microbatch)) != std::string::npos;
       dp |= label.bar.rfind("DP g", 0) == 0 && label.text.find("gradients of") != std::string::npos;
     }
     EXPECT_TRUE(tp && pp && dp);
