@@ -117,7 +117,7 @@ OpLabel LabelCompute(const Op& op) {
       break;
     case Phase::kRouter:
       label.bar = "router";
-      label.text = "router: scores every token and picks its top-k experts";
+      label.text = "router: scores this GPU's tokens and picks each one's top-k experts";
       break;
     case Phase::kDispatch:
       label.bar = "pack";

@@ -19,6 +19,7 @@
 #include "engine/algorithms/tensor_parallel.h"
 #include "engine/algorithms/three_d.h"
 #include "engine/algorithms/zero.h"
+#include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/model/model_presets.h"
 #include "engine/model/moe_layer.h"
@@ -388,6 +389,27 @@ TEST(OpLabels, TracesCarryTheLabelsAndReadBackWithThem) {
       ASSERT_EQ(read.bar, written.bar);
       ASSERT_EQ(read.text, written.text);
     }
+  }
+}
+
+TEST(OpLabels, ATraceNamingACallFarPastItsSlicesIsRefused) {
+  auto trace = [](long long seq) {
+    return std::string(R"({"traceEvents":[{"ph":"X","name":"AR: send c0 →1","pid":1,"tid":1000001,"ts":0,"dur":1,)") +
+           R"("args":{"op":0,"kind":"send","peer":1,"seq":)" + std::to_string(seq) +
+           R"j(,"call":"AR","call_what":"all-reduce (ring)","call_passes":2}}],)j" +
+           R"("otherData":{"plan":"p","ranks":2,"steps":1,"topology":"dgx-a100"}})";
+  };
+  const LoadedTrace ok = ReadChromeTrace(trace(3), "ok.json");
+  ASSERT_EQ(ok.plan.collectives.size(), 4u);
+  EXPECT_EQ(ok.plan.collectives[3].tag, "AR");
+  EXPECT_TRUE(ok.plan.collectives[3].two_passes);
+  EXPECT_EQ(LabelOp(ok.plan, 0).text, "all-reduce (ring), to GPU 1");
+  try {
+    ReadChromeTrace(trace(kMaxTraceCalls), "far.json");
+    FAIL() << "a call number past kMaxTraceCalls was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("far.json:1:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("args.seq: "), std::string::npos) << e.what();
   }
 }
 

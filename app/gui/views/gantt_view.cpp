@@ -310,10 +310,10 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
       // What the op is, as every view and trace names it (op_label.h),
       // longest first: "AG L3 fwd·B ->2", "AG L3·B", "B".
       if (op != nullptr) {
-        OpLabel label = LabelOp(*pass.plan, *op);
-        labels[0] = std::move(label.bar);
-        labels[1] = std::move(label.compact);
-        labels[2] = std::move(label.tiny);
+        OpLabel names = LabelOp(*pass.plan, *op);
+        labels[0] = std::move(names.bar);
+        labels[1] = std::move(names.compact);
+        labels[2] = std::move(names.tiny);
       } else {
         labels[0] = labels[1] = labels[2] = OpKindName(e.kind);
       }
@@ -475,7 +475,7 @@ std::string ThreeDRankLine(const Session& session, const Event& e) {
 void DrawZeroLegend(const Theme& theme, int stage) {
   LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", "forward of layer 3");
   LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", "backward");
-  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "Adam", "update");
+  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "opt", "Adam update");
   if (stage == 0) {
     LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", "all-reduce: bucket 0's gradients");
   } else {
