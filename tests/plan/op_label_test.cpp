@@ -26,8 +26,8 @@
 #include "engine/plan/dump.h"
 #include "engine/plan/op_label.h"
 #include "engine/plan/validate.h"
-#include "engine/run/trace_reader.h"
-#include "engine/run/trace_writer.h"
+#include "engine/io/trace_reader.h"
+#include "engine/io/trace_writer.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab {
