@@ -370,8 +370,8 @@ TEST(LabSettings, UnsetParametersTakeTheLabTablesDefaultsNotTheApps) {
   const LabSettings pipeline = LabStepSettings("pipeline", {}, app_defaults);
   EXPECT_TRUE(pipeline.runs_in_app);
   EXPECT_EQ(pipeline.settings.scenario, "pipeline");
-  EXPECT_EQ(pipeline.settings.width, 512);  // the lab table's; the app's is 256
-  EXPECT_EQ(pipeline.settings.chunks, 1);
+  EXPECT_EQ(pipeline.settings.width, 256);  // the pipeline spec's (was 512 in labs, 256 in the app)
+  EXPECT_EQ(pipeline.settings.chunks, 1);   // the spec's 0: 1 for 1f1b
   EXPECT_TRUE(pipeline.notes.empty());
 
   LabParam dtype;

@@ -6,6 +6,9 @@
 #include "engine/core/error.h"
 #include "engine/lab/lab_scenario.h"
 #include "engine/model/zero_memory.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
 #include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
@@ -61,7 +64,7 @@ const std::vector<FieldMap>& FieldMaps() {
       {"tp", "sequence_parallel", {Flag(&S::sequence_parallel)}},
       {"tp", "topology", {Text(&S::topology)}},
       {"tp", "timing_only", {Flag(&S::timing_only)}},
-      {"zero", "stage", {Int(&S::zero_stage)}},
+      {"zero", "zero_stage", {Int(&S::zero_stage)}},
       {"zero", "ranks", {Int(&S::zero_ranks)}},
       {"zero", "params", {Int(&S::zero_layers), Int(&S::zero_width)}},
       {"zero", "layers", {Int(&S::zero_layers)}},
@@ -177,6 +180,20 @@ LabSettings LabStepSettings(const std::string& scenario, const std::vector<LabPa
       if (t.text != nullptr) out.settings.*t.text = LabParamText(value);
       if (t.flag != nullptr) out.settings.*t.flag = FlagOf(value);
     }
+  }
+  // Parameters whose spec default follows the others ("all" ranks, 0 chunks,
+  // "auto" algo, ...): the panel shows the value the run uses.
+  const ScenarioParams resolved = LabScenarioParams(scenario, params);
+  if (scenario == "collective") {
+    const CollectiveScenario c = CollectiveFromParams(resolved);
+    out.settings.ranks = c.ranks;
+    out.settings.algo = CollectiveAlgoName(c.algo);
+  } else if (scenario == "pipeline") {
+    out.settings.chunks = PipelineFromParams(resolved).params.shape.chunks;
+  } else if (scenario == "tp") {
+    out.settings.tp_heads = TpFromParams(resolved).layer.heads;
+  } else if (scenario == "zero") {
+    out.settings.zero_batch = ZeroFromParams(resolved).params.model.batch;
   }
   return out;
 }
