@@ -15,6 +15,7 @@
 #include "app/cli/scenario_flags.h"
 #include "engine/plan/dump.h"
 #include "engine/compare/compare.h"
+#include "engine/run/critical_path.h"
 #include "engine/run/executor.h"
 #include "engine/io/trace_writer.h"
 #include "engine/run/vector_sink.h"
@@ -145,6 +146,8 @@ const CommandSpec& RunSpec() {
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
+        {"critical-path", 0, "", "print the chain of ops that sets the run's end, split into "
+                                 "compute, communication, link wait and idle"},
         {"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
                               "(--topology this; rates from --device-profile or calibrated now) on "
                               "the same plan and print the compare table"},
@@ -286,6 +289,19 @@ int RunMain(std::span<const std::string> words) {
     };
   }
 
+  // --critical-path: the chain that sets the end, on the run's own topology.
+  std::optional<CriticalPath> critical;
+  if (args.Has("critical-path")) {
+    auto before = hooks.on_done;
+    hooks.on_done = [&, before](const Plan& plan, std::span<const Event> events) {
+      if (before) before(plan, events);
+      const Topology* topology = &setup.topology;
+      if (setup.this_machine && setup.backend == "sim") topology = &setup.this_machine->machine;
+      critical = FindCriticalPath(plan, std::vector<Event>(events.begin(), events.end()),
+                                  setup.this_machine && setup.backend != "sim" ? nullptr : topology);
+    };
+  }
+
   const CollectiveOutcome outcome = RunCollective(setup, size_bytes, hooks);
 
   std::optional<Comparison> comparison;
@@ -312,6 +328,7 @@ int RunMain(std::span<const std::string> words) {
     WriteOutcomeFields(w, outcome);
     if (args.Has("trace")) w.Field("trace", trace_path);
     if (args.Has("plan")) w.Field("plan", plan_dump);
+    if (critical) WriteCriticalPathJson(w, *critical);
     if (comparison) {
       w.Key("compare");
       w.BeginObject();
@@ -361,6 +378,7 @@ int RunMain(std::span<const std::string> words) {
     out << DescribeIterations(outcome.iterations);
     out << "#\n# Result: " << ResultText(outcome) << "\n";
     if (args.Has("trace")) out << "# Trace: " << trace_path << "\n";
+    if (critical) out << "#\n" << CommentLines(FormatCriticalPath(*critical));
     if (comparison) {
       out << "#\n# Model: the simulator on " << model_machine << "\n" << FormatComparison(*comparison);
     }

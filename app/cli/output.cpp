@@ -202,4 +202,53 @@ void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& to
   WriteChromeTraceFile(path, plan, topology, events, info);
 }
 
+std::string CommentLines(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += "# " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+void WriteCriticalPathJson(JsonWriter& json, const CriticalPath& path) {
+  json.Key("critical_path");
+  json.BeginObject();
+  json.Field("end_us", path.end_ns / 1000.0);
+  json.Field("compute_us", path.compute_ns / 1000.0);
+  json.Field("communication_us", path.communication_ns / 1000.0);
+  json.Field("link_wait_us", path.link_wait_ns / 1000.0);
+  json.Field("idle_us", path.idle_ns / 1000.0);
+  json.Field("bounding_rank", path.bounding_rank);
+  json.Field("bounding_rank_us", path.bounding_rank_ns / 1000.0);
+  json.Field("bounding_rank_ties", path.bounding_rank_ties);
+  if (path.slowest_hop.src >= 0) {
+    json.Key("slowest_hop");
+    json.BeginObject();
+    json.Field("src", path.slowest_hop.src);
+    json.Field("dst", path.slowest_hop.dst);
+    json.Field("us", path.slowest_hop.ns / 1000.0);
+    json.Field("ties", path.slowest_hop_ties);
+    json.EndObject();
+  }
+  json.Key("ops");
+  json.BeginArray();
+  for (const CriticalPathStep& s : path.steps) {
+    json.BeginObject();
+    json.Field("op", s.op);
+    json.Field("rank", s.rank);
+    if (s.peer >= 0) json.Field("peer", s.peer);
+    json.Field("kind", std::string(OpKindName(s.kind)));
+    json.Field("start_us", s.start_ns / 1000.0);
+    json.Field("end_us", s.end_ns / 1000.0);
+    json.Field("idle_before_us", s.idle_before_ns / 1000.0);
+    json.Field("link_wait_us", s.link_wait_ns / 1000.0);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
 }  // namespace shardlab::cli

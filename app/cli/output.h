@@ -17,6 +17,7 @@
 #include "app/common/args.h"
 
 #include "app/cli/collective_run.h"
+#include "engine/run/critical_path.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/core/json.h"
@@ -68,6 +69,14 @@ std::string FormatGbps(double gbps);
 /// Checks that --trace FILE can be written, before a long run rather than
 /// after it; appending leaves an old trace intact. Throws UsageError.
 void CheckTracePath(const ParsedArgs& args, const std::string& path);
+
+/// Each line of `text` as a "# " comment line.
+std::string CommentLines(const std::string& text);
+
+/// "critical_path": {end_us, compute_us, communication_us, link_wait_us,
+/// idle_us, bounding_rank, slowest_hop, ops: [{op, rank, peer, kind,
+/// start_us, end_us, idle_before_us, link_wait_us}]}.
+void WriteCriticalPathJson(JsonWriter& json, const CriticalPath& path);
 
 /// Runs a training command's plan to the end into `sink`; a run that did not
 /// finish throws Error(kRuntime) "the run failed: ..." (exit 1).

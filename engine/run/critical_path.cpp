@@ -157,6 +157,7 @@ CriticalPath FindCriticalPath(const Plan& plan, const std::vector<Event>& events
       const TimeNs ideal = route.latency_ns + TransferNs(bytes, route.bottleneck_gbps);
       step.link_wait_ns = std::clamp<TimeNs>(step.end_ns - step.start_ns - ideal, 0,
                                              step.end_ns - step.start_ns);
+      if (step.link_wait_ns < 0.5) step.link_wait_ns = 0;  // rounding, not waiting
     }
     path.steps.push_back(step);
     unit = before.op;
@@ -189,6 +190,11 @@ CriticalPath FindCriticalPath(const Plan& plan, const std::vector<Event>& events
     if (ns > path.slowest_hop.ns + kTieNs || path.slowest_hop.src < 0)
       path.slowest_hop = {hop.first, hop.second, ns};
   }
+  for (const auto& [rank, ns] : by_rank)
+    path.bounding_rank_ties += rank != path.bounding_rank && ns >= 0.99 * path.bounding_rank_ns;
+  for (const auto& [hop, ns] : by_hop)
+    path.slowest_hop_ties += (hop.first != path.slowest_hop.src || hop.second != path.slowest_hop.dst) &&
+                             ns >= 0.99 * path.slowest_hop.ns;
   return path;
 }
 
@@ -203,11 +209,16 @@ std::string FormatCriticalPath(const CriticalPath& path) {
                      FormatTime(path.link_wait_ns) + " (" + Percent(path.link_wait_ns, total) +
                      ") · idle " + FormatTime(path.idle_ns) + " (" + Percent(path.idle_ns, total) +
                      ")";
+  auto ties = [](int n) {
+    return n == 0 ? std::string() : "; " + std::to_string(n) + (n == 1 ? " other ties" : " others tie");
+  };
   text += "\n  bounded by rank " + std::to_string(path.bounding_rank) + " (" +
-          FormatTime(path.bounding_rank_ns) + " of its ops on the path)";
+          FormatTime(path.bounding_rank_ns) + " of its ops on the path" +
+          ties(path.bounding_rank_ties) + ")";
   if (path.slowest_hop.src >= 0)
     text += "; slowest hop " + std::to_string(path.slowest_hop.src) + " -> " +
-            std::to_string(path.slowest_hop.dst) + " (" + FormatTime(path.slowest_hop.ns) + ")";
+            std::to_string(path.slowest_hop.dst) + " (" + FormatTime(path.slowest_hop.ns) +
+            ties(path.slowest_hop_ties) + ")";
   return text;
 }
 

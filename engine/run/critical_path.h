@@ -60,9 +60,11 @@ struct CriticalPath {
   /// bounding stage), and that time; -1 when the path is empty.
   std::int32_t bounding_rank = -1;
   TimeNs bounding_rank_ns = 0;
+  int bounding_rank_ties = 0;  // other ranks within 1% of it (the lowest is named)
   /// The sender -> receiver pair with the most transfer time on the path
   /// (a ring's slowest hop); src -1 when the path has no transfer.
   CriticalPathHop slowest_hop;
+  int slowest_hop_ties = 0;  // other hops within 1% of it
 };
 
 /// The critical path of `events` (one per op of `plan`, as any backend
