@@ -298,7 +298,8 @@ int RunMain(std::span<const std::string> words) {
       const Topology* topology = &setup.topology;
       if (setup.this_machine && setup.backend == "sim") topology = &setup.this_machine->machine;
       critical = FindCriticalPath(plan, std::vector<Event>(events.begin(), events.end()),
-                                  setup.this_machine && setup.backend != "sim" ? nullptr : topology);
+                                  setup.this_machine && setup.backend != "sim" ? nullptr : topology,
+                                  &setup.faults);
     };
   }
 

@@ -12,6 +12,7 @@
 #include "engine/run/executor.h"
 #include "engine/backends/mpi/process_group.h"
 #include "engine/run/vector_sink.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/topology/detect.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
@@ -32,6 +33,8 @@ Error AsFlagError(const Error& error, const ParsedArgs& args) {
   static const std::pair<const char*, const char*> kFieldFlags[] = {
       {"ranks: ", "ranks"},         {"root: ", "root"},       {"ring order: ", "ring-order"},
       {"algo: ", "algo"},           {"backend: ", "backend"}, {"topology: ", "topology"},
+      {"slow_rank: ", "slow-rank"}, {"throttle_link: ", "throttle-link"},
+      {"fail_link: ", "fail-link"}, {"fail_rank: ", "fail-rank"},
   };
   return FieldErrorAsFlagError(error, args, kFieldFlags);
 }
@@ -162,6 +165,27 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
     setup.verify_max_bytes = ParseSizeValue(args.Spelling("verify-max"), args.Get("verify-max"), 0);
   }
 
+  // Stragglers and failures: a throttle changes the machine itself (so the
+  // automatic ring sees it); the rest only the simulator can do.
+  if (setup.backend != "sim") {
+    for (const char* flag : {"slow-rank", "fail-link", "fail-rank"}) {
+      const std::string field = flag == std::string("slow-rank") ? "slow_rank"
+                                : flag == std::string("fail-link") ? "fail_link" : "fail_rank";
+      if (params.Text(field) != "none")
+        throw UsageError("--" + std::string(flag) + ": only the simulator (--backend sim) applies it; the " +
+                         setup.backend + " backend runs real hardware, which cannot be slowed or broken on "
+                         "request (the mpi backend's --inject-fault stalls a rank)");
+    }
+  }
+
+  try {
+    setup.faults = FaultsFromParams(params);
+    ResolveFaults(setup.faults, setup.topology, setup.ranks);
+  } catch (const Error& e) {
+    throw AsFlagError(e, args);
+  }
+  ApplyLinkThrottles(setup.faults, setup.topology);
+
   CollectiveScenario scenario;
   scenario.kind = setup.kind;
   scenario.algo = setup.algo;
@@ -206,6 +230,20 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   RunOptions options;
   options.seed = setup.seed;
   options.emulate_links = setup.emulate_links;
+  try {
+    CheckFaultSteps(setup.faults, built);
+  } catch (const Error& e) {
+    std::string message = e.what();  // "fail_rank: step 40 is past ..." as the flag
+    for (const char* field : {"fail_link", "fail_rank"}) {
+      const std::string prefix = std::string(field) + ": ";
+      if (message.rfind(prefix, 0) != 0) continue;
+      std::string flag = field;
+      flag[4] = '-';
+      message = "--" + flag + ": " + message.substr(prefix.size());
+    }
+    throw UsageError(message);
+  }
+  options.faults = setup.faults;
   const Bytes host_bytes = HostDataBytes(built);
   if (setup.timing_only) {
     options.timing_only = true;

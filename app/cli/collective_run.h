@@ -25,6 +25,7 @@
 #include "app/cli/machine_args.h"
 #include "app/cli/iterations.h"
 #include "app/common/args.h"
+#include "engine/run/faults.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
 #include "engine/core/event.h"
@@ -49,7 +50,8 @@ struct CollectiveSetup {
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
   std::string topology_name;        // as the user named it (preset or path)
-  Topology topology;
+  Topology topology;                // throttled links applied (--throttle-link)
+  Faults faults;                    // --slow-rank, --throttle-link, --fail-link, --fail-rank
   std::string ring_order_mode;      // "auto", "rank" or "custom"
   std::vector<int> ring_order;      // empty unless the algorithm is a ring
   Gbps ring_bottleneck_gbps = 0;    // slowest hop of that ring; 0 when not a ring

@@ -124,7 +124,7 @@ std::string Percent(TimeNs part, TimeNs whole) {
 }  // namespace
 
 CriticalPath FindCriticalPath(const Plan& plan, const std::vector<Event>& events,
-                              const Topology* topology) {
+                              const Topology* topology, const Faults* faults) {
   CriticalPath path;
   PathFinder finder(plan, events);
   OpId unit = finder.Last();
@@ -154,7 +154,8 @@ CriticalPath FindCriticalPath(const Plan& plan, const std::vector<Event>& events
         op.peer < topology->num_gpus()) {
       const Route& route = routes->Between(op.peer, op.rank);
       const Bytes bytes = e.bytes > 0 ? e.bytes : op.bytes;
-      const TimeNs ideal = route.latency_ns + TransferNs(bytes, route.bottleneck_gbps);
+      const double slow = faults ? faults->SlowFactor(op.peer) : 1.0;
+      const TimeNs ideal = route.latency_ns + TransferNs(bytes, route.bottleneck_gbps) * slow;
       step.link_wait_ns = std::clamp<TimeNs>(step.end_ns - step.start_ns - ideal, 0,
                                              step.end_ns - step.start_ns);
       if (step.link_wait_ns < 0.5) step.link_wait_ns = 0;  // rounding, not waiting

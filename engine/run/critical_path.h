@@ -27,6 +27,7 @@
 
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
+#include "engine/run/faults.h"
 #include "engine/topology/topology.h"
 
 namespace shardlab {
@@ -72,8 +73,10 @@ struct CriticalPath {
 /// transfer's time splits into communication and link wait by its route
 /// (ranks index topology.gpus); without, all of it is communication.
 /// Throws Error when an event names an op the plan does not have.
+/// With `faults`, a slow sender's transfers are expected to take FACTOR
+/// times their route's time (that is the straggler, not a shared link).
 CriticalPath FindCriticalPath(const Plan& plan, const std::vector<Event>& events,
-                              const Topology* topology = nullptr);
+                              const Topology* topology = nullptr, const Faults* faults = nullptr);
 
 /// One line per part: "compute 1.20 ms (40%) · communication ... · link wait
 /// ... · idle ...", then the bounding rank and the slowest hop.

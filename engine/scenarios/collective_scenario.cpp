@@ -7,6 +7,7 @@
 #include <numeric>
 #include <utility>
 
+#include "engine/scenarios/fault_params.h"
 #include "engine/algorithms/double_binary_tree.h"
 #include "engine/core/error.h"
 #include "engine/topology/presets.h"
@@ -487,6 +488,7 @@ void RegisterScenario_collective_scenario() {
       TimingOnlyParam(),
   };
   s.params[4].short_flag = 'd';
+  for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));
   s.measured = {
       {"time_ns", "ns", "the run, start to last event"},
       {"time_us", "us", "the run, start to last event"},

@@ -1,0 +1,26 @@
+// Stragglers and failures as scenario parameters (engine/run/faults.h has
+// what each means): the same four switches in the CLI (--slow-rank ...),
+// the app and lab files (slow_rank = "3:2"), each a comma-separated list
+// or "none".
+//
+//   slow_rank = "3:2"            throttle_link = "gpu2-gpu3:10"
+//   fail_rank = "5@4"            fail_link     = "1-2@3,4-5@0"
+#pragma once
+
+#include <vector>
+
+#include "engine/run/faults.h"
+#include "engine/scenarios/scenario_spec.h"
+
+namespace shardlab {
+
+/// slow_rank, throttle_link, fail_link, fail_rank: text, default "none".
+std::vector<ParamSpec> FaultParams();
+
+/// The faults the parameters name (a scenario without them: none). Throws
+/// Error(kInvalidInput) "slow_rank: ..." for a value that does not parse;
+/// ranks, links and steps are checked later against the run
+/// (ResolveFaults, CheckFaultSteps).
+Faults FaultsFromParams(const ScenarioParams& params);
+
+}  // namespace shardlab
