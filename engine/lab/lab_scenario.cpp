@@ -18,6 +18,7 @@
 #include "engine/core/units.h"
 #include "engine/model/tp_layer.h"
 #include "engine/model/zero_memory.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/memory_scenario.h"
 #include "engine/scenarios/three_d_scenario.h"
@@ -94,10 +95,12 @@ std::string Fixed(double value, int digits) {
 /// Runs `plan` on the simulator to the end; throws Error(kRuntime) when the
 /// run fails.
 void RunPlan(Plan plan, const Topology& topology, bool timing_only, std::uint64_t seed,
-             std::unique_ptr<Executor>* executor, VectorSink* sink) {
+             std::unique_ptr<Executor>* executor, VectorSink* sink, const Faults& faults = {}) {
   RunOptions options;
   options.timing_only = timing_only;
   options.seed = seed;
+  CheckFaultSteps(faults, plan);
+  options.faults = faults;
   *executor = std::make_unique<Executor>(CreateBackend("sim"), std::move(plan), topology, options);
   (*executor)->RunToEnd(*sink);
   if ((*executor)->state() != ExecutorState::kDone) {
@@ -139,11 +142,17 @@ MemoryScenario CheckMemory(const ResolvedParams& p) {
 LabRunResult RunCollectiveLab(const ResolvedParams& p) {
   const CollectiveScenario sc = CollectiveFrom(p);
   CheckCollectiveHostMemory(sc);
-  std::unique_ptr<PreparedCollective> prepared = PrepareCollective(sc);
+  // Stragglers and failures (slow_rank, ...): a throttle changes the machine
+  // before the ring is chosen; the rest the simulator applies.
+  Faults faults = FaultsFromParams(p.params());
+  Topology topology = LoadScenarioTopology(sc.topology);
+  ResolveFaults(faults, topology, sc.ranks);
+  ApplyLinkThrottles(faults, topology);
+  std::unique_ptr<PreparedCollective> prepared = PrepareCollective(sc, topology);
   std::unique_ptr<Executor> executor;
   VectorSink sink;
   RunPlan(std::move(prepared->plan), prepared->topology, sc.timing_only,
-                              sc.seed, &executor, &sink);
+                              sc.seed, &executor, &sink, faults);
   const Plan& plan = executor->plan();
   const CollectiveOutcomeSummary s = SummarizeCollective(
       *prepared, RunSpanNs(sink.events), sink.events.size(), executor->backend(), &plan);

@@ -122,3 +122,31 @@ TEST(LabScenario, EveryScenarioIsDocumentedAndHasUniqueNames) {
 
 }  // namespace
 }  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+// A lab can switch a straggler on: rank 2 at a quarter speed makes a
+// 4-rank ring all-reduce's bandwidth term 4x longer (its 2(n-1) sends run
+// one after the other on its own lane), and a rank out of range is the
+// lab's error.
+TEST(LabScenarioFaults, ASlowRankInALabSlowsTheRingByItsFactor) {
+  const std::vector<LabParam> base = {Number("ranks", 4), Text("size", "64M"),
+                                      Flag("timing_only", true)};
+  std::vector<LabParam> slow = base;
+  slow.push_back(Text("slow_rank", "2:4"));
+  const LabRunResult a = RunLabScenario("collective", base);
+  const LabRunResult b = RunLabScenario("collective", slow);
+  // Per step: a 16 MiB chunk at the route's bandwidth (slowed 4x) plus its
+  // latency alpha (not slowed): (4 beta + alpha) / (beta + alpha).
+  const double beta_ns = 16.0 * 1024 * 1024 / a.measured.at("formula_bandwidth_gbps");
+  const double alpha_ns = a.measured.at("formula_alpha_us") * 1e3;
+  const double expected = (4 * beta_ns + alpha_ns) / (beta_ns + alpha_ns);
+  EXPECT_NEAR(b.measured.at("time_ns") / a.measured.at("time_ns"), expected, 0.005 * expected);
+  std::vector<LabParam> bad = base;
+  bad.push_back(Text("slow_rank", "7:2"));
+  EXPECT_THROW(RunLabScenario("collective", bad), Error);
+}
+
+}  // namespace
+}  // namespace shardlab
