@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <numeric>
 #include <sstream>
 
@@ -17,6 +18,7 @@
 #include "app/cli/scenario_flags.h"
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
+#include "engine/run/critical_path.h"
 #include "engine/run/executor.h"
 #include "engine/scenarios/pipeline_scenario.h"
 #include "engine/io/trace_writer.h"
@@ -124,7 +126,8 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
 
 void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& plan,
                const PipelineOutcomeSummary& s, const std::string& not_checked,
-               const std::string& trace_path, const std::string& plan_dump) {
+               const std::string& trace_path, const std::string& plan_dump,
+               const std::optional<CriticalPath>& critical) {
   const PipelineParams& params = prepared.pipeline.params;
   const PipelineMetrics& m = s.metrics;
   JsonWriter w(out, /*pretty=*/true);
@@ -194,6 +197,7 @@ void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
   WriteVerdictJson(w, s.check.checked ? s.check.verdict : NotChecked(not_checked));
   if (!trace_path.empty()) w.Field("trace", trace_path);
   if (!plan_dump.empty()) w.Field("plan", plan_dump);
+  if (critical) WriteCriticalPathJson(w, *critical);
   w.EndObject();
   out << "\n";
 }
@@ -223,6 +227,8 @@ const CommandSpec& PipelineSpec() {
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
+        {"critical-path", 0, "", "print the chain of ops that sets the step's end and the stage "
+                                 "that bounds it"},
     });
     AddIterationFlags(s.flags);
     s.examples =
@@ -294,11 +300,17 @@ int PipelineMain(std::span<const std::string> words) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
                   prepared->scenario.backend, {}, executor.backend().host_lane());
   }
+  std::optional<CriticalPath> critical;
+  if (args.Has("critical-path")) critical = FindCriticalPath(plan, sink.events, &prepared->topology);
   if (json) {
-    WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump);
+    WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump, critical);
   } else {
     PrintText(out, *prepared, plan, s, sink.events, not_checked, trace_path);
     out << DescribeIterations(iterations);
+    if (critical) {
+      out << "#\n" << CommentLines(FormatCriticalPath(*critical)) << "#   (stage " << critical->bounding_rank
+          << " bounds the step: its ops hold the most time on the path)\n";
+    }
   }
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;

@@ -102,5 +102,23 @@ TEST(FaultsCli, BadSwitchesAreOneLineWithExitTwo) {
   }
 }
 
+TEST(FaultsCli, APipelinesCriticalPathAccountsForTheStepAndNamesAStage) {
+  const ProgramResult r = RunCli({"run", "pipeline", "--schedule", "gpipe", "--stages", "4",
+                                  "--microbatches", "8", "--critical-path", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const Json json = ParseJson(r.out);
+  const Json& cp = json["critical_path"];
+  const double parts = cp["compute_us"].number + cp["communication_us"].number +
+                       cp["link_wait_us"].number + cp["idle_us"].number;
+  EXPECT_NEAR(parts, cp["end_us"].number, 1e-3 * cp["end_us"].number);
+  EXPECT_GE(cp["bounding_rank"].number, 0);
+  EXPECT_LT(cp["bounding_rank"].number, 4);
+  // GPipe's step: every micro-batch's forward and backward pass through a
+  // stage, so the path holds at least m + p - 1 compute ops.
+  int compute = 0;
+  for (const Json& op : cp["ops"].items) compute += op["kind"].text == "compute";
+  EXPECT_GE(compute, 8 + 4 - 1);
+}
+
 }  // namespace
 }  // namespace shardlab
