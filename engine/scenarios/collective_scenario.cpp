@@ -414,4 +414,91 @@ CollectiveOutcomeSummary SummarizeCollective(const PreparedCollective& prepared,
   return s;
 }
 
-}  // namespace shardlab
+CollectiveScenario CollectiveFromParams(const ScenarioParams &p,
+                                        const Topology *topology) {
+  CollectiveScenario sc;
+  sc.kind = ParseCollectiveKind(p.Text("kind"));
+  sc.algo = p.Text("algo") == "auto" ? DefaultAlgo(sc.kind)
+                                     : ParseCollectiveAlgo(p.Text("algo"));
+  sc.topology = p.Text("topology");
+  sc.ranks = static_cast<int>(p.Int("ranks"));
+  if (sc.ranks == 0)
+    sc.ranks = topology != nullptr
+                   ? topology->num_gpus()
+                   : LoadScenarioTopology(sc.topology).num_gpus();
+  sc.size_bytes = p.Size("size");
+  sc.dtype = ParamDType(p);
+  const std::string &op = p.Text("op");
+  sc.op = op == "max"   ? ReduceOp::kMax
+          : op == "min" ? ReduceOp::kMin
+                        : ReduceOp::kSum;
+  sc.root = static_cast<int>(p.Int("root"));
+  sc.ring_order = p.Text("ring_order");
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+// One spec for every collective: `run allreduce` is `kind = allreduce`.
+void RegisterScenario_collective_scenario() {
+  using T = ParamType;
+  ScenarioSpec s;
+  s.name = "collective";
+  s.title = "Collective";
+  s.summary =
+      "one collective (ring or tree all-reduce, ...) on a simulated machine";
+  s.params = {
+      Param("kind", T::kChoice, "allreduce",
+            "the collective (the CLI's command word: run allreduce)")
+          .Choices({"allreduce", "reducescatter", "allgather", "broadcast",
+                    "reduce", "alltoall"})
+          .NoCli(),
+      Param(
+          "algo", T::kChoice, "auto",
+          "auto (ring; direct for all-to-all), ring, tree (all-reduce), direct "
+          "(all-to-all) or nccl (one NCCL call per rank; the simulator's model "
+          "of NCCL on sim)")
+          .Choices({"auto", "ring", "tree", "direct", "nccl"}),
+      Param("ranks", T::kInteger, "0",
+            "GPUs taking part, rank r on GPU r; 0: every GPU of the topology")
+          .Range(0, 65536)
+          .Unit("GPUs"),
+      Param("size", T::kSize, "16M",
+            "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB")
+          .Min(1)
+          .Unit("bytes")
+          .Short('s'),
+      DTypeParam("element type"),
+      Param("op", T::kChoice, "sum", "the reduction (reducing collectives)")
+          .Choices({"sum", "max", "min"})
+          .Short('o'),
+      Param("root", T::kInteger, "0", "root of broadcast and reduce")
+          .Range(0, 65535)
+          .Unit("rank")
+          .Short('r')
+          .ValueName("RANK"),
+      TopologyParam(
+          "a preset (see 'topo --list') or a topology file; rank r on GPU r"),
+      Param("ring_order", T::kText, "auto",
+            "auto (fast links first), rank (0..n-1) or a list like 0,3,2,1")
+          .ValueName("ORDER"),
+      TimingOnlyParam(),
+  };
+  s.params[4].short_flag = 'd';
+  s.measured = {
+      {"time_ns", "ns", "the run, start to last event"},
+      {"time_us", "us", "the run, start to last event"},
+      {"time_ms", "ms", "the run, start to last event"},
+      {"algbw_gbps", "GB/s", "size / time"},
+      {"busbw_gbps", "GB/s", "algbw times the collective's bus factor"},
+      {"bytes_sent_per_rank", "bytes", "the most bytes any rank sent"},
+      {"steps", "", "logical steps of the algorithm"},
+      {"predicted_ns", "ns", "the alpha-beta formula's time"},
+      {"predicted_us", "us", "the alpha-beta formula's time"},
+      {"predicted_ms", "ms", "the alpha-beta formula's time"},
+      {"formula_bandwidth_gbps", "GB/s", "the formula's B: slowest route used"},
+      {"formula_alpha_us", "us", "the formula's alpha: that route's latency"},
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

@@ -46,6 +46,7 @@
 #include "engine/plan/plan.h"
 #include "engine/run/backend.h"
 #include "engine/run/metrics.h"
+#include "engine/scenarios/scenario_spec.h"
 #include "engine/topology/topology.h"
 
 namespace shardlab {
@@ -64,6 +65,13 @@ struct CollectiveScenario {
   std::uint64_t seed = 1;
   bool timing_only = false;
 };
+
+/// The scenario the "collective" spec's parameters describe (backend "sim",
+/// seed 1: a front end sets its own). ranks 0 means every GPU of the
+/// topology: of `topology` when given, else of the one the parameters name.
+/// algo "auto" is ring, direct for all-to-all.
+CollectiveScenario CollectiveFromParams(const ScenarioParams& params,
+                                        const Topology* topology = nullptr);
 
 struct PreparedCollective {
   CollectiveScenario scenario;

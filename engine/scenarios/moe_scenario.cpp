@@ -177,4 +177,70 @@ MoeSummary SummarizeMoe(const PreparedMoe& prepared, std::span<const Event> even
   return s;
 }
 
-}  // namespace shardlab
+MoeScenario MoeFromParams(const ScenarioParams &p) {
+  MoeScenario sc;
+  MoeLayerConfig &c = sc.layer;
+  c.ranks = static_cast<int>(p.Int("ranks"));
+  c.experts = static_cast<int>(p.Int("experts"));
+  c.top_k = static_cast<int>(p.Int("top_k"));
+  c.tokens = static_cast<int>(p.Int("tokens"));
+  c.hidden = static_cast<int>(p.Int("hidden"));
+  c.ffn = static_cast<int>(p.Int("ffn"));
+  c.capacity_factor = p.Number("capacity_factor");
+  c.skew = ParseMoeSkew(p.Text("skew"));
+  sc.topology = p.Text("topology");
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+void RegisterScenario_moe_scenario() {
+  using T = ParamType;
+  ScenarioSpec s;
+  s.name = "moe";
+  s.title = "Mixture of experts";
+  s.summary = "one expert-parallel MoE layer: route, all-to-all dispatch, "
+              "experts, combine";
+  s.params = {
+      Param("ranks", T::kInteger, "4",
+            "expert-parallel ranks N, one per GPU (GPUs 0..N-1)")
+          .Range(1, 65536)
+          .Unit("GPUs"),
+      Param("experts", T::kInteger, "8", "experts E, a multiple of N")
+          .Range(1, 65536)
+          .Unit("experts")
+          .ValueName("E"),
+      Param("top_k", T::kInteger, "2", "experts per token, 1..E")
+          .Range(1, 65536)
+          .Unit("experts")
+          .ValueName("K"),
+      Param("tokens", T::kInteger, "1024",
+            "tokens T over all ranks, a multiple of N")
+          .Range(1, 1 << 26)
+          .Unit("tokens")
+          .ValueName("T"),
+      Param("hidden", T::kInteger, "128", "hidden size H")
+          .Range(1, 1 << 20)
+          .Unit("features")
+          .ValueName("H"),
+      Param("ffn", T::kInteger, "256", "each expert's inner width F")
+          .Range(1, 1 << 22)
+          .Unit("features")
+          .ValueName("F"),
+      Param("capacity_factor", T::kNumber, "1.25",
+            "capacity per expert and rank as a multiple of the even share k x "
+            "(T/N) / E; above 0 "
+            "(E/k never drops)")
+          .Min(0)
+          .ValueName("C"),
+      Param("skew", T::kChoice, "router",
+            "router (the router's own top-k), uniform, hot (every even token's "
+            "first choice is "
+            "expert 0) or zipf")
+          .Choices({"router", "uniform", "hot", "zipf"}),
+      TopologyParam(),
+      TimingOnlyParam("skip the arithmetic: time only (for large layers)"),
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

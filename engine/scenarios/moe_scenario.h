@@ -28,6 +28,7 @@
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
 #include "engine/verify/verdict.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 
@@ -38,6 +39,9 @@ struct MoeScenario {
   std::uint64_t seed = 1;
   bool timing_only = false;
 };
+
+/// The scenario the "moe" spec's parameters describe (backend "sim", seed 1).
+MoeScenario MoeFromParams(const ScenarioParams& params);
 
 struct PreparedMoe {
   MoeScenario scenario;

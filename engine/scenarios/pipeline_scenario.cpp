@@ -90,4 +90,88 @@ PipelineOutcomeSummary SummarizePipeline(const PreparedPipeline& prepared,
   return s;
 }
 
-}  // namespace shardlab
+PipelineScenario PipelineFromParams(const ScenarioParams &p) {
+  PipelineScenario sc;
+  PipelineParams &pp = sc.params;
+  pp.schedule = ParsePipelineSchedule(p.Text("schedule"));
+  pp.shape.stages = static_cast<int>(p.Int("stages"));
+  pp.shape.microbatches = static_cast<int>(p.Int("microbatches"));
+  pp.shape.chunks = static_cast<int>(p.Int("chunks"));
+  if (pp.shape.chunks == 0)
+    pp.shape.chunks = pp.schedule == PipelineSchedule::kInterleaved1F1B ? 2 : 1;
+  pp.model.layers = static_cast<int>(p.Int("layers"));
+  pp.model.width = static_cast<int>(p.Int("width"));
+  pp.model.batch = static_cast<int>(p.Int("batch"));
+  pp.model.optimizer = ParseOptimizer(p.Text("optimizer"));
+  const double lr = p.Number("lr");
+  pp.model.learning_rate = lr > 0 ? static_cast<float>(lr)
+                           : pp.model.optimizer == OptimizerKind::kAdam ? 1e-3f
+                                                                        : 0.05f;
+  sc.topology = p.Text("topology");
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+void RegisterScenario_pipeline_scenario() {
+  using T = ParamType;
+  ScenarioSpec s;
+  s.name = "pipeline";
+  s.title = "Pipeline parallel";
+  s.summary = "pipeline-parallel training of a small MLP for one step";
+  s.params = {
+      Param("schedule", T::kChoice, "1f1b", "the pipeline schedule")
+          .Choices({"gpipe", "1f1b", "interleaved", "zb-h1"}),
+      Param("stages", T::kInteger, "4",
+            "pipeline stages p, one GPU each (stage s on GPU s)")
+          .Range(1, 4096)
+          .Unit("GPUs")
+          .Short('p'),
+      Param("microbatches", T::kInteger, "8",
+            "micro-batches m per step; must divide the batch")
+          .Range(1, 65536)
+          .Unit("micro-batches")
+          .Short('m'),
+      Param("chunks", T::kInteger, "0",
+            "model chunks v per stage, interleaved only; 0: 2 there, else 1")
+          .Range(0, 64)
+          .Unit("chunks")
+          .Short('v'),
+      Param("layers", T::kInteger, "8", "layers of the MLP")
+          .Range(1, 100000)
+          .Unit("layers"),
+      Param("width", T::kInteger, "256", "features of every layer of the MLP")
+          .Range(1, 1 << 20)
+          .Unit("features"),
+      Param("batch", T::kInteger, "64",
+            "rows of one training step (the global batch)")
+          .Range(1, 1 << 24)
+          .Unit("rows"),
+      Param("optimizer", T::kChoice, "sgd", "the optimizer")
+          .Choices({"sgd", "adam"}),
+      Param("lr", T::kNumber, "0",
+            "learning rate; 0: the optimizer's (0.05 sgd, 0.001 adam)")
+          .Min(0)
+          .ValueName("X"),
+      TopologyParam("a preset or topology file; stage s on GPU s"),
+      TimingOnlyParam(
+          "skip the arithmetic: time only (for paper-sized models)"),
+  };
+  s.measured = {
+      {"time_ms", "ms", "the whole step, optimizer included"},
+      {"span_ms", "ms", "first forward to last backward"},
+      {"bubble_fraction", "", "idle / busy over the stages"},
+      {"formula_bubble_fraction", "", "(p-1)/m, (p-1)/(v m), (p-1)/(3m)"},
+      {"bubble_share_of_step", "", "idle / (p span)"},
+      {"formula_bubble_share_of_step", "", "(p-1)/(m+p-1)"},
+      {"peak_inflight", "micro-batches", "most activations any stage holds"},
+      {"formula_peak_inflight", "micro-batches",
+       "the schedule's formula, largest stage"},
+      {"peak_inflight_last", "micro-batches", "the last stage's peak"},
+      {"transfers", "", "sends between stages"},
+      {"transfer_bytes", "bytes", "bytes of those sends"},
+      {"steps", "", "logical steps (schedule ticks)"},
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

@@ -26,6 +26,7 @@
 #include "engine/scenarios/pipeline_metrics.h"
 #include "engine/topology/topology.h"
 #include "engine/verify/verdict.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 
@@ -36,6 +37,11 @@ struct PipelineScenario {
   std::uint64_t seed = 1;
   bool timing_only = false;
 };
+
+/// The scenario the "pipeline" spec's parameters describe (backend "sim",
+/// seed 1). chunks 0: 2 for the interleaved schedule, else 1; lr 0: the
+/// optimizer's own (0.05 for sgd, 0.001 for adam).
+PipelineScenario PipelineFromParams(const ScenarioParams& params);
 
 struct PreparedPipeline {
   PipelineScenario scenario;

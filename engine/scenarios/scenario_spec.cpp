@@ -36,7 +36,14 @@ std::string Joined(const std::vector<std::string>& words) {
 double NumberOf(const ParamSpec& p, const std::string& text) {
   switch (p.type) {
     case ParamType::kSize: return static_cast<double>(ParseSize(text, p.name));
-    case ParamType::kCount: return ParseParameterCount(text);
+    case ParamType::kCount: {
+      // A plain number ("0": none given, as a lab file writes it), else "7.5B".
+      double v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (!text.empty() && ec == std::errc() && end == text.data() + text.size() && v >= 0)
+        return v;
+      return ParseParameterCount(text);
+    }
     case ParamType::kBool: return text == "true" ? 1 : 0;
     default: break;
   }
@@ -69,22 +76,93 @@ std::string ParamSpec::Flag() const {
   return flag;
 }
 
-const ParamSpec* ScenarioSpec::FindParam(std::string_view name) const {
+const ParamSpec* ScenarioSpec::FindParam(std::string_view wanted) const {
   for (const ParamSpec& p : params)
-    if (p.name == name) return &p;
+    if (p.name == wanted) return &p;
   for (const ParamSpec& p : params)
-    if (std::find(p.old_names.begin(), p.old_names.end(), name) != p.old_names.end()) return &p;
+    if (std::find(p.old_names.begin(), p.old_names.end(), wanted) != p.old_names.end()) return &p;
   return nullptr;
 }
 
-const QuantitySpec* ScenarioSpec::FindQuantity(std::string_view name) const {
+const QuantitySpec* ScenarioSpec::FindQuantity(std::string_view wanted) const {
   for (const QuantitySpec& q : measured)
-    if (q.name == name) return &q;
+    if (q.name == wanted) return &q;
   return nullptr;
+}
+
+std::string CanonicalParamValue(const ParamSpec& p, std::string_view text) {
+  if (p.type == ParamType::kChoice)
+    for (const auto& [alias, choice] : p.aliases)
+      if (alias == text) return choice;
+  return std::string(text);
+}
+
+std::string ParamValueName(const ParamSpec& p) {
+  if (!p.value_name.empty()) return p.value_name;
+  switch (p.type) {
+    case ParamType::kInteger: return "N";
+    case ParamType::kNumber: return "X";
+    case ParamType::kSize: return "SIZE";
+    case ParamType::kCount: return "COUNT";
+    case ParamType::kChoice: return "NAME";
+    case ParamType::kText: return "TEXT";
+    case ParamType::kBool: return "";
+    case ParamType::kTopology: return "NAME|FILE";
+  }
+  return "";
+}
+
+std::string ParamDefaultText(const ParamSpec& p) {
+  std::string text = "default: " + (p.default_text.empty() ? std::string("none") : p.default_text);
+  if (!p.unit.empty()) text += "; " + p.unit;
+  const bool ranged = p.type == ParamType::kInteger || p.type == ParamType::kNumber ||
+                      p.type == ParamType::kSize || p.type == ParamType::kCount;
+  if (ranged && (std::isfinite(p.min) || std::isfinite(p.max))) {
+    text += "; ";
+    text += std::isfinite(p.min) ? NumberText(p.min) : "";
+    text += " .. ";
+    text += std::isfinite(p.max) ? NumberText(p.max) : "";
+  }
+  if (p.type == ParamType::kChoice) text += "; " + Joined(p.choices);
+  return "(" + text + ")";
+}
+
+ParamSpec Param(std::string name, ParamType type, std::string default_text, std::string help) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.type = type;
+  p.default_text = std::move(default_text);
+  p.help = std::move(help);
+  return p;
+}
+
+ParamSpec TopologyParam(std::string help) {
+  return Param("topology", ParamType::kTopology, "dgx-a100", std::move(help)).Short('t');
+}
+
+ParamSpec TimingOnlyParam(std::string help) {
+  return Param("timing_only", ParamType::kBool, "false", std::move(help));
+}
+
+ParamSpec DTypeParam(std::string help, std::vector<std::string> choices) {
+  ParamSpec p = Param("dtype", ParamType::kChoice, "fp32", std::move(help))
+                    .Choices(std::move(choices))
+                    .ValueName("TYPE");
+  for (const auto& [alias, choice] : {std::pair{"f32", "fp32"}, {"f16", "fp16"}})
+    if (std::find(p.choices.begin(), p.choices.end(), choice) != p.choices.end())
+      p.aliases.emplace_back(alias, choice);
+  return p;
+}
+
+DType ParamDType(const ScenarioParams& params, std::string_view name) {
+  const std::string& t = params.Text(name);
+  if (t == "fp16") return DType::kF16;
+  if (t == "bf16") return DType::kBF16;
+  return DType::kF32;
 }
 
 std::string CheckParamValue(const ParamSpec& p, std::string_view text) {
-  const std::string t(text);
+  const std::string t = CanonicalParamValue(p, text);
   switch (p.type) {
     case ParamType::kInteger: {
       long long v = 0;
@@ -144,7 +222,7 @@ void ScenarioParams::Set(std::string_view name, std::string_view text) {
   const ParamSpec& p = Find(name);
   if (const std::string problem = CheckParamValue(p, text); !problem.empty())
     throw Error(p.name + ": " + problem);
-  values_[p.name] = std::string(text);
+  values_[p.name] = CanonicalParamValue(p, text);
   set_[p.name] = true;
 }
 

@@ -19,12 +19,15 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <deque>
+#include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/core/op_kinds.h"
 
 namespace shardlab {
 
@@ -55,10 +58,31 @@ struct ParamSpec {
   std::vector<std::string> old_names;  // earlier spellings, accepted for one release
                                        // with a one-line notice ("stage" for zero_stage)
   bool lab = true;                   // a lab file may set it
+  bool cli = true;                   // `run NAME` has a flag for it (collective's kind is
+                                     // the command word instead: `run allreduce`)
+  std::vector<std::pair<std::string, std::string>> aliases;  // kChoice: {other spelling, choice}
+                                     // ("f32" -> "fp32"), accepted and stored as the choice
+  std::string value_name;            // the CLI's placeholder ("N", "SIZE"); "" : from the type
 
   /// "--timing-only": the name with '-' for '_'.
   std::string Flag() const;
+
+  // Setters for a spec written as one expression:
+  //   Param("stages", ParamType::kInteger, "4", "pipeline stages").Range(1, 4096).Short('p')
+  ParamSpec& Unit(std::string u) { unit = std::move(u); return *this; }
+  ParamSpec& Range(double lo, double hi) { min = lo; max = hi; return *this; }
+  ParamSpec& Min(double lo) { min = lo; return *this; }
+  ParamSpec& Choices(std::vector<std::string> c) { choices = std::move(c); return *this; }
+  ParamSpec& Short(char c) { short_flag = c; return *this; }
+  ParamSpec& OldNames(std::vector<std::string> n) { old_names = std::move(n); return *this; }
+  ParamSpec& ValueName(std::string v) { value_name = std::move(v); return *this; }
+  ParamSpec& NoCli() { cli = false; return *this; }
 };
+
+/// A parameter: its name, type, the one default and its help line.
+ParamSpec Param(std::string name, ParamType type, std::string default_text, std::string help);
+
+class ScenarioParams;
 
 struct QuantitySpec {
   std::string name;  // "busbw_gbps"
@@ -72,6 +96,14 @@ struct ScenarioSpec {
   std::string summary;  // one line: `run --help`, the app's tooltip
   std::vector<ParamSpec> params;
   std::vector<QuantitySpec> measured;
+  /// Optional: checks a whole parameter set as the engine would (ranks fit
+  /// the topology, the shape divides, ...) without running; throws
+  /// Error(kInvalidInput) "<param>: message". The lab validator calls it.
+  std::function<void(const ScenarioParams&)> check;
+  /// Optional: runs the scenario and returns its measured quantities (and a
+  /// one-line summary). The lab runner has its own code for the built-in
+  /// scenarios; a scenario without it (a test's) runs through this.
+  std::function<std::map<std::string, double>(const ScenarioParams&, std::string* summary)> measure;
 
   /// The parameter named `name` (or once spelled so: old_names), or nullptr.
   const ParamSpec* FindParam(std::string_view name) const;
@@ -82,6 +114,26 @@ struct ScenarioSpec {
 /// the message without the parameter's name ("must be at least 1 (got 0)",
 /// "'zb' is not one of gpipe, 1f1b, interleaved, zb-h1").
 std::string CheckParamValue(const ParamSpec& param, std::string_view text);
+
+/// The value as stored: a kChoice alias becomes its choice ("f16" -> "fp16").
+std::string CanonicalParamValue(const ParamSpec& param, std::string_view text);
+
+/// "N", "SIZE", "COUNT", "NAME", "X", "TEXT", "NAME|FILE" or "" (a switch)
+/// for the CLI's flag table: value_name, else from the type.
+std::string ParamValueName(const ParamSpec& param);
+
+/// "(default: 16M; bytes; 1 .. 4096)": what every front end shows after a
+/// parameter's help, from the spec alone.
+std::string ParamDefaultText(const ParamSpec& param);
+
+// ---- parameters several scenarios share, spelled once ------------------------
+
+/// topology: a preset (or, outside labs, a topology file); short flag -t.
+ParamSpec TopologyParam(std::string help = "a topology preset or file; rank r on GPU r");
+/// timing_only: skip the data (time only, the result is not checked).
+ParamSpec TimingOnlyParam(std::string help = "skip the data: time only, the result is not checked");
+/// dtype: fp32, fp16 or bf16 (f32, f16 accepted); `choices` narrows it.
+ParamSpec DTypeParam(std::string help, std::vector<std::string> choices = {"fp32", "fp16", "bf16"});
 
 /// One scenario's parameter values: the spec's defaults until Set.
 class ScenarioParams {
@@ -127,5 +179,8 @@ const ScenarioSpec* FindScenario(std::string_view name);
 
 /// "collective, pipeline, tp, ..." for messages.
 std::string ScenarioNames();
+
+/// The DType a dtype parameter names.
+DType ParamDType(const ScenarioParams& params, std::string_view name = "dtype");
 
 }  // namespace shardlab

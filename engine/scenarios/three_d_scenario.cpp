@@ -6,6 +6,7 @@
 
 #include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
+#include "engine/model/model_presets.h"
 #include "engine/model/zero_memory.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/verify/bounds.h"
@@ -233,4 +234,131 @@ ThreeDSummary SummarizeThreeD(const PreparedThreeD& prepared, std::span<const Ev
   return out;
 }
 
-}  // namespace shardlab
+ThreeDScenario ThreeDFromParams(const ScenarioParams &p) {
+  ThreeDScenario sc;
+  sc.grid = {static_cast<int>(p.Int("dp")), static_cast<int>(p.Int("pp")),
+             static_cast<int>(p.Int("tp"))};
+  sc.schedule = ParsePipelineSchedule(p.Text("schedule"));
+  sc.zero_stage = static_cast<int>(p.Int("zero_stage"));
+  sc.model = p.Text("model");
+  sc.microbatches = static_cast<int>(p.Int("microbatches"));
+  sc.mlp.layers = static_cast<int>(p.Int("layers"));
+  sc.mlp.width = static_cast<int>(p.Int("width"));
+  sc.mlp.batch = static_cast<int>(p.Int("batch"));
+  sc.mlp.optimizer = ParseOptimizer(p.Text("optimizer"));
+  const double lr = p.Number("lr");
+  sc.mlp.learning_rate = lr > 0 ? static_cast<float>(lr)
+                         : sc.mlp.optimizer == OptimizerKind::kAdam ? 1e-3f
+                                                                    : 0.05f;
+  sc.dp_buckets = static_cast<int>(p.Int("buckets"));
+  sc.micro_batch = static_cast<int>(p.Int("micro_batch"));
+  sc.global_batch = static_cast<int>(p.Int("global_batch"));
+  sc.topology = p.Text("topology");
+  return sc;
+}
+
+void RegisterScenario_three_d_scenario() {
+  using T = ParamType;
+  std::vector<std::string> models = {"small"};
+  for (const TransformerShape &shape : ModelPresets())
+    models.push_back(shape.name);
+  ScenarioSpec s;
+  s.name = "3d";
+  s.title = "3D parallel (DP x PP x TP)";
+  s.summary = "one DP x PP x TP training step: the small MLP checked, or a "
+              "preset timed";
+  s.params = {
+      Param("dp", T::kInteger, "2", "data-parallel replicas")
+          .Range(1, 65536)
+          .Unit("GPUs"),
+      Param("pp", T::kInteger, "2", "pipeline stages")
+          .Range(1, 4096)
+          .Unit("GPUs"),
+      Param("tp", T::kInteger, "2",
+            "tensor-parallel ranks per stage (consecutive GPUs)")
+          .Range(1, 65536)
+          .Unit("GPUs"),
+      Param("zero_stage", T::kInteger, "0",
+            "0: DP all-reduce; 1: ZeRO-1 over each DP group")
+          .Range(0, 1)
+          .Unit("stage")
+          .OldNames({"zero"}),
+      Param("schedule", T::kChoice, "1f1b", "the pipeline schedule")
+          .Choices({"1f1b", "gpipe"}),
+      Param("model", T::kChoice, "small",
+            "small (the real MLP) or a model preset (timed at paper scale, no "
+            "data)")
+          .Choices(models),
+      Param("microbatches", T::kInteger, "4",
+            "small: micro-batches per replica")
+          .Range(1, 65536)
+          .Unit("micro-batches")
+          .Short('m'),
+      Param("layers", T::kInteger, "8", "small: MLP layers; even when tp > 1")
+          .Range(1, 100000)
+          .Unit("layers"),
+      Param("width", T::kInteger, "256",
+            "small: features per layer, a multiple of tp")
+          .Range(1, 1 << 20)
+          .Unit("features"),
+      Param("batch", T::kInteger, "64", "small: rows of the global batch")
+          .Range(1, 1 << 24)
+          .Unit("rows"),
+      Param("optimizer", T::kChoice, "sgd", "small: the optimizer")
+          .Choices({"sgd", "adam"}),
+      Param("lr", T::kNumber, "0",
+            "small: learning rate; 0: the optimizer's (0.05 sgd, 0.001 adam)")
+          .Min(0)
+          .ValueName("X"),
+      Param("buckets", T::kInteger, "4",
+            "paper scale: DP gradient buckets per GPU")
+          .Range(1, 4096)
+          .Unit("buckets"),
+      Param("micro_batch", T::kInteger, "0",
+            "paper scale: sequences per micro-batch; 0: the preset's")
+          .Range(0, 1 << 20)
+          .Unit("sequences"),
+      Param("global_batch", T::kInteger, "0",
+            "paper scale: sequences per step; 0: the preset's")
+          .Range(0, 1 << 24)
+          .Unit("sequences"),
+      TopologyParam(
+          "a preset or file with dp*pp*tp GPUs, e.g. 64x-dgx-a100-ib"),
+      Param("timing_only", T::kBool, "false",
+            "true for a preset (no data); false for small (the CLI: implied by "
+            "--model)")
+          .NoCli(),
+  };
+  s.measured = {
+      {"step_time_s", "s", "one training step"},
+      {"step_time_ms", "ms", "one training step"},
+      {"compute_ms", "ms", "the busiest GPU's compute"},
+      {"compute_fraction", "", "compute_ms / step_time_ms"},
+      {"bubble_formula", "", "(p-1)/m of the schedule"},
+      {"pipeline_microbatches", "", "micro-batches per replica that ran"},
+      {"tp_bytes_per_gpu", "bytes",
+       "busiest GPU's bytes sent in TP all-reduces"},
+      {"pp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent between stages"},
+      {"dp_bytes_per_gpu", "bytes",
+       "busiest GPU's bytes sent for DP gradients"},
+      {"tp_time_ms", "ms", "busiest GPU's time sending TP traffic"},
+      {"pp_time_ms", "ms", "busiest GPU's time sending PP traffic"},
+      {"dp_time_ms", "ms", "busiest GPU's time sending DP traffic"},
+      {"parameter_count", "", "parameters of the whole model"},
+      {"model_state_bytes", "bytes",
+       "preset: fp16 weights + grads + 12 B/param Adam per GPU"},
+      {"activation_bytes", "bytes",
+       "preset: stored activations per GPU, formula"},
+      {"memory_per_gpu_bytes", "bytes",
+       "preset: model states + activations; small: tracked peak"},
+      {"gpu_memory_bytes", "bytes", "one GPU's memory on the topology"},
+      {"fits", "", "1 when memory_per_gpu_bytes <= gpu_memory_bytes"},
+      {"model_flops", "FLOP", "model FLOPs of one step"},
+      {"mfu", "", "model FLOPs / (step x GPUs x peak)"},
+      {"checked", "", "1 when compared with one device (small model)"},
+      {"correct", "", "1 when checked and equal to one device"},
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

@@ -29,6 +29,7 @@
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
 #include "engine/verify/verdict.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 
@@ -51,6 +52,11 @@ struct ThreeDScenario {
   bool skip_dp_reduce = false;          // tests: the broken variant
   bool timing_only() const { return model != "small"; }
 };
+
+/// The scenario the "3d" spec's parameters describe (backend "sim", seed
+/// 1); lr 0: the optimizer's own. The small model's and a preset's own
+/// parameters are all copied; PrepareThreeD uses those of its model.
+ThreeDScenario ThreeDFromParams(const ScenarioParams& params);
 
 struct PreparedThreeD {
   ThreeDScenario scenario;

@@ -272,4 +272,85 @@ std::vector<TpScalingRow> RunTpScaling(const TpScenario& scenario, const std::ve
   return rows;
 }
 
-}  // namespace shardlab
+TpScenario TpFromParams(const ScenarioParams &p) {
+  TpScenario sc;
+  TpLayerConfig &c = sc.layer;
+  c.kind = ParseTpLayerKind(p.Text("layer"));
+  c.batch = static_cast<int>(p.Int("batch"));
+  c.seq = static_cast<int>(p.Int("seq"));
+  c.hidden = static_cast<int>(p.Int("hidden"));
+  c.ffn = static_cast<int>(p.Int("ffn"));
+  c.heads = static_cast<int>(p.Int("heads"));
+  if (c.heads == 0 && c.has_attention() && c.hidden % 128 != 0)
+    c.heads = 4;
+  c.tp = static_cast<int>(p.Int("tp"));
+  c.sequence_parallel = p.Bool("sequence_parallel");
+  c.dtype = ParamDType(p);
+  sc.topology = p.Text("topology");
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+void RegisterScenario_tp_scenario() {
+  using T = ParamType;
+  ScenarioSpec s;
+  s.name = "tp";
+  s.title = "Tensor parallel";
+  s.summary = "one tensor-parallel (Megatron) layer, forward and backward";
+  s.params = {
+      Param("layer", T::kChoice, "mlp",
+            "the layer (the CLI's command word: run tp-mlp)")
+          .Choices({"column", "row", "mlp", "attention", "transformer"})
+          .NoCli(),
+      Param("batch", T::kInteger, "2", "sequences B per step")
+          .Range(1, 1 << 20)
+          .Unit("sequences"),
+      Param("seq", T::kInteger, "16",
+            "tokens S per sequence; the layer sees T = B x S rows")
+          .Range(1, 1 << 24)
+          .Unit("tokens"),
+      Param("hidden", T::kInteger, "64", "hidden size H")
+          .Range(1, 1 << 20)
+          .Unit("features"),
+      Param("ffn", T::kInteger, "0",
+            "split width F: the MLP's inner width, a linear's output (column) "
+            "or input (row) "
+            "features; must divide by tp; 0: 4H for mlp and transformer, H for "
+            "the linears")
+          .Range(0, 1 << 22)
+          .Unit("features"),
+      Param("heads", T::kInteger, "0",
+            "attention heads, a multiple of tp; 0: H/128 when H is a multiple "
+            "of 128, else 4")
+          .Range(0, 1 << 16)
+          .Unit("heads"),
+      Param("tp", T::kInteger, "2",
+            "ranks the layer is split over, rank r on GPU r")
+          .Range(1, 65536)
+          .Unit("GPUs"),
+      Param("sequence_parallel", T::kBool, "false",
+            "Megatron's sequence parallelism: each all-reduce becomes a "
+            "reduce-scatter and an "
+            "all-gather (mlp, attention, transformer)"),
+      DTypeParam("element type; fp16 is timing-only (tensor-core rates)",
+                 {"fp32", "fp16"}),
+      TopologyParam(),
+      TimingOnlyParam(),
+  };
+  s.measured = {
+      {"time_ms", "ms", "forward and backward of the layer"},
+      {"compute_ms", "ms", "the busiest rank's compute"},
+      {"comm_ms", "ms", "time during which a collective runs"},
+      {"comm_fraction", "", "comm_ms / time_ms"},
+      {"forward_allreduces", "", "all-reduces in the forward pass"},
+      {"backward_allreduces", "", "all-reduces in the backward pass"},
+      {"allreduce_tensor_bytes", "bytes", "T x H x dtype"},
+      {"allreduce_ms", "ms", "mean span of one collective"},
+      {"formula_allreduce_ms", "ms", "2(n-1)/n M/B + 2(n-1) alpha"},
+      {"ring_gbps", "GB/s", "the ring's slowest hop"},
+      {"hosts", "", "hosts the tp GPUs sit in"},
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

@@ -29,6 +29,7 @@
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
 #include "engine/verify/verdict.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 
@@ -39,6 +40,11 @@ struct TpScenario {
   std::uint64_t seed = 1;
   bool timing_only = false;
 };
+
+/// The scenario the "tp" spec's parameters describe (backend "sim", seed 1).
+/// heads 0: H/128 when H is a multiple of 128, else 4 (attention layers;
+/// none for the others).
+TpScenario TpFromParams(const ScenarioParams& params);
 
 struct PreparedTp {
   TpScenario scenario;

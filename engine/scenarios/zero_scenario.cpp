@@ -152,4 +152,111 @@ ZeroSummary SummarizeZero(const PreparedZero& prepared, std::span<const Event> e
   return s;
 }
 
-}  // namespace shardlab
+ZeroScenario ZeroFromParams(const ScenarioParams &p) {
+  ZeroScenario sc;
+  ZeroParams &z = sc.params;
+  z.stage = static_cast<int>(p.Int("zero_stage"));
+  z.ranks = static_cast<int>(p.Int("ranks"));
+  z.steps = static_cast<int>(p.Int("steps"));
+  z.bucket_bytes = p.Size("bucket");
+  z.overlap = p.Bool("overlap");
+  const double count = p.Number("params");
+  if (count > 0) {
+    const MlpConfig sized = MlpForParameterCount(count);
+    z.model.layers = sized.layers;
+    z.model.width = sized.width;
+  } else {
+    z.model.layers = static_cast<int>(p.Int("layers"));
+    z.model.width = static_cast<int>(p.Int("width"));
+  }
+  const int batch = static_cast<int>(p.Int("batch"));
+  z.model.batch =
+      batch > 0 ? batch
+                : kZeroDefaultRowsPerRank * std::clamp(z.ranks, 1, 1 << 16);
+  z.model.optimizer = OptimizerKind::kAdam;
+  z.model.learning_rate = static_cast<float>(p.Number("lr"));
+  sc.topology = p.Text("topology");
+  sc.timing_only = p.Bool("timing_only");
+  return sc;
+}
+
+void RegisterScenario_zero_scenario() {
+  using T = ParamType;
+  ScenarioSpec s;
+  s.name = "zero";
+  s.title = "Data parallel / ZeRO";
+  s.summary =
+      "data parallel / ZeRO stages 0-3 training of a small MLP with Adam";
+  s.params = {
+      Param("zero_stage", T::kInteger, "3",
+            "0 (plain data parallel), 1, 2 or 3")
+          .Range(0, 3)
+          .Unit("stage")
+          .OldNames({"stage"}),
+      Param("ranks", T::kInteger, "4",
+            "data-parallel ranks N, one per GPU (GPUs 0..N-1)")
+          .Range(1, 65536)
+          .Unit("GPUs"),
+      Param("params", T::kCount, "0",
+            "model size: 1B, 7.5B, 350M; builds the nearest MLP (a "
+            "power-of-two width, as many "
+            "layers as make up the count) in place of layers x width; 0: "
+            "layers x width")
+          .Min(0)
+          .Unit("parameters"),
+      Param("layers", T::kInteger, "4", "layers of the MLP")
+          .Range(1, 100000)
+          .Unit("layers"),
+      Param("width", T::kInteger, "64", "features of every layer of the MLP")
+          .Range(1, 1 << 20)
+          .Unit("features"),
+      Param("batch", T::kInteger, "0",
+            "global rows per step; must divide by ranks; 0: 8 per rank")
+          .Range(0, 1 << 24)
+          .Unit("rows"),
+      Param("steps", T::kInteger, "2", "training steps, one Adam update each")
+          .Range(1, 100000)
+          .Unit("steps"),
+      Param("bucket", T::kSize, "25M",
+            "gradient bucket of stages 0-2 (PyTorch DDP's 25 MiB)")
+          .Min(1)
+          .Unit("bytes"),
+      Param("overlap", T::kBool, "true",
+            "reduce each bucket during the backward as it is ready (the CLI: "
+            "--no-overlap "
+            "reduces after the whole backward)"),
+      Param("lr", T::kNumber, "0.001", "Adam's learning rate")
+          .Min(0)
+          .ValueName("X"),
+      Param("k", T::kInteger, "12",
+            "optimizer bytes per parameter in the formula column: 12 (the ZeRO "
+            "paper) "
+            "or 8 (the seed texts)")
+          .Range(8, 12)
+          .Unit("bytes/parameter")
+          .ValueName("8|12"),
+      TopologyParam(),
+      TimingOnlyParam(
+          "skip the arithmetic: time and memory only (for paper-sized models)"),
+  };
+  s.measured = {
+      {"parameter_count", "", "parameters of the model that ran"},
+      {"memory_per_gpu_bytes", "bytes",
+       "largest rank's model states as allocated"},
+      {"formula_memory_per_gpu_bytes", "bytes", "ZeRO paper formula, K = 12"},
+      {"seed_formula_memory_per_gpu_bytes", "bytes",
+       "seed texts' formula, K = 8"},
+      {"peak_memory_per_gpu_bytes", "bytes",
+       "largest rank's peak of all buffers"},
+      {"sent_elements_per_step", "elements", "most any rank sent per step"},
+      {"formula_elements_per_step", "elements", "2(N-1)/N psi or 3(N-1)/N psi"},
+      {"time_ms", "ms", "one training step"},
+      {"comm_ms", "ms", "rank 0's time with communication in flight, per step"},
+      {"exposed_comm_ms", "ms",
+       "rank 0's communication with no compute beside it, per step"},
+      {"collectives_per_step", "", "collectives per step"},
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

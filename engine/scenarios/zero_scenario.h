@@ -20,6 +20,7 @@
 #include "engine/run/backend.h"
 #include "engine/topology/topology.h"
 #include "engine/verify/verdict.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 
@@ -30,6 +31,14 @@ struct ZeroScenario {
   std::uint64_t seed = 1;
   bool timing_only = false;
 };
+
+/// The scenario the "zero" spec's parameters describe (backend "sim", seed
+/// 1). params > 0 builds the nearest MLP (MlpForParameterCount) in place of
+/// layers x width; batch 0: 8 rows per rank. Adam always.
+ZeroScenario ZeroFromParams(const ScenarioParams& params);
+
+/// Rows per rank of the "zero" scenario's default batch (batch = 0).
+inline constexpr int kZeroDefaultRowsPerRank = 8;
 
 struct PreparedZero {
   ZeroScenario scenario;

@@ -1,0 +1,51 @@
+#include "engine/scenarios/memory_scenario.h"
+
+#include <utility>
+
+namespace shardlab {
+
+MemoryScenario MemoryFromParams(const ScenarioParams &p) {
+  MemoryScenario sc;
+  sc.parameters = p.Number("params");
+  sc.ranks = static_cast<int>(p.Int("ranks"));
+  sc.stage = static_cast<int>(p.Int("zero_stage"));
+  sc.k_bytes = static_cast<int>(p.Int("k"));
+  return sc;
+}
+
+void RegisterScenario_memory_scenario() {
+  using T = ParamType;
+  ScenarioSpec s;
+  s.name = "memory";
+  s.title = "ZeRO memory (formulas)";
+  s.summary = "ZeRO model-state bytes per GPU from the formulas (nothing runs)";
+  s.params = {
+      Param("params", T::kCount, "7.5B",
+            "parameters: 175B, 7.5B (the ZeRO paper's example), 1.3B, 350M")
+          .Min(1)
+          .Unit("parameters"),
+      Param("ranks", T::kInteger, "64", "data-parallel GPUs N")
+          .Range(1, 1 << 24)
+          .Unit("GPUs"),
+      Param("zero_stage", T::kInteger, "3",
+            "the ZeRO stage (the CLI marks it in its table of all four)")
+          .Range(0, 3)
+          .Unit("stage")
+          .OldNames({"stage"}),
+      Param("k", T::kInteger, "12",
+            "optimizer bytes per parameter: 12 (the ZeRO paper), 8 (the seed "
+            "texts)")
+          .Range(0, 64)
+          .Unit("bytes/parameter"),
+  };
+  s.measured = {
+      {"memory_per_gpu_bytes", "bytes", "model states per GPU"},
+      {"memory_per_gpu_gb", "GB", "the same in 10^9 bytes"},
+      {"parameter_bytes", "bytes", "parameters per GPU"},
+      {"gradient_bytes", "bytes", "gradients per GPU"},
+      {"optimizer_bytes", "bytes", "optimizer states per GPU"},
+  };
+  RegisterScenario(std::move(s));
+}
+
+} // namespace shardlab

@@ -1,0 +1,19 @@
+// The "plan" scenario: the 3D planner (engine/planner/planner.h) ranking
+// every DP x PP x TP layout by analytic step time; nothing runs.
+// `shardlab-cli plan` and lab files read its spec (plan_scenario.cpp).
+#pragma once
+
+#include "engine/planner/planner.h"
+#include "engine/scenarios/scenario_spec.h"
+#include "engine/topology/topology.h"
+
+namespace shardlab {
+
+/// The planner request the "plan" spec's parameters describe on `topology`
+/// (the one its topology parameter names, loaded by the caller): ranks 0
+/// is every GPU of it; global_batch 0 the model's. The layout to look up
+/// (dp, pp, tp) is the caller's. Throws Error(kInvalidInput) "ranks: ..."
+/// when ranks exceeds the topology.
+PlannerRequest PlanFromParams(const ScenarioParams& params, const Topology& topology);
+
+}  // namespace shardlab
