@@ -115,7 +115,7 @@ PanelLayout Layout() {
 /// when the app does not exit 0 or writes no PNG.
 Image Screenshot(const ScratchDir& dir, std::vector<std::string> args) {
   const fs::path png = dir.path() / "shot.png";
-  for (const char* extra : {"--width", "1280", "--height", "800", "--screenshot"}) args.push_back(extra);
+  for (const char* extra : {"--window-width", "1280", "--window-height", "800", "--screenshot"}) args.push_back(extra);
   args.push_back(png.string());
   const AppResult result = RunApp(args, dir.path());
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -346,7 +346,10 @@ TEST(GuiApp, ComparesARecordedH200TraceWithTheModelOfItsMachine) {
 }
 
 TEST(GuiAppFlags, ZeroRanksIsAUsageError) {
-  ExpectUsageError({"--ranks", "0", "--frames", "1"}, "--ranks");
+  // A collective's --ranks 0 is every GPU of the machine (the spec's, as in
+  // the CLI); ZeRO needs at least one rank, and no scenario takes fewer.
+  ExpectUsageError({"--scenario", "zero", "--ranks", "0", "--frames", "1"}, "--ranks");
+  ExpectUsageError({"--ranks", "-1", "--frames", "1"}, "--ranks");
 }
 
 TEST(GuiAppFlags, UnknownTopologyIsAUsageError) {
@@ -384,7 +387,8 @@ TEST(GuiAppFlags, TensorParallelFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "tp", "--tp", "16", "--frames", "1"}, "--tp: ");
   ExpectUsageError({"--scenario", "tp", "--layer", "conv"}, "--layer: ");
   ExpectUsageError({"--scenario", "tp", "--layer", "attention", "--heads", "3", "--frames", "1"}, "--heads: ");
-  ExpectUsageError({"--scenario", "tp", "--ffn", "30", "--frames", "1"}, "--ffn: ");
+  // tp 4 (the app's default before the specs unified it to 2): 30 does not split into 4.
+  ExpectUsageError({"--scenario", "tp", "--tp", "4", "--ffn", "30", "--frames", "1"}, "--ffn: ");
   ExpectUsageError({"--scenario", "tp", "--layer", "row", "--sequence-parallel", "--frames", "1"},
                    "--sequence-parallel: ");
   ExpectUsageError({"--scenario", "tp", "--hidden", "0"}, "--hidden");
@@ -407,7 +411,7 @@ TEST(GuiApp, EventFloodCountsEveryEventAndKeepsMemoryFlat) {
   ScratchDir dir;
   const fs::path png = dir.path() / "flood.png";
   const AppResult result =
-      RunApp({"--ranks", "8", "--size", "64M", "--width", "1280", "--height", "800",
+      RunApp({"--ranks", "8", "--size", "64M", "--window-width", "1280", "--window-height", "800",
               "--event-flood", "3", "--screenshot", png.string()},
              dir.path());
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
