@@ -5,12 +5,14 @@
 //
 //   stage               formula          parameters   gradients   optimizer states      total
 //   0  data parallel    (2+2+12)Ψ          350.0 GB    350.0 GB           2.100 TB   2.800 TB
-//   3  ZeRO-3           (4+12)Ψ/N          5.469 GB    5.469 GB           32.81 GB   43.75 GB   <- --stage 3
+//   3  ZeRO-3           (4+12)Ψ/N          5.469 GB    5.469 GB           32.81 GB   43.75 GB   <- --zero-stage 3
 #include <climits>
 #include <iostream>
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/scenario_flags.h"
+#include "engine/scenarios/memory_scenario.h"
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
 #include "engine/model/zero_memory.h"
@@ -19,15 +21,13 @@ namespace shardlab::cli {
 namespace {
 
 /// The ZeRO paper's Figure 1 example: what `memory` shows without flags.
-constexpr const char* kDefaultParams = "7.5B";
-constexpr int kDefaultRanks = 64;
 
 constexpr int kStages = 4;
 
-/// --stage, checked here: there is no run for the engine to check it.
+/// --zero-stage, checked here: there is no run for the engine to check it.
 int ParseStage(const ParsedArgs& args) {
-  const std::string spelling = args.Spelling("stage");
-  const auto stage = ParseIntValue(spelling, args.Get("stage"), INT_MIN, INT_MAX);
+  const std::string spelling = args.Spelling("zero-stage");
+  const auto stage = ParseIntValue(spelling, args.Get("zero-stage"), INT_MIN, INT_MAX);
   if (stage < 0 || stage >= kStages) {
     throw UsageError(spelling + ": " + std::to_string(stage) +
                      " is not a ZeRO stage (choose 0, 1, 2 or 3)");
@@ -56,7 +56,7 @@ void PrintBlock(std::ostream& out, double psi, int ranks, int k, int asked_stage
         << PadColumns(ModelBytesText(f.gradients), kBytesWidth)
         << PadColumns(ModelBytesText(f.optimizer_states), kBytesWidth + 6)
         << PadColumns(ModelBytesText(f.total()), kBytesWidth)
-        << (stage == asked_stage ? "   <- --stage " + std::to_string(stage) : "") << "\n";
+        << (stage == asked_stage ? "   <- --zero-stage " + std::to_string(stage) : "") << "\n";
   }
 }
 
@@ -123,17 +123,19 @@ const CommandSpec& MemorySpec() {
         "one. Activations and temporary buffers come on top. Bytes are in powers of ten\n"
         "(GB = 1e9 B), as the paper writes them. 'shardlab-cli run zero' measures the same\n"
         "categories in a simulated run.";
-    s.flags = {
-        {"params", 0, "COUNT", "parameters Ψ: 175B, 7.5B, 1.3B, 350M (default: 7.5B, the ZeRO "
-                               "paper's example)"},
-        {"ranks", 'n', "N", "data-parallel GPUs N (default: 64)"},
-        {"stage", 0, "N", "mark this stage (0-3) in the table"},
+    // params and ranks from the "memory" scenario's spec; the table shows
+    // every stage and both K, so --zero-stage and --k pick, not set.
+    AddScenarioFlags(s.flags, ScenarioSpecOf("memory"), {"zero_stage", "k"});
+    for (FlagSpec& f : s.flags)
+      if (f.name == "ranks") f.old_names.push_back("n");  // -n is --iters elsewhere
+    s.flags.insert(s.flags.end(), {
+        {"zero-stage", 0, "N", "mark this stage (0-3) in the table", {"stage"}},
         {"k", 0, "8|12", "show only K = 8 or K = 12 (default: both)"},
         {"json", 0, "", "print one JSON object instead of the table"},
-    };
+    });
     s.examples =
         "  shardlab-cli memory\n"
-        "  shardlab-cli memory --params 175B --ranks 64 --stage 3\n"
+        "  shardlab-cli memory --params 175B --ranks 64 --zero-stage 3\n"
         "  shardlab-cli memory --params 7.5B --ranks 64 --k 8\n"
         "  shardlab-cli memory --params 1.3B --ranks 8 --json\n";
     return s;
@@ -147,11 +149,10 @@ int MemoryMain(std::span<const std::string> words) {
     std::cout << FormatHelp(MemorySpec());
     return 0;
   }
-  const double psi = args.Has("params") ? ParseZeroParams(args) : ParseParameterCount(kDefaultParams);
-  const int ranks = args.Has("ranks") ? static_cast<int>(ParseIntValue(args.Spelling("ranks"),
-                                                                       args.Get("ranks"), 1, INT_MAX))
-                                      : kDefaultRanks;
-  const int asked_stage = args.Has("stage") ? ParseStage(args) : -1;
+  const MemoryScenario m = MemoryFromParams(ParamsFromArgs(ScenarioSpecOf("memory"), args));
+  const double psi = m.parameters;
+  const int ranks = m.ranks;
+  const int asked_stage = args.Has("zero-stage") ? ParseStage(args) : -1;
   std::vector<int> ks = {kZeroPaperK, kSeedTextK};
   if (args.Has("k")) ks = {ParseZeroK(args, kZeroPaperK)};
 

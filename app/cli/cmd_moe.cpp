@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "engine/core/json.h"
@@ -45,39 +46,10 @@ std::string Pad(const std::string& text, std::size_t width, bool left = false) {
   return left ? text + fill : fill + text;
 }
 
-int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
-  if (!args.Has(flag)) return fallback;
-  // Any int goes through: whether it fits the layer is the engine's call.
-  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT_MIN, INT_MAX));
-}
-
-double CapacityFactor(const ParsedArgs& args) {
-  if (!args.Has("capacity-factor")) return 1.25;
-  const std::string text = args.Get("capacity-factor");
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(value))
-    throw UsageError(args.Spelling("capacity-factor") + ": not a number: '" + text + "'");
-  return value;  // the engine says whether it is above 0
-}
-
 MoeScenario ScenarioFromArgs(const ParsedArgs& args) {
-  MoeScenario s;
-  MoeLayerConfig& c = s.layer;
-  c.ranks = IntFlag(args, "ranks", 4);
-  c.experts = IntFlag(args, "experts", 8);
-  c.top_k = IntFlag(args, "top-k", 2);
-  c.tokens = IntFlag(args, "tokens", 1024);
-  c.hidden = IntFlag(args, "hidden", 128);
-  c.ffn = IntFlag(args, "ffn", 256);
-  c.capacity_factor = CapacityFactor(args);
-  if (args.Has("skew")) c.skew = ParseMoeSkew(args.Get("skew"));
-  s.topology = args.Get("topology", "dgx-a100");
-  if (s.topology.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
+  MoeScenario s = MoeFromParams(ParamsFromArgs(ScenarioSpecOf("moe"), args));
   s.backend = args.Get("backend", "sim");
   if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-  s.timing_only = args.Has("timing-only");
   return s;
 }
 
@@ -259,25 +231,14 @@ const CommandSpec& MoeRunSpec() {
         "beside the hand count, the step split, the straggler, and whether the output equals\n"
         "the single-device layer.\n"
         "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    s.flags = {
-        {"ranks", 'n', "N", "expert-parallel ranks, one per GPU (GPUs 0..N-1; default: 4)"},
-        {"experts", 0, "E", "experts, a multiple of N (default: 8)"},
-        {"top-k", 0, "K", "experts per token, 1..E (default: 2)"},
-        {"tokens", 0, "T", "tokens over all ranks, a multiple of N (default: 1024)"},
-        {"hidden", 0, "H", "hidden size (default: 128)"},
-        {"ffn", 0, "F", "each expert's inner width (default: 256)"},
-        {"capacity-factor", 0, "C", "capacity per expert and rank as a multiple of the even share "
-                                    "k x (T/N) / E; above 0 (default: 1.25; E/k never drops)"},
-        {"skew", 0, "NAME", "router (the router's own top-k), uniform, hot (every even token's "
-                            "first choice is expert 0) or zipf (default: router)"},
-        {"topology", 't', "NAME|FILE", "preset or topology file; rank r on GPU r (default: dgx-a100)"},
+    AddScenarioFlags(s.flags, ScenarioSpecOf("moe"));
+    s.flags.insert(s.flags.end(), {
         {"seed", 0, "N", "seed of the input, router and experts (default: 1)"},
         {"backend", 0, "NAME", "backend to run on (default: sim)"},
-        {"timing-only", 0, "", "skip the arithmetic: time only (for large layers)"},
         {"json", 0, "", "print one JSON object instead of the tables"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
-    };
+    });
     AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run moe\n"

@@ -14,6 +14,7 @@
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/pipeline_chart.h"
+#include "app/cli/scenario_flags.h"
 #include "engine/core/json.h"
 #include "engine/plan/dump.h"
 #include "engine/run/executor.h"
@@ -36,36 +37,10 @@ constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"backend: ", "backend"}, {"topology: ", "topology"},
 };
 
-int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
-  if (!args.Has(flag)) return fallback;
-  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT32_MIN, INT32_MAX));
-}
-
 PipelineScenario ScenarioFromArgs(const ParsedArgs& args) {
-  PipelineScenario s;
-  PipelineParams& p = s.params;
-  p.schedule = ParsePipelineSchedule(args.Get("schedule", "1f1b"));
-  p.shape.stages = IntFlag(args, "stages", 4);
-  p.shape.microbatches = IntFlag(args, "microbatches", 8);
-  p.shape.chunks = IntFlag(args, "chunks", p.schedule == PipelineSchedule::kInterleaved1F1B ? 2 : 1);
-  p.model.layers = IntFlag(args, "layers", 8);
-  p.model.width = IntFlag(args, "width", 512);
-  p.model.batch = IntFlag(args, "batch", 64);
-  p.model.optimizer = ParseOptimizer(args.Get("optimizer", "sgd"));
-  if (args.Has("lr")) {
-    const std::string text = args.Get("lr");
-    char* end = nullptr;
-    const double lr = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size())
-      throw UsageError(args.Spelling("lr") + ": must be a number (got '" + text + "')");
-    p.model.learning_rate = static_cast<float>(lr);
-  } else if (p.model.optimizer == OptimizerKind::kAdam) {
-    p.model.learning_rate = 1e-3f;
-  }
-  s.topology = args.Get("topology", "dgx-a100");
+  PipelineScenario s = PipelineFromParams(ParamsFromArgs(ScenarioSpecOf("pipeline"), args));
   s.backend = args.Get("backend", "sim");
   if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-  s.timing_only = args.Has("timing-only");
   return s;
 }
 
@@ -241,24 +216,14 @@ const CommandSpec& PipelineSpec() {
         "training on the whole batch. Prints each stage's busy and idle time, the measured\n"
         "bubble beside (p-1)/m and (p-1)/(m+p-1), peak in-flight activations, and a text Gantt.\n"
         "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    s.flags = {
-        {"schedule", 0, "NAME", "gpipe, 1f1b, interleaved or zb-h1 (default: 1f1b)"},
-        {"stages", 'p', "N", "pipeline stages p, one per GPU (default: 4)"},
-        {"microbatches", 'm', "N", "micro-batches m per step; must divide --batch (default: 8)"},
-        {"chunks", 'v', "N", "model chunks per stage, interleaved only (default: 2 there, else 1)"},
-        {"layers", 0, "N", "layers of the MLP (default: 8)"},
-        {"width", 0, "N", "features of every layer (default: 512)"},
-        {"batch", 0, "N", "rows of one training step (default: 64)"},
-        {"optimizer", 0, "NAME", "sgd or adam (default: sgd)"},
-        {"lr", 0, "X", "learning rate (default: 0.05 for sgd, 0.001 for adam)"},
-        {"topology", 't', "NAME|FILE", "preset or topology file; stage s on GPU s (default: dgx-a100)"},
+    AddScenarioFlags(s.flags, ScenarioSpecOf("pipeline"));
+    s.flags.insert(s.flags.end(), {
         {"backend", 0, "NAME", "backend to run on (default: sim)"},
         {"seed", 0, "N", "seed of the weights and data (default: 1)"},
-        {"timing-only", 0, "", "skip the arithmetic: time only (for paper-sized models)"},
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
-    };
+    });
     AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"

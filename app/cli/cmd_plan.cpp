@@ -13,6 +13,8 @@
 #include <map>
 
 #include "app/cli/commands.h"
+#include "app/cli/scenario_flags.h"
+#include "engine/scenarios/plan_scenario.h"
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
 #include "engine/planner/planner.h"
@@ -22,8 +24,6 @@
 namespace shardlab::cli {
 namespace {
 
-constexpr const char* kDefaultModel = "gpt3-175b";
-constexpr const char* kDefaultTopology = "64x-dgx-a100-ib";
 constexpr int kDefaultTop = 10;
 constexpr int kExamplesPerReason = 3;
 
@@ -266,7 +266,7 @@ const CommandSpec& PlanSpec() {
     CommandSpec s;
     s.name = "plan";
     s.summary = "3D-parallel planner: DP x PP x TP layouts that fit, ranked by step time";
-    s.usage = "plan [--model NAME] [--gpus N] [--topology PRESET|FILE] [flags]";
+    s.usage = "plan [--model NAME] [--ranks N] [--topology PRESET|FILE] [flags]";
     s.description =
         "Searches every data x pipeline x tensor-parallel layout of a transformer on N GPUs,\n"
         "with each ZeRO stage, micro-batch size b, interleaving v and recomputation mode, and\n"
@@ -281,16 +281,12 @@ const CommandSpec& PlanSpec() {
         "group gets on the topology's routes when all groups run at once, the pipeline bubble\n"
         "(p-1)/(v m)); nothing is simulated unless --simulate K runs the top K again on the\n"
         "simulator. The analytic times rank layouts; they are not a promise.";
-    s.flags = {
-        {"model", 'm', "NAME",
-         "model preset: " + ModelPresetNames() + " (default: " + kDefaultModel + ")"},
-        {"gpus", 'n', "N", "GPUs to plan for, the topology's first N (default: all of it)"},
-        {"topology", 't', "NAME|FILE",
-         std::string("cluster preset or topology file (default: ") + kDefaultTopology + ")"},
-        {"gpu-memory", 0, "SIZE", "memory per GPU, e.g. 80G, 40G (default: the GPU's own)"},
-        {"global-batch", 0, "N", "sequences per optimizer step (default: the model's)"},
+    AddScenarioFlags(s.flags, ScenarioSpecOf("plan"));
+    for (FlagSpec& f : s.flags)
+      if (f.name == "ranks") f.old_names.push_back("n");  // -n is --iters elsewhere
+    s.flags.insert(s.flags.end(), {
         {"top", 0, "K", "feasible layouts to print (default: 10)"},
-        {"zero", 0, "LIST", "ZeRO stages to try, e.g. 0,1 (default: 0,1,2,3)"},
+        {"zero-stage", 0, "LIST", "ZeRO stages to try, e.g. 0,1 (default: 0,1,2,3)", {"zero"}},
         {"micro-batch", 0, "LIST", "micro-batch sizes b to try (default: 1,2,4,8)"},
         {"interleave", 0, "LIST", "model chunks per stage v to try (default: 1,2,3,4)"},
         {"recompute", 0, "LIST", "none, selective, full (default: all three)"},
@@ -300,13 +296,13 @@ const CommandSpec& PlanSpec() {
          "also run the top K on the simulator (v 1, ZeRO 0-1, no recompute; "
          "seconds each at 512 GPUs)"},
         {"json", 0, "", "print one JSON object instead of the tables"},
-    };
+    });
     s.examples =
-        "  shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib\n"
-        "  shardlab-cli plan --model gpt3-175b --gpus 256 --topology 32x-dgx-h100-superpod\n"
-        "  shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib --gpu-memory "
+        "  shardlab-cli plan --model gpt3-175b --ranks 512 --topology 64x-dgx-a100-ib\n"
+        "  shardlab-cli plan --model gpt3-175b --ranks 256 --topology 32x-dgx-h100-superpod\n"
+        "  shardlab-cli plan --model gpt3-175b --ranks 512 --topology 64x-dgx-a100-ib --gpu-memory "
         "40G\n"
-        "  shardlab-cli plan --model gpt3-13b --gpus 64 --topology 8x-dgx-h100-ib --top 5 --json\n";
+        "  shardlab-cli plan --model gpt3-13b --ranks 64 --topology 8x-dgx-h100-ib --top 5 --json\n";
     return s;
   }();
   return spec;
@@ -319,36 +315,24 @@ int PlanMain(std::span<const std::string> words) {
     return 0;
   }
   const std::pair<const char*, const char*> field_flags[] = {{"model: ", "model"},
-                                                             {"gpus: ", "gpus"},
+                                                             {"ranks: ", "ranks"},
                                                              {"gpu-memory: ", "gpu-memory"},
                                                              {"topology: ", "topology"},
-                                                             {"zero: ", "zero"},
+                                                             {"zero: ", "zero-stage"},
                                                              {"micro-batch: ", "micro-batch"},
                                                              {"interleave: ", "interleave"},
                                                              {"efficiency: ", "efficiency"}};
   try {
-    const std::string topology_name = args.Get("topology", kDefaultTopology);
+    const ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("plan"), args);
+    const std::string topology_name = params.Text("topology");
     Topology topology;
     try {
       topology = LoadTopology(topology_name);
     } catch (const Error& e) {
       throw Error(std::string("topology: ") + e.what(), ErrorKind::kInvalidInput);
     }
-    PlannerRequest request;
-    request.model = FindModelPreset(args.Get("model", kDefaultModel));
-    request.gpus =
-        args.Has("gpus")
-            ? static_cast<int>(ParseIntValue(args.Spelling("gpus"), args.Get("gpus"), 1, INT_MAX))
-            : topology.num_gpus();
-    if (args.Has("gpu-memory")) {
-      request.gpu_memory_bytes =
-          ParseSizeValue(args.Spelling("gpu-memory"), args.Get("gpu-memory"), 1);
-    }
-    if (args.Has("global-batch")) {
-      request.model.global_batch = static_cast<int>(
-          ParseIntValue(args.Spelling("global-batch"), args.Get("global-batch"), 1, INT_MAX));
-    }
-    if (args.Has("zero")) request.zero_stages = ParseIntList(args, "zero", 0, 3);
+    PlannerRequest request = PlanFromParams(params, topology);
+    if (args.Has("zero-stage")) request.zero_stages = ParseIntList(args, "zero-stage", 0, 3);
     if (args.Has("micro-batch"))
       request.micro_batch_sizes = ParseIntList(args, "micro-batch", 1, 1 << 20);
     if (args.Has("interleave")) request.interleaves = ParseIntList(args, "interleave", 1, 1 << 10);

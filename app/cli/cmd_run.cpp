@@ -12,6 +12,7 @@
 #include "app/cli/collective_run.h"
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "app/cli/scenario_flags.h"
 #include "engine/plan/dump.h"
 #include "engine/compare/compare.h"
 #include "engine/run/executor.h"
@@ -131,9 +132,13 @@ const CommandSpec& RunSpec() {
         "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
         "algbw = size / time and busbw = algbw x the collective's factor (2(n-1)/n for\n"
         "all-reduce). Every rank's result is compared with a single-buffer reference.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    s.flags = {{"size", 's', "SIZE",
-                "bytes of one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default: 64M)"}};
+        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.\n"
+        "\n"
+        "Scenarios ('run NAME --help' for each; the collective is 'run allreduce', ...,\n"
+        "tensor parallel 'run tp-mlp', ...; memory and plan are commands of their own):\n" +
+        ScenarioListText();
+    s.description.pop_back();  // FormatHelp ends the paragraph
+    s.flags = {FlagFromParam(*ScenarioSpecOf("collective").FindParam("size"))};
     AddCollectiveFlags(s.flags);
     const std::vector<FlagSpec> own = {
         {"step", 0, "", "print every rank's chunks after each step (GPU0: [A0+A1, ...])"},
@@ -165,6 +170,12 @@ int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpRunMain(words.front(), words.subspan(1));
   }
+  // A scenario added by one file of engine/scenarios/ that measures itself.
+  if (!words.empty()) {
+    if (const ScenarioSpec* spec = FindScenario(words.front()); spec != nullptr && spec->measure) {
+      return RunMeasuredScenario(*spec, words.subspan(1));
+    }
+  }
   const ParsedArgs args = ParseArgs(RunSpec(), words);
   if (args.help()) {
     std::cout << FormatHelp(RunSpec());
@@ -176,7 +187,9 @@ int RunMain(std::span<const std::string> words) {
   setup.iters = iterations.iters;
   const int element_bytes = DTypeBytes(setup.dtype);
   const std::string size_flag = args.Spelling("size");
-  const Bytes size_bytes = ParseSizeValue(size_flag, args.Get("size", "64M"), element_bytes);
+  const Bytes size_bytes = ParseSizeValue(
+      size_flag, args.Get("size", ScenarioSpecOf("collective").FindParam("size")->default_text),
+      element_bytes);
   if (size_bytes % element_bytes != 0) {
     throw UsageError(size_flag + ": " + std::to_string(size_bytes) + " B is not a whole number " +
                      "of " + DTypeName(setup.dtype) + " elements (" +

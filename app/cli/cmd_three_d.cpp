@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "engine/core/json.h"
@@ -23,17 +24,12 @@ constexpr double kMaxHostFlops = 2e10;
 
 constexpr std::pair<const char*, const char*> kFieldFlags[] = {
     {"dp: ", "dp"},           {"pp: ", "pp"},           {"tp: ", "tp"},
-    {"zero: ", "zero"},       {"microbatches: ", "microbatches"},
+    {"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"microbatches: ", "microbatches"},
     {"layers: ", "layers"},   {"width: ", "width"},     {"batch: ", "batch"},
     {"schedule: ", "schedule"}, {"optimizer: ", "optimizer"}, {"learning rate: ", "lr"},
     {"model: ", "model"},     {"buckets: ", "buckets"}, {"global batch: ", "global-batch"}, {"backend: ", "backend"},
     {"topology: ", "topology"},
 };
-
-int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
-  if (!args.Has(flag)) return fallback;
-  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT32_MIN, INT32_MAX));
-}
 
 std::string Fixed(double value, int digits) {
   std::ostringstream out;
@@ -46,36 +42,13 @@ std::string Percent(double part, double whole) {
 }
 
 ThreeDScenario ScenarioFromArgs(const ParsedArgs& args) {
-  ThreeDScenario s;
-  s.grid = {IntFlag(args, "dp", 2), IntFlag(args, "pp", 2), IntFlag(args, "tp", 2)};
-  s.schedule = ParsePipelineSchedule(args.Get("schedule", "1f1b"));
-  s.zero_stage = IntFlag(args, "zero", 0);
-  s.model = args.Get("model", "small");
-  s.microbatches = IntFlag(args, "microbatches", 4);
-  s.dp_buckets = IntFlag(args, "buckets", 4);
-  s.micro_batch = IntFlag(args, "micro-batch", 0);
-  s.global_batch = IntFlag(args, "global-batch", 0);
+  ThreeDScenario s = ThreeDFromParams(ParamsFromArgs(ScenarioSpecOf("3d"), args));
+  s.backend = args.Get("backend", "sim");
+  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
   if (!s.timing_only())
     for (const char* flag : {"micro-batch", "global-batch", "buckets"})
       if (args.Has(flag))
         throw UsageError(args.Spelling(flag) + ": only for a --model preset (the small model uses --batch and --microbatches)");
-  s.mlp.layers = IntFlag(args, "layers", 8);
-  s.mlp.width = IntFlag(args, "width", 256);
-  s.mlp.batch = IntFlag(args, "batch", 64);
-  s.mlp.optimizer = ParseOptimizer(args.Get("optimizer", "sgd"));
-  if (args.Has("lr")) {
-    const std::string text = args.Get("lr");
-    char* end = nullptr;
-    const double lr = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size())
-      throw UsageError(args.Spelling("lr") + ": must be a number (got '" + text + "')");
-    s.mlp.learning_rate = static_cast<float>(lr);
-  } else if (s.mlp.optimizer == OptimizerKind::kAdam) {
-    s.mlp.learning_rate = 1e-3f;
-  }
-  s.topology = args.Get("topology", "dgx-a100");
-  s.backend = args.Get("backend", "sim");
-  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
   if (s.timing_only()) {
     for (const char* flag : {"layers", "width", "batch", "microbatches", "optimizer", "lr"})
       if (args.Has(flag))
@@ -134,7 +107,7 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
     if (gpu_bytes > 0)
       out << "\n#                      the GPU has " << FormatBytes(gpu_bytes)
           << (s.memory.model_states_bytes > gpu_bytes
-                  ? ": does NOT fit; the model states alone exceed it (try --zero 1, or more --pp)"
+                  ? ": does NOT fit; the model states alone exceed it (try --zero-stage 1, or more --pp)"
               : total > gpu_bytes ? ": does NOT fit without activation recomputation"
                                   : ": fits");
     out << "\n";
@@ -245,37 +218,22 @@ const CommandSpec& ThreeDSpec() {
         "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
         "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
         "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
-        "each DP group (or with --zero 1 reduce-scattered, updated in shards, all-gathered).\n"
+        "each DP group (or with --zero-stage 1 reduce-scattered, updated in shards, all-gathered).\n"
         "--model small trains the MLP for one real step and compares every parameter shard\n"
         "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
         "without data and reports step time, compute/communication split, memory and MFU.\n"
         "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    s.flags = {
-        {"dp", 0, "N", "data-parallel replicas (default: 2)"},
-        {"pp", 0, "N", "pipeline stages (default: 2)"},
-        {"tp", 0, "N", "tensor-parallel ranks per stage (default: 2)"},
-        {"zero", 0, "N", "0: DP all-reduce; 1: ZeRO-1 over each DP group (default: 0)"},
-        {"schedule", 0, "NAME", "1f1b or gpipe (default: 1f1b)"},
-        {"model", 0, "NAME", "small (the real MLP) or " + ModelPresetNames() + " (default: small)"},
-        {"microbatches", 'm', "N", "small: micro-batches per replica (default: 4)"},
-        {"layers", 0, "N", "small: MLP layers; even when tp > 1 (default: 8)"},
-        {"width", 0, "N", "small: features per layer, a multiple of tp (default: 256)"},
-        {"batch", 0, "N", "small: rows of the global batch (default: 64)"},
-        {"optimizer", 0, "NAME", "small: sgd or adam (default: sgd)"},
-        {"lr", 0, "X", "small: learning rate (default: 0.05 sgd, 0.001 adam)"},
-        {"buckets", 0, "N", "paper scale: DP gradient buckets per GPU (default: 4)"},
-        {"micro-batch", 0, "N", "paper scale: sequences per micro-batch (default: the preset's, 1)"},
-        {"global-batch", 0, "N", "paper scale: sequences per step (default: the preset's, 1536 for GPT-3)"},
-        {"topology", 't', "NAME|FILE", "preset or file with dp*pp*tp GPUs, e.g. 64x-dgx-a100-ib (default: dgx-a100)"},
+    AddScenarioFlags(s.flags, ScenarioSpecOf("3d"));
+    s.flags.insert(s.flags.end(), {
         {"backend", 0, "NAME", "backend to run on (default: sim)"},
         {"seed", 0, "N", "small: seed of the weights and data (default: 1)"},
         {"json", 0, "", "print one JSON object instead of the report"},
         {"trace", 0, "FILE", "write a Chrome trace (ranks labelled by their coordinates in the plan)"},
-    };
+    });
     AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
-        "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero 1\n"
+        "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
         "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
         "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
     return s;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/tp_args.h"
@@ -257,13 +258,12 @@ const CommandSpec& TpRunSpec() {
         "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
         "whether every output and gradient equals the single-device layer.\n"
         "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
-        "--timing-only for paper-sized layers (fp16, nothing computed, nothing checked).\n"
+        "--timing-only for paper-sized layers (with --dtype fp16: nothing computed, nothing checked).\n"
         "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    s.flags = {{"tp", 0, "N", "tensor-parallel ranks, one per GPU (GPUs 0..N-1; default: 2)"}};
-    AddTpLayerFlags(s.flags, TpDefaults{});
+    AddScenarioFlags(s.flags, ScenarioSpecOf("tp"));
     const std::vector<FlagSpec> own = {
         {"backend", 0, "NAME", "backend to run on (default: sim)"},
-        {"timing-only", 0, "", "skip the arithmetic: time only (for paper-sized layers)"},
+        {"seed", 0, "N", "seed of the weights, input and upstream gradient (default: 1)"},
         {"json", 0, "", "print one JSON object instead of the table"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
@@ -274,7 +274,7 @@ const CommandSpec& TpRunSpec() {
         "  shardlab-cli run tp-mlp\n"
         "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
         "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
-        " --timing-only\n"
+        " --dtype fp16 --timing-only\n"
         "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
     return s;
   }();
@@ -294,17 +294,25 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
 
   std::unique_ptr<PreparedTp> prepared;
   try {
-    TpScenario scenario = TpScenarioFromArgs(args, kind, args.Has("timing-only"), TpDefaults{});
-    if (args.Has("tp")) {
-      const std::string text = args.Get("tp");
-      if (text.find(',') != std::string::npos) {
-        throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
-                         "'); 'shardlab-cli sweep " + layer_word + " --tp " + text +
-                         "' runs a list");
-      }
-      scenario.layer.tp =
-          static_cast<int>(ParseIntValue(args.Spelling("tp"), text, INT32_MIN, INT32_MAX));
+    if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
+      throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
+                       "'); 'shardlab-cli sweep " + layer_word + " --tp " + text +
+                       "' runs a list");
     }
+    ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("tp"), args);
+    params.Set("layer", TpLayerKindName(kind));
+    TpScenario scenario = TpFromParams(params);
+    // A flag the layer has no use for is a mistake, not a no-op.
+    if (!scenario.layer.has_attention() && args.Has("heads")) {
+      throw UsageError(args.Spelling("heads") + ": the " + TpLayerKindName(kind) +
+                       " layer has no attention heads (tp-attention and tp-transformer do)");
+    }
+    if (kind == TpLayerKind::kAttention && args.Has("ffn")) {
+      throw UsageError(args.Spelling("ffn") + ": the attention layer has no ffn width (its "
+                       "projections are H x H; tp-transformer adds the MLP)");
+    }
+    scenario.backend = args.Get("backend", "sim");
+    if (args.Has("seed")) scenario.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
     prepared = PrepareTp(scenario);
   } catch (const Error& e) {
     throw TpFlagError(e, args);

@@ -20,6 +20,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
+#include "app/cli/scenario_flags.h"
 #include "app/cli/output.h"
 #include "app/cli/zero_args.h"
 #include "engine/core/json.h"
@@ -32,27 +33,12 @@
 namespace shardlab::cli {
 namespace {
 
-/// Defaults of a real run: its arithmetic and check take well under a second.
-constexpr int kDefaultStage = 3;
-constexpr int kDefaultRanks = 4;
-constexpr int kDefaultLayers = 4;
-constexpr int kDefaultWidth = 64;
-constexpr int kDefaultRowsPerRank = 8;  // --batch defaults to 8 x ranks (32 at 4 ranks)
-constexpr int kDefaultSteps = 2;
-constexpr float kDefaultAdamLr = 1e-3f;
-
 /// --params builds the nearest MLP; further off than this it says so.
 constexpr double kParamsTolerance = 0.10;
 
 /// Above this many rank groups the memory table shows the least and the
 /// most loaded rank instead of one column per group.
 constexpr std::size_t kMaxRankColumns = 4;
-
-int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
-  if (!args.Has(flag)) return fallback;
-  // Any int goes through: whether it fits the run is the engine's call.
-  return static_cast<int>(ParseIntValue(args.Spelling(flag), args.Get(flag), INT_MIN, INT_MAX));
-}
 
 /// The flag that set the model's size, for the engine's "params: ..." (a
 /// real run too large for the host).
@@ -82,45 +68,23 @@ MlpConfig ModelForParams(const ParsedArgs& args, double asked) {
                    ") is more than 10% from " + ParameterCountText(asked) + "; " + hint);
 }
 
-float ParseLearningRate(const ParsedArgs& args) {
-  if (!args.Has("lr")) return kDefaultAdamLr;
-  const std::string text = args.Get("lr");
-  char* end = nullptr;
-  const double lr = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size())
-    throw UsageError(args.Spelling("lr") + ": must be a number (got '" + text + "')");
-  return static_cast<float>(lr);  // the engine refuses what is not positive
-}
-
 ZeroScenario ScenarioFromArgs(const ParsedArgs& args, double* asked_params) {
-  ZeroScenario s;
-  ZeroParams& p = s.params;
-  p.stage = IntFlag(args, "stage", kDefaultStage);
-  p.ranks = IntFlag(args, "ranks", kDefaultRanks);
+  const ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("zero"), args);
+  ZeroScenario s = ZeroFromParams(params);
   if (args.Has("params")) {
     if (args.Has("layers") || args.Has("width")) {
       const std::string other = args.Has("layers") ? "layers" : "width";
       throw UsageError(args.Spelling("params") + ": give either --params or --layers and "
                        "--width, not both (got " + args.Spelling(other) + " too)");
     }
-    *asked_params = ParseZeroParams(args);
-    p.model = ModelForParams(args, *asked_params);
-  } else {
-    p.model.layers = IntFlag(args, "layers", kDefaultLayers);
-    p.model.width = IntFlag(args, "width", kDefaultWidth);
+    *asked_params = params.Number("params");
+    s.params.model = ModelForParams(args, *asked_params);
+    s.params.model.batch = ZeroFromParams(params).params.model.batch;
+    s.params.model.optimizer = OptimizerKind::kAdam;
+    s.params.model.learning_rate = static_cast<float>(params.Number("lr"));
   }
-  // A default that always splits: the batch follows the ranks.
-  p.model.batch = IntFlag(args, "batch", kDefaultRowsPerRank * std::clamp(p.ranks, 1, 1 << 16));
-  p.model.optimizer = OptimizerKind::kAdam;
-  p.model.learning_rate = ParseLearningRate(args);
-  p.steps = IntFlag(args, "steps", kDefaultSteps);
-  if (args.Has("bucket")) p.bucket_bytes = ParseSizeValue(args.Spelling("bucket"), args.Get("bucket"), 1);
-  p.overlap = !args.Has("no-overlap");
-  s.topology = args.Get("topology", "dgx-a100");
-  if (s.topology.empty()) throw UsageError(args.Spelling("topology") + ": missing value");
   s.backend = args.Get("backend", "sim");
   if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-  s.timing_only = args.Has("timing-only");
   return s;
 }
 
@@ -500,7 +464,7 @@ const CommandSpec& ZeroRunSpec() {
     s.description =
         "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
         "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
-        "plain data parallelism (--stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
+        "plain data parallelism (--zero-stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
         "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
         "layer all-gathered before its forward and again before its backward).\n"
         "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
@@ -512,39 +476,22 @@ const CommandSpec& ZeroRunSpec() {
         "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
         "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.\n"
         "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    s.flags = {
-        {"stage", 0, "N", "0 (plain data parallel), 1, 2 or 3 (default: 3)"},
-        {"ranks", 'n', "N", "data-parallel ranks N, one per GPU (GPUs 0..N-1; default: 4)"},
-        {"params", 0, "COUNT", "model size: 1B, 7.5B, 350M; builds the nearest MLP (a power-of-two "
-                               "width, as many layers as make up the count); not with --layers "
-                               "or --width"},
-        {"layers", 0, "N", "layers of the MLP (default: 4)"},
-        {"width", 0, "N", "features of every layer (default: 64)"},
-        {"batch", 0, "N", "global rows per step; must divide by --ranks (default: 8 per rank)"},
-        {"steps", 0, "N", "training steps, one Adam update each (default: 2)"},
-        {"bucket", 0, "SIZE", "gradient bucket of stages 0-2: 25M, 25MiB, 1G (default: 25 MiB, "
-                              "as PyTorch DDP)"},
-        {"no-overlap", 0, "", "reduce the buckets after the whole backward, not as each is ready"},
-        {"lr", 0, "X", "Adam's learning rate (default: 0.001)"},
-        {"k", 0, "8|12", "bytes of optimizer state per parameter in the formula column (default: "
-                         "12)"},
-        {"topology", 't', "NAME|FILE", "preset or topology file; rank r on GPU r (default: "
-                                       "dgx-a100)"},
+    AddScenarioFlags(s.flags, ScenarioSpecOf("zero"));
+    s.flags.insert(s.flags.end(), {
         {"backend", 0, "NAME", "backend to run on (default: sim)"},
         {"seed", 0, "N", "seed of the weights and data (default: 1)"},
-        {"timing-only", 0, "", "skip the arithmetic: time and memory only (for paper-sized models)"},
         {"json", 0, "", "print one JSON object instead of the tables"},
         {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
         {"plan", 0, "", "print the plan, one op per line, before running it"},
-    };
+    });
     AddIterationFlags(s.flags);
     s.examples =
         "  shardlab-cli run zero\n"
-        "  shardlab-cli run zero --stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
-        "  shardlab-cli run zero --stage 3 --ranks 8 --params 1B --timing-only\n"
-        "  shardlab-cli run zero --stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
+        "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
+        "  shardlab-cli run zero --zero-stage 3 --ranks 8 --params 1B --timing-only\n"
+        "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
         "--timing-only\n"
-        "  shardlab-cli run zero --stage 1 --k 8 --json --trace zero.json\n";
+        "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
     return s;
   }();
   return spec;

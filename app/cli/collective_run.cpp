@@ -1,4 +1,5 @@
 #include "app/cli/collective_run.h"
+#include "app/cli/scenario_flags.h"
 
 #include <algorithm>
 #include <climits>
@@ -25,20 +26,6 @@ const std::vector<std::string>& KindNames() {
   return names;
 }
 
-DType ParseDType(const std::string& spelling, const std::string& text) {
-  if (text == "f32" || text == "float" || text == "float32") return DType::kF32;
-  if (text == "f16" || text == "half" || text == "float16") return DType::kF16;
-  if (text == "bf16" || text == "bfloat16") return DType::kBF16;
-  throw UsageError(spelling + ": unknown type '" + text + "' (use f32, f16 or bf16)");
-}
-
-ReduceOp ParseReduceOp(const std::string& spelling, const std::string& text) {
-  if (text == "sum") return ReduceOp::kSum;
-  if (text == "max") return ReduceOp::kMax;
-  if (text == "min") return ReduceOp::kMin;
-  throw UsageError(spelling + ": unknown reduction '" + text + "' (use sum, max or min)");
-}
-
 /// The engine names the scenario field a message is about ("ranks: must be
 /// at least 1 (got 0)"); the CLI names the flag as the user spelled it.
 Error AsFlagError(const Error& error, const ParsedArgs& args) {
@@ -59,24 +46,26 @@ Bytes HostDataBytes(const Plan& plan) {
 }  // namespace
 
 void AddCollectiveFlags(std::vector<FlagSpec>& flags) {
+  // The scenario's own parameters, from its spec (the collective is the
+  // command word, the size is `run`'s --size or `sweep`'s -b/-e).
+  std::vector<FlagSpec> from_spec;
+  AddScenarioFlags(from_spec, ScenarioSpecOf("collective"), {"size"});
+  for (FlagSpec& f : from_spec) {
+    if (f.name == "topology") {
+      // The CLI also takes 'this', and a real backend detects its machine.
+      f.help = "a preset (see 'topo --list'), a topology file, or 'this': the machine the run "
+               "uses, ranks beyond its GPUs as virtual devices sharing their GPU's memory; with "
+               "--backend cuda and no --topology, this machine's GPUs as detected " +
+               ParamDefaultText(*ScenarioSpecOf("collective").FindParam("topology"));
+    }
+    if (f.name == "ranks") {
+      f.help += "; under mpirun, the job's size";
+    }
+  }
+  flags.insert(flags.end(), from_spec.begin(), from_spec.end());
   const std::vector<FlagSpec> shared = {
-      {"algo", 0, "NAME", "ring, tree (all-reduce), direct (all-to-all), or nccl (one NCCL "
-                          "call per rank: NCCL itself on --backend cuda, the simulator's model "
-                          "of NCCL on sim); default: ring, direct for all-to-all"},
-      {"ranks", 0, "N", "number of ranks; rank r runs on GPU r (default: all GPUs of the "
-                          "topology)"},
-      {"topology", 0, "NAME|FILE", "a preset (see 'topo --list'), a topology file, or 'this': "
-                                     "the machine the run uses, ranks beyond its GPUs as virtual "
-                                     "devices sharing their GPU's memory (default: dgx-a100; with "
-                                     "--backend cuda, this machine's GPUs as detected)"},
       {"backend", 0, "NAME", "where to run (default: sim, the simulator)"},
-      {"dtype", 'd', "TYPE", "element type f32, f16 or bf16 (default: f32)"},
-      {"op", 'o', "OP", "reduction sum, max or min (default: sum)"},
-      {"root", 'r', "RANK", "root of broadcast and reduce (default: 0)"},
-      {"ring-order", 0, "ORDER", "auto (fast links first), rank (0..n-1) or a list like "
-                                 "0,3,2,1 (default: auto)"},
       {"seed", 0, "N", "seed of the input data (default: 1)"},
-      {"timing-only", 0, "", "skip the data: time only, the result is not checked"},
       {"device-profile", 0, "FILE", "simulate every GPU with the figures 'calibrate' measured "
                                     "(sim backend)"},
       {"emulate-links", 0, "", "cuda backend: hold each transfer for the time the topology's "
@@ -100,15 +89,12 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   }
   setup.kind = ParseCollectiveKind(kind_text);
 
-  setup.algo = DefaultAlgo(setup.kind);
-  if (args.Has("algo")) {
-    const std::string text = args.Get("algo");
-    if (text != "ring" && text != "tree" && text != "direct" && text != "nccl") {
-      throw UsageError(args.Spelling("algo") + ": unknown algorithm '" + text +
-                       "' (use ring, tree, direct or nccl)");
-    }
-    setup.algo = ParseCollectiveAlgo(text);
-  }
+  // The scenario's parameters, checked against its spec ("--root: must be
+  // at least 0 (got -1)"); whether they fit the topology is the engine's call.
+  ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("collective"), args);
+  params.Set("kind", kind_text);
+  setup.algo = params.Text("algo") == "auto" ? DefaultAlgo(setup.kind)
+                                             : ParseCollectiveAlgo(params.Text("algo"));
   setup.backend = args.Get("backend", "sim");
 
   if (args.Has("topology") && args.Get("topology").empty())
@@ -165,19 +151,15 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   if (IsProcessBackend(setup.backend)) {
     setup.ranks = CurrentProcessGroup().size;
   }
-  if (args.Has("ranks")) {
-    setup.ranks = static_cast<int>(
-        ParseIntValue(args.Spelling("ranks"), args.Get("ranks"), INT_MIN, INT_MAX));
-  }
-  if (args.Has("dtype")) setup.dtype = ParseDType(args.Spelling("dtype"), args.Get("dtype"));
-  if (args.Has("op")) setup.op = ParseReduceOp(args.Spelling("op"), args.Get("op"));
+  // --ranks 0 (the spec's default) is every GPU, as no --ranks.
+  if (params.Int("ranks") > 0) setup.ranks = static_cast<int>(params.Int("ranks"));
+  const CollectiveScenario from_params = CollectiveFromParams(params, &setup.topology);
+  setup.dtype = from_params.dtype;
+  setup.op = from_params.op;
   // nccl-tests ignores the root of rootless collectives; so do we.
-  if (args.Has("root") && CollectiveHasRoot(setup.kind)) {
-    setup.root =
-        static_cast<int>(ParseIntValue(args.Spelling("root"), args.Get("root"), INT_MIN, INT_MAX));
-  }
+  if (CollectiveHasRoot(setup.kind)) setup.root = from_params.root;
   if (args.Has("seed")) setup.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-  setup.timing_only = args.Has("timing-only");
+  setup.timing_only = from_params.timing_only;
   if (args.Has("verify-max")) {
     setup.verify_max_bytes = ParseSizeValue(args.Spelling("verify-max"), args.Get("verify-max"), 0);
   }
@@ -192,7 +174,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   scenario.op = setup.op;
   scenario.root = setup.root;
   scenario.topology = setup.topology_name;
-  scenario.ring_order = args.Get("ring-order", "auto");
+  scenario.ring_order = from_params.ring_order;
   scenario.backend = setup.backend;
   scenario.seed = setup.seed;
   scenario.timing_only = setup.timing_only;

@@ -80,7 +80,7 @@ Error ZeroFlagError(const Error& error, const ParsedArgs& args, const std::strin
   // that set them is --params.
   const bool derived = size_flag == "params";
   const std::pair<const char*, const char*> fields[] = {
-      {"stage: ", "stage"},
+      {"stage: ", "zero-stage"},
       {"ranks: ", "ranks"},
       {"steps: ", "steps"},
       {"bucket: ", "bucket"},

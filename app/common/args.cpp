@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iostream>
+#include <set>
 #include <limits>
 #include <sstream>
 
@@ -11,16 +13,37 @@ namespace {
 /// Help text is wrapped to fit a terminal of this many columns.
 constexpr std::size_t kHelpColumns = 96;
 
-const FlagSpec* FindLong(const CommandSpec& spec, std::string_view name) {
+bool IsOldName(const FlagSpec& f, std::string_view name) {
+  return std::find(f.old_names.begin(), f.old_names.end(), name) != f.old_names.end();
+}
+
+/// The flag named `name`; an old spelling (longer than one letter) when no
+/// flag is named so now, with *old set.
+const FlagSpec* FindLong(const CommandSpec& spec, std::string_view name, bool* old) {
+  *old = false;
   for (const FlagSpec& f : spec.flags) {
     if (f.name == name) return &f;
+  }
+  if (name.size() < 2) return nullptr;
+  for (const FlagSpec& f : spec.flags) {
+    if (IsOldName(f, name)) {
+      *old = true;
+      return &f;
+    }
   }
   return nullptr;
 }
 
-const FlagSpec* FindShort(const CommandSpec& spec, char name) {
+const FlagSpec* FindShort(const CommandSpec& spec, char name, bool* old) {
+  *old = false;
   for (const FlagSpec& f : spec.flags) {
     if (f.short_name != 0 && f.short_name == name) return &f;
+  }
+  for (const FlagSpec& f : spec.flags) {
+    if (IsOldName(f, std::string(1, name))) {
+      *old = true;
+      return &f;
+    }
   }
   return nullptr;
 }
@@ -98,7 +121,19 @@ std::string ParsedArgs::Spelling(std::string_view flag) const {
 }
 
 ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args) {
+  return ParseArgs(spec, args, nullptr);
+}
+
+ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args,
+                     std::ostream* notices) {
   ParsedArgs parsed;
+  std::set<std::string> noticed;
+  const auto notice = [&](const std::string& spelling, const FlagSpec& flag) {
+    if (!noticed.insert(spelling).second) return;
+    (notices != nullptr ? *notices : std::cerr)
+        << spec.program << ": " << spelling << " is now --" << flag.name
+        << "; the old spelling goes in the next release\n";
+  };
   // --help wins over everything else on the line, even over bad flags.
   for (const std::string& word : args) {
     if (word == "--") break;
@@ -140,8 +175,10 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
       const std::size_t eq = word.find('=');
       const std::string name = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
       const std::string spelling = "--" + name;
-      const FlagSpec* flag = FindLong(spec, name);
+      bool old = false;
+      const FlagSpec* flag = FindLong(spec, name, &old);
       if (flag == nullptr) throw UnknownFlag(spec, word);
+      if (old) notice(spelling, *flag);
       if (flag->value_name.empty()) {
         if (eq != std::string::npos) throw UsageError(spelling + ": takes no value");
         store(*flag, spelling, "");
@@ -154,8 +191,10 @@ ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args)
     }
     if (word.size() >= 2 && word[0] == '-') {
       const std::string spelling = word.substr(0, 2);
-      const FlagSpec* flag = FindShort(spec, word[1]);
+      bool old = false;
+      const FlagSpec* flag = FindShort(spec, word[1], &old);
       if (flag == nullptr) throw UnknownFlag(spec, word);
+      if (old) notice(spelling, *flag);
       if (flag->value_name.empty()) {
         if (word.size() > 2) throw UnknownFlag(spec, word);
         store(*flag, spelling, "");

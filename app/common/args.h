@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <span>
 #include <utility>
@@ -28,6 +29,12 @@ struct FlagSpec {
   char short_name = 0;      // 'b' for -b; 0 = none
   std::string value_name;   // "N", "SIZE"; empty = a switch without a value
   std::string help;         // one line; mention the default here
+  /// Earlier spellings still accepted for one release ("stage" for
+  /// --zero-stage; one letter: a short flag, "n" for -n). Using one prints
+  /// "PROGRAM: --stage is now --zero-stage; the old spelling goes in the next
+  /// release" on stderr; Spelling() then returns the old spelling, so
+  /// messages name the flag as the user typed it. Not listed in --help.
+  std::vector<std::string> old_names = {};
 };
 
 struct CommandSpec {
@@ -53,14 +60,19 @@ class ParsedArgs {
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:
-  friend ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args);
+  friend ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args,
+                              std::ostream* notices);
   bool help_ = false;
   std::map<std::string, std::string> values_;     // switches map to ""
   std::map<std::string, std::string> spellings_;
   std::vector<std::string> positionals_;
 };
 
-/// Parses `args` (the words after the command name) against `spec`.
+/// Parses `args` (the words after the command name) against `spec`. Old
+/// spellings (FlagSpec::old_names) are stored under the new name; their
+/// notice goes to `notices` (stderr when null), once per spelling.
+ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args,
+                     std::ostream* notices);
 ParsedArgs ParseArgs(const CommandSpec& spec, std::span<const std::string> args);
 
 /// Usage, description, flag table and examples, for `COMMAND --help`.

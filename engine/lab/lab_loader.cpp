@@ -245,9 +245,11 @@ class LabReader {
         Problem(locked_line, prefix + ".locked", "locked parameters need a scenario");
       }
       for (std::size_t i = 0; i < step->locked.size() && spec != nullptr; ++i) {
-        if (spec->FindParam(step->locked[i]) == nullptr) {
+        if (const LabParamSpec* ps = spec->FindParam(step->locked[i]); ps == nullptr) {
           Problem(locked_line, Indexed(prefix + ".locked", i),
                   "'" + step->locked[i] + "' is not a parameter of scenario '" + spec->name + "'");
+        } else {
+          step->locked[i] = ps->name;
         }
       }
     }
@@ -393,6 +395,7 @@ class LabReader {
           ok = false;
           continue;
         }
+        param.name = ps->name;  // an old spelling ("stage") is stored by its new name
       }
       params->push_back(std::move(param));
     }

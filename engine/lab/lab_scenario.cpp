@@ -19,6 +19,8 @@
 #include "engine/model/tp_layer.h"
 #include "engine/model/zero_memory.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/memory_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/run/memory_tracker.h"
 #include "engine/run/metrics.h"
@@ -46,81 +48,42 @@ const LabScenarioSpec& SpecOrThrow(const std::string& scenario) {
   return *spec;
 }
 
-/// Every parameter of a scenario resolved: the file's value or the default,
-/// each checked. Throws "<name>: message".
+/// Every parameter of a scenario resolved: the file's value or the spec's
+/// default, each checked. Throws "<name>: message".
 class ResolvedParams {
  public:
-  ResolvedParams(const LabScenarioSpec& spec, const std::vector<LabParam>& params) : spec_(spec) {
-    for (const LabParam& p : params) {
-      if (spec.FindParam(p.name) == nullptr) {
-        std::vector<std::string> names;
-        for (const LabParamSpec& s : spec.params) names.push_back(s.name);
-        throw Error(p.name + ": unknown parameter of scenario '" + spec.name + "' (" +
-                    JoinNames(names) + ")");
-      }
-    }
-    for (const LabParamSpec& s : spec.params) {
-      const LabParam* given = FindLabParam(params, s.name);
-      LabParam value = given != nullptr ? *given : LabParamDefault(s);
-      try {
-        CheckLabParam(s, value);
-      } catch (const Error& e) {
-        throw Error(s.name + ": " + e.what());
-      }
-      values_.push_back(value);
-    }
-  }
+  ResolvedParams(const std::string& scenario, const std::vector<LabParam>& params)
+      : spec_(SpecOrThrow(scenario)), params_(LabScenarioParams(scenario, params)) {}
 
-  const LabParam& Get(const std::string& name) const {
-    for (const LabParam& p : values_) {
-      if (p.name == name) return p;
-    }
-    throw Error("internal: scenario '" + spec_.name + "' has no parameter '" + name + "'");
-  }
-  int Int(const std::string& name) const { return static_cast<int>(Get(name).number); }
-  double Number(const std::string& name) const { return Get(name).number; }
-  bool Bool(const std::string& name) const { return Get(name).flag; }
-  const std::string& Text(const std::string& name) const { return Get(name).text; }
-  const std::vector<LabParam>& All() const { return values_; }
-  Bytes Size(const std::string& name) const {
-    const LabParam& p = Get(name);
-    if (p.type == LabParamType::kNumber) return static_cast<Bytes>(p.number);
-    return ParseSize(p.text, name);
-  }
-  double Count(const std::string& name) const {
-    const LabParam& p = Get(name);
-    if (p.type == LabParamType::kNumber) return p.number;
-    return ParseParameterCount(p.text);
-  }
+  const ScenarioParams& params() const { return params_; }
+  std::int64_t Int(const std::string& name) const { return params_.Int(name); }
 
-  /// The values formulas see.
+  /// The values formulas see, under each parameter's name and its old
+  /// names (a lab's formula may say `stage` for zero_stage).
   LabValues Values() const {
     LabValues out;
     for (const LabParamSpec& s : spec_.params) {
+      double value = 0;
       switch (s.kind) {
         case K::kInteger:
-        case K::kNumber: out[s.name] = Number(s.name); break;
-        case K::kSize: out[s.name] = static_cast<double>(Size(s.name)); break;
-        case K::kCount: out[s.name] = Count(s.name); break;
-        case K::kBool: out[s.name] = Bool(s.name) ? 1.0 : 0.0; break;
+        case K::kNumber:
+        case K::kSize:
+        case K::kCount: value = params_.Number(s.name); break;
+        case K::kBool: value = params_.Bool(s.name) ? 1.0 : 0.0; break;
         case K::kChoice:
         case K::kText:
-        case K::kTopology: break;
+        case K::kTopology: continue;
       }
+      out[s.name] = value;
+      for (const std::string& old : s.spec->old_names) out[old] = value;
     }
     return out;
   }
 
  private:
   const LabScenarioSpec& spec_;
-  std::vector<LabParam> values_;
+  ScenarioParams params_;
 };
-
-DType ParseLabDType(const std::string& text) {
-  if (text == "f16") return DType::kF16;
-  if (text == "bf16") return DType::kBF16;
-  return DType::kF32;
-}
 
 std::string Fixed(double value, int digits) {
   std::ostringstream out;
@@ -143,18 +106,7 @@ void RunPlan(Plan plan, const Topology& topology, bool timing_only, std::uint64_
 }
 
 CollectiveScenario CollectiveFrom(const ResolvedParams& p) {
-  CollectiveScenario sc;
-  sc.kind = ParseCollectiveKind(p.Text("kind"));
-  sc.algo = ParseCollectiveAlgo(p.Text("algo"));
-  sc.ranks = p.Int("ranks");
-  sc.size_bytes = p.Size("size");
-  sc.dtype = ParseLabDType(p.Text("dtype"));
-  sc.root = p.Int("root");
-  sc.topology = p.Text("topology");
-  sc.ring_order = p.Text("ring_order");
-  sc.backend = "sim";
-  sc.timing_only = p.Bool("timing_only");
-  return sc;
+  return CollectiveFromParams(p.params());
 }
 
 /// A real collective run holds every rank's buffers as floats on the host.
@@ -172,66 +124,14 @@ void CheckCollectiveHostMemory(const CollectiveScenario& sc) {
   }
 }
 
-PipelineScenario PipelineFrom(const ResolvedParams& p) {
-  PipelineScenario sc;
-  sc.params.schedule = ParsePipelineSchedule(p.Text("schedule"));
-  sc.params.shape.stages = p.Int("stages");
-  sc.params.shape.microbatches = p.Int("microbatches");
-  sc.params.shape.chunks = p.Int("chunks");
-  sc.params.model.layers = p.Int("layers");
-  sc.params.model.width = p.Int("width");
-  sc.params.model.batch = p.Int("batch");
-  sc.topology = p.Text("topology");
-  sc.backend = "sim";
-  sc.timing_only = p.Bool("timing_only");
-  return sc;
-}
+PipelineScenario PipelineFrom(const ResolvedParams& p) { return PipelineFromParams(p.params()); }
+TpScenario TpFrom(const ResolvedParams& p) { return TpFromParams(p.params()); }
+ZeroScenario ZeroFrom(const ResolvedParams& p) { return ZeroFromParams(p.params()); }
 
-TpScenario TpFrom(const ResolvedParams& p) {
-  TpScenario sc;
-  sc.layer.kind = ParseTpLayerKind(p.Text("layer"));
-  sc.layer.batch = p.Int("batch");
-  sc.layer.seq = p.Int("seq");
-  sc.layer.hidden = p.Int("hidden");
-  sc.layer.ffn = p.Int("ffn");
-  sc.layer.heads = p.Int("heads");
-  sc.layer.tp = p.Int("tp");
-  sc.layer.sequence_parallel = p.Bool("sequence_parallel");
-  sc.layer.dtype = ParseLabDType(p.Text("dtype"));
-  sc.topology = p.Text("topology");
-  sc.backend = "sim";
-  sc.timing_only = p.Bool("timing_only");
-  return sc;
-}
-
-ZeroScenario ZeroFrom(const ResolvedParams& p) {
-  ZeroScenario sc;
-  sc.params.stage = p.Int("stage");
-  sc.params.ranks = p.Int("ranks");
-  sc.params.steps = p.Int("steps");
-  sc.params.bucket_bytes = p.Size("bucket");
-  sc.params.overlap = p.Bool("overlap");
-  const double count = p.Count("params");
-  if (count > 0) {
-    const MlpConfig sized = MlpForParameterCount(count);
-    sc.params.model.layers = sized.layers;
-    sc.params.model.width = sized.width;
-  } else {
-    sc.params.model.layers = p.Int("layers");
-    sc.params.model.width = p.Int("width");
-  }
-  sc.params.model.batch = p.Int("batch");
-  sc.topology = p.Text("topology");
-  sc.backend = "sim";
-  sc.timing_only = p.Bool("timing_only");
-  return sc;
-}
-
-void CheckMemory(const ResolvedParams& p) {
-  if (p.Count("params") <= 0) throw Error("params: must be more than 0");
-  if (p.Int("ranks") < 1) throw Error("ranks: must be at least 1");
-  if (p.Int("stage") < 0 || p.Int("stage") > 3) throw Error("stage: must be 0, 1, 2 or 3");
-  if (p.Int("k") < 0 || p.Int("k") > 64) throw Error("k: must be 0 .. 64 bytes per parameter");
+MemoryScenario CheckMemory(const ResolvedParams& p) {
+  const MemoryScenario m = MemoryFromParams(p.params());
+  if (m.parameters <= 0) throw Error("params: must be more than 0");
+  return m;
 }
 
 // ---- runs -----------------------------------------------------------------
@@ -461,9 +361,8 @@ LabRunResult RunZeroLab(const ResolvedParams& p) {
 }
 
 LabRunResult RunMemoryLab(const ResolvedParams& p) {
-  CheckMemory(p);
-  const ZeroMemoryFormula f =
-      ZeroMemoryPerGpu(p.Count("params"), p.Int("ranks"), p.Int("stage"), p.Int("k"));
+  const MemoryScenario m = CheckMemory(p);
+  const ZeroMemoryFormula f = ZeroMemoryPerGpu(m.parameters, m.ranks, m.stage, m.k_bytes);
   LabRunResult r;
   r.measured = {
       {"memory_per_gpu_bytes", f.total()},
@@ -472,17 +371,40 @@ LabRunResult RunMemoryLab(const ResolvedParams& p) {
       {"gradient_bytes", f.gradients},
       {"optimizer_bytes", f.optimizer_states},
   };
-  r.summary = "ZeRO stage " + std::to_string(p.Int("stage")) + ", " +
-              ZeroMemoryFormulaText(p.Int("stage"), p.Int("k")) + " per GPU = " +
+  r.summary = "ZeRO stage " + std::to_string(m.stage) + ", " +
+              ZeroMemoryFormulaText(m.stage, m.k_bytes) + " per GPU = " +
               Fixed(f.total() / 1e9, 2) + " GB";
   return r;
 }
 
+
 }  // namespace
 
-void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+ScenarioParams LabScenarioParams(const std::string& scenario, const std::vector<LabParam>& params) {
   const LabScenarioSpec& spec = SpecOrThrow(scenario);
-  const ResolvedParams p(spec, params);
+  ScenarioParams out(*spec.spec);
+  for (const LabParam& p : params) {
+    const LabParamSpec* s = spec.FindParam(p.name);
+    if (s == nullptr) {
+      std::vector<std::string> names;
+      for (const LabParamSpec& known : spec.params) names.push_back(known.name);
+      throw Error(p.name + ": unknown parameter of scenario '" + spec.name + "' (" +
+                  JoinNames(names) + ")");
+    }
+    try {
+      CheckLabParam(*s, p);
+    } catch (const Error& e) {
+      throw Error(p.name + ": " + e.what());
+    }
+    out.Set(s->name, LabParamSpecText(p));
+  }
+  return out;
+}
+
+namespace {
+
+void CheckScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+  const ResolvedParams p(scenario, params);
   if (scenario == "collective") {
     const CollectiveScenario sc = CollectiveFrom(p);
     CheckCollectiveScenario(sc, LoadScenarioTopology(sc.topology));
@@ -499,15 +421,54 @@ void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& 
   } else if (scenario == "memory") {
     CheckMemory(p);
   } else if (scenario == "3d") {
-    CheckThreeDLab(p.All());
+    CheckThreeDLab(p.params());
   } else if (scenario == "plan") {
-    CheckPlanLab(p.All());
+    CheckPlanLab(p.params());
+  } else if (const ScenarioSpec& spec = p.params().spec(); spec.check) {
+    spec.check(p.params());
+  }
+}
+
+LabRunResult RunScenario(const std::string& scenario, const std::vector<LabParam>& params);
+
+/// The engine names a parameter by its new name ("ranks: ..."); parameters
+/// spelled the old way ("gpus", as an older lab file or caller wrote them)
+/// read their own spelling back.
+Error InGivenSpelling(const Error& e, const std::string& scenario,
+                      const std::vector<LabParam>& params) {
+  const LabScenarioSpec* spec = FindLabScenario(scenario);
+  const std::string message = e.what();
+  for (const LabParam& given : params) {
+    const LabParamSpec* ps = spec != nullptr ? spec->FindParam(given.name) : nullptr;
+    if (ps == nullptr || ps->name == given.name) continue;
+    const std::string prefix = ps->name + ": ";
+    if (message.rfind(prefix, 0) == 0)
+      return Error(given.name + ": " + message.substr(prefix.size()), e.kind());
+  }
+  return e;
+}
+
+}  // namespace
+
+void CheckLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+  try {
+    CheckScenario(scenario, params);
+  } catch (const Error& e) {
+    throw InGivenSpelling(e, scenario, params);
+  }
+}
+
+LabRunResult RunLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+  try {
+    return RunScenario(scenario, params);
+  } catch (const Error& e) {
+    throw InGivenSpelling(e, scenario, params);
   }
 }
 
 LabEngineScenario ToEngineScenario(const std::string& scenario,
                                    const std::vector<LabParam>& params) {
-  const ResolvedParams p(SpecOrThrow(scenario), params);
+  const ResolvedParams p(scenario, params);
   LabEngineScenario out;
   if (scenario == "collective") out.collective = CollectiveFrom(p);
   if (scenario == "pipeline") out.pipeline = PipelineFrom(p);
@@ -517,20 +478,44 @@ LabEngineScenario ToEngineScenario(const std::string& scenario,
 }
 
 LabValues LabParamValues(const std::string& scenario, const std::vector<LabParam>& params) {
-  return ResolvedParams(SpecOrThrow(scenario), params).Values();
+  const ResolvedParams p(scenario, params);
+  LabValues values = p.Values();
+  // Parameters whose default follows others ("0: every GPU of the topology")
+  // show formulas the value the run uses.
+  if (scenario == "collective") values["ranks"] = CollectiveFrom(p).ranks;
+  if (scenario == "pipeline") {
+    const PipelineScenario sc = PipelineFrom(p);
+    values["chunks"] = sc.params.shape.chunks;
+    values["lr"] = sc.params.model.learning_rate;
+  }
+  if (scenario == "zero") values["batch"] = ZeroFrom(p).params.model.batch;
+  if (scenario == "3d") values["lr"] = ThreeDFromParams(p.params()).mlp.learning_rate;
+  if (scenario == "plan" && p.Int("ranks") == 0) {
+    values["ranks"] = values["gpus"] =
+        LoadScenarioTopology(p.params().Text("topology")).num_gpus();
+  }
+  return values;
 }
 
-LabRunResult RunLabScenario(const std::string& scenario, const std::vector<LabParam>& params) {
-  const LabScenarioSpec& spec = SpecOrThrow(scenario);
-  const ResolvedParams p(spec, params);
+namespace {
+
+LabRunResult RunScenario(const std::string& scenario, const std::vector<LabParam>& params) {
+  const ResolvedParams p(scenario, params);
   if (scenario == "collective") return RunCollectiveLab(p);
   if (scenario == "pipeline") return RunPipelineLab(p);
   if (scenario == "tp") return RunTpLab(p);
   if (scenario == "zero") return RunZeroLab(p);
-  if (scenario == "3d") return RunThreeDLab(p.All());
-  if (scenario == "plan") return RunPlanLab(p.All());
-  return RunMemoryLab(p);
+  if (scenario == "3d") return RunThreeDLab(p.params());
+  if (scenario == "plan") return RunPlanLab(p.params());
+  if (scenario == "memory") return RunMemoryLab(p);
+  // A registered scenario that measures itself (LabScenarios lists no other).
+  LabRunResult r;
+  for (const auto& [name, value] : p.params().spec().measure(p.params(), &r.summary))
+    r.measured[name] = value;
+  return r;
 }
+
+}  // namespace
 
 LabStepValues RunLabStep(const LabStep& step) {
   LabStepValues out;
@@ -558,7 +543,9 @@ std::vector<std::string> LabStepValueNames(const LabStep& step) {
   if (spec == nullptr) return names;
   std::vector<std::string> base;
   for (const LabParamSpec& p : spec->params) {
-    if (p.kind != K::kChoice && p.kind != K::kText && p.kind != K::kTopology) base.push_back(p.name);
+    if (p.kind == K::kChoice || p.kind == K::kText || p.kind == K::kTopology) continue;
+    base.push_back(p.name);
+    for (const std::string& old : p.spec->old_names) base.push_back(old);
   }
   for (const LabQuantitySpec& q : spec->measured) base.push_back(q.name);
   names = base;

@@ -10,13 +10,17 @@
 //   "3d"         ─► ThreeDScenario     (three_d_scenario.h; lab_scenario_3d.h)
 //   "plan"       ─► PlanParallelLayouts (planner.h; analytic, nothing runs)
 //
-// Each scenario's parameters (name, type, default) and measured quantities
-// (name, units, meaning) are listed in one table, LabScenarios(): the
-// validator, the app's lab panel, the `lab` CLI and labs/README.md all read
-// the same names. Runs always use the simulator backend, so a lab grades
-// the same on every machine.
+// Each scenario's parameters (name, type, default, range) and measured
+// quantities (name, units, meaning) come from its spec in engine/scenarios/
+// (scenario_spec.h): LabScenarios() is the registry seen by labs, so the
+// validator, the app's lab panel, the `lab` CLI, `shardlab-cli run` and
+// labs/README.md all read the same names and defaults. A lab file may use a
+// parameter's old spelling ("stage" for zero_stage); the loader stores the
+// new name, and formulas may read either. Runs always use the simulator
+// backend, so a lab grades the same on every machine.
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +29,7 @@
 #include "engine/lab/lab.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/scenario_spec.h"
 #include "engine/scenarios/tp_scenario.h"
 #include "engine/scenarios/zero_scenario.h"
 
@@ -46,12 +51,14 @@ enum class LabParamKind {
               // same everywhere); formulas do not see it
 };
 
+/// A spec's parameter as labs see it (ParamSpec, whose `spec` it keeps).
 struct LabParamSpec {
   std::string name;
   LabParamKind kind = LabParamKind::kInteger;
   std::string default_text;           // as a lab file would write it
   std::vector<std::string> choices;   // kChoice
   std::string help;
+  const ParamSpec* spec = nullptr;    // the scenario spec's parameter (range, unit, old names)
 };
 
 struct LabQuantitySpec {
@@ -63,15 +70,21 @@ struct LabQuantitySpec {
 struct LabScenarioSpec {
   std::string name;
   std::string help;
-  std::vector<LabParamSpec> params;
+  std::vector<LabParamSpec> params;     // those a lab file may set (ParamSpec::lab)
   std::vector<LabQuantitySpec> measured;
+  const ScenarioSpec* spec = nullptr;   // the registry's spec
 
+  /// The parameter named `param`, or once spelled so (old_names), or nullptr.
   const LabParamSpec* FindParam(const std::string& param) const;
   const LabQuantitySpec* FindQuantity(const std::string& quantity) const;
 };
 
-/// Every lab scenario, in the order labs/README.md documents them.
-const std::vector<LabScenarioSpec>& LabScenarios();
+/// Every lab scenario: the built-in ones the lab runner measures, in the
+/// order labs/README.md documents them (collective, pipeline, tp, zero,
+/// memory, 3d, plan), then every other registered scenario that can measure
+/// itself (ScenarioSpec::measure: a test's). A scenario registered later
+/// appears on the next call; a deque, so pointers stay valid.
+const std::deque<LabScenarioSpec>& LabScenarios();
 
 /// The scenario named `name`, or nullptr.
 const LabScenarioSpec* FindLabScenario(const std::string& name);
@@ -85,8 +98,16 @@ LabParam LabParamDefault(const LabParamSpec& spec);
 
 /// Checks one parameter against its spec; throws Error(kInvalidInput)
 /// "<message>" (no field: the caller knows it) on a wrong type, an unknown
-/// choice, a size that does not parse, an integer out of range.
+/// choice, a size that does not parse, a value out of the spec's range.
 void CheckLabParam(const LabParamSpec& spec, const LabParam& param);
+
+/// A lab value as the text ScenarioParams reads ("4", "16M", "true").
+std::string LabParamSpecText(const LabParam& param);
+
+/// The step's parameters (checked as CheckLabParam, names old or new) as
+/// the scenario's ScenarioParams, defaults for the rest: what the
+/// scenarios' XxxFromParams read. Throws "<param>: message".
+ScenarioParams LabScenarioParams(const std::string& scenario, const std::vector<LabParam>& params);
 
 /// Checks the whole parameter set as the engine would (ranks fit the
 /// topology, the pipeline's shape, ...) without running anything. Throws

@@ -17,6 +17,7 @@
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/planner/planner.h"
+#include "engine/scenarios/plan_scenario.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab {
@@ -25,20 +26,6 @@ namespace {
 /// The real small-model step computes on the host; above this it refuses
 /// (the same bound as `shardlab-cli run 3d`).
 constexpr double kMaxHostFlops = 2e10;
-
-const LabParam& Get(const std::vector<LabParam>& resolved, const char* name) {
-  const LabParam* p = FindLabParam(resolved, name);
-  if (p == nullptr) throw Error(std::string("internal: lab parameter '") + name + "' missing");
-  return *p;
-}
-int Int(const std::vector<LabParam>& r, const char* name) {
-  return static_cast<int>(Get(r, name).number);
-}
-Bytes Size(const std::vector<LabParam>& r, const char* name) {
-  const LabParam& p = Get(r, name);
-  if (p.type == LabParamType::kNumber) return static_cast<Bytes>(p.number);
-  return ParseSize(p.text, name);
-}
 
 std::string Fixed(double value, int digits) {
   std::ostringstream out;
@@ -60,8 +47,8 @@ Bytes GpuMemory(const Topology& topology) {
   return topology.nodes[topology.gpus[0]].device.memory_bytes;
 }
 
-std::unique_ptr<PreparedThreeD> PrepareLabThreeD(const std::vector<LabParam>& resolved) {
-  const ThreeDScenario sc = ThreeDFromLabParams(resolved);
+std::unique_ptr<PreparedThreeD> PrepareLabThreeD(const ScenarioParams& p) {
+  const ThreeDScenario sc = ThreeDFromLabParams(p);
   try {
     return PrepareThreeD(sc);
   } catch (const Error& e) {
@@ -69,28 +56,18 @@ std::unique_ptr<PreparedThreeD> PrepareLabThreeD(const std::vector<LabParam>& re
   }
 }
 
-PlannerRequest PlanRequest(const std::vector<LabParam>& r, Topology* topology) {
+PlannerRequest PlanRequest(const ScenarioParams& p, Topology* topology) {
   try {
-    *topology = LoadScenarioTopology(Get(r, "topology").text);
+    *topology = LoadScenarioTopology(p.Text("topology"));
   } catch (const Error& e) {
     throw Error(std::string("topology: ") + e.what(), ErrorKind::kInvalidInput);
   }
-  PlannerRequest request;
-  request.model = FindModelPreset(Get(r, "model").text);
-  request.gpus = Int(r, "gpus");
-  if (request.gpus < 1 || request.gpus > topology->num_gpus()) {
-    throw Error("gpus: must be 1 .. " + std::to_string(topology->num_gpus()) + " (the GPUs of '" +
-                    Get(r, "topology").text + "'), not " + std::to_string(request.gpus),
-                ErrorKind::kInvalidInput);
-  }
-  request.gpu_memory_bytes = Size(r, "gpu_memory");
-  const int global_batch = Int(r, "global_batch");
-  if (global_batch < 0) throw Error("global_batch: must be >= 0 (0: the model's)");
-  if (global_batch > 0) request.model.global_batch = global_batch;
-  const int dp = Int(r, "dp"), pp = Int(r, "pp"), tp = Int(r, "tp");
+  const PlannerRequest request = PlanFromParams(p, *topology);
+  const int dp = static_cast<int>(p.Int("dp")), pp = static_cast<int>(p.Int("pp")),
+            tp = static_cast<int>(p.Int("tp"));
   const bool any = dp != 0 || pp != 0 || tp != 0;
   if (any && (dp < 1 || pp < 1 || tp < 1 || double(dp) * pp * tp != request.gpus)) {
-    throw Error("dp: the layout to look up needs dp, pp and tp >= 1 with dp*pp*tp = gpus (" +
+    throw Error("dp: the layout to look up needs dp, pp and tp >= 1 with dp*pp*tp = ranks (" +
                     std::to_string(request.gpus) + "), or all three 0 for none; got " +
                     std::to_string(dp) + "*" + std::to_string(pp) + "*" + std::to_string(tp),
                 ErrorKind::kInvalidInput);
@@ -104,16 +81,10 @@ double RecomputeNumber(Recompute r) {
 
 }  // namespace
 
-ThreeDScenario ThreeDFromLabParams(const std::vector<LabParam>& r) {
-  ThreeDScenario sc;
-  sc.grid = {Int(r, "dp"), Int(r, "pp"), Int(r, "tp")};
-  sc.schedule = ParsePipelineSchedule(Get(r, "schedule").text);
-  sc.zero_stage = Int(r, "zero");
-  sc.model = Get(r, "model").text;
-  sc.topology = Get(r, "topology").text;
-  sc.backend = "sim";
+ThreeDScenario ThreeDFromLabParams(const ScenarioParams& p) {
+  ThreeDScenario sc = ThreeDFromParams(p);
   const bool small = sc.model == "small";
-  const bool timing_only = Get(r, "timing_only").flag;
+  const bool timing_only = p.Bool("timing_only");
   if (!small && !timing_only) {
     throw Error("timing_only: model '" + sc.model +
                     "' is paper-sized and runs without data: set timing_only = true",
@@ -126,16 +97,12 @@ ThreeDScenario ThreeDFromLabParams(const std::vector<LabParam>& r) {
   }
   if (small) {
     for (const char* name : {"micro_batch", "global_batch"}) {
-      if (Int(r, name) != 0) {
+      if (p.Int(name) != 0) {
         throw Error(std::string(name) + ": only for a model preset (the small model uses batch "
                                         "and microbatches)",
                     ErrorKind::kInvalidInput);
       }
     }
-    sc.microbatches = Int(r, "microbatches");
-    sc.mlp.layers = Int(r, "layers");
-    sc.mlp.width = Int(r, "width");
-    sc.mlp.batch = Int(r, "batch");
     const double flops = 6.0 * sc.mlp.batch * double(sc.mlp.width) * sc.mlp.width * sc.mlp.layers;
     if (flops > kMaxHostFlops) {
       throw Error("width: one real step is " + Fixed(flops / 1e9, 0) +
@@ -143,19 +110,14 @@ ThreeDScenario ThreeDFromLabParams(const std::vector<LabParam>& r) {
                       "width, layers or batch, or a model preset with timing_only)",
                   ErrorKind::kInvalidInput);
     }
-  } else {
-    if (Int(r, "micro_batch") < 0) throw Error("micro_batch: must be >= 0 (0: the preset's)");
-    if (Int(r, "global_batch") < 0) throw Error("global_batch: must be >= 0 (0: the preset's)");
-    sc.micro_batch = Int(r, "micro_batch");
-    sc.global_batch = Int(r, "global_batch");
   }
   return sc;
 }
 
 // The same checks as PrepareThreeD without building the plan (a 512-GPU
 // plan takes seconds; the validator checks every step and variant).
-void CheckThreeDLab(const std::vector<LabParam>& resolved) {
-  const ThreeDScenario sc = ThreeDFromLabParams(resolved);
+void CheckThreeDLab(const ScenarioParams& p) {
+  const ThreeDScenario sc = ThreeDFromLabParams(p);
   try {
     CheckParallelGrid(sc.grid);
     const Topology topology = LoadScenarioTopology(sc.topology);
@@ -184,8 +146,8 @@ void CheckThreeDLab(const std::vector<LabParam>& resolved) {
   }
 }
 
-LabRunResult RunThreeDLab(const std::vector<LabParam>& resolved) {
-  std::unique_ptr<PreparedThreeD> prepared = PrepareLabThreeD(resolved);
+LabRunResult RunThreeDLab(const ScenarioParams& p) {
+  std::unique_ptr<PreparedThreeD> prepared = PrepareLabThreeD(p);
   const ThreeDScenario& sc = prepared->scenario;
   RunOptions options;
   options.seed = sc.seed;
@@ -254,15 +216,15 @@ LabRunResult RunThreeDLab(const std::vector<LabParam>& resolved) {
   return out;
 }
 
-void CheckPlanLab(const std::vector<LabParam>& resolved) {
+void CheckPlanLab(const ScenarioParams& p) {
   Topology topology;
-  const PlannerRequest request = PlanRequest(resolved, &topology);
+  const PlannerRequest request = PlanRequest(p, &topology);
   (void)request;
 }
 
-LabRunResult RunPlanLab(const std::vector<LabParam>& resolved) {
+LabRunResult RunPlanLab(const ScenarioParams& p) {
   Topology topology;
-  const PlannerRequest request = PlanRequest(resolved, &topology);
+  const PlannerRequest request = PlanRequest(p, &topology);
   PlannerResult result;
   try {
     result = PlanParallelLayouts(request, topology);
@@ -300,7 +262,8 @@ LabRunResult RunPlanLab(const std::vector<LabParam>& resolved) {
   m["best_mfu"] = have ? best.time.mfu : 0;
   m["best_memory_per_gpu_bytes"] = have ? best.memory.total() : 0;
   // The layout named by dp, pp, tp: its fastest feasible configuration.
-  const int dp = Int(resolved, "dp"), pp = Int(resolved, "pp"), tp = Int(resolved, "tp");
+  const int dp = static_cast<int>(p.Int("dp")), pp = static_cast<int>(p.Int("pp")),
+            tp = static_cast<int>(p.Int("tp"));
   double layout_feasible = 0, layout_rank = 0, layout_step = 0, layout_mfu = 0, layout_zero = 0;
   for (std::size_t i = 0; i < result.feasible.size(); ++i) {
     const PlanCandidate& c = result.feasible[i];

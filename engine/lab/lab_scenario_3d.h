@@ -12,14 +12,14 @@
 namespace shardlab {
 
 /// The engine scenario of a "3d" step. Throws Error "<param>: message".
-ThreeDScenario ThreeDFromLabParams(const std::vector<LabParam>& resolved);
+ThreeDScenario ThreeDFromLabParams(const ScenarioParams& params);
 
 /// Checks a "3d" or "plan" step without running it (the validator).
-void CheckThreeDLab(const std::vector<LabParam>& resolved);
-void CheckPlanLab(const std::vector<LabParam>& resolved);
+void CheckThreeDLab(const ScenarioParams& params);
+void CheckPlanLab(const ScenarioParams& params);
 
 /// Runs the step and fills every measured quantity of the scenario's table.
-LabRunResult RunThreeDLab(const std::vector<LabParam>& resolved);
-LabRunResult RunPlanLab(const std::vector<LabParam>& resolved);
+LabRunResult RunThreeDLab(const ScenarioParams& params);
+LabRunResult RunPlanLab(const ScenarioParams& params);
 
 }  // namespace shardlab

@@ -1,17 +1,16 @@
-// Lab scenarios' table: every scenario's parameters (name, kind, default)
-// and measured quantities (name, units), and the check of one parameter
-// against its row. lab_scenario.cpp maps the parameters onto the engine's
-// scenarios and runs them.
+// Lab scenarios: the scenario specs of engine/scenarios/ as labs see them
+// (LabScenarios), and the check of one parameter against its spec.
+// lab_scenario.cpp maps the parameters onto the engine's scenarios (through
+// each scenario's FromParams) and measures the runs.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 
 #include "engine/core/error.h"
 #include "engine/core/toml.h"
 #include "engine/core/units.h"
 #include "engine/lab/lab_scenario.h"
-#include "engine/model/model_presets.h"
-#include "engine/model/zero_memory.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab {
@@ -19,243 +18,40 @@ namespace {
 
 using K = LabParamKind;
 
-std::vector<LabScenarioSpec> BuildScenarios() {
-  std::vector<LabScenarioSpec> all;
+/// The built-in scenarios the lab runner measures, in labs/README.md's order.
+constexpr const char* kLabBuiltins[] = {"collective", "pipeline", "tp", "zero",
+                                        "memory",     "3d",       "plan"};
 
-  LabScenarioSpec collective;
-  collective.name = "collective";
-  collective.help = "one collective (ring or tree all-reduce, ...) on a simulated machine";
-  collective.params = {
-      {"kind", K::kChoice, "allreduce",
-       {"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"},
-       "the collective"},
-      {"algo", K::kChoice, "ring", {"ring", "tree", "direct"}, "the algorithm"},
-      {"ranks", K::kInteger, "8", {}, "GPUs taking part; rank r on GPU r"},
-      {"size", K::kSize, "16M", {}, "one rank's buffer"},
-      {"dtype", K::kChoice, "f32", {"f32", "f16", "bf16"}, "element type"},
-      {"root", K::kInteger, "0", {}, "root of broadcast and reduce"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"ring_order", K::kText, "auto", {}, "auto, rank, or a list \"0,3,2,1\""},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  collective.measured = {
-      {"time_ns", "ns", "the run, start to last event"},
-      {"time_us", "us", "the run, start to last event"},
-      {"time_ms", "ms", "the run, start to last event"},
-      {"algbw_gbps", "GB/s", "size / time"},
-      {"busbw_gbps", "GB/s", "algbw times the collective's bus factor"},
-      {"bytes_sent_per_rank", "bytes", "the most bytes any rank sent"},
-      {"steps", "", "logical steps of the algorithm"},
-      {"predicted_ns", "ns", "the alpha-beta formula's time"},
-      {"predicted_us", "us", "the alpha-beta formula's time"},
-      {"predicted_ms", "ms", "the alpha-beta formula's time"},
-      {"formula_bandwidth_gbps", "GB/s", "the formula's B: slowest route used"},
-      {"formula_alpha_us", "us", "the formula's alpha: that route's latency"},
-  };
-  all.push_back(collective);
+bool IsLabBuiltin(const std::string& name) {
+  return std::any_of(std::begin(kLabBuiltins), std::end(kLabBuiltins),
+                     [&](const char* b) { return name == b; });
+}
 
-  LabScenarioSpec pipeline;
-  pipeline.name = "pipeline";
-  pipeline.help = "pipeline-parallel training of a small MLP for one step";
-  pipeline.params = {
-      {"schedule", K::kChoice, "1f1b", {"gpipe", "1f1b", "interleaved", "zb-h1"}, "the schedule"},
-      {"stages", K::kInteger, "4", {}, "p, one GPU each"},
-      {"microbatches", K::kInteger, "8", {}, "m"},
-      {"chunks", K::kInteger, "1", {}, "v, model chunks per stage (interleaved)"},
-      {"layers", K::kInteger, "8", {}, "layers of the MLP"},
-      {"width", K::kInteger, "512", {}, "features per layer"},
-      {"batch", K::kInteger, "64", {}, "rows of the global batch"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  pipeline.measured = {
-      {"time_ms", "ms", "the whole step, optimizer included"},
-      {"span_ms", "ms", "first forward to last backward"},
-      {"bubble_fraction", "", "idle / busy over the stages"},
-      {"formula_bubble_fraction", "", "(p-1)/m, (p-1)/(v m), (p-1)/(3m)"},
-      {"bubble_share_of_step", "", "idle / (p span)"},
-      {"formula_bubble_share_of_step", "", "(p-1)/(m+p-1)"},
-      {"peak_inflight", "micro-batches", "most activations any stage holds"},
-      {"formula_peak_inflight", "micro-batches", "the schedule's formula, largest stage"},
-      {"peak_inflight_last", "micro-batches", "the last stage's peak"},
-      {"transfers", "", "sends between stages"},
-      {"transfer_bytes", "bytes", "bytes of those sends"},
-      {"steps", "", "logical steps (schedule ticks)"},
-  };
-  all.push_back(pipeline);
+LabParamKind KindOf(ParamType type) {
+  switch (type) {
+    case ParamType::kInteger: return K::kInteger;
+    case ParamType::kNumber: return K::kNumber;
+    case ParamType::kSize: return K::kSize;
+    case ParamType::kCount: return K::kCount;
+    case ParamType::kChoice: return K::kChoice;
+    case ParamType::kText: return K::kText;
+    case ParamType::kBool: return K::kBool;
+    case ParamType::kTopology: return K::kTopology;
+  }
+  return K::kText;
+}
 
-  LabScenarioSpec tp;
-  tp.name = "tp";
-  tp.help = "one tensor-parallel (Megatron) layer, forward and backward";
-  tp.params = {
-      {"layer", K::kChoice, "mlp", {"column", "row", "mlp", "attention", "transformer"}, "layer"},
-      {"batch", K::kInteger, "1", {}, "B"},
-      {"seq", K::kInteger, "64", {}, "S"},
-      {"hidden", K::kInteger, "64", {}, "H"},
-      {"ffn", K::kInteger, "0", {}, "F (0: the layer's default)"},
-      {"heads", K::kInteger, "0", {}, "attention heads (0: H/128)"},
-      {"tp", K::kInteger, "2", {}, "ranks the layer is split over"},
-      {"sequence_parallel", K::kBool, "false", {}, "Megatron's sequence parallelism"},
-      {"dtype", K::kChoice, "f32", {"f32", "f16"}, "element type (f16: timing only)"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  tp.measured = {
-      {"time_ms", "ms", "forward and backward of the layer"},
-      {"compute_ms", "ms", "the busiest rank's compute"},
-      {"comm_ms", "ms", "time during which a collective runs"},
-      {"comm_fraction", "", "comm_ms / time_ms"},
-      {"forward_allreduces", "", "all-reduces in the forward pass"},
-      {"backward_allreduces", "", "all-reduces in the backward pass"},
-      {"allreduce_tensor_bytes", "bytes", "T x H x dtype"},
-      {"allreduce_ms", "ms", "mean span of one collective"},
-      {"formula_allreduce_ms", "ms", "2(n-1)/n M/B + 2(n-1) alpha"},
-      {"ring_gbps", "GB/s", "the ring's slowest hop"},
-      {"hosts", "", "hosts the tp GPUs sit in"},
-  };
-  all.push_back(tp);
-
-  LabScenarioSpec zero;
-  zero.name = "zero";
-  zero.help = "data parallel / ZeRO stages 0-3 training of a small MLP with Adam";
-  zero.params = {
-      {"stage", K::kInteger, "0", {}, "0 (data parallel), 1, 2, 3"},
-      {"ranks", K::kInteger, "4", {}, "N"},
-      {"params", K::kCount, "0", {}, "model size (0: layers x width)"},
-      {"layers", K::kInteger, "8", {}, "layers of the MLP"},
-      {"width", K::kInteger, "64", {}, "features per layer"},
-      {"batch", K::kInteger, "32", {}, "rows of the global batch"},
-      {"steps", K::kInteger, "1", {}, "training steps"},
-      {"bucket", K::kSize, "25M", {}, "gradient bucket"},
-      {"overlap", K::kBool, "true", {}, "reduce buckets during the backward"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "skip the data"},
-  };
-  zero.measured = {
-      {"parameter_count", "", "parameters of the model that ran"},
-      {"memory_per_gpu_bytes", "bytes", "largest rank's model states as allocated"},
-      {"formula_memory_per_gpu_bytes", "bytes", "ZeRO paper formula, K = 12"},
-      {"seed_formula_memory_per_gpu_bytes", "bytes", "seed texts' formula, K = 8"},
-      {"peak_memory_per_gpu_bytes", "bytes", "largest rank's peak of all buffers"},
-      {"sent_elements_per_step", "elements", "most any rank sent per step"},
-      {"formula_elements_per_step", "elements", "2(N-1)/N psi or 3(N-1)/N psi"},
-      {"time_ms", "ms", "one training step"},
-      {"comm_ms", "ms", "rank 0's time with communication in flight, per step"},
-      {"exposed_comm_ms", "ms", "rank 0's communication with no compute beside it, per step"},
-      {"collectives_per_step", "", "collectives per step"},
-  };
-  all.push_back(zero);
-
-  LabScenarioSpec memory;
-  memory.name = "memory";
-  memory.help = "ZeRO model-state bytes per GPU from the formulas (nothing runs)";
-  memory.params = {
-      {"params", K::kCount, "7.5B", {}, "parameter count"},
-      {"ranks", K::kInteger, "64", {}, "N"},
-      {"stage", K::kInteger, "0", {}, "0 .. 3"},
-      {"k", K::kInteger, "12", {}, "optimizer bytes per parameter"},
-  };
-  memory.measured = {
-      {"memory_per_gpu_bytes", "bytes", "model states per GPU"},
-      {"memory_per_gpu_gb", "GB", "the same in 10^9 bytes"},
-      {"parameter_bytes", "bytes", "parameters per GPU"},
-      {"gradient_bytes", "bytes", "gradients per GPU"},
-      {"optimizer_bytes", "bytes", "optimizer states per GPU"},
-  };
-  all.push_back(memory);
-
-  std::vector<std::string> presets;
-  for (const TransformerShape& shape : ModelPresets()) presets.push_back(shape.name);
-  std::vector<std::string> models = {"small"};
-  models.insert(models.end(), presets.begin(), presets.end());
-
-  LabScenarioSpec three_d;
-  three_d.name = "3d";
-  three_d.help = "one DP x PP x TP training step: the small MLP checked, or a preset timed";
-  three_d.params = {
-      {"dp", K::kInteger, "2", {}, "data-parallel replicas"},
-      {"pp", K::kInteger, "2", {}, "pipeline stages"},
-      {"tp", K::kInteger, "2", {}, "tensor-parallel ranks (consecutive GPUs)"},
-      {"zero", K::kInteger, "0", {}, "ZeRO stage over the dp ranks (0 or 1)"},
-      {"schedule", K::kChoice, "1f1b", {"1f1b", "gpipe"}, "the pipeline schedule"},
-      {"model", K::kChoice, "small", models, "small (the real MLP) or a model preset"},
-      {"microbatches", K::kInteger, "4", {}, "small model: micro-batches per replica"},
-      {"layers", K::kInteger, "8", {}, "small model: layers of the MLP"},
-      {"width", K::kInteger, "256", {}, "small model: features per layer"},
-      {"batch", K::kInteger, "64", {}, "small model: rows of the global batch"},
-      {"micro_batch", K::kInteger, "0", {}, "preset: sequences per micro-batch (0: its own)"},
-      {"global_batch", K::kInteger, "0", {}, "preset: sequences per step (0: its own)"},
-      {"topology", K::kTopology, "dgx-a100", {}, "a topology preset"},
-      {"timing_only", K::kBool, "false", {}, "true for a preset (no data); false for small"},
-  };
-  three_d.measured = {
-      {"step_time_s", "s", "one training step"},
-      {"step_time_ms", "ms", "one training step"},
-      {"compute_ms", "ms", "the busiest GPU's compute"},
-      {"compute_fraction", "", "compute_ms / step_time_ms"},
-      {"bubble_formula", "", "(p-1)/m of the schedule"},
-      {"pipeline_microbatches", "", "micro-batches per replica that ran"},
-      {"tp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent in TP all-reduces"},
-      {"pp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent between stages"},
-      {"dp_bytes_per_gpu", "bytes", "busiest GPU's bytes sent for DP gradients"},
-      {"tp_time_ms", "ms", "busiest GPU's time sending TP traffic"},
-      {"pp_time_ms", "ms", "busiest GPU's time sending PP traffic"},
-      {"dp_time_ms", "ms", "busiest GPU's time sending DP traffic"},
-      {"parameter_count", "", "parameters of the whole model"},
-      {"model_state_bytes", "bytes", "preset: fp16 weights + grads + 12 B/param Adam per GPU"},
-      {"activation_bytes", "bytes", "preset: stored activations per GPU, formula"},
-      {"memory_per_gpu_bytes", "bytes", "preset: model states + activations; small: tracked peak"},
-      {"gpu_memory_bytes", "bytes", "one GPU's memory on the topology"},
-      {"fits", "", "1 when memory_per_gpu_bytes <= gpu_memory_bytes"},
-      {"model_flops", "FLOP", "model FLOPs of one step"},
-      {"mfu", "", "model FLOPs / (step x GPUs x peak)"},
-      {"checked", "", "1 when compared with one device (small model)"},
-      {"correct", "", "1 when checked and equal to one device"},
-  };
-  all.push_back(three_d);
-
-  LabScenarioSpec plan;
-  plan.name = "plan";
-  plan.help = "the 3D planner: every DP x PP x TP layout, ranked by analytic step time";
-  plan.params = {
-      {"model", K::kChoice, "gpt3-175b", presets, "a model preset"},
-      {"gpus", K::kInteger, "512", {}, "GPUs to plan for, the topology's first N"},
-      {"topology", K::kTopology, "64x-dgx-a100-ib", {}, "a topology preset"},
-      {"gpu_memory", K::kSize, "0", {}, "memory per GPU (0: the GPU's own)"},
-      {"global_batch", K::kInteger, "0", {}, "sequences per step (0: the model's)"},
-      {"dp", K::kInteger, "0", {}, "a layout to look up (0, 0, 0: none)"},
-      {"pp", K::kInteger, "0", {}, "a layout to look up"},
-      {"tp", K::kInteger, "0", {}, "a layout to look up"},
-  };
-  plan.measured = {
-      {"feasible_count", "", "configurations that fit"},
-      {"rejected_count", "", "configurations rejected"},
-      {"rejected_tp_heads", "", "rejected: tp does not divide heads / MLP width"},
-      {"rejected_pp_layers", "", "rejected: pp does not divide the layers"},
-      {"rejected_tp_crosses_node", "", "rejected: a TP group leaves NVLink"},
-      {"rejected_batch", "", "rejected: dp x b does not divide the batch"},
-      {"rejected_interleave", "", "rejected: interleaving does not divide"},
-      {"rejected_memory", "", "rejected: out of memory"},
-      {"usable_memory_bytes", "bytes", "the share of a GPU the estimate may fill"},
-      {"best_dp", "", "the fastest layout's dp"},
-      {"best_pp", "", "its pp"},
-      {"best_tp", "", "its tp"},
-      {"best_zero", "", "its ZeRO stage"},
-      {"best_micro_batch", "", "its b"},
-      {"best_microbatches", "", "its m"},
-      {"best_interleave", "", "its v"},
-      {"best_recompute", "", "its recomputation: 0 none, 1 selective, 2 full"},
-      {"best_step_time_s", "s", "its analytic step time"},
-      {"best_mfu", "", "its MFU"},
-      {"best_memory_per_gpu_bytes", "bytes", "its memory estimate per GPU"},
-      {"layout_feasible", "", "configurations of the given dp, pp, tp that fit"},
-      {"layout_rank", "", "the rank of its fastest (1 = best; 0: none fits)"},
-      {"layout_step_time_s", "s", "that configuration's step time"},
-      {"layout_mfu", "", "its MFU"},
-      {"layout_zero", "", "its ZeRO stage"},
-  };
-  all.push_back(plan);
-  return all;
+LabScenarioSpec FromSpec(const ScenarioSpec& spec) {
+  LabScenarioSpec lab;
+  lab.name = spec.name;
+  lab.help = spec.summary;
+  lab.spec = &spec;
+  for (const ParamSpec& p : spec.params) {
+    if (!p.lab) continue;
+    lab.params.push_back({p.name, KindOf(p.type), p.default_text, p.choices, p.help, &p});
+  }
+  for (const QuantitySpec& q : spec.measured) lab.measured.push_back({q.name, q.unit, q.help});
+  return lab;
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -304,6 +100,10 @@ const LabParamSpec* LabScenarioSpec::FindParam(const std::string& param) const {
   for (const LabParamSpec& p : params) {
     if (p.name == param) return &p;
   }
+  for (const LabParamSpec& p : params) {
+    const std::vector<std::string>& old = p.spec->old_names;
+    if (std::find(old.begin(), old.end(), param) != old.end()) return &p;
+  }
   return nullptr;
 }
 
@@ -314,8 +114,20 @@ const LabQuantitySpec* LabScenarioSpec::FindQuantity(const std::string& quantity
   return nullptr;
 }
 
-const std::vector<LabScenarioSpec>& LabScenarios() {
-  static const std::vector<LabScenarioSpec> scenarios = BuildScenarios();
+const std::deque<LabScenarioSpec>& LabScenarios() {
+  static std::mutex mutex;
+  static std::deque<LabScenarioSpec> scenarios;
+  static std::size_t registry_seen = 0;
+  std::lock_guard lock(mutex);
+  const std::deque<ScenarioSpec>& all = Scenarios();
+  if (registry_seen == all.size()) return scenarios;
+  if (registry_seen == 0) {
+    for (const char* name : kLabBuiltins)
+      if (const ScenarioSpec* spec = FindScenario(name)) scenarios.push_back(FromSpec(*spec));
+  }
+  for (std::size_t i = registry_seen; i < all.size(); ++i)
+    if (!IsLabBuiltin(all[i].name) && all[i].measure) scenarios.push_back(FromSpec(all[i]));
+  registry_seen = all.size();
   return scenarios;
 }
 
@@ -332,7 +144,16 @@ std::string LabScenarioNames() {
   return JoinNames(names);
 }
 
-void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
+std::string LabParamSpecText(const LabParam& param) {
+  if (param.type == LabParamType::kNumber && IsWhole(param.number) && std::fabs(param.number) < 9e15) {
+    return std::to_string(static_cast<long long>(param.number));
+  }
+  return LabParamText(param);
+}
+
+namespace {
+
+void CheckLabParamType(const LabParamSpec& spec, const LabParam& param) {
   auto want = [&](const char* what) {
     const char* got = param.type == LabParamType::kString ? "a string"
                       : param.type == LabParamType::kBool ? "a boolean"
@@ -391,7 +212,9 @@ void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
       return;
     case K::kChoice:
       if (param.type != LabParamType::kString) want("a string");
-      if (std::find(spec.choices.begin(), spec.choices.end(), param.text) == spec.choices.end()) {
+      if (std::find(spec.choices.begin(), spec.choices.end(),
+                    spec.spec != nullptr ? CanonicalParamValue(*spec.spec, param.text)
+                                         : param.text) == spec.choices.end()) {
         throw Error("unknown value '" + param.text + "' (" + JoinNames(spec.choices) + ")");
       }
       return;
@@ -419,6 +242,16 @@ void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
                   ", <N>x-dgx-a100-ib, <N>x-dgx-h100-ib); lab files cannot name topology files");
     }
   }
+}
+
+}  // namespace
+
+void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
+  CheckLabParamType(spec, param);
+  // The spec's own check: its range, its choices (and their aliases).
+  if (spec.spec == nullptr || spec.kind == K::kTopology) return;
+  const std::string problem = CheckParamValue(*spec.spec, LabParamSpecText(param));
+  if (!problem.empty()) throw Error(problem);
 }
 
 }  // namespace shardlab

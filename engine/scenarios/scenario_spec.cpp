@@ -117,11 +117,12 @@ std::string ParamDefaultText(const ParamSpec& p) {
   if (!p.unit.empty()) text += "; " + p.unit;
   const bool ranged = p.type == ParamType::kInteger || p.type == ParamType::kNumber ||
                       p.type == ParamType::kSize || p.type == ParamType::kCount;
-  if (ranged && (std::isfinite(p.min) || std::isfinite(p.max))) {
-    text += "; ";
-    text += std::isfinite(p.min) ? NumberText(p.min) : "";
-    text += " .. ";
-    text += std::isfinite(p.max) ? NumberText(p.max) : "";
+  if (ranged && std::isfinite(p.min) && std::isfinite(p.max)) {
+    text += "; " + NumberText(p.min) + " .. " + NumberText(p.max);
+  } else if (ranged && std::isfinite(p.min)) {
+    text += "; at least " + NumberText(p.min);
+  } else if (ranged && std::isfinite(p.max)) {
+    text += "; at most " + NumberText(p.max);
   }
   if (p.type == ParamType::kChoice) text += "; " + Joined(p.choices);
   return "(" + text + ")";
