@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       std::cout << kAppProgram << " " << SHARDLAB_VERSION << "\n";
       return 0;
     }
-    for (const std::string& notice : flags.notices) std::cerr << kAppProgram << ": note: " << notice << "\n";
+    for (const std::string& notice : flags.notices) std::cerr << notice << "\n";
     // A scenario the flags make impossible (16 ranks on 8 GPUs) is bad input
     // like any other flag: say so before a window opens.
     {

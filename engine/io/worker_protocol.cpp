@@ -432,6 +432,24 @@ ScenarioParams ParamsFromScenarioRecord(const ScenarioRecord& record) {
   return params;
 }
 
+std::string ScenarioRecordMismatch(const ScenarioRecord& sent, const ScenarioRecord& echoed) {
+  if (sent.scenario != echoed.scenario) {
+    return "scenario " + echoed.scenario + " where " + sent.scenario + " was asked";
+  }
+  std::string differences;
+  for (const auto& [name, value] : sent.params) {
+    const auto it = std::find_if(echoed.params.begin(), echoed.params.end(),
+                                 [&](const auto& p) { return p.first == name; });
+    const std::string got = it == echoed.params.end() ? "(missing)" : it->second;
+    if (got != value) differences += (differences.empty() ? "" : ", ") + name + " = " + got + " where " + value + " was asked";
+  }
+  for (const auto& [name, value] : echoed.params) {
+    const bool asked = std::any_of(sent.params.begin(), sent.params.end(), [&](const auto& p) { return p.first == name; });
+    if (!asked) differences += (differences.empty() ? "" : ", ") + name + " = " + value + " (not asked)";
+  }
+  return differences;
+}
+
 WorkerRecord MakeCommand(RecordType type, std::int32_t steps) {
   WorkerRecord r;
   r.type = type;

@@ -164,6 +164,11 @@ ScenarioRecord ScenarioRecordOf(const ScenarioParams& params);
 /// range, or a parameter missing.
 ScenarioParams ParamsFromScenarioRecord(const ScenarioRecord& record);
 
+/// "" when `echoed` (what a worker says it runs) is `sent` (what it was
+/// asked to run), else what differs: "size = 64M where 16M was asked",
+/// "scenario pipeline where collective was asked".
+std::string ScenarioRecordMismatch(const ScenarioRecord& sent, const ScenarioRecord& echoed);
+
 enum class DecodeStatus { kRecord, kNeedMore, kBad };
 
 struct DecodeResult {

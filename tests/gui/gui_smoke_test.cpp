@@ -378,7 +378,7 @@ TEST(GuiAppFlags, PipelineFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "pipeline", "--microbatches", "5", "--frames", "1"},
                    "--microbatches: ");
   ExpectUsageError({"--scenario", "pipeline", "--schedule", "zigzag"}, "--schedule: ");
-  ExpectUsageError({"--scenario", "pipeline", "--model-width", "0"}, "--model-width");
+  ExpectUsageError({"--scenario", "pipeline", "--width", "0"}, "--width");
   ExpectUsageError({"--scenario", "pipeline", "--stages", "8", "--layers", "4", "--frames", "1"},
                    "--stages: 8 stages but the model has only 4 layers");
 }
@@ -395,7 +395,7 @@ TEST(GuiAppFlags, TensorParallelFieldsAreCheckedAndNamedAsFlags) {
 }
 
 TEST(GuiAppFlags, ZeroFieldsAreCheckedAndNamedAsFlags) {
-  ExpectUsageError({"--scenario", "zero", "--stage", "4"}, "--stage: ");
+  ExpectUsageError({"--scenario", "zero", "--zero-stage", "4"}, "--zero-stage: ");
   ExpectUsageError({"--scenario", "zero", "--k", "10"}, "--k: ");
   ExpectUsageError({"--scenario", "zero", "--bucket", "lots"}, "--bucket: ");
   ExpectUsageError({"--scenario", "zero", "--batch", "30", "--frames", "1"}, "--batch: 30 rows do not split into 4");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -49,15 +50,17 @@ std::string ScenarioWords(const std::string& app_scenario) {
 }
 
 /// One flag of a scenario parameter, shared by every spec that has a
-/// parameter of that name.
+/// parameter of that name. Spelled as shardlab-cli spells it: the name
+/// with '-' for '_', a bool that defaults to true as --no-NAME, old names
+/// (ParamSpec::old_names) accepted with the CLI's notice.
 struct ScenarioFlag {
-  std::string name;          // "zero-stage", "no-overlap", "stage" (an old name)
-  std::string param;         // the name the specs look up ("zero_stage", or the old "stage")
+  std::string name;          // "zero-stage", "no-overlap"
+  std::string param;         // the spec's name: "zero_stage"
   char short_name = 0;
   std::string value_name;    // "N"; "" for a switch
   std::string switch_value;  // a switch's value: "true", or "false" for --no-NAME
   std::string help;
-  bool old_app_name = false; // an old spelling only the app had (--model-width)
+  std::vector<std::string> old_names;  // "stage", "zero"; "model-width" (the app's own)
 };
 
 std::string Dashed(std::string name) {
@@ -65,90 +68,53 @@ std::string Dashed(std::string name) {
   return name;
 }
 
-std::string ValueName(const ParamSpec& p) {
-  switch (p.type) {
-    case ParamType::kInteger: return "N";
-    case ParamType::kNumber: return "X";
-    case ParamType::kSize: return "SIZE";
-    case ParamType::kCount: return "COUNT";
-    case ParamType::kChoice: {
-      std::string joined;
-      for (const std::string& c : p.choices) joined += (joined.empty() ? "" : "|") + c;
-      return p.choices.size() <= 4 ? joined : "NAME";
-    }
-    case ParamType::kText: return "TEXT";
-    case ParamType::kBool: return "";
-    case ParamType::kTopology: return "NAME|FILE";
-  }
-  return "VALUE";
-}
-
-/// Every scenario parameter's flag, from the specs: the spec's name as a
-/// flag (a bool that defaults to true as --no-NAME), its old names as
-/// flags that print a notice, and the app's own old spellings.
+/// Every scenario parameter's flag, from the specs.
 const std::vector<ScenarioFlag>& ScenarioFlags() {
   static const std::vector<ScenarioFlag> all = [] {
     std::vector<ScenarioFlag> flags;
-    std::map<char, std::string> shorts;  // a short flag kept only when it means one flag
-    auto add = [&](ScenarioFlag flag, const ScenarioSpec& spec, const ParamSpec& p) {
-      const std::string said = spec.name + ": " + p.help + " (default " + p.default_text +
-                               (p.unit.empty() || p.type == ParamType::kBool ? "" : " " + p.unit) + ")";
-      for (ScenarioFlag& f : flags) {
-        if (f.name == flag.name) {
-          if (f.help.find(said) == std::string::npos) f.help += "; " + said;
-          return;
-        }
-      }
-      flag.help = said;
-      flags.push_back(std::move(flag));
-    };
     for (const ScenarioSpec& spec : Scenarios()) {
       for (const ParamSpec& p : spec.params) {
         if (IsCollectiveSpec(spec) && p.name == kCollectiveKindParam) continue;  // --scenario
+        const bool negated = p.type == ParamType::kBool && p.default_text == "true";
         ScenarioFlag flag;
         flag.param = p.name;
-        flag.value_name = ValueName(p);
-        if (p.type == ParamType::kBool) {
-          flag.switch_value = p.default_text == "true" ? "false" : "true";
-          flag.name = (p.default_text == "true" ? "no-" : "") + Dashed(p.name);
-        } else {
-          flag.name = Dashed(p.name);
+        flag.name = (negated ? "no-" : "") + Dashed(p.name);
+        flag.value_name = ParamValueName(p);
+        flag.short_name = p.short_flag;
+        if (p.type == ParamType::kBool) flag.switch_value = negated ? "false" : "true";
+        for (const std::string& old : p.old_names) flag.old_names.push_back((negated ? "no-" : "") + Dashed(old));
+        const std::string said = spec.name + ": " + p.help + " " + ParamDefaultText(p);
+        const auto same =
+            std::find_if(flags.begin(), flags.end(), [&](const ScenarioFlag& f) { return f.name == flag.name; });
+        if (same == flags.end()) {
+          flag.help = said;
+          flags.push_back(std::move(flag));
+          continue;
         }
-        if (p.short_flag != 0) {
-          auto [it, fresh] = shorts.emplace(p.short_flag, flag.name);
-          if (fresh || it->second == flag.name) flag.short_name = p.short_flag;
-        }
-        add(flag, spec, p);
-        for (const std::string& old : p.old_names) {
-          ScenarioFlag alias = flag;
-          alias.param = old;
-          alias.short_name = 0;
-          alias.name = (p.type == ParamType::kBool && p.default_text == "true" ? "no-" : "") + Dashed(old);
-          alias.help = "old name of --" + flag.name;
-          const bool taken =
-              std::any_of(flags.begin(), flags.end(), [&](const ScenarioFlag& f) { return f.name == alias.name; });
-          if (!taken) flags.push_back(alias);
+        if (same->help.find(said) == std::string::npos) same->help += "; " + said;
+        if (same->short_name != flag.short_name) same->short_name = 0;  // specs disagree: none
+        for (const std::string& old : flag.old_names) {
+          if (std::find(same->old_names.begin(), same->old_names.end(), old) == same->old_names.end()) {
+            same->old_names.push_back(old);
+          }
         }
       }
     }
     // A short flag two flags claim belongs to neither.
     for (ScenarioFlag& f : flags) {
-      if (f.short_name != 0 && shorts[f.short_name] != f.name) f.short_name = 0;
+      if (f.short_name == 0) continue;
+      const auto users = std::count_if(flags.begin(), flags.end(),
+                                       [&](const ScenarioFlag& g) { return g.short_name == f.short_name; });
+      if (users > 1) {
+        const char taken = f.short_name;
+        for (ScenarioFlag& g : flags) {
+          if (g.short_name == taken) g.short_name = 0;
+        }
+      }
     }
-    // The app's own earlier spellings of a parameter's flag.
-    const std::pair<const char*, const char*> app_old[] = {
-        {"model-width", "width"}, {"stage", "zero_stage"}, {"zero", "zero_stage"}};
-    for (const auto& [old, param] : app_old) {
-      const bool taken = std::any_of(flags.begin(), flags.end(), [&](const ScenarioFlag& f) { return f.name == old; });
-      const bool known = std::any_of(flags.begin(), flags.end(), [&](const ScenarioFlag& f) { return f.param == param; });
-      if (taken || !known) continue;
-      ScenarioFlag alias;
-      alias.name = old;
-      alias.param = param;
-      alias.value_name = "N";
-      alias.help = "old name of --" + Dashed(param);
-      alias.old_app_name = true;
-      flags.push_back(alias);
+    // The app's own earlier spelling of the model's width.
+    for (ScenarioFlag& f : flags) {
+      if (f.name == "width") f.old_names.push_back("model-width");
     }
     return flags;
   }();
@@ -247,12 +213,12 @@ const CommandSpec& AppSpec() {
         {"theme", 0, "dark|light", "colour theme; light is high-contrast for projectors (default dark)"},
         {"font-scale", 0, "F", "text size factor, 0.5 to 4 (default 1; Ctrl +/- in the app)"},
         {"window-width", 0, "W", "window width in pixels (default 1600; --width is the model's)"},
-        {"window-height", 0, "H", "window height in pixels (default 1000)"},
+        {"window-height", 0, "H", "window height in pixels (default 1000)", {"height"}},
         {"version", 0, "", "print the version"},
     };
     for (const ScenarioFlag& flag : ScenarioFlags()) {
       if (FindFlag(s.flags, flag.name) != nullptr) continue;
-      s.flags.push_back(FlagSpec{flag.name, flag.short_name, flag.value_name, flag.help});
+      s.flags.push_back(FlagSpec{flag.name, flag.short_name, flag.value_name, flag.help, flag.old_names});
     }
     return s;
   }();
@@ -373,28 +339,23 @@ void ApplyScenarioFlags(AppFlags& flags, const ParsedArgs& parsed) {
     if (param == nullptr || (IsCollectiveSpec(*spec) && param->name == kCollectiveKindParam)) {
       std::string message = spelling + ": not a parameter of " + ScenarioWords(s.scenario) + " (" +
                             FlagsOf(*spec) + ")";
-      if (flag.name == "width") message += "; the window's width is --window-width";
+      if (spelling == "--width") message += "; the window's width is --window-width";
       throw UsageError(message);
-    }
-    if (flag.param != param->name || flag.old_app_name) {
-      flags.notices.push_back(spelling + " is now " + param->Flag() + " (the old name works for one more release)");
     }
     const std::string value = flag.value_name.empty() ? flag.switch_value : parsed.Get(flag.name);
     if (const std::string problem = CheckParamValue(*param, value); !problem.empty()) {
       throw UsageError(spelling + ": " + problem);
     }
-    SetParamText(&s, *spec, *param, value);
+    SetParamText(&s, *spec, *param, CanonicalParamValue(*param, value));
   }
 }
 
-}  // namespace
-
-AppFlags ParseAppFlags(std::span<const std::string> args) {
-  AppFlags flags;
-  const ParsedArgs parsed = ParseArgs(AppSpec(), args);
+/// ParseAppFlags without the notices' bookkeeping.
+void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostringstream& notices) {
+  const ParsedArgs parsed = ParseArgs(AppSpec(), args, &notices);
   if (parsed.help()) {
     flags.help = true;
-    return flags;
+    return;
   }
   // The app's own flags in table order (a message names the first bad flag
   // the same way each time), then the scenario's, for the scenario given.
@@ -433,6 +394,21 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
   if (!flags.compare_trace_path.empty() && flags.open_trace_path.empty()) {
     throw UsageError("--compare-trace: needs --open-trace FILE (the run it is laid over)");
   }
+}
+
+}  // namespace
+
+AppFlags ParseAppFlags(std::span<const std::string> args) {
+  AppFlags flags;
+  std::ostringstream notices;  // old spellings, in shardlab-cli's words
+  try {
+    ParseInto(flags, args, notices);
+  } catch (const Error&) {
+    std::cerr << notices.str();  // as the CLI: the notice, then the error
+    throw;
+  }
+  std::istringstream lines(notices.str());
+  for (std::string line; std::getline(lines, line);) flags.notices.push_back(line);
   return flags;
 }
 

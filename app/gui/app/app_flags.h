@@ -55,8 +55,9 @@ struct AppFlags {
   bool planner = false;             // open the 3D layout planner window
   bool help = false;
   bool version = false;
-  /// One line each for an old spelling used ("--stage is now --zero-stage ...");
-  /// main() prints them on stderr.
+  /// One line each for an old spelling used, as shardlab-cli words it
+  /// ("shardlab: --stage is now --zero-stage; the old spelling goes in the
+  /// next release"); main() prints them on stderr.
   std::vector<std::string> notices;
 
   /// Scripted runs never wait for a person: they render, save and exit.

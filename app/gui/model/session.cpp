@@ -409,6 +409,8 @@ void Session::ResetRun() {
   worker_failure_.clear();
   worker_error_record_seen_ = false;
   worker_error_record_ = ErrorRecord{};
+  worker_sent_ = ScenarioRecord{};
+  worker_echo_ = ScenarioRecord{};
   trace_.reset();
   compare_.reset();
   prepared_.reset();

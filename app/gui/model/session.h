@@ -263,6 +263,10 @@ class Session {
   void SetWorkerTimeout(double seconds) { worker_timeout_s_ = seconds; }
   /// The current run goes through a worker process.
   bool worker_run() const { return worker_run_; }
+  /// A worker run's settings as sent (the spec's name = value list) and as
+  /// the worker's scenario record said it runs them (empty until it did).
+  const ScenarioRecord& worker_sent() const { return worker_sent_; }
+  const ScenarioRecord& worker_echo() const { return worker_echo_; }
   /// What happened to a worker that died ("" otherwise): the signal or exit
   /// code and its error record. The app offers "Restart worker" with it.
   const std::string& worker_failure() const { return worker_failure_; }
@@ -395,6 +399,8 @@ class Session {
   ErrorRecord worker_error_record_;
   double worker_last_record_s_ = 0;         // steady clock, seconds
   ScenarioSettings worker_settings_;        // for RestartWorker
+  ScenarioRecord worker_sent_;              // the settings the worker was asked to run
+  ScenarioRecord worker_echo_;              // what its scenario record said
 
   // Event flood (UI thread only).
   std::unique_ptr<EventFlood> flood_;
