@@ -432,6 +432,21 @@ TEST(WorkerProtocol, EveryScenarioSettingComesBackEqual) {
   EXPECT_GE(changed, 4);
 }
 
+TEST(WorkerProtocol, AMismatchSaysWhichSettingDiffers) {
+  const ScenarioRecord sent{"collective", {{"kind", "allreduce"}, {"size", "16M"}, {"ranks", "4"}}};
+  EXPECT_EQ(ScenarioRecordMismatch(sent, sent), "");
+  ScenarioRecord other = sent;
+  other.params[1].second = "64M";
+  EXPECT_EQ(ScenarioRecordMismatch(sent, other), "size = 64M where 16M was asked");
+  other = sent;
+  other.params.pop_back();
+  other.params.emplace_back("root", "0");
+  EXPECT_EQ(ScenarioRecordMismatch(sent, other), "ranks = (missing) where 4 was asked, root = 0 (not asked)");
+  other = sent;
+  other.scenario = "pipeline";
+  EXPECT_EQ(ScenarioRecordMismatch(sent, other), "scenario pipeline where collective was asked");
+}
+
 TEST(WorkerProtocol, AScenarioRecordMustNameEveryParameterOnceAndNoOther) {
   const ScenarioSpec* spec = FindScenario("io-test-scenario");
   ASSERT_NE(spec, nullptr);
