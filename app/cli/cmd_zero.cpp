@@ -506,8 +506,6 @@ int ZeroRunMain(std::span<const std::string> words) {
   const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
-  const int k = ParseZeroK(args, kZeroPaperK);
-
   std::unique_ptr<PreparedZero> prepared;
   double asked = 0;  // --params, when given
   try {
@@ -515,6 +513,7 @@ int ZeroRunMain(std::span<const std::string> words) {
   } catch (const Error& e) {
     throw ZeroFlagError(e, args, SizeFlag(args));
   }
+  const int k = ParseZeroK(args, kZeroPaperK);  // in the spec's range 8 .. 12: 8 or 12
   if (args.Has("trace")) CheckTracePath(args, trace_path);
 
   std::ostream& out = std::cout;
