@@ -74,6 +74,10 @@ TEST(ThreeDSession, CheckNamesTheFieldAndLargeModelsAreRefused) {
   EXPECT_EQ(session.Check(s).rfind("width: ", 0), 0u) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
+  // A paper-scale preset (the spec's `model`) is the CLI's, not the app's.
+  s = ThreeD222();
+  s.other_params["3d.model"] = "gpt3-175b";
+  EXPECT_EQ(session.Check(s).rfind("model: ", 0), 0u) << session.Check(s);
 }
 
 TEST(GridGroups, ColourByCoordinateGivesEachRankItsGroup) {

@@ -55,6 +55,13 @@ ZeroScenario ZeroScenarioFrom(const ScenarioParams& params, const ScenarioSettin
 ThreeDScenario ThreeDScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings,
                                   double max_host_flops) {
   ThreeDScenario scenario = OnAppBackend(ThreeDFromParams(params), settings);
+  if (scenario.timing_only()) {
+    // A paper-scale plan is millions of ops: too much to draw, and to build
+    // while a student types.
+    throw Error("model: the app runs the small MLP; '" + scenario.model +
+                    "' runs at paper scale in 'shardlab-cli run 3d --model " + scenario.model + "'",
+                ErrorKind::kInvalidInput);
+  }
   const MlpConfig& m = scenario.mlp;
   const double flops = 6.0 * m.batch * double(m.width) * m.width * m.layers;
   if (flops > max_host_flops) {
