@@ -316,6 +316,7 @@ int PlanMain(std::span<const std::string> words) {
   }
   const std::pair<const char*, const char*> field_flags[] = {{"model: ", "model"},
                                                              {"ranks: ", "ranks"},
+                                                             {"gpus: ", "ranks"},
                                                              {"gpu-memory: ", "gpu-memory"},
                                                              {"topology: ", "topology"},
                                                              {"zero: ", "zero-stage"},

@@ -110,9 +110,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   }
   if (this_machine) {
     setup.topology_name = "this";
-    const int ranks_flag = args.Has("ranks") ? static_cast<int>(ParseIntValue(
-                                                   args.Spelling("ranks"), args.Get("ranks"), INT_MIN, INT_MAX))
-                                             : 0;
+    const int ranks_flag = static_cast<int>(params.Int("ranks"));  // 0: all (not given)
     setup.this_machine = ThisMachineFromArgs(args, ranks_flag);
     setup.topology = setup.this_machine->plan_topology;
     if (args.Has("device-profile")) setup.device_profile = args.Get("device-profile");
@@ -151,7 +149,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   if (IsProcessBackend(setup.backend)) {
     setup.ranks = CurrentProcessGroup().size;
   }
-  // --ranks 0 (the spec's default) is every GPU, as no --ranks.
+  // --ranks all (the spec's default) is every GPU, as no --ranks.
   if (params.Int("ranks") > 0) setup.ranks = static_cast<int>(params.Int("ranks"));
   const CollectiveScenario from_params = CollectiveFromParams(params, &setup.topology);
   setup.dtype = from_params.dtype;

@@ -396,6 +396,8 @@ class LabReader {
           continue;
         }
         param.name = ps->name;  // an old spelling ("stage") is stored by its new name
+        if (ps->kind == LabParamKind::kChoice && ps->spec != nullptr)
+          param.text = CanonicalParamValue(*ps->spec, param.text);  // "f32" -> "fp32"
       }
       params->push_back(std::move(param));
     }

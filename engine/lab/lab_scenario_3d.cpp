@@ -63,6 +63,11 @@ PlannerRequest PlanRequest(const ScenarioParams& p, Topology* topology) {
     throw Error(std::string("topology: ") + e.what(), ErrorKind::kInvalidInput);
   }
   const PlannerRequest request = PlanFromParams(p, *topology);
+  if (request.gpus > topology->num_gpus()) {
+    throw Error("ranks: must be 1 .. " + std::to_string(topology->num_gpus()) + " (the GPUs of '" +
+                    p.Text("topology") + "'), not " + std::to_string(request.gpus),
+                ErrorKind::kInvalidInput);
+  }
   const int dp = static_cast<int>(p.Int("dp")), pp = static_cast<int>(p.Int("pp")),
             tp = static_cast<int>(p.Int("tp"));
   const bool any = dp != 0 || pp != 0 || tp != 0;

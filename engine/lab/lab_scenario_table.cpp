@@ -67,6 +67,12 @@ bool IsWhole(double x) { return std::isfinite(x) && std::floor(x) == x; }
 LabParam LabParamDefault(const LabParamSpec& spec) {
   LabParam p;
   p.name = spec.name;
+  if (spec.spec != nullptr && !spec.spec->auto_word.empty() &&
+      spec.default_text == spec.spec->auto_word) {
+    p.type = LabParamType::kString;  // "all": a word, as a lab file may write it
+    p.text = spec.default_text;
+    return p;
+  }
   switch (spec.kind) {
     case K::kInteger:
     case K::kNumber:
@@ -162,6 +168,9 @@ void CheckLabParamType(const LabParamSpec& spec, const LabParam& param) {
   };
   switch (spec.kind) {
     case K::kInteger:
+      if (param.type == LabParamType::kString && spec.spec != nullptr &&
+          !spec.spec->auto_word.empty() && param.text == spec.spec->auto_word)
+        return;
       if (param.type != LabParamType::kNumber) want("a whole number");
       if (!IsWhole(param.number) || std::fabs(param.number) > 1e9) {
         throw Error("must be a whole number between -1e9 and 1e9, not " +

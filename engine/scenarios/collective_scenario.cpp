@@ -422,7 +422,7 @@ CollectiveScenario CollectiveFromParams(const ScenarioParams &p,
                                      : ParseCollectiveAlgo(p.Text("algo"));
   sc.topology = p.Text("topology");
   sc.ranks = static_cast<int>(p.Int("ranks"));
-  if (sc.ranks == 0)
+  if (p.Text("ranks") == "all")
     sc.ranks = topology != nullptr
                    ? topology->num_gpus()
                    : LoadScenarioTopology(sc.topology).num_gpus();
@@ -457,11 +457,13 @@ void RegisterScenario_collective_scenario() {
           "auto (ring; direct for all-to-all), ring, tree (all-reduce), direct "
           "(all-to-all) or nccl (one NCCL call per rank; the simulator's model "
           "of NCCL on sim)")
-          .Choices({"auto", "ring", "tree", "direct", "nccl"}),
-      Param("ranks", T::kInteger, "0",
-            "GPUs taking part, rank r on GPU r; 0: every GPU of the topology")
-          .Range(0, 65536)
-          .Unit("GPUs"),
+          .Choices({"auto", "ring", "tree", "direct", "nccl"})
+          .Noun("algorithm"),
+      Param("ranks", T::kInteger, "all",
+            "GPUs taking part, rank r on GPU r; all: every GPU of the topology")
+          .Range(1, 65536)
+          .Unit("GPUs")
+          .AutoWord("all"),
       Param("size", T::kSize, "16M",
             "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB")
           .Min(1)
@@ -470,6 +472,7 @@ void RegisterScenario_collective_scenario() {
       DTypeParam("element type"),
       Param("op", T::kChoice, "sum", "the reduction (reducing collectives)")
           .Choices({"sum", "max", "min"})
+          .Noun("reduction")
           .Short('o'),
       Param("root", T::kInteger, "0", "root of broadcast and reduce")
           .Range(0, 65535)

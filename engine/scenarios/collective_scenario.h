@@ -67,7 +67,7 @@ struct CollectiveScenario {
 };
 
 /// The scenario the "collective" spec's parameters describe (backend "sim",
-/// seed 1: a front end sets its own). ranks 0 means every GPU of the
+/// seed 1: a front end sets its own). ranks "all" means every GPU of the
 /// topology: of `topology` when given, else of the one the parameters name.
 /// algo "auto" is ring, direct for all-to-all.
 CollectiveScenario CollectiveFromParams(const ScenarioParams& params,

@@ -27,7 +27,7 @@ void RegisterScenario_memory_scenario() {
       Param("ranks", T::kInteger, "64", "data-parallel GPUs N")
           .Range(1, 1 << 24)
           .Unit("GPUs"),
-      Param("zero_stage", T::kInteger, "3",
+      Param("zero_stage", T::kInteger, "0",
             "the ZeRO stage (the CLI marks it in its table of all four)")
           .Range(0, 3)
           .Unit("stage")

@@ -10,7 +10,7 @@ namespace shardlab {
 struct MemoryScenario {
   double parameters = 7.5e9;  // Ψ
   int ranks = 64;             // N, data-parallel GPUs
-  int stage = 3;              // ZeRO stage 0 .. 3
+  int stage = 0;              // ZeRO stage 0 .. 3
   int k_bytes = 12;           // optimizer bytes per parameter
 };
 

@@ -230,8 +230,7 @@ void RegisterScenario_moe_scenario() {
             "capacity per expert and rank as a multiple of the even share k x "
             "(T/N) / E; above 0 "
             "(E/k never drops)")
-          .Min(0)
-          .ValueName("C"),
+                    .ValueName("C"),
       Param("skew", T::kChoice, "router",
             "router (the router's own top-k), uniform, hot (every even token's "
             "first choice is "

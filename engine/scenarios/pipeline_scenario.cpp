@@ -150,7 +150,6 @@ void RegisterScenario_pipeline_scenario() {
           .Choices({"sgd", "adam"}),
       Param("lr", T::kNumber, "0",
             "learning rate; 0: the optimizer's (0.05 sgd, 0.001 adam)")
-          .Min(0)
           .ValueName("X"),
       TopologyParam("a preset or topology file; stage s on GPU s"),
       TimingOnlyParam(

@@ -8,23 +8,14 @@
 
 namespace shardlab {
 
-PlannerRequest PlanFromParams(const ScenarioParams &p,
-                              const Topology &topology) {
+PlannerRequest PlanFromParams(const ScenarioParams& p, const Topology& topology) {
   PlannerRequest request;
   request.model = FindModelPreset(p.Text("model"));
   request.gpus = static_cast<int>(p.Int("ranks"));
-  if (request.gpus == 0)
-    request.gpus = topology.num_gpus();
-  if (request.gpus > topology.num_gpus()) {
-    throw Error("ranks: must be 1 .. " + std::to_string(topology.num_gpus()) +
-                    " (the GPUs of '" + p.Text("topology") + "'), not " +
-                    std::to_string(request.gpus),
-                ErrorKind::kInvalidInput);
-  }
+  if (request.gpus == 0) request.gpus = topology.num_gpus();
   request.gpu_memory_bytes = p.Size("gpu_memory");
   const int global_batch = static_cast<int>(p.Int("global_batch"));
-  if (global_batch > 0)
-    request.model.global_batch = global_batch;
+  if (global_batch > 0) request.model.global_batch = global_batch;
   return request;
 }
 
@@ -43,6 +34,7 @@ void RegisterScenario_plan_scenario() {
   s.params = {
       Param("model", T::kChoice, "gpt3-175b", "a model preset")
           .Choices(presets)
+          .Noun("preset")
           .Short('m'),
       Param("ranks", T::kInteger, "0",
             "GPUs to plan for, the topology's first N; 0: all of it")

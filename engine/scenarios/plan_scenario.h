@@ -12,8 +12,8 @@ namespace shardlab {
 /// The planner request the "plan" spec's parameters describe on `topology`
 /// (the one its topology parameter names, loaded by the caller): ranks 0
 /// is every GPU of it; global_batch 0 the model's. The layout to look up
-/// (dp, pp, tp) is the caller's. Throws Error(kInvalidInput) "ranks: ..."
-/// when ranks exceeds the topology.
+/// (dp, pp, tp) is the caller's; whether ranks fits the topology is the
+/// planner's check.
 PlannerRequest PlanFromParams(const ScenarioParams& params, const Topology& topology);
 
 }  // namespace shardlab

@@ -34,6 +34,7 @@ std::string Joined(const std::vector<std::string>& words) {
 
 // The value of a checked text, as a number (sizes in bytes, counts as counts).
 double NumberOf(const ParamSpec& p, const std::string& text) {
+  if (!p.auto_word.empty() && text == p.auto_word) return 0;
   switch (p.type) {
     case ParamType::kSize: return static_cast<double>(ParseSize(text, p.name));
     case ParamType::kCount: {
@@ -148,7 +149,8 @@ ParamSpec TimingOnlyParam(std::string help) {
 ParamSpec DTypeParam(std::string help, std::vector<std::string> choices) {
   ParamSpec p = Param("dtype", ParamType::kChoice, "fp32", std::move(help))
                     .Choices(std::move(choices))
-                    .ValueName("TYPE");
+                    .ValueName("TYPE")
+                    .Noun("type");
   for (const auto& [alias, choice] : {std::pair{"f32", "fp32"}, {"f16", "fp16"}})
     if (std::find(p.choices.begin(), p.choices.end(), choice) != p.choices.end())
       p.aliases.emplace_back(alias, choice);
@@ -166,17 +168,18 @@ std::string CheckParamValue(const ParamSpec& p, std::string_view text) {
   const std::string t = CanonicalParamValue(p, text);
   switch (p.type) {
     case ParamType::kInteger: {
+      if (!p.auto_word.empty() && t == p.auto_word) return "";
       long long v = 0;
       const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
       if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-        return "'" + t + "' is not a whole number";
+        return "must be an integer (got '" + t + "')";
       return RangeProblem(p, static_cast<double>(v), t);
     }
     case ParamType::kNumber: {
       double v = 0;
       const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
       if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
-        return "'" + t + "' is not a number";
+        return "not a number: '" + t + "'";
       return RangeProblem(p, v, t);
     }
     case ParamType::kSize:
@@ -194,7 +197,8 @@ std::string CheckParamValue(const ParamSpec& p, std::string_view text) {
     }
     case ParamType::kChoice:
       if (std::find(p.choices.begin(), p.choices.end(), t) == p.choices.end())
-        return "'" + t + "' is not one of " + Joined(p.choices);
+        return "unknown " + (p.noun.empty() ? p.name : p.noun) + " '" + t + "' (" +
+               Joined(p.choices) + ")";
       return "";
     case ParamType::kBool:
       if (t != "true" && t != "false") return "'" + t + "' is not true or false";

@@ -63,6 +63,10 @@ struct ParamSpec {
   std::vector<std::pair<std::string, std::string>> aliases;  // kChoice: {other spelling, choice}
                                      // ("f32" -> "fp32"), accepted and stored as the choice
   std::string value_name;            // the CLI's placeholder ("N", "SIZE"); "" : from the type
+  std::string noun;                  // kChoice: "unknown <noun> 'x' (...)"; "" : the name
+  std::string auto_word;             // kInteger: a word taken in place of a number, meaning
+                                     // "follows the others" ("all": every GPU of the
+                                     // topology); Number() reads it as 0
 
   /// "--timing-only": the name with '-' for '_'.
   std::string Flag() const;
@@ -77,6 +81,8 @@ struct ParamSpec {
   ParamSpec& OldNames(std::vector<std::string> n) { old_names = std::move(n); return *this; }
   ParamSpec& ValueName(std::string v) { value_name = std::move(v); return *this; }
   ParamSpec& NoCli() { cli = false; return *this; }
+  ParamSpec& Noun(std::string n) { noun = std::move(n); return *this; }
+  ParamSpec& AutoWord(std::string w) { auto_word = std::move(w); return *this; }
 };
 
 /// A parameter: its name, type, the one default and its help line.
@@ -123,7 +129,9 @@ std::string CanonicalParamValue(const ParamSpec& param, std::string_view text);
 std::string ParamValueName(const ParamSpec& param);
 
 /// "(default: 16M; bytes; 1 .. 4096)": what every front end shows after a
-/// parameter's help, from the spec alone.
+/// parameter's help, from the spec alone. Messages of CheckParamValue read
+/// "must be at least 1 (got 0)", "must be an integer (got 'x')", "not a
+/// number: 'x'", "unknown schedule 'zb' (gpipe, 1f1b, interleaved or zb-h1)".
 std::string ParamDefaultText(const ParamSpec& param);
 
 // ---- parameters several scenarios share, spelled once ------------------------

@@ -308,7 +308,6 @@ void RegisterScenario_three_d_scenario() {
           .Choices({"sgd", "adam"}),
       Param("lr", T::kNumber, "0",
             "small: learning rate; 0: the optimizer's (0.05 sgd, 0.001 adam)")
-          .Min(0)
           .ValueName("X"),
       Param("buckets", T::kInteger, "4",
             "paper scale: DP gradient buckets per GPU")

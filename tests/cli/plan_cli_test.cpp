@@ -33,7 +33,7 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-const std::vector<std::string> kIssueRun = {"plan", "--model",    "gpt3-175b",       "--gpus",
+const std::vector<std::string> kIssueRun = {"plan", "--model",    "gpt3-175b",       "--ranks",
                                             "512",  "--topology", "64x-dgx-a100-ib", "--gpu-memory",
                                             "80G"};
 
@@ -94,11 +94,11 @@ TEST(PlanCli, BadFlagsAreOneLineWithExitTwo) {
   };
   const std::vector<Case> cases = {
       {{"plan", "--model", "gpt5"},
-       "--model: unknown preset 'gpt5' (known: gpt3-175b, gpt3-13b, gpt3-1.3b, llama-7b-ish)"},
-      {{"plan", "--gpus", "500"},
-       "--gpus: 500 is not a whole number of 8-GPU nodes (try 496 or 504)"},
-      {{"plan", "--gpus", "1024"},
-       "--gpus: 1024 is more than the 512 GPUs of topology '64x-dgx-a100-ib'"},
+       "--model: unknown preset 'gpt5' (gpt3-175b, gpt3-13b, gpt3-1.3b or llama-7b-ish)"},
+      {{"plan", "--ranks", "500"},
+       "--ranks: 500 is not a whole number of 8-GPU nodes (try 496 or 504)"},
+      {{"plan", "--ranks", "1024"},
+       "--ranks: 1024 is more than the 512 GPUs of topology '64x-dgx-a100-ib'"},
       {{"plan", "--topology", "9x-dgx-z100"},
        "--topology: '9x-dgx-z100' is neither a topology preset"},
       {{"plan", "--recompute", "some"}, "--recompute: 'some' is not a recomputation mode"},
@@ -117,7 +117,7 @@ TEST(PlanCli, SimulateRunsTheTopLayoutsOnTheSimulator) {
   TempDir dir;
   const std::vector<std::string> args = {"plan",     "--model",      "gpt3-1.3b", "--topology",
                                          "dgx-a100", "--top",        "3",         "--simulate",
-                                         "3",        "--interleave", "1,2",       "--zero",
+                                         "3",        "--interleave", "1,2",       "--zero-stage",
                                          "0,1",      "--recompute",  "none"};
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);

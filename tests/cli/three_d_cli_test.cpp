@@ -26,7 +26,7 @@ ProgramResult RunCli(const std::vector<std::string>& args, const TempDir& dir) {
 TEST(ThreeDCli, SmallModelStepIsCheckedAgainstOneDevice) {
   TempDir dir;
   const ProgramResult r = RunCli({"run", "3d", "--dp", "2", "--pp", "2", "--tp", "2", "--width",
-                                  "32", "--optimizer", "adam", "--zero", "1", "--json"},
+                                  "32", "--optimizer", "adam", "--zero-stage", "1", "--json"},
                                  dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   const Json j = ParseJson(r.out);
@@ -98,9 +98,9 @@ TEST(ThreeDCli, BadGridsAndFlagsGetOneLine) {
   const ProgramResult model = RunCli({"run", "3d", "--model", "gpt5"}, dir);
   EXPECT_EQ(model.exit_code, 2);
   EXPECT_NE(model.err.find("gpt3-175b"), std::string::npos) << model.err;
-  const ProgramResult zero = RunCli({"run", "3d", "--zero", "3"}, dir);
+  const ProgramResult zero = RunCli({"run", "3d", "--zero-stage", "3"}, dir);
   EXPECT_EQ(zero.exit_code, 2);
-  EXPECT_NE(zero.err.find("--zero:"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("--zero-stage:"), std::string::npos) << zero.err;
 }
 
 TEST(ThreeDCli, TraceNamesEachGpuByItsCoordinates) {

@@ -40,7 +40,7 @@ constexpr double kPaperTensorBytes = 32.0 * 2048 * 12288 * 2;
 const std::vector<std::string> kPaperRun = {"run",    "tp-mlp", "--tp",     "8",
                                             "--batch", "32",    "--seq",    "2048",
                                             "--hidden", "12288", "--topology", "dgx-a100",
-                                            "--timing-only"};
+                                            "--dtype",  "fp16",  "--timing-only"};
 
 TEST(TpCli, EveryLayerRunsSmallAndEqualsTheSingleDeviceLayer) {
   TempDir dir;
@@ -106,7 +106,7 @@ TEST(TpCli, PaperScaleMlpHasOneForwardAndOneBackwardAllReduceOfTheWholeActivatio
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   const Json j = ParseJson(r.out);
-  EXPECT_EQ(j["dtype"].text, "fp16");  // the default with --timing-only
+  EXPECT_EQ(j["dtype"].text, "fp16");  // as asked: --dtype fp16 (the default is fp32)
   EXPECT_FALSE(j["checked"].boolean);
   EXPECT_EQ(j["correct"].type, Json::Type::kNull);
   EXPECT_TRUE(Contains(j["not_checked_reason"].text, "timing only"));
@@ -227,7 +227,7 @@ TEST(TpCli, BadInputGetsOneLineNamingTheFlag) {
       {{"run", "tp-mlp", "--tp", "16"},
        "--tp: 16 ranks but topology 'dgx-a100' has only 8 GPUs"},
       {{"run", "tp-mlp", "--tp", "2,4"}, "--tp: one size per run"},
-      {{"run", "tp-mlp", "--tp", "0"}, "--tp: 0 is outside 1..4096"},
+      {{"run", "tp-mlp", "--tp", "0"}, "--tp: must be at least 1 (got 0)"},
       {{"run", "tp-mlp", "--dtype", "int8"}, "--dtype: unknown type 'int8'"},
       {{"run", "tp-mlp", "--heads", "4"}, "--heads: the mlp layer has no attention heads"},
       {{"run", "tp-column", "--sequence-parallel"}, "--sequence-parallel: applies to the mlp"},

@@ -37,7 +37,7 @@ bool Contains(const std::string& text, const std::string& part) {
 
 /// The run: 15 layers x 8192 = 1,006,755,840 parameters on 8 GPUs.
 std::vector<std::string> BillionRun(int stage) {
-  return {"run", "zero", "--stage", std::to_string(stage), "--ranks", "8", "--params", "1B",
+  return {"run", "zero", "--zero-stage", std::to_string(stage), "--ranks", "8", "--params", "1B",
           "--timing-only"};
 }
 
@@ -51,7 +51,7 @@ Json RunJson(std::vector<std::string> args, const TempDir& dir) {
 TEST(ZeroCli, EveryStageRunsSmallAndEqualsTheSingleDeviceModel) {
   TempDir dir;
   for (int stage = 0; stage <= 3; ++stage) {
-    const Json j = RunJson({"run", "zero", "--stage", std::to_string(stage)}, dir);
+    const Json j = RunJson({"run", "zero", "--zero-stage", std::to_string(stage)}, dir);
     EXPECT_EQ(j["stage"].number, stage);
     EXPECT_EQ(j["ranks"].number, 4) << stage;
     EXPECT_EQ(j["batch"].number, 32) << stage;  // 8 rows per rank by default
@@ -70,7 +70,7 @@ TEST(ZeroCli, EveryStageRunsSmallAndEqualsTheSingleDeviceModel) {
 
 TEST(ZeroCli, TextReportOfASmallRunSaysCorrect) {
   TempDir dir;
-  const std::vector<std::string> args = {"run", "zero", "--stage", "2", "--ranks", "2",
+  const std::vector<std::string> args = {"run", "zero", "--zero-stage", "2", "--ranks", "2",
                                          "--steps", "3"};
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
@@ -180,7 +180,7 @@ TEST(ZeroCli, BillionTextShowsTheModelItBuiltAndTheFormulas) {
 TEST(ZeroCli, TraceWritesAChromeTrace) {
   TempDir dir;
   const std::string path = (dir.path() / "zero.json").string();
-  const std::vector<std::string> args = {"run", "zero", "--stage", "1", "--trace", path};
+  const std::vector<std::string> args = {"run", "zero", "--zero-stage", "1", "--trace", path};
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   EXPECT_TRUE(Contains(r.out, "# Trace: " + path)) << r.out;
@@ -219,7 +219,7 @@ TEST(MemoryCli, ThePapersSevenAndAHalfBillionExample) {
 TEST(MemoryCli, TextMarksTheAskedStageAndSaysWhatComesOnTop) {
   TempDir dir;
   const std::vector<std::string> args = {"memory", "--params", "175B", "--ranks", "64",
-                                         "--stage", "3"};
+                                         "--zero-stage", "3"};
   const ProgramResult r = RunCli(args, dir);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   EXPECT_TRUE(Contains(r.out, "Ψ = 175B parameters on N = 64 GPUs")) << r.out;
@@ -230,7 +230,7 @@ TEST(MemoryCli, TextMarksTheAskedStageAndSaysWhatComesOnTop) {
   for (std::size_t begin = 0; begin < r.out.size();) {
     const std::size_t end = std::min(r.out.find('\n', begin), r.out.size());
     const std::string line = r.out.substr(begin, end - begin);
-    if (Contains(line, "<- --stage 3")) marked.push_back(line);
+    if (Contains(line, "<- --zero-stage 3")) marked.push_back(line);
     begin = end + 1;
   }
   ASSERT_EQ(marked.size(), 2u) << r.out;
@@ -243,8 +243,8 @@ TEST(MemoryCli, TextMarksTheAskedStageAndSaysWhatComesOnTop) {
 TEST(ZeroCli, BadInputGetsOneLineNamingTheFlag) {
   TempDir dir;
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"run", "zero", "--stage", "4"}, "--stage: 4 is not a ZeRO stage (choose 0, 1, 2 or 3)"},
-      {{"run", "zero", "--bucket", "0"}, "--bucket: must be at least 1 B (got 0)"},
+      {{"run", "zero", "--zero-stage", "4"}, "--zero-stage: must be at most 3 (got 4)"},
+      {{"run", "zero", "--bucket", "0"}, "--bucket: must be at least 1 (got 0)"},
       {{"run", "zero", "--batch", "30", "--ranks", "4"},
        "--batch: 30 rows do not split into 4 equal shards"},
       {{"run", "zero", "--ranks", "16", "--topology", "dgx-a100"},
@@ -257,11 +257,11 @@ TEST(ZeroCli, BadInputGetsOneLineNamingTheFlag) {
       {{"run", "zero", "--width", "4096", "--layers", "64"}, "--width: a real run of"},
       {{"run", "zero", "--k", "10"}, "--k: must be 12"},
       {{"run", "zero", "--lr", "-1"}, "--lr: must be a positive number"},
-      {{"run", "zero", "--steps", "0"}, "--steps: 0 is outside 1..1000"},
+      {{"run", "zero", "--steps", "0"}, "--steps: must be at least 1 (got 0)"},
       {{"run", "zero", "--no-overlap=yes"}, "--no-overlap"},
-      {{"memory", "--stage", "4"}, "--stage: 4 is not a ZeRO stage (choose 0, 1, 2 or 3)"},
+      {{"memory", "--zero-stage", "4"}, "--zero-stage: must be at most 3 (got 4)"},
       {{"memory", "--ranks", "0"}, "--ranks: must be at least 1 (got 0)"},
-      {{"memory", "--params", "0"}, "--params: '0' is not a parameter count"},
+      {{"memory", "--params", "0"}, "--params: must be at least 1 (got 0)"},
       {{"memory", "--params", "-5B"}, "--params: '-5B' is not a parameter count"},
       {{"memory", "--k", "16"}, "--k: must be 12"},
   };
@@ -278,15 +278,15 @@ TEST(ZeroCli, HelpDescribesBothCommands) {
   TempDir dir;
   const ProgramResult run = RunCli({"run", "zero", "--help"}, dir);
   ASSERT_EQ(run.exit_code, 0);
-  for (const char* word : {"--stage N", "--params COUNT", "--bucket SIZE", "--no-overlap",
+  for (const char* word : {"--zero-stage N", "--params COUNT", "--bucket SIZE", "--no-overlap",
                            "--k 8|12", "--timing-only", "--trace", "3(N-1)/N·Ψ",
-                           "run zero --stage 3 --ranks 8 --params 1B --timing-only"}) {
+                           "run zero --zero-stage 3 --ranks 8 --params 1B --timing-only"}) {
     EXPECT_TRUE(Contains(run.out, word)) << word << "\n" << run.out;
   }
   const ProgramResult memory = RunCli({"memory", "--help"}, dir);
   ASSERT_EQ(memory.exit_code, 0);
   for (const char* word : {"(4+K)Ψ/N", "K = 12", "K = 8", "on top",
-                           "memory --params 175B --ranks 64 --stage 3"}) {
+                           "memory --params 175B --ranks 64 --zero-stage 3"}) {
     EXPECT_TRUE(Contains(memory.out, word)) << word << "\n" << memory.out;
   }
   const ProgramResult top = RunCli({"--help"}, dir);

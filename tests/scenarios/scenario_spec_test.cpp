@@ -135,8 +135,10 @@ TEST(ScenarioSpecs, BadValuesNameTheParameter) {
   };
   EXPECT_EQ(message("stages", "0"), "stages: must be at least 1 (got 0)");
   EXPECT_EQ(message("stages", "4097"), "stages: must be at most 4096 (got 4097)");
-  EXPECT_EQ(message("stages", "two"), "stages: 'two' is not a whole number");
-  EXPECT_EQ(message("schedule", "zb"), "schedule: 'zb' is not one of gpipe, 1f1b, interleaved or zb-h1");
+  EXPECT_EQ(message("stages", "two"), "stages: must be an integer (got 'two')");
+  EXPECT_EQ(message("schedule", "zb"),
+            "schedule: unknown schedule 'zb' (gpipe, 1f1b, interleaved or zb-h1)");
+  EXPECT_EQ(message("lr", "fast"), "lr: not a number: 'fast'");
   EXPECT_EQ(message("timing_only", "yes"), "timing_only: 'yes' is not true or false");
   EXPECT_EQ(message("dtype", "fp16"), "dtype: scenario 'pipeline' has no such parameter");
   EXPECT_FALSE(pipeline.IsSet("stages"));  // refused values leave the default
