@@ -36,7 +36,7 @@ std::string AnotherValue(const ParamSpec& p) {
   std::vector<std::string> candidates;
   switch (p.type) {
     case ParamType::kInteger: {
-      const long long d = std::stoll(p.default_text);
+      const long long d = p.default_text == p.auto_word ? 1 : std::stoll(p.default_text);
       candidates = {std::to_string(d + 1), std::to_string(d - 1)};
       break;
     }

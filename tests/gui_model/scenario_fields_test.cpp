@@ -75,7 +75,7 @@ TEST(ScenarioFields, EveryFieldShowsItsSpecsDefaultRangeAndUnit) {
       EXPECT_EQ(f.choices, p->choices);
       EXPECT_EQ(f.help.rfind(p->help, 0), 0u) << f.help;
       if (p->type == ParamType::kInteger || p->type == ParamType::kNumber) {
-        EXPECT_EQ(f.min, p->min);
+        EXPECT_EQ(f.min, p->auto_word.empty() ? p->min : 0);  // 0: the word ("all")
         EXPECT_EQ(f.max, p->max);
       }
       EXPECT_EQ(f.value, ParamText(all_shown, spec, *p));

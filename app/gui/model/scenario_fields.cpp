@@ -109,10 +109,11 @@ bool IsCollective(const ScenarioSpec& spec) { return spec.name == kCollectiveSpe
 
 /// What the help says 0 means: "every GPU of the topology" from "...; 0:
 /// every GPU of the topology"; "" when it says nothing.
-std::string ZeroMeaning(const std::string& help) {
-  for (std::size_t at = help.find("0: "); at != std::string::npos; at = help.find("0: ", at + 1)) {
+std::string ZeroMeaning(const std::string& help, const std::string& word = "0") {
+  const std::string key = word + ": ";
+  for (std::size_t at = help.find(key); at != std::string::npos; at = help.find(key, at + 1)) {
     if (at > 0 && help[at - 1] != ' ' && help[at - 1] != '(') continue;  // "10: " is no zero
-    const std::size_t from = at + 3;
+    const std::size_t from = at + key.size();
     const std::size_t to = help.find_first_of(";)", from);
     return help.substr(from, to == std::string::npos ? std::string::npos : to - from);
   }
@@ -159,7 +160,11 @@ std::vector<std::pair<std::string, std::string>> Bindings() {
 std::string ParamText(const ScenarioSettings& s, const ScenarioSpec& spec, const ParamSpec& param) {
   if (IsCollective(spec) && param.name == kCollectiveKindParam) return s.scenario;
   if (const SettingsField* f = BoundField(spec.name, param.name)) {
-    if (f->number != nullptr) return std::to_string(s.*f->number);
+    if (f->number != nullptr) {
+      // A word in place of a number ("all" GPUs) is 0 in the field.
+      if (!param.auto_word.empty() && s.*f->number == 0 && param.min > 0) return param.auto_word;
+      return std::to_string(s.*f->number);
+    }
     if (f->real != nullptr) return RealText(s.*f->real);
     if (f->text != nullptr) return s.*f->text;
     return s.*f->flag ? "true" : "false";
@@ -175,6 +180,10 @@ void SetParamText(ScenarioSettings* s, const ScenarioSpec& spec, const ParamSpec
   }
   if (const SettingsField* f = BoundField(spec.name, param.name)) {
     if (f->number != nullptr) {
+      if (!param.auto_word.empty() && text == param.auto_word) {
+        s->*f->number = 0;
+        return;
+      }
       // A text that is no whole number leaves the field; ParamsOf refuses it
       // where it comes from (flags and labs check before they set).
       long long v = 0;
@@ -303,9 +312,12 @@ std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topolo
     f.unit = p.unit;
     f.default_text = p.default_text;
     if (p.min <= 0 && p.max >= 0) f.zero_text = ZeroMeaning(p.help);
+    if (!p.auto_word.empty() && p.min > 0) f.zero_text = ZeroMeaning(p.help, p.auto_word);
     f.choices = p.choices;
     f.min = p.min;
     f.max = p.max;
+    // A word in place of a number ("all") is the slider's 0.
+    if (p.type == ParamType::kInteger && !p.auto_word.empty() && p.min > 0) f.min = 0;
     switch (p.type) {
       case ParamType::kInteger: {
         if (p.unit == "GPUs" && topology_gpus > 1 && topology_gpus < f.max) f.max = topology_gpus;

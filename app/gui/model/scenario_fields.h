@@ -103,14 +103,16 @@ struct PanelField {
   std::string label;         // "Microbatches", "Top k"
   FieldWidget widget = FieldWidget::kText;
   std::string value;         // the current text
-  double min = 0;            // kSlider, kInteger, kNumber: what the field allows
+  double min = 0;            // kSlider, kInteger, kNumber: what the field allows (0 for a
+                             // parameter's auto word, "all")
   double max = 0;
   std::string unit;          // the spec's unit ("GPUs"; "" for none)
   std::string format;        // a slider's "%d GPUs"
   std::vector<std::string> choices;
   std::string help;          // the spec's help, then its default, range and unit
   std::string default_text;  // the spec's default
-  std::string zero_text;     // what 0 means, when the help says ("0: every GPU of the topology")
+  std::string zero_text;     // what 0 means, when the help says ("0: every GPU of the topology"),
+                             // or the spec's word for it ("all: ..."), which the field keeps as 0
 };
 
 /// Sliders for ranges this small, typed numbers above.
