@@ -194,8 +194,22 @@ void CheckCollectiveParams(const CollectiveParams& params) {
                 " ops; a plan holds at most " + std::to_string(detail::kMaxCollectiveOps));
 }
 
-Plan BuildCollective(const CollectiveParams& params) {
-  CheckCollectiveParams(params);
+namespace {
+
+/// A bar's name for the call: "AR", "RS", "AG", "BC", "R", "A2A".
+const char* CallTag(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "AR";
+    case CollectiveKind::kReduceScatter: return "RS";
+    case CollectiveKind::kAllGather: return "AG";
+    case CollectiveKind::kBroadcast: return "BC";
+    case CollectiveKind::kReduce: return "R";
+    case CollectiveKind::kAllToAll: return "A2A";
+  }
+  return "?";
+}
+
+Plan BuildCall(const CollectiveParams& params) {
   if (params.algo == CollectiveAlgo::kNccl) return detail::BuildNcclCollective(params);
   switch (params.kind) {
     case CollectiveKind::kAllReduce:
@@ -208,6 +222,24 @@ Plan BuildCollective(const CollectiveParams& params) {
     case CollectiveKind::kAllToAll: return detail::BuildDirectAllToAll(params);
   }
   throw Error("unknown collective kind");
+}
+
+}  // namespace
+
+Plan BuildCollective(const CollectiveParams& params) {
+  CheckCollectiveParams(params);
+  Plan plan = BuildCall(params);
+  // The call's name for the labels: "AR" / "all-reduce (ring)"; an
+  // all-reduce by hand runs two passes (reduce-scatter and all-gather, or
+  // the tree's reduce and broadcast) that its ops' phases name.
+  CollectiveNote note;
+  note.tag = CallTag(params.kind);
+  note.what = std::string(CollectiveTitle(params.kind)) + " (" +
+              (params.algo == CollectiveAlgo::kNccl ? "NCCL" : CollectiveAlgoName(params.algo)) + ")";
+  note.two_passes = params.kind == CollectiveKind::kAllReduce && params.algo != CollectiveAlgo::kNccl;
+  plan.collectives.assign(static_cast<std::size_t>(params.collective_seq) + 1, CollectiveNote{});
+  plan.collectives[static_cast<std::size_t>(params.collective_seq)] = std::move(note);
+  return plan;
 }
 
 double BusBandwidthFactor(CollectiveKind kind, int ranks) {

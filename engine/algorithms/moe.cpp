@@ -207,6 +207,9 @@ class MoeBuilder {
                                           bool reverse = false) {
     const std::size_t nn = static_cast<std::size_t>(n_);
     std::vector<std::vector<OpId>> written(nn);
+    builder_.NoteCollective(seq, phase == Phase::kDispatch
+                                     ? CollectiveNote{"dispatch", "all-to-all dispatch of the tokens to their experts' GPUs"}
+                                     : CollectiveNote{"combine", "all-to-all combine: the experts' outputs back to their tokens' GPUs"});
     // The block a pair exchanges: (source s, destination d) of the dispatch.
     auto block = [&](int sender, int receiver) {
       const int s = reverse ? receiver : sender, d = reverse ? sender : receiver;

@@ -187,6 +187,18 @@ class TpLayerBuilder {
     g.tags.layer = 0;
     g.collective_seq = seq_;
     if (tp() > 1) {  // one rank: nothing to reduce, and no ops are added
+      // Its name for the labels, numbered per kind in plan order: "AR1 fwd",
+      // "all-reduce of the MLP output (g) in the forward".
+      const int kind_index = static_cast<int>(kind);
+      const char* prefix = kind == GroupCollectiveKind::kAllReduce ? "AR"
+                           : kind == GroupCollectiveKind::kReduceScatter ? "RS" : "AG";
+      const char* words = kind == GroupCollectiveKind::kAllReduce ? "all-reduce"
+                          : kind == GroupCollectiveKind::kReduceScatter ? "reduce-scatter" : "all-gather";
+      CollectiveNote note;
+      note.tag = prefix + std::to_string(++kind_counts_[kind_index % 3]) + (forward ? " fwd" : " bwd");
+      note.what = std::string(words) + " of the " + what + " in the " + (forward ? "forward" : "backward");
+      note.two_passes = kind == GroupCollectiveKind::kAllReduce;
+      builder_.NoteCollective(seq_, std::move(note));
       out_.collectives.push_back(TpCollective{seq_, kind, forward, t_ * h_, std::move(what)});
       ++seq_;
     }
@@ -564,6 +576,7 @@ class TpLayerBuilder {
   TpLayerPlan out_;
   int step_ = 0;
   int seq_ = 0;
+  int kind_counts_[3] = {0, 0, 0};  // collectives named so far, by kind (AR1, RS1, AG1)
 };
 
 }  // namespace

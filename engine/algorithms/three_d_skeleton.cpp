@@ -53,9 +53,25 @@ class Skeleton {
   std::size_t At(int rank, int j) const {
     return static_cast<std::size_t>(rank) * p_.microbatches + j;
   }
-  int NewSeq(GroupKind kind, int group) {
+  // A new collective call in group `group` of `kind` (whose ranks are
+  // `ranks`), named for the labels: "TP g3" / "tensor-parallel all-reduce
+  // in the forward, TP group 3 (ranks 6,7)".
+  int NewSeq(GroupKind kind, int group, const std::vector<int>& ranks, const std::string& what,
+             bool two_passes) {
     collectives_.push_back({kind, group});
-    return static_cast<int>(collectives_.size()) - 1;
+    const int seq = static_cast<int>(collectives_.size()) - 1;
+    std::string list;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (ranks.size() > 5 && i == 3) {
+        list += ",..," + std::to_string(ranks.back());
+        break;
+      }
+      list += (i ? "," : "") + std::to_string(ranks[i]);
+    }
+    const std::string name = std::string(GroupKindName(kind)) + " group " + std::to_string(group);
+    builder_.NoteCollective(seq, {std::string(GroupKindName(kind)) + " g" + std::to_string(group),
+                                  what + ", " + name + " (ranks " + list + ")", two_passes});
+    return seq;
   }
 
   void AddMoments(int rank, GridCoord c, std::vector<ThreeDTensor>& tensors) {
@@ -129,7 +145,10 @@ class Skeleton {
         c.tags.layer = pieces[d][0][k].layer;
         c.tags.chunk = stage;
         const RankGroups groups = grid_.GroupsOf(grid_.RankOf({d, stage, 0}));
-        c.collective_seq = NewSeq(GroupKind::kTensor, groups.tp_group);
+        c.collective_seq = NewSeq(GroupKind::kTensor, groups.tp_group, groups.tp,
+                                  "tensor-parallel all-reduce of layer " + std::to_string(c.tags.layer) + " in the " +
+                                      (forward ? "forward" : "backward"),
+                                  true);
         for (int t = 0; t < grid_.tp; ++t) {
           c.ranks.push_back(groups.tp[t]);
           c.slices.push_back(pieces[d][t][k].tp_allreduce);
@@ -155,7 +174,10 @@ class Skeleton {
         tags.phase = phase;
         tags.microbatch = j;
         tags.chunk = stage;
-        const int seq = NewSeq(GroupKind::kPipeline, grid_.GroupsOf(r).pp_group);
+        const RankGroups pp = grid_.GroupsOf(r);
+        const int seq = NewSeq(GroupKind::kPipeline, pp.pp_group, pp.pp,
+                               forward ? "activations to the next stage" : "activation gradients to the previous stage",
+                               false);
         const auto transfer =
             forward ? builder_.AddTransfer(r, to, model_.Output(r, j), model_.Input(to, j),
                                            ReduceOp::kNone, step_, tags, deps[d][t], {}, seq)
@@ -187,7 +209,10 @@ class Skeleton {
         c.after = after;
         c.first_step = step;
         c.tags.layer = out.tensors[group[0]][k].layer;
-        c.collective_seq = NewSeq(GroupKind::kData, grid_.GroupsOf(group[0]).dp_group);
+        c.collective_seq = NewSeq(GroupKind::kData, grid_.GroupsOf(group[0]).dp_group, group,
+                                  std::string(zero1 ? "reduce-scatter" : "all-reduce") + " of the gradients of " +
+                                      out.tensors[group[0]][k].name,
+                                  !zero1);
         for (int i = 0; i < n; ++i) {
           const ThreeDTensor& t = out.tensors[group[i]][k];
           c.slices.push_back({t.grad, 0, t.count});
@@ -235,7 +260,8 @@ class Skeleton {
         c.after = after;
         c.first_step = step;
         c.tags.layer = out.tensors[group[0]][k].layer;
-        c.collective_seq = NewSeq(GroupKind::kData, grid_.GroupsOf(group[0]).dp_group);
+        c.collective_seq = NewSeq(GroupKind::kData, grid_.GroupsOf(group[0]).dp_group, group,
+                                  "all-gather of the updated " + out.tensors[group[0]][k].name, false);
         for (int i = 0; i < n; ++i) {
           const ThreeDTensor& t = out.tensors[group[i]][k];
           c.slices.push_back({t.param, 0, t.count});

@@ -131,6 +131,19 @@ class ZeroBuilder {
            (p.steps == 1 ? "" : "s");
   }
 
+  // A unit in the labels: stage 3 gathers and reduces a layer ("L3",
+  // "layer 3"), stages 0-2 a bucket ("b1", "bucket 1 (layers 1-0)").
+  std::string UnitTag(std::size_t u) const {
+    return p_.stage == 3 ? "L" + std::to_string(units_[u].first_layer) : "b" + std::to_string(u);
+  }
+  std::string UnitWords(std::size_t u) const {
+    const ZeroUnit& unit = units_[u];
+    const std::string layers = unit.first_layer == unit.last_layer
+                                   ? "layer " + std::to_string(unit.first_layer)
+                                   : "layers " + std::to_string(unit.last_layer) + "-" + std::to_string(unit.first_layer);
+    return p_.stage == 3 ? layers : "bucket " + std::to_string(u) + " (" + layers + ")";
+  }
+
   BufferSlice Whole(BufferId id) const { return {id, 0, builder_.buffer(id).count}; }
   std::int64_t ChunkStart(std::size_t u, int r) const {
     return units_[u].begin + ChunkBegin(units_[u].size(), n_, r);
@@ -171,7 +184,8 @@ class ZeroBuilder {
 
   std::vector<std::vector<OpId>> Collective(GroupCollectiveKind kind,
                                             const std::vector<BufferSlice>& slices,
-                                            const std::vector<std::vector<OpId>>& after, int layer) {
+                                            const std::vector<std::vector<OpId>>& after, int layer,
+                                            CollectiveNote note) {
     GroupCollective g;
     g.kind = kind;
     for (int r = 0; r < n_; ++r) g.ranks.push_back(r);
@@ -180,6 +194,7 @@ class ZeroBuilder {
     g.first_step = step_;
     g.tags.layer = layer;
     g.collective_seq = n_ > 1 ? seq_++ : -1;  // one rank: nothing runs, nothing to count
+    builder_.NoteCollective(g.collective_seq, std::move(note));
     const GroupCollectiveOps ops = AppendGroupCollective(builder_, g);
     step_ += ops.steps;
     return ops.done;
@@ -291,7 +306,11 @@ class ZeroBuilder {
                                {})});
     }
     ++step_;
-    ready = Collective(GroupCollectiveKind::kAllGather, slices, after, l);
+    const bool forward = std::string(what) == "fwd";
+    const std::string layer = std::to_string(l);
+    ready = Collective(GroupCollectiveKind::kAllGather, slices, after, l,
+                       {"AG L" + layer + " " + what,
+                        "all-gather of layer " + layer + "'s parameters before its " + (forward ? "forward" : "backward")});
     return gathered;
   }
 
@@ -407,7 +426,8 @@ class ZeroBuilder {
       if (p_.stage == 3) continue;  // parameters stay sharded; the next forward gathers them
       std::vector<BufferSlice> slices;
       for (int r = 0; r < n_; ++r) slices.push_back({rank_[r].params, units_[u].begin, units_[u].size()});
-      param_ready_[u] = Collective(GroupCollectiveKind::kAllGather, slices, updated, units_[u].first_layer);
+      param_ready_[u] = Collective(GroupCollectiveKind::kAllGather, slices, updated, units_[u].first_layer,
+                                   {"AG " + UnitTag(u) + " upd", "all-gather of the updated parameters of " + UnitWords(u)});
     }
   }
 
@@ -422,8 +442,11 @@ class ZeroBuilder {
       deps.push_back({after[r]});
     }
     const int layer = units_[u].first_layer;
-    if (p_.stage == 0) return Collective(GroupCollectiveKind::kAllReduce, slices, deps, layer);
-    auto done = Collective(GroupCollectiveKind::kReduceScatter, slices, deps, layer);
+    if (p_.stage == 0)
+      return Collective(GroupCollectiveKind::kAllReduce, slices, deps, layer,
+                        {"AR " + UnitTag(u), "all-reduce of the gradients of " + UnitWords(u), true});
+    auto done = Collective(GroupCollectiveKind::kReduceScatter, slices, deps, layer,
+                           {"RS " + UnitTag(u), "reduce-scatter of the gradients of " + UnitWords(u)});
     if (p_.stage == 1) return done;
     // Keep the own chunk; the unit's full gradient is freed after this copy.
     for (int r = 0; r < n_; ++r)

@@ -159,8 +159,28 @@ void AddSlice(const JsonValue& slice, const JsonParser& parser, std::size_t offs
   const JsonValue* category = slice.Find("cat");
   if (category != nullptr && category->is_string() && category->string != "op") {
     Phase phase = Phase::kNone;
-    if (EnumFromName(category->string, static_cast<int>(Phase::kWeightGrad) + 1, PhaseName, &phase)) {
+    if (EnumFromName(category->string, static_cast<int>(Phase::kCombine) + 1, PhaseName, &phase)) {
       op.tags.phase = phase;
+    }
+  }
+
+  // The note of the collective call, as the writer left it on each of its
+  // slices: the labels (op_label.h) of the ops read back are those written.
+  const std::string call = r.OptionalString("call");
+  if (!call.empty() && op.collective_seq >= 0) {
+    const std::size_t seq = static_cast<std::size_t>(op.collective_seq);
+    if (seq >= trace.plan.collectives.size()) {
+      if (seq >= kMaxTraceCalls) {
+        throw r.Fail("args.seq: " + std::to_string(seq) + " is past the " + std::to_string(kMaxTraceCalls) +
+                     " named calls a trace may hold");
+      }
+      trace.plan.collectives.resize(seq + 1);
+    }
+    CollectiveNote& note = trace.plan.collectives[seq];
+    if (note.tag.empty()) {
+      note.tag = call;
+      note.what = r.OptionalString("call_what");
+      note.two_passes = r.OptionalInteger("call_passes", 1, 1, 2) == 2;
     }
   }
 

@@ -16,6 +16,8 @@
 //    by event (events[i].op == i); the written op id is kept in
 //    original_op. The plan has no buffers or dependencies: a trace records
 //    what ran, not the data, so it cannot be re-run or checked.
+//  - The collective calls' notes (args.call, call_what, call_passes), so
+//    the ops' labels (op_label.h) read back are the ones written.
 //  - The Topology from otherData.topology_file (the writer embeds the
 //    machine as a topology file), so the topology view is the recorded
 //    machine even where its file or preset does not exist; older traces
@@ -43,7 +45,7 @@ struct LoadedTrace {
   std::string backend;       // "sim", "cuda", "mpi", ...
   std::string clock;         // "simulated", "cuda-event", "mixed", ...
   std::string topology_note; // how the topology was found, when not embedded
-  Plan plan;                 // one op per event; no buffers, no dependencies
+  Plan plan;                 // one op per event, the calls' notes; no buffers, no dependencies
   Topology topology;
   std::vector<Event> events; // in file order; events[i].op == i
   std::vector<std::int32_t> original_op;  // the op id each event had when written
@@ -58,6 +60,8 @@ inline constexpr std::size_t kMaxTraceFileBytes = std::size_t{1} << 30;
 /// Ranks and steps above these are taken for a broken file.
 inline constexpr int kMaxTraceRanks = 1 << 16;
 inline constexpr int kMaxTraceSteps = 1 << 24;
+/// Collective calls with a name (args.call) must number below this.
+inline constexpr std::size_t kMaxTraceCalls = std::size_t{1} << 20;
 
 /// Reads trace text; `source` names it in errors. Throws shardlab::Error.
 LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source);

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json.h"
+#include "engine/plan/op_label.h"
 #include "engine/topology/topology_file.h"
 
 namespace shardlab {
@@ -377,13 +378,17 @@ void WriteHostLane(JsonWriter& w, std::ostream& out, const Plan& plan,
   }
 }
 
-void WriteSlice(JsonWriter& w, std::ostream& out, const Op* op, const Event& event) {
+// A slice: its name what the op is ("send c3 →2"), after the tag of the
+// collective call it belongs to ("AG L3 fwd: send c1 →2"); its labels
+// (op_label.h) and the call's note in args, so that a reader rebuilds them.
+void WriteSlice(JsonWriter& w, std::ostream& out, const Plan& plan, const Op* op, const Event& event) {
   const char* category = op != nullptr && op->tags.phase != Phase::kNone
                              ? PhaseName(op->tags.phase)
                              : "op";
+  const CollectiveNote* note = op != nullptr ? NoteOf(plan, *op) : nullptr;
   w.BeginObject();
   w.Field("ph", "X");
-  w.Field("name", SliceName(op, event));
+  w.Field("name", note != nullptr ? note->tag + ": " + SliceName(op, event) : SliceName(op, event));
   w.Field("cat", category);
   w.Field("pid", Pid(event.rank));
   w.Field("tid", Tid(event.rank, static_cast<int>(event.lane)));
@@ -403,6 +408,14 @@ void WriteSlice(JsonWriter& w, std::ostream& out, const Op* op, const Event& eve
     if (op->tags.layer >= 0) w.Field("layer", op->tags.layer);
     if (op->reduce != ReduceOp::kNone) w.Field("reduce", ReduceOpName(op->reduce));
     if (op->flops > 0) w.Field("flops", op->flops);
+    const OpLabel label = LabelOp(plan, *op);
+    w.Field("label", label.bar);
+    w.Field("what", label.text);
+    if (note != nullptr) {
+      w.Field("call", note->tag);
+      w.Field("call_what", note->what);
+      if (note->two_passes) w.Field("call_passes", 2);
+    }
   }
   w.Field("clock", ClockKindName(event.clock));
   if (event.status != EventStatus::kOk) w.Field("status", StatusName(event.status));
@@ -513,7 +526,7 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& event = events[i];
     if (event.rank < 0) continue;  // no track to put it on
-    WriteSlice(w, out, index.OpOf(plan, event), event);
+    WriteSlice(w, out, plan, index.OpOf(plan, event), event);
     WriteFlowIfComplete(w, out, plan, events, index, i, &flows);
   }
 

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "engine/plan/op_label.h"
 #include "engine/plan/validate.h"
 
 namespace shardlab {
@@ -50,7 +51,7 @@ std::string DumpPlan(const Plan& plan, std::size_t max_ops) {
       out << " after";
       for (const OpId* d = plan.deps_begin(op); d != plan.deps_end(op); ++d) out << " " << *d;
     }
-    out << "\n";
+    out << "  # " << LabelOp(plan, id).text << "\n";
     for (std::int32_t k = 0; k < op.kernel_count; ++k) {
       const KernelCall& call = plan.kernels[op.kernel_begin + k];
       out << "      " << KernelKindName(call.kind) << " " << call.m << "x" << call.n;

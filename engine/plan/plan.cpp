@@ -40,6 +40,12 @@ OpId PlanBuilder::AddCompute(Op op, const std::vector<KernelCall>& kernels,
   return AddOp(op, deps);
 }
 
+void PlanBuilder::NoteCollective(int seq, CollectiveNote note) {
+  if (seq < 0) return;
+  if (static_cast<std::size_t>(seq) >= plan_.collectives.size()) plan_.collectives.resize(seq + 1);
+  plan_.collectives[seq] = std::move(note);
+}
+
 // Grows geometrically: generators that append many small collectives call
 // Reserve once per collective with the running total, and an exact reserve
 // would copy the whole plan each time (quadratic in its size).

@@ -91,6 +91,16 @@ struct OpTags {
   std::int32_t layer = -1;
 };
 
+/// What one collective call does, in the words of the generator that made
+/// it: every op whose collective_seq is its index in Plan::collectives
+/// belongs to it. The op labels (op_label.h) read it; per call, not per
+/// op, so a Plan of millions of ops carries a few strings per call.
+struct CollectiveNote {
+  std::string tag;          // short, for a Gantt bar: "AG L3 fwd", "AR1 fwd", "TP g3", "RS b1"
+  std::string what;         // a phrase: "all-gather of layer 3's parameters before its forward"
+  bool two_passes = false;  // an all-reduce run as two passes its ops' phases name (RS, AG)
+};
+
 struct Op {
   OpKind kind = OpKind::kCompute;
   Lane lane = Lane::kCompute;
@@ -122,6 +132,9 @@ struct Plan {
   std::vector<Op> ops;
   std::vector<OpId> deps;            // flat storage of every op's deps
   std::vector<KernelCall> kernels;   // flat storage of Compute ops' arithmetic
+  /// Index = collective_seq; calls past the end, or with an empty tag,
+  /// have no note (their ops are named from their tags alone).
+  std::vector<CollectiveNote> collectives;
 
   /// The ops that `op` waits for.
   const OpId* deps_begin(const Op& op) const { return deps.data() + op.dep_begin; }
@@ -151,6 +164,9 @@ class PlanBuilder {
   Transfer AddTransfer(int from, int to, BufferSlice src, BufferSlice dst, ReduceOp reduce,
                        int step, OpTags tags, const std::vector<OpId>& send_deps,
                        const std::vector<OpId>& recv_deps, int collective_seq = -1);
+
+  /// Names collective call `seq` (>= 0) for the labels (op_label.h).
+  void NoteCollective(int seq, CollectiveNote note);
 
   const Plan& plan() const { return plan_; }
   const Buffer& buffer(BufferId id) const { return plan_.buffers[id]; }

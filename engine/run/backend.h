@@ -11,6 +11,7 @@
 
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
+#include "engine/run/faults.h"
 #include "engine/run/memory_tracker.h"
 #include "engine/topology/topology.h"
 
@@ -33,6 +34,9 @@ struct RunOptions {
   /// the whole plan in order (a launch and two timing events on a GPU);
   /// op k of the plan cannot start before k of these have passed. 0: free.
   TimeNs op_issue_ns = 0;
+  /// Stragglers and failures (faults.h), resolved against the topology.
+  /// The simulator applies them all; a backend that cannot says so in Load.
+  Faults faults;
 };
 
 class Backend {

@@ -136,6 +136,10 @@ std::string TransferLabel(const OpTags& tags) {
 std::string TransferLabel(const OpTags& tags, const CollectiveLabel& collective) {
   if (collective.tag.empty()) return TransferLabel(tags);
   std::string label = collective.tag;
+  // A stage-to-stage transfer of a named call keeps its micro-batch: "PP g1 F2".
+  if (tags.microbatch >= 0 && (tags.phase == Phase::kForward || tags.phase == Phase::kBackward)) {
+    return label + " " + TransferLabel(tags);
+  }
   if (collective.two_passes) {
     if (tags.phase == Phase::kReduceScatter) label += " RS";
     if (tags.phase == Phase::kAllGather) label += " AG";

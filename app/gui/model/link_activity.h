@@ -84,7 +84,8 @@ std::string ChunkLetter(int chunk);
 std::string TransferLabel(const OpTags& tags);
 /// The same for a transfer of a named collective: "AR1 RS·B" (chunk B
 /// in the reduce-scatter pass of all-reduce AR1), "AG2·C" (chunk C of
-/// all-gather AG2); TransferLabel(tags) when the tag is empty.
+/// all-gather AG2), "PP g1 F2" (micro-batch 2's activation between two
+/// stages); TransferLabel(tags) when the tag is empty.
 std::string TransferLabel(const OpTags& tags, const CollectiveLabel& collective);
 
 }  // namespace shardlab::gui

@@ -7,19 +7,22 @@
 //   GPU0 recv │   │██B██│ │██C██│               │
 //   GPU1 send │██B██│  ...                      │ <- cursor
 //
+// Every box says what its op is in the plan's own words (engine/plan/
+// op_label.h, the names traces and `--plan` dumps use), the longest that
+// fits: "AG L3 fwd·B ->2", "AG L3·B", "B"; "F mb3 L4", "F3", "F"; its
+// tooltip the long form: "all-gather of layer 3's parameters before its
+// forward, chunk B, to GPU 2". No scenario names its own boxes.
+//
 // A pipeline run adds, from pipeline_gantt.h: compute and transfer boxes
-// coloured by micro-batch and labelled "F3", "B3", "F3 ->1"; each stage's
-// bubble as a hatched red band behind its compute row; a legend line.
+// coloured by micro-batch; each stage's bubble as a hatched red band
+// behind its compute row; a legend line.
 //
 //   GPU0 compute │F0│F1│F2│F3│//////bubble//////│B0│F4│B1│ ...
 //   GPU3 compute │////bubble////│F0│B0│F1│B1│F2│ ...
 //
-// A tensor-parallel layer adds a legend line (forward and backward compute,
-// the all-reduces' reduce-scatter and all-gather passes, the GPU colours)
-// and names each transfer's collective in its tooltip: "AR1 fwd: MLP output (g)".
-// A ZeRO run labels its boxes by layer and collective (F3, B3, Adam;
-// "AG L3 fwd·B ->2", "RS b1·C") and its tooltips say what they move:
-// "AG L3 fwd: all-gather of layer 3's parameters before its forward".
+// A tensor-parallel layer, a ZeRO run and a 3D run add legend lines (what
+// their colours and collective names mean); a 3D run groups its rows by
+// stage and replica and its tooltips give the rank's grid coordinate.
 //
 // Each frame follows Tracy's split: a GanttFrame {view start, ns/px, width,
 // cursor} is filled once, then every visible row is prepared
@@ -45,6 +48,7 @@
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
+#include "engine/plan/op_label.h"
 
 namespace shardlab::gui {
 namespace {
@@ -80,36 +84,19 @@ std::string FormatGbps(double gbps) {
   return text;
 }
 
-/// Labels for one op box, longest first: "C send -> GPU4", "C ->4", "C".
-void OpLabels(const Event& e, const Op* op, std::string out[3]) {
-  const std::string chunk = op != nullptr && op->tags.chunk >= 0 ? ChunkLetter(op->tags.chunk) : "";
-  const std::string kind = OpKindName(e.kind);
-  std::string lead = chunk.empty() ? kind : chunk;
-  if (e.peer >= 0 && (e.kind == OpKind::kSend || e.kind == OpKind::kRecv)) {
-    const bool send = e.kind == OpKind::kSend;
-    const std::string peer = std::to_string(e.peer);
-    out[0] = (chunk.empty() ? "" : chunk + " ") + kind + (send ? " -> GPU" : " <- GPU") + peer;
-    out[1] = lead + (send ? " ->" : " <-") + peer;
-  } else {
-    out[0] = chunk.empty() ? kind : chunk + " " + kind;
-    out[1] = lead;
-  }
-  out[2] = lead;
-}
-
-/// The op's tooltip; `pipeline` (null for collectives) adds what the op
-/// does for which micro-batch.
-void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const PipelinePlan* pipeline,
-                  const std::string& collective) {
+/// The op's tooltip: what it is (the plan's long label, op_label.h), then
+/// `extra` (a 3D rank's coordinate, the compared run's time).
+void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const Plan& plan, const std::string& extra) {
   ImGui::BeginTooltip();
   ImGui::Text("op %d  %s%s%s", e.op, OpKindName(e.kind),
               op != nullptr && op->reduce != ReduceOp::kNone ? " + " : "",
               op != nullptr && op->reduce != ReduceOp::kNone ? ReduceOpName(op->reduce) : "");
-  if (!collective.empty()) ImGui::TextUnformatted(collective.c_str());
-  if (pipeline != nullptr && op != nullptr) {
-    const std::string summary = PipelineOpSummary(*op, *pipeline);
-    if (!summary.empty()) ImGui::TextUnformatted(summary.c_str());
+  if (op != nullptr) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(LabelOp(plan, *op).text.c_str());
+    ImGui::PopTextWrapPos();
   }
+  if (!extra.empty()) ImGui::TextUnformatted(extra.c_str());
   if (e.peer >= 0 && e.kind == OpKind::kSend) {
     ImGui::Text("GPU%d -> GPU%d", e.rank, e.peer);
   } else if (e.peer >= 0 && e.kind == OpKind::kRecv) {
@@ -127,11 +114,7 @@ void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const Pi
   }
   ImGui::Separator();
   ImGui::Text("step %d", e.step);
-  if (op != nullptr) {
-    if (op->tags.phase != Phase::kNone) ImGui::Text("phase %s", PhaseName(op->tags.phase));
-    // A pipeline's chunk is a model chunk, named in the summary above.
-    if (op->tags.chunk >= 0 && pipeline == nullptr) ImGui::Text("chunk %s", ChunkLetter(op->tags.chunk).c_str());
-  }
+  if (op != nullptr && op->tags.phase != Phase::kNone) ImGui::Text("phase %s", PhaseName(op->tags.phase));
   if (e.clock != ClockKind::kSimulated) ImGui::TextDisabled("clock: %s", ClockKindName(e.clock));
   if (e.status != EventStatus::kOk) ImGui::TextDisabled("status: failed or cancelled");
   ImGui::EndTooltip();
@@ -144,9 +127,7 @@ struct RowPass {
   const GanttFrame* frame = nullptr;
   const PipelinePlan* pipeline = nullptr;     // null: a collective run
   const PipelineBubbles* bubbles = nullptr;   // with pipeline
-  const ZeroPlan* zero = nullptr;             // a ZeRO run, with its collectives' names
-  const std::vector<ZeroCollectiveName>* zero_names = nullptr;
-  const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers, TP/PP/DP labels
+  const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers
   const CompareOverlay* overlay = nullptr;    // a second run of the plan: outlines
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
@@ -169,16 +150,6 @@ const Op* OpOf(const Plan& plan, const Event& e) {
 Color OpFill(const Theme& theme, const Op* op, bool pipeline) {
   if (op == nullptr) return theme.PhaseColor(Phase::kNone);
   return pipeline ? theme.MicrobatchColor(op->tags.phase, op->tags.microbatch) : theme.PhaseColor(op->tags.phase);
-}
-
-/// Labels for one op box, longest first (see OpLabels).
-void BoxLabels(const Event& e, const Op* op, const PipelinePlan* pipeline, std::string out[3]) {
-  if (pipeline == nullptr || op == nullptr) {
-    OpLabels(e, op, out);
-    return;
-  }
-  const std::array<std::string, 3> labels = PipelineOpLabels(*op, pipeline->params.shape);
-  std::copy(labels.begin(), labels.end(), out);
 }
 
 /// True when a box of `boxes` (sorted by x0, relative px) overlaps [x0, x1).
@@ -336,19 +307,15 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
       list->AddRectFilled(ImVec2(x1 - 2, by0), ImVec2(x1, by1), theme.cursor);
     }
     if (width >= kMinLabelBoxPx) {
-      if (pass.three_d != nullptr && op != nullptr && op->collective_seq >= 0 &&
-          op->collective_seq < static_cast<int>(pass.three_d->collectives.size())) {
-        // A collective says its group kind and group: "TP g3", "TP3", "TP".
-        const ThreeDCollectiveInfo& info = pass.three_d->collectives[static_cast<std::size_t>(op->collective_seq)];
-        const std::string kind = GroupKindName(info.kind);
-        labels[0] = kind + " g" + std::to_string(info.group);
-        labels[1] = kind + std::to_string(info.group);
-        labels[2] = kind;
-      } else if (pass.zero != nullptr && op != nullptr) {
-        const std::array<std::string, 3> zero_labels = ZeroOpLabels(*op, *pass.zero, *pass.zero_names);
-        std::copy(zero_labels.begin(), zero_labels.end(), labels);
+      // What the op is, as every view and trace names it (op_label.h),
+      // longest first: "AG L3 fwd·B ->2", "AG L3·B", "B".
+      if (op != nullptr) {
+        OpLabel names = LabelOp(*pass.plan, *op);
+        labels[0] = std::move(names.bar);
+        labels[1] = std::move(names.compact);
+        labels[2] = std::move(names.tiny);
       } else {
-        BoxLabels(e, op, pass.pipeline, labels);
+        labels[0] = labels[1] = labels[2] = OpKindName(e.kind);
       }
       if (const std::string* text = FitText(labels, 3, width - 4)) {
         list->AddText(ImVec2(x0 + 2, text_y), ContrastText(fill), text->c_str());
@@ -492,59 +459,15 @@ void DrawThreeDLegend(const Theme& theme) {
                      "rows grouped by stage, then replica");
 }
 
-/// "AR1 fwd: MLP output (g)" for a transfer of a tensor-parallel layer's collective.
-std::string TpCollectiveLine(const Session& session, const Op* op) {
-  const PreparedTp* tp = session.tp();
-  if (tp == nullptr || op == nullptr || op->collective_seq < 0) return "";
-  const std::vector<TpCollectiveName> names = NameTpCollectives(tp->layer.collectives);
-  const TpCollectiveName* n = FindTpCollective(names, op->collective_seq);
-  return n != nullptr ? n->name + ": " + n->what : "";
-}
-
-/// A 3D run's op: its rank's coordinate and, for a collective, its group
-/// ("TP group 3 (ranks 6,7)").
-std::string ThreeDOpLine(const Session& session, const Event& e, const Op* op) {
+/// A 3D run's op: its rank's coordinate ("GPU3 = dp 0, pp 1, tp 1").
+std::string ThreeDRankLine(const Session& session, const Event& e) {
   const PreparedThreeD* three_d = session.three_d();
   if (three_d == nullptr) return "";
   const ParallelGrid& grid = three_d->three_d.params.grid;
-  std::string line;
-  if (e.rank >= 0 && e.rank < grid.ranks()) {
-    const GridCoord c = grid.CoordOf(e.rank);
-    line = "GPU" + std::to_string(e.rank) + " = dp " + std::to_string(c.dp) + ", pp " + std::to_string(c.pp) +
-           ", tp " + std::to_string(c.tp);
-  }
-  if (op != nullptr && op->collective_seq >= 0) {
-    const std::string group = CollectiveGroupText(three_d->three_d, op->collective_seq);
-    if (!group.empty()) line += "\n" + group;
-  }
-  return line;
-}
-
-/// The names of a ZeRO run's collectives, made once per run (empty otherwise).
-const std::vector<ZeroCollectiveName>& CachedZeroNames(const Session& session) {
-  static std::uint64_t run_id = 0;
-  static std::vector<ZeroCollectiveName> names;
-  if (run_id != session.run_id()) {
-    run_id = session.run_id();
-    names.clear();
-    if (const PreparedZero* zero = session.zero()) names = NameZeroCollectives(zero->zero, zero->zero.plan);
-  }
-  return names;
-}
-
-/// What a ZeRO op does: "AG L3 fwd: all-gather of layer 3's parameters
-/// before its forward (Adam step 1 of 2)" for a transfer, the compute's
-/// sentence otherwise.
-std::string ZeroOpLine(const Session& session, const Op* op) {
-  const PreparedZero* zero = session.zero();
-  if (zero == nullptr || op == nullptr) return "";
-  if (op->kind == OpKind::kCompute) return ZeroComputeWords(*op, zero->zero);
-  const ZeroCollectiveName* n = FindZeroCollective(CachedZeroNames(session), op->collective_seq);
-  if (n == nullptr) return "";
-  std::string line = n->tag + ": " + n->what;
-  if (n->two_passes) line += op->tags.phase == Phase::kReduceScatter ? ", reduce-scatter pass" : ", all-gather pass";
-  return line + " (Adam step " + std::to_string(n->training_step + 1) + " of " +
-         std::to_string(zero->scenario.params.steps) + ")";
+  if (e.rank < 0 || e.rank >= grid.ranks()) return "";
+  const GridCoord c = grid.CoordOf(e.rank);
+  return "GPU" + std::to_string(e.rank) + " = dp " + std::to_string(c.dp) + ", pp " + std::to_string(c.pp) +
+         ", tp " + std::to_string(c.tp);
 }
 
 /// The ZeRO legend line: compute by layer, the optimizer, the two
@@ -552,7 +475,7 @@ std::string ZeroOpLine(const Session& session, const Op* op) {
 void DrawZeroLegend(const Theme& theme, int stage) {
   LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", "forward of layer 3");
   LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", "backward");
-  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "Adam", "update");
+  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "opt", "Adam update");
   if (stage == 0) {
     LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", "all-reduce: bucket 0's gradients");
   } else {
@@ -739,10 +662,6 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   pass.frame = &state.frame;
   pass.pipeline = pipeline;
   pass.bubbles = pipeline != nullptr ? &CachedBubbles(ctx.session) : nullptr;
-  if (ctx.session.zero() != nullptr) {
-    pass.zero = &ctx.session.zero()->zero;
-    pass.zero_names = &CachedZeroNames(ctx.session);
-  }
   if (ctx.session.three_d() != nullptr) {
     pass.three_d = &ctx.session.three_d()->three_d;
   }
@@ -801,14 +720,12 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
     const Op* op = OpOf(plan, e);
-    std::string line = ctx.session.zero() != nullptr      ? ZeroOpLine(ctx.session, op)
-                       : ctx.session.three_d() != nullptr ? ThreeDOpLine(ctx.session, e, op)
-                                                          : TpCollectiveLine(ctx.session, op);
+    std::string line = ThreeDRankLine(ctx.session, e);
     if (pass.overlay != nullptr) {
       const std::string compared = pass.overlay->HoverText(e.op);
       if (!compared.empty()) line += (line.empty() ? "" : "\n") + compared;
     }
-    EventTooltip(e, op, row, pipeline, line);
+    EventTooltip(e, op, row, plan, line);
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
                       pass.hovered_folded);

@@ -647,28 +647,18 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     state.zero_collectives.clear();
     for (std::vector<bool>& links : state.kind_links) links.clear();
     if (three_d != nullptr) state.kind_links = LinksByGroupKind(three_d->three_d, topology);
-    if (zero != nullptr) {
-      // Each gather and reduce-scatter says what it moves on its pills.
-      state.zero_collectives = NameZeroCollectives(zero->zero, plan);
+    // Each named collective call (the plan's notes, op_label.h) says what
+    // it moves on its pills: "AG L3 fwd·B", "AR1 fwd RS·A", "TP g3 AG·B".
+    // A plan of one call needs no name: its pills keep the chunk letters.
+    if (plan.collectives.size() > 1) {
       std::vector<CollectiveLabel> labels;
-      for (const ZeroCollectiveName& n : state.zero_collectives) {
-        if (n.seq < 0) continue;
-        if (labels.size() <= static_cast<std::size_t>(n.seq)) labels.resize(static_cast<std::size_t>(n.seq) + 1);
-        labels[static_cast<std::size_t>(n.seq)] = {n.tag, n.two_passes};
-      }
+      for (const CollectiveNote& note : plan.collectives) labels.push_back({note.tag, note.two_passes});
       state.activity->SetCollectiveLabels(std::move(labels));
     }
-    if (tp != nullptr) {
-      // Each all-reduce of the layer gets its own name on the pills.
-      state.tp_collectives = NameTpCollectives(tp->layer.collectives);
-      std::vector<CollectiveLabel> labels;
-      for (const TpCollectiveName& n : state.tp_collectives) {
-        if (n.seq < 0) continue;
-        if (labels.size() <= static_cast<std::size_t>(n.seq)) labels.resize(static_cast<std::size_t>(n.seq) + 1);
-        labels[static_cast<std::size_t>(n.seq)] = {n.tag, n.two_passes};
-      }
-      state.activity->SetCollectiveLabels(std::move(labels));
-    }
+    // The "now:" lines of a ZeRO or tensor-parallel run tell the calls'
+    // story in their own words.
+    if (zero != nullptr) state.zero_collectives = NameZeroCollectives(zero->zero, plan);
+    if (tp != nullptr) state.tp_collectives = NameTpCollectives(tp->layer.collectives);
   }
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
   state.activity->Update(ctx.session.store(), cursor_ns);

@@ -168,8 +168,47 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       CUDA_CHECK(cudaEventRecord(origin_[static_cast<std::size_t>(g)],
                                  StreamOf(FirstRankOn(g), Lane::kCompute)),
                  -1);
+      // The same origin on the GPU's global timer, for a graph's stamps.
+      if (!stamps_.empty() && stamps_[static_cast<std::size_t>(g)])
+        cuda::LaunchStamp(stamps_[static_cast<std::size_t>(g)] + StampOriginSlot(),
+                          StreamOf(FirstRankOn(g), Lane::kCompute));
       origin_offset_ns_[static_cast<std::size_t>(g)] = offset;
     }
+    graph_ran_ = false;
+    stamps_read_ = false;
+  }
+
+  bool HasStamps() const override { return stamps_enabled_; }
+
+  void RecordStamp(EventId event, StreamId stream) override {
+    const int rank = device::RankOfStream(stream);
+    const int gpu = GpuOf(rank);
+    UseGpu(gpu, rank);
+    cuda::LaunchStamp(stamps_[static_cast<std::size_t>(gpu)] + event, Stream(stream));
+  }
+
+  // The slot after every event's: each GPU's origin stamp.
+  std::size_t StampOriginSlot() const { return enqueuer_.events().count(); }
+
+  // Reads every GPU's stamps once per graph run (after the run has ended).
+  void ReadStamps() {
+    if (stamps_read_) return;
+    SyncAll();
+    stamps_host_.assign(stamps_.size(), {});
+    for (int g : used_gpus_) {
+      std::vector<unsigned long long>& host = stamps_host_[static_cast<std::size_t>(g)];
+      host.assign(StampOriginSlot() + 1, 0);
+      CUDA_CHECK(cudaSetDevice(g), -1);
+      CUDA_CHECK(cudaMemcpy(host.data(), stamps_[static_cast<std::size_t>(g)],
+                            host.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost),
+                 -1);
+    }
+    current_gpu_ = -1;
+    stamps_read_ = true;
+  }
+
+  bool TimedByStamps(EventId event) const {
+    return graph_ran_ && stamps_enabled_ && enqueuer_.events().IsTiming(event);
   }
 
   void RecordEvent(EventId event, StreamId stream, bool timing) override {
@@ -288,9 +327,14 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   void LaunchGraph() override {
     UseGpu(graph_gpu_, -1);
     CUDA_CHECK(cudaGraphLaunch(graph_exec_, graph_stream_), -1);
+    graph_ran_ = true;
   }
 
   void SynchronizeEvent(EventId event) override {
+    if (TimedByStamps(event)) {  // the graph's stamps: read once the whole graph is done
+      ReadStamps();
+      return;
+    }
     CUDA_CHECK(cudaEventSynchronize(events_[static_cast<std::size_t>(event)]), RankOfEvent(event));
   }
 
@@ -299,6 +343,13 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   TimeNs EventTimeNs(EventId event) override {
     const int rank = RankOfEvent(event);
     const int gpu = GpuOf(rank);
+    if (TimedByStamps(event)) {
+      ReadStamps();
+      const std::vector<unsigned long long>& host = stamps_host_[static_cast<std::size_t>(gpu)];
+      const double since_origin = static_cast<double>(host[static_cast<std::size_t>(event)]) -
+                                  static_cast<double>(host[StampOriginSlot()]);
+      return std::max(0.0, since_origin) + origin_offset_ns_[static_cast<std::size_t>(gpu)];
+    }
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, origin_[static_cast<std::size_t>(gpu)],
                                     events_[static_cast<std::size_t>(event)]),
@@ -385,6 +436,23 @@ class CudaBackend final : public Backend, private device::DeviceApi {
         for (int k = 0; k < 2; ++k)
           CUDA_CHECK(cudaEventCreateWithFlags(&emulation_events_[id * 2 + k], cudaEventDisableTiming),
                      op.rank);
+      }
+    }
+    // A graph's stamps: one slot per event and one for the origin, per GPU.
+    // SHARDLAB_CUDA_STAMPS=0 times graphs with event records instead (to
+    // compare the two).
+    const char* stamps_env = std::getenv("SHARDLAB_CUDA_STAMPS");
+    stamps_enabled_ = !(stamps_env && std::string(stamps_env) == "0");
+    stamps_.assign(static_cast<std::size_t>(device_count_), nullptr);
+    if (stamps_enabled_) {
+      for (int g : used_gpus_) {
+        CUDA_CHECK(cudaSetDevice(g), -1);
+        CUDA_CHECK(cudaMalloc(&stamps_[static_cast<std::size_t>(g)],
+                              (StampOriginSlot() + 1) * sizeof(unsigned long long)),
+                   -1);
+        CUDA_CHECK(cudaMemset(stamps_[static_cast<std::size_t>(g)], 0,
+                              (StampOriginSlot() + 1) * sizeof(unsigned long long)),
+                   -1);
       }
     }
     // cuBLAS handles now, not on the first product: creating one allocates,
@@ -558,6 +626,10 @@ class CudaBackend final : public Backend, private device::DeviceApi {
     for (cudaEvent_t e : origin_)
       if (e) cudaEventDestroy(e);
     origin_.clear();
+    for (unsigned long long* p : stamps_)
+      if (p) cudaFree(p);
+    stamps_.clear();
+    stamps_host_.clear();
     current_gpu_ = -1;
   }
 
@@ -575,6 +647,11 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   std::vector<cublasHandle_t> cublas_;      // per rank
   std::vector<cudaEvent_t> origin_;         // per physical GPU
   std::vector<double> origin_offset_ns_;
+  std::vector<unsigned long long*> stamps_;  // per physical GPU: a graph's %globaltimer stamps
+  std::vector<std::vector<unsigned long long>> stamps_host_;
+  bool stamps_enabled_ = false;
+  bool graph_ran_ = false;    // this clock segment ran the graph (its times are stamps)
+  bool stamps_read_ = false;
   std::vector<cudaEvent_t> events_;         // device::EventIds (a send's stay null)
   std::vector<cudaEvent_t> emulation_events_;  // per op: fork and join of a hold
   std::vector<TimeNs> emulated_ns_;         // per op: the modelled window of a recv

@@ -321,6 +321,21 @@ void LaunchRoundTo(DType dtype, const float* src, float* dst, std::int64_t count
   }
 }
 
+namespace {
+// The GPU's global timer (ns), written by one thread: a timestamp node in a
+// graph that costs a kernel launch, where an event record node costs ~2 us
+// and orders the graph's streams (bench/cuda/graph_timing_bench.cu).
+__global__ void StampKernel(unsigned long long* slot) {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  *slot = t;
+}
+}  // namespace
+
+void LaunchStamp(unsigned long long* slot, cudaStream_t stream) {
+  StampKernel<<<1, 1, 0, stream>>>(slot);
+}
+
 void LaunchSpin(std::uint64_t ns, cudaStream_t stream) {
   if (ns > 0) SpinKernel<<<1, 1, 0, stream>>>(ns);
 }

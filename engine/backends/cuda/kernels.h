@@ -43,6 +43,10 @@ void LaunchRoundTo(DType dtype, const float* src, float* dst, std::int64_t count
 /// emulation makes a transfer last as long as the modelled link would.
 void LaunchSpin(std::uint64_t ns, cudaStream_t stream);
 
+/// Writes the GPU's %globaltimer (ns) into `*slot` when the stream gets
+/// there: how ops are timed inside a CUDA graph.
+void LaunchStamp(unsigned long long* slot, cudaStream_t stream);
+
 /// dst[i] = value (benchmarks and calibration).
 void LaunchFill(float* dst, std::int64_t count, float value, cudaStream_t stream);
 

@@ -13,8 +13,11 @@
 //   the whole plan, once                      BeginCapture         cudaStreamBeginCapture + fork
 //                                             EndCapture           join + EndCapture + Instantiate
 //   every repeated run                        LaunchGraph          cudaGraphLaunch
+//   op start / end inside a graph             RecordStamp          a one-thread kernel writing
+//                                                                  %globaltimer (HasStamps)
 //   reading the times                         SynchronizeEvent     cudaEventSynchronize
-//                                             EventTimeNs          cudaEventElapsedTime
+//                                             EventTimeNs          cudaEventElapsedTime, or the
+//                                                                  stamp less the origin's
 //
 // Streams and events are small integers that the backend maps to its
 // handles: stream rank * kLaneCount + lane; events as EventIds says.
@@ -61,6 +64,15 @@ class DeviceApi {
   /// Records `event` on `stream`. While capturing, a timing event becomes
   /// an external record node of the graph (so it still reads a time).
   virtual void RecordEvent(EventId event, StreamId stream, bool timing) = 0;
+  /// True when the backend can time ops inside a graph with stamps: an
+  /// event record node in a CUDA graph costs about 2 us and serialises the
+  /// graph's streams (bench/results/2026-11-26-h200-graph-timing/), a
+  /// timestamp kernel costs a launch. While capturing, the enqueuer then
+  /// calls RecordStamp where it would record a timing event.
+  virtual bool HasStamps() const { return false; }
+  /// Writes the device's clock into `event`'s slot on `stream`; EventTimeNs
+  /// reads it like an event once the graph has run.
+  virtual void RecordStamp(EventId event, StreamId stream) { RecordEvent(event, stream, true); }
   /// `stream` waits until `event` (recorded earlier) has happened.
   virtual void WaitEvent(StreamId stream, EventId event) = 0;
   /// The work of one unit on `stream`: a local op's kernels, copy or

@@ -2,7 +2,7 @@
 // so that tests can count its calls (device_api.h).
 //
 //   run mode (one call for the whole plan, Executor::RunToEnd)
-//     first run:   BeginCapture · every unit's waits, records, work · EndCapture
+//     first run:   BeginCapture · every unit's waits, stamps, work · EndCapture
 //                  StartClock · LaunchGraph · read every event
 //     later runs:  StartClock · LaunchGraph · read every event   (the graph replays)
 //     no graph:    StartClock · every unit enqueued · read every event
@@ -74,6 +74,7 @@ class PlanEnqueuer {
   void EnqueueTransfer(DeviceApi& device, OpId send_id);
   void DeferCollective(DeviceApi& device, OpId id);
   void Mark(OpId id);
+  void Time(DeviceApi& device, EventId event, StreamId stream);
   void AdvanceOpenStep();
   bool OpenStepAtMost(int last_step) const;
   void EnqueueAll(DeviceApi& device);

@@ -103,6 +103,8 @@ class SimBackend final : public Backend {
     ready_.assign(n, 0);
     start_ns_.assign(n, 0);
     flow_op_.clear();
+    held_.clear();
+    done_.assign(n, 0);
     completed_ = 0;
     now_ = 0;
     seq_ = 0;
@@ -133,10 +135,12 @@ class SimBackend final : public Backend {
     while (lowest_open_step_ <= last_step && lowest_open_step_ < plan_->num_steps) {
       if ((++poll & 1023) == 0 && cancel.load(std::memory_order_relaxed))
         throw Error("run cancelled", ErrorKind::kCancelled);
-      if (heap_.empty())
+      if (heap_.empty()) {
+        if (!held_.empty()) throw Error(FaultReport(), ErrorKind::kRuntime);
         throw Error("simulation stalled at " + std::to_string(now_) + " ns with step " +
                         std::to_string(lowest_open_step_) + " unfinished (plan deadlock)",
                     ErrorKind::kRuntime);
+      }
       const SimEvent ev = heap_.top();
       heap_.pop();
       now_ = ev.time;
@@ -215,6 +219,7 @@ class SimBackend final : public Backend {
   void MarkReady(OpId id) {
     const Op& op = plan_->ops[id];
     ready_[id] = 1;
+    if (HeldByFault(id)) return;
     if (op.kind == OpKind::kCollective) {
       StartLibraryCall(id);
       return;
@@ -250,11 +255,11 @@ class SimBackend final : public Backend {
       const TimeNs memory_ns = dev.memory_gbps > 0 ? touched / dev.memory_gbps : 0;
       // Memory-bound: the op's traffic shares the GPU's HBM with the others.
       if (touched > 0 && memory_ns >= LocalOpNs(op)) {
-        StartMemoryFlow(id, touched, hbm);
+        StartMemoryFlow(id, touched * options_.faults.SlowFactor(op.rank), hbm);
         return;
       }
     }
-    Push(now_ + LocalOpNs(op), SimEventKind::kOpEnd, id);
+    Push(now_ + LocalOpNs(op) * options_.faults.SlowFactor(op.rank), SimEventKind::kOpEnd, id);
   }
 
   // A library collective (--algo nccl): each rank's op starts when the rank
@@ -330,12 +335,12 @@ class SimBackend final : public Backend {
         const Op& recv = plan_->ops[op.match];
         const double traffic =
             static_cast<double>(op.bytes) * (recv.reduce == ReduceOp::kNone ? 2.0 : 3.0);
-        StartMemoryFlow(send, traffic, hbm);
+        StartMemoryFlow(send, traffic * options_.faults.SlowFactor(op.rank), hbm);
         return;
       }
       const DeviceSpec& dev = DeviceOf(op.rank);
-      const TimeNs ns =
-          dev.memory_gbps > 0 ? 2.0 * static_cast<double>(op.bytes) / dev.memory_gbps : 0;
+      const TimeNs ns = (dev.memory_gbps > 0 ? 2.0 * static_cast<double>(op.bytes) / dev.memory_gbps : 0) *
+                        options_.faults.SlowFactor(op.rank);
       Push(now_ + ns, SimEventKind::kOpEnd, op.match);  // the recv's end completes both
       return;
     }
@@ -346,8 +351,10 @@ class SimBackend final : public Backend {
     const Op& op = plan_->ops[send];
     const RouteResources& rr = RouteOf(op.rank, op.peer);
     changed_.clear();
-    const std::int32_t flow =
-        network_.Add(now_, static_cast<double>(op.bytes), rr.resources, changed_);
+    // A slow sender's transfer moves FACTOR times its bytes through its links.
+    const std::int32_t flow = network_.Add(
+        now_, static_cast<double>(op.bytes) * options_.faults.SlowFactor(op.rank), rr.resources,
+        changed_);
     if (static_cast<std::size_t>(flow) >= flow_op_.size()) flow_op_.resize(flow + 1, kNoOp);
     flow_op_[flow] = send;
     Reschedule();
@@ -369,6 +376,83 @@ class SimBackend final : public Backend {
   void Reschedule() {
     for (std::int32_t f : changed_)
       Push(network_.FinishTime(f), SimEventKind::kFlowEnd, f, network_.version(f));
+  }
+
+  // --- faults (faults.h) ---------------------------------------------------
+
+  // A failed rank runs nothing from its failure's step on, and a transfer
+  // whose route crosses a failed link never starts: both are held, and the
+  // run stalls once everything else has finished.
+  bool HeldByFault(OpId id) {
+    const Faults& f = options_.faults;
+    if (f.failed_ranks.empty() && f.failed_links.empty()) return false;
+    const Op& op = plan_->ops[id];
+    bool held = f.RankFailedAt(op.rank, op.step);
+    if (!held && (op.kind == OpKind::kSend || op.kind == OpKind::kRecv)) {
+      held = f.RankFailedAt(op.peer, op.step);
+      const OpId send = op.kind == OpKind::kSend ? id : op.match;
+      const Op& s = plan_->ops[send];
+      if (!held && !f.failed_links.empty() && !RouteOf(s.rank, s.peer).local) {
+        const Route& route = routes_->Between(rank_gpu_index_[s.rank], rank_gpu_index_[s.peer]);
+        for (const LinkFailure& lf : f.failed_links)
+          for (const LinkHop& hop : route.hops)
+            held = held || (hop.link == lf.link.link && op.step >= lf.step);
+      }
+    }
+    if (held) held_.push_back(id);
+    return held;
+  }
+
+  // What the run was waiting for when it stopped: the failure and the
+  // first op it held (a collective's number when it has one), who waited.
+  std::string FaultReport() const {
+    const Faults& f = options_.faults;
+    OpId first = held_.front();
+    for (OpId id : held_)
+      if (plan_->ops[id].step < plan_->ops[first].step) first = id;
+    const Op& op = plan_->ops[first];
+    auto where = [](const Op& o) {
+      std::string w = "step " + std::to_string(o.step);
+      if (o.collective_seq >= 0) w = "collective #" + std::to_string(o.collective_seq) + " (" + w + ")";
+      return w;
+    };
+    std::string cause;
+    for (const RankFailure& rf : f.failed_ranks) {
+      const bool this_one = (op.rank == rf.rank || ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) &&
+                                                    op.peer == rf.rank)) &&
+                            op.step >= rf.step;
+      if (this_one && cause.empty())
+        cause = "rank " + std::to_string(rf.rank) + " failed at step " + std::to_string(rf.step) +
+                " (fail_rank " + std::to_string(rf.rank) + "@" + std::to_string(rf.step) +
+                ") and never joined " + where(op);
+    }
+    if (cause.empty()) {
+      for (const LinkFailure& lf : f.failed_links)
+        if (cause.empty() && op.step >= lf.step)
+          cause = "link " + lf.link.a + "-" + lf.link.b + " failed at step " +
+                  std::to_string(lf.step) + " (fail_link), and the transfer " +
+                  std::to_string(op.kind == OpKind::kSend ? op.rank : op.peer) + " -> " +
+                  std::to_string(op.kind == OpKind::kSend ? op.peer : op.rank) + " of " + where(op) +
+                  " needs it";
+    }
+    // Ranks left with unfinished work of their own: they waited.
+    std::vector<char> waiting(static_cast<std::size_t>(plan_->num_ranks), 0);
+    for (OpId id = 0; id < static_cast<OpId>(plan_->ops.size()); ++id) {
+      const Op& o = plan_->ops[id];
+      if (!done_[id] && !f.RankFailedAt(o.rank, o.step)) waiting[static_cast<std::size_t>(o.rank)] = 1;
+    }
+    std::string ranks;
+    int count = 0;
+    for (int r = 0; r < plan_->num_ranks; ++r) {
+      if (!waiting[static_cast<std::size_t>(r)]) continue;
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+      ++count;
+    }
+    std::string report = cause;
+    if (count > 0) report += "; " + std::string(count == 1 ? "rank " : "ranks ") + ranks + " waited for it";
+    report += "; the run stopped at " + FormatTime(now_) + " with " + std::to_string(completed_) +
+              " of " + std::to_string(plan_->ops.size()) + " ops done";
+    return report;
   }
 
   // Completes an op (for a recv: the whole transfer, send included).
@@ -396,6 +480,7 @@ class SimBackend final : public Backend {
     e.bytes = op.bytes;
     sink_->OnEvent(e);
     memory_.OnOpEnd(id);
+    done_[id] = 1;
     ++completed_;
     if (--remaining_per_step_[op.step] == 0) AdvanceOpenStep();
     for (const OpId* w = graph_.successors_begin(id); w != graph_.successors_end(id); ++w)
@@ -416,7 +501,9 @@ class SimBackend final : public Backend {
     std::int32_t peer = -1;
     const RouteResources* route = nullptr;
   };
-  std::vector<LastRoute> last_route_;  // per source rank: its last route looked up
+  std::vector<LastRoute> last_route_;
+  std::vector<OpId> held_;  // ops a fault holds back, in the order they became ready
+  std::vector<char> done_;  // per op: completed (for the fault report)  // per source rank: its last route looked up
   std::vector<std::int32_t> hbm_resource_;        // per node: its HBM resource, or -1
   std::vector<std::int32_t> hbm_resource_index_;  // i -> i: stable storage for flow spans
   std::vector<TimeNs> issue_ready_ns_;            // per op: when the host has issued it

@@ -30,7 +30,7 @@ using device::StreamId;
 
 enum class Call {
   kStartClock, kRecord, kWait, kWork, kCollective, kBeginCapture, kEndCapture, kAbortCapture,
-  kLaunchGraph, kSyncEvent, kSyncAll,
+  kLaunchGraph, kSyncEvent, kSyncAll, kStamp,
 };
 
 struct Logged {
@@ -46,6 +46,14 @@ class CountingDevice final : public device::DeviceApi {
  public:
   std::vector<Logged> log;
   bool fail_next_capture = false;
+  bool stamps = false;  // HasStamps: a graph's ops are timed by stamps
+
+  bool HasStamps() const override { return stamps; }
+  void RecordStamp(EventId event, StreamId stream) override {
+    log.push_back({Call::kStamp, event, stream});
+    EXPECT_TRUE(capturing_) << "a stamp outside a graph";
+    captured_times_[event] = static_cast<TimeNs>(captured_times_.size() + 1) * 1000;
+  }
 
   void StartClock() override {
     log.push_back({Call::kStartClock});
@@ -255,6 +263,37 @@ TEST(PlanEnqueuer, TheGraphIsCapturedOnceAndReplayedForLaterRuns) {
   // One host span per run: the launch.
   EXPECT_EQ(run.backend->enqueuer().host_spans().size(), 1u);
   EXPECT_EQ(run.backend->enqueuer().host_spans()[0].unit, kNoOp);
+}
+
+// Inside a graph an event record node costs ~2 us and serialises the
+// graph's streams: a device with stamps gets a stamp at each op's start and
+// end instead, no timing event at all, and the times read back are the
+// stamps (each op's end after its start, every op reported once).
+TEST(PlanEnqueuer, AGraphIsTimedByStampsWhereTheDeviceHasThem) {
+  FakeRun run(RingPlan(), /*use_graph=*/true);
+  run.device.stamps = true;
+  const Plan& plan = run.executor->plan();
+  const std::size_t units = run.backend->enqueuer().order().size();
+  VectorSink sink;
+  run.executor->RunToEnd(sink);
+  ASSERT_EQ(sink.events.size(), plan.ops.size());
+  const CountingDevice& d = run.device;
+  EXPECT_EQ(d.Count(Call::kStamp), 2 * units);
+  const device::EventIds& ids = run.backend->enqueuer().events();
+  for (const Logged& l : d.log) {
+    if (l.call == Call::kRecord) {
+      EXPECT_FALSE(ids.IsTiming(l.a)) << "timing event " << l.a;
+    }
+  }
+  for (const Event& e : sink.events) EXPECT_GT(e.end_ns, e.start_ns) << "op " << e.op;
+  // Without stamps the same capture records timing events.
+  FakeRun events(RingPlan(), /*use_graph=*/true);
+  VectorSink sink2;
+  events.executor->RunToEnd(sink2);
+  EXPECT_EQ(events.device.Count(Call::kStamp), 0u);
+  std::size_t timing = 0;
+  for (const Logged& l : events.device.log) timing += l.call == Call::kRecord && ids.IsTiming(l.a);
+  EXPECT_EQ(timing, 2 * units);
 }
 
 TEST(PlanEnqueuer, WhileCapturingTimedEventsDoNotOrderStreams) {
