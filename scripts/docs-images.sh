@@ -29,7 +29,7 @@ fi
 shot() {  # shot NAME FLAGS...: one picture, 1280x800
   local name=$1
   shift
-  "$app" --width 1280 --height 800 "$@" --screenshot "$out/$name.png"
+  "$app" --window-width 1280 --window-height 800 "$@" --screenshot "$out/$name.png"
   if command -v optipng >/dev/null; then optipng -quiet -o2 "$out/$name.png"; fi
   echo "$out/$name.png"
 }
@@ -40,7 +40,7 @@ shot ring-dgx1 --topology dgx1-v100 --size 64M --step 3 --frames 20
 # A 1F1B pipeline: micro-batches by colour, each stage's bubble hatched.
 shot pipeline-1f1b --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8 --step 40 --frames 30
 # ZeRO-3 on 8 GPUs: the memory chart by kind against the formula.
-shot zero3-memory --scenario zero --stage 3 --ranks 8 --layers 4 --model-width 64 --batch 32 --step 60 --frames 30
+shot zero3-memory --scenario zero --zero-stage 3 --ranks 8 --layers 4 --width 64 --batch 32 --step 60 --frames 30
 # The recorded H200 ring with the simulator's model of that machine as outlines (docs/compare.md).
 model=$(mktemp --suffix=.json)
 "$(dirname "$app")/../cli/shardlab-cli" run allreduce --ranks 8 --size 64M --topology this \

@@ -6,6 +6,9 @@
 //   app ◄──records (stdout)──   at the end: run done (metrics, the check).
 //                               Logs and the one error line go to stderr.
 //
+// Its first records say who it is (hello) and what it runs (scenario: the
+// collective spec's parameters, name = value, as the flags gave them).
+//
 // The worker starts paused (or playing with --play) and obeys step k,
 // play, pause, cancel and quit between steps. A failure becomes an error
 // record and a non-zero exit. When stdin ends (the app closed the pipe or
@@ -28,6 +31,7 @@
 
 #include "app/cli/collective_run.h"
 #include "app/cli/commands.h"
+#include "app/cli/scenario_flags.h"
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
@@ -177,6 +181,9 @@ void InjectFault(WorkerFault fault, RecordOut& out, int step) {
   }
 }
 
+/// The collective spec's default --size (the worker's, as `run`'s).
+std::string SizeDefault() { return ScenarioSpecOf("collective").FindParam("size")->default_text; }
+
 }  // namespace
 
 const CommandSpec& WorkerSpec() {
@@ -197,7 +204,8 @@ const CommandSpec& WorkerSpec() {
         "backend, and --mpi-fault KIND is the backend's --inject-fault (see 'run --help').\n"
         "Exit code 0 when the run is done (and correct), 1 on a failure, 3 on a sticky CUDA\n"
         "error, 130 when cancelled.";
-    s.flags = {{"size", 's', "SIZE", "bytes of one rank's buffer (default: 64M)"}};
+    const ParamSpec& size = *ScenarioSpecOf("collective").FindParam("size");
+    s.flags = {{"size", 's', "SIZE", "bytes of one rank's buffer " + ParamDefaultText(size)}};
     AddCollectiveFlags(s.flags);
     const std::vector<FlagSpec> own = {
         {"play", 0, "", "start running at once instead of waiting for a play or step command"},
@@ -228,11 +236,16 @@ int WorkerMain(std::span<const std::string> words) {
   const CollectiveSetup setup = SetupFromArgs(args, "worker");
   const int element_bytes = DTypeBytes(setup.dtype);
   const Bytes size_bytes =
-      ParseSizeValue(args.Spelling("size"), args.Get("size", "64M"), element_bytes);
+      ParseSizeValue(args.Spelling("size"), args.Get("size", SizeDefault()), element_bytes);
   if (size_bytes % element_bytes != 0) {
     throw UsageError(args.Spelling("size") + ": " + std::to_string(size_bytes) +
                      " B is not a whole number of " + DTypeName(setup.dtype) + " elements");
   }
+  // The scenario's settings as its spec names them: the flags given, the
+  // spec's defaults for the rest, and the worker's own --size.
+  ScenarioParams settings = ParamsFromArgs(ScenarioSpecOf("collective"), args);
+  settings.Set("kind", args.positionals().front());
+  settings.Set("size", args.Get("size", SizeDefault()));
   const WorkerFault fault = ParseFault(args);
   const int fault_step =
       args.Has("fault-step")
@@ -275,6 +288,12 @@ int WorkerMain(std::span<const std::string> words) {
     hello.hello.backend = setup.backend;
     hello.hello.ranks = plan.num_ranks;
     out.Add(hello);
+    // The settings it runs, as the spec's name = value list: the app checks
+    // them against what it asked for before it shows anything.
+    WorkerRecord scenario_record;
+    scenario_record.type = RecordType::kScenario;
+    scenario_record.scenario = ScenarioRecordOf(settings);
+    out.Add(scenario_record);
     WorkerRecord plan_record;
     plan_record.type = RecordType::kPlan;
     plan_record.plan = PlanRecord{plan.name, plan.num_ranks, plan.num_steps,

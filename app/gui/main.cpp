@@ -17,6 +17,7 @@
 
 #include "app/gui/app/app.h"
 #include "app/gui/app/app_flags.h"
+#include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/session.h"
 #include "engine/core/error.h"
 #include "engine/lab/lab_loader.h"
@@ -35,36 +36,6 @@ std::string OneLine(std::string text) {
   return text;
 }
 
-/// Session::Check names scenario fields ("ranks: ..."); on the command line
-/// the user typed flags, so name those ("--ranks: ...").
-std::string AsFlagMessage(const std::string& message) {
-  static const struct {
-    const char* field;
-    const char* flag;
-  } kFields[] = {
-      {"ranks: ", "--ranks: "},       {"size: ", "--size: "},         {"topology: ", "--topology: "},
-      {"ring order: ", "--ring-order: "}, {"algo: ", "--algo: "},     {"backend: ", "--backend: "},
-      {"scenario: ", "--scenario: "},
-      {"schedule: ", "--schedule: "}, {"stages: ", "--stages: "}, {"microbatches: ", "--microbatches: "},
-      {"chunks: ", "--chunks: "},     {"layers: ", "--layers: "}, {"width: ", "--model-width: "},
-      {"batch: ", "--batch: "},       {"optimizer: ", "--optimizer: "},
-      {"layer: ", "--layer: "},       {"tp: ", "--tp: "},         {"seq: ", "--seq: "},
-      {"hidden: ", "--hidden: "},     {"ffn: ", "--ffn: "},       {"heads: ", "--heads: "},
-      {"sequence-parallel: ", "--sequence-parallel: "},
-      {"stage: ", "--stage: "},       {"steps: ", "--steps: "},   {"bucket: ", "--bucket: "},
-      {"k: ", "--k: "},
-      {"dp: ", "--dp: "},             {"pp: ", "--pp: "},         {"zero: ", "--zero: "},
-      {"grid: ", "--dp/--pp/--tp: "},
-      {"experts: ", "--experts: "},   {"top-k: ", "--top-k: "},   {"tokens: ", "--tokens: "},
-      {"capacity-factor: ", "--capacity-factor: "}, {"skew: ", "--skew: "},
-  };
-  for (const auto& f : kFields) {
-    const std::string field = f.field;
-    if (message.rfind(field, 0) == 0) return f.flag + message.substr(field.size());
-  }
-  return message;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,12 +52,13 @@ int main(int argc, char** argv) {
       std::cout << kAppProgram << " " << SHARDLAB_VERSION << "\n";
       return 0;
     }
+    for (const std::string& notice : flags.notices) std::cerr << notice << "\n";
     // A scenario the flags make impossible (16 ranks on 8 GPUs) is bad input
     // like any other flag: say so before a window opens.
     {
       Session probe;
       if (const std::string problem = probe.Check(flags.settings); !problem.empty()) {
-        throw Error(AsFlagMessage(problem), ErrorKind::kInvalidInput);
+        throw Error(AsFlagMessage(flags.settings, problem), ErrorKind::kInvalidInput);
       }
     }
     // A lab that does not load is bad input too: every problem, one line.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 namespace {
@@ -23,6 +24,7 @@ std::uint32_t MaxPayload(RecordType type) {
     case RecordType::kStepDone: return 4;
     case RecordType::kRunDone: return 4 + 8 * 5 + 1 + 1 + 8 + 8 + 8 + kString;
     case RecordType::kError: return 1 + 4 + kString;
+    case RecordType::kScenario: return 4 + kMaxScenarioText + 4 + kMaxScenarioParams * 2 * (4 + kMaxScenarioText);
     case RecordType::kStep: return 4;
     case RecordType::kPlay:
     case RecordType::kPause:
@@ -41,6 +43,7 @@ bool KnownType(std::uint16_t value) {
     case RecordType::kStepDone:
     case RecordType::kRunDone:
     case RecordType::kError:
+    case RecordType::kScenario:
     case RecordType::kStep:
     case RecordType::kPlay:
     case RecordType::kPause:
@@ -143,6 +146,32 @@ void EncodePayload(const WorkerRecord& r, Writer& w) {
       w.I32(r.error.code);
       w.String(r.error.message);
       return;
+    case RecordType::kScenario: {
+      // Settings must arrive whole: a cut value would run another scenario.
+      const ScenarioRecord& s = r.scenario;
+      auto check = [](const std::string& text, const char* what) {
+        if (text.size() > kMaxScenarioText) {
+          throw Error(std::string("worker protocol: scenario ") + what + " of " + std::to_string(text.size()) +
+                          " bytes exceeds " + std::to_string(kMaxScenarioText),
+                      ErrorKind::kRuntime);
+        }
+      };
+      check(s.scenario, "name");
+      if (s.params.size() > kMaxScenarioParams) {
+        throw Error("worker protocol: " + std::to_string(s.params.size()) + " scenario parameters exceed " +
+                        std::to_string(kMaxScenarioParams),
+                    ErrorKind::kRuntime);
+      }
+      w.String(s.scenario);
+      w.U32(static_cast<std::uint32_t>(s.params.size()));
+      for (const auto& [name, value] : s.params) {
+        check(name, "parameter name");
+        check(value, "value");
+        w.String(name);
+        w.String(value);
+      }
+      return;
+    }
     case RecordType::kPlay:
     case RecordType::kPause:
     case RecordType::kCancel:
@@ -306,6 +335,26 @@ void DecodePayload(Reader& r, WorkerRecord& out) {
       out.error.kind = static_cast<WorkerErrorKind>(kind);
       return;
     }
+    case RecordType::kScenario: {
+      out.scenario.scenario = r.String("scenario.name");
+      const std::uint32_t count = r.U32();
+      if (r.failed()) return;
+      if (count > kMaxScenarioParams) {
+        return r.Fail(std::to_string(count) + " parameters exceed " + std::to_string(kMaxScenarioParams));
+      }
+      // Each pair takes at least 8 bytes: a count the payload cannot hold
+      // is refused before anything is reserved.
+      if (std::size_t{count} * 8 > r.left()) {
+        return r.Fail(std::to_string(count) + " parameters cannot fit in " + std::to_string(r.left()) + " bytes");
+      }
+      out.scenario.params.reserve(count);
+      for (std::uint32_t i = 0; i < count && !r.failed(); ++i) {
+        std::string name = r.String("scenario.param");
+        std::string value = r.String("scenario.value");
+        out.scenario.params.emplace_back(std::move(name), std::move(value));
+      }
+      return;
+    }
     case RecordType::kPlay:
     case RecordType::kPause:
     case RecordType::kCancel:
@@ -324,6 +373,7 @@ const char* RecordTypeName(RecordType type) {
     case RecordType::kStepDone: return "step done";
     case RecordType::kRunDone: return "run done";
     case RecordType::kError: return "error";
+    case RecordType::kScenario: return "scenario";
     case RecordType::kStep: return "step";
     case RecordType::kPlay: return "play";
     case RecordType::kPause: return "pause";
@@ -345,6 +395,59 @@ const char* WorkerErrorKindName(WorkerErrorKind kind) {
     case WorkerErrorKind::kProtocol: return "protocol error";
   }
   return "unknown";
+}
+
+ScenarioRecord ScenarioRecordOf(const ScenarioParams& params) {
+  return ScenarioRecord{params.spec().name, params.All()};
+}
+
+ScenarioParams ParamsFromScenarioRecord(const ScenarioRecord& record) {
+  const ScenarioSpec* spec = FindScenario(record.scenario);
+  if (spec == nullptr) {
+    throw Error("scenario record: unknown scenario '" + record.scenario + "' (" + ScenarioNames() + ")",
+                ErrorKind::kInvalidInput);
+  }
+  ScenarioParams params(*spec);
+  for (const auto& [name, value] : record.params) {
+    const ParamSpec* p = spec->FindParam(name);
+    if (p == nullptr || p->name != name) {  // the record writes the spec's own names
+      throw Error("scenario record: '" + name + "' is not a parameter of " + spec->name,
+                  ErrorKind::kInvalidInput);
+    }
+    if (params.IsSet(name)) {
+      throw Error("scenario record: '" + name + "' is given twice", ErrorKind::kInvalidInput);
+    }
+    try {
+      params.Set(name, value);
+    } catch (const Error& e) {
+      throw Error(std::string("scenario record: ") + e.what(), ErrorKind::kInvalidInput);
+    }
+  }
+  for (const ParamSpec& p : spec->params) {
+    if (!params.IsSet(p.name)) {
+      throw Error("scenario record: " + spec->name + "'s parameter '" + p.name + "' is missing",
+                  ErrorKind::kInvalidInput);
+    }
+  }
+  return params;
+}
+
+std::string ScenarioRecordMismatch(const ScenarioRecord& sent, const ScenarioRecord& echoed) {
+  if (sent.scenario != echoed.scenario) {
+    return "scenario " + echoed.scenario + " where " + sent.scenario + " was asked";
+  }
+  std::string differences;
+  for (const auto& [name, value] : sent.params) {
+    const auto it = std::find_if(echoed.params.begin(), echoed.params.end(),
+                                 [&](const auto& p) { return p.first == name; });
+    const std::string got = it == echoed.params.end() ? "(missing)" : it->second;
+    if (got != value) differences += (differences.empty() ? "" : ", ") + name + " = " + got + " where " + value + " was asked";
+  }
+  for (const auto& [name, value] : echoed.params) {
+    const bool asked = std::any_of(sent.params.begin(), sent.params.end(), [&](const auto& p) { return p.first == name; });
+    if (!asked) differences += (differences.empty() ? "" : ", ") + name + " = " + value + " (not asked)";
+  }
+  return differences;
 }
 
 WorkerRecord MakeCommand(RecordType type, std::int32_t steps) {

@@ -2,8 +2,14 @@
 // and the app exchange over a pair of pipes.
 //
 //   app ──stdin──►  worker     commands: step k, play, pause, cancel, quit
-//   app ◄─stdout──  worker     hello, plan, event, buffer snapshot, step
-//                              done, run done, error   (logs go to stderr)
+//   app ◄─stdout──  worker     hello, scenario, plan, event, buffer snapshot,
+//                              step done, run done, error   (logs go to stderr)
+//
+// The scenario record is the run's settings as the worker read them: the
+// scenario's name and every parameter of its spec as name = value text
+// (ScenarioParams::All, engine/scenarios/scenario_spec.h), so no scenario
+// needs a record of its own and the app can check that the worker runs
+// what it asked for.
 //
 // Every record is a 12-byte header and a payload, all little-endian:
 //
@@ -26,6 +32,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/event.h"
@@ -33,11 +40,13 @@
 
 namespace shardlab {
 
-inline constexpr std::uint8_t kWorkerProtocolVersion = 1;
+inline constexpr std::uint8_t kWorkerProtocolVersion = 2;  // 2: the scenario record
 inline constexpr std::size_t kRecordHeaderBytes = 12;
 inline constexpr std::size_t kEventPayloadBytes = 48;
 inline constexpr std::uint32_t kMaxRecordString = 4096;
 inline constexpr std::uint32_t kMaxSnapshotFloats = 1u << 20;  // 4 MiB of data per record
+inline constexpr std::uint32_t kMaxScenarioParams = 256;     // name = value pairs per scenario record
+inline constexpr std::uint32_t kMaxScenarioText = 256;       // bytes of one name or value
 
 enum class RecordType : std::uint16_t {
   // worker -> app
@@ -48,6 +57,7 @@ enum class RecordType : std::uint16_t {
   kStepDone = 5,
   kRunDone = 6,
   kError = 7,
+  kScenario = 8,
   // app -> worker
   kStep = 16,
   kPlay = 17,
@@ -111,6 +121,14 @@ struct RunDoneRecord {
   std::string not_checked_reason;
 };
 
+/// The run's settings: the scenario and its parameters, name = value, in
+/// the spec's order (ScenarioParams::All).
+struct ScenarioRecord {
+  std::string scenario;  // "collective", "pipeline", ...
+  std::vector<std::pair<std::string, std::string>> params;
+  bool operator==(const ScenarioRecord&) const = default;
+};
+
 struct ErrorRecord {
   WorkerErrorKind kind = WorkerErrorKind::kEngine;
   std::int32_t code = 0;  // CUDA error number, signal, exit status; 0 when none
@@ -127,6 +145,7 @@ struct WorkerRecord {
   std::int32_t step = 0;  // kStepDone: steps done; kStep: steps to run (k >= 1)
   RunDoneRecord done;
   ErrorRecord error;
+  ScenarioRecord scenario;
 };
 
 WorkerRecord MakeCommand(RecordType type, std::int32_t steps = 0);
@@ -135,6 +154,20 @@ WorkerRecord MakeCommand(RecordType type, std::int32_t steps = 0);
 /// exceeds what the decoder accepts (a string over kMaxRecordString is cut
 /// instead: messages must always get through).
 void EncodeRecord(const WorkerRecord& record, std::vector<std::uint8_t>& out);
+
+class ScenarioParams;
+/// The scenario record of `params`: its spec's name and every parameter.
+ScenarioRecord ScenarioRecordOf(const ScenarioParams& params);
+/// The parameters a scenario record carries, checked against the spec of
+/// its scenario: Error (kInvalidInput) "scenario record: ..." for a scenario
+/// this build does not have, a name its spec does not have, a value out of
+/// range, or a parameter missing.
+ScenarioParams ParamsFromScenarioRecord(const ScenarioRecord& record);
+
+/// "" when `echoed` (what a worker says it runs) is `sent` (what it was
+/// asked to run), else what differs: "size = 64M where 16M was asked",
+/// "scenario pipeline where collective was asked".
+std::string ScenarioRecordMismatch(const ScenarioRecord& sent, const ScenarioRecord& echoed);
 
 enum class DecodeStatus { kRecord, kNeedMore, kBad };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/io/worker_protocol.h"
+#include "engine/scenarios/scenario_spec.h"
 #include "tests/common/run_program.h"
 
 extern char** environ;
@@ -83,13 +84,21 @@ TEST(WorkerCli, PlaysARunAsHelloPlanSnapshotsEventsAndACheckedEnd) {
   EXPECT_EQ(r.records[0].type, RecordType::kHello);
   EXPECT_EQ(r.records[0].hello.backend, "sim");
   EXPECT_EQ(r.records[0].hello.ranks, 4);
-  ASSERT_EQ(r.records[1].type, RecordType::kPlan);
-  EXPECT_EQ(r.records[1].plan.steps, 6);
-  EXPECT_EQ(r.records[1].plan.ops, 48);
+  // Then the settings it runs, as the collective spec's name = value list
+  // (protocol 2): the flags given, the spec's defaults for the rest.
+  ASSERT_EQ(r.records[1].type, RecordType::kScenario);
+  const ScenarioParams settings = ParamsFromScenarioRecord(r.records[1].scenario);
+  EXPECT_EQ(settings.Text("kind"), "allreduce");
+  EXPECT_EQ(settings.Text("ranks"), "4");
+  EXPECT_EQ(settings.Text("algo"), "auto");
+  EXPECT_EQ(settings.All().size(), FindScenario("collective")->params.size());
+  ASSERT_EQ(r.records[2].type, RecordType::kPlan);
+  EXPECT_EQ(r.records[2].plan.steps, 6);
+  EXPECT_EQ(r.records[2].plan.ops, 48);
   EXPECT_EQ(Count(r, RecordType::kEvent), 48);
   EXPECT_EQ(Count(r, RecordType::kStepDone), 6);
   // Every buffer after every step, and the inputs.
-  EXPECT_EQ(Count(r, RecordType::kBufferSnapshot), 7 * r.records[1].plan.buffers);
+  EXPECT_EQ(Count(r, RecordType::kBufferSnapshot), 7 * r.records[2].plan.buffers);
   const WorkerRecord& done = r.records.back();
   ASSERT_EQ(done.type, RecordType::kRunDone);
   EXPECT_TRUE(done.done.checked);

@@ -115,7 +115,7 @@ PanelLayout Layout() {
 /// when the app does not exit 0 or writes no PNG.
 Image Screenshot(const ScratchDir& dir, std::vector<std::string> args) {
   const fs::path png = dir.path() / "shot.png";
-  for (const char* extra : {"--width", "1280", "--height", "800", "--screenshot"}) args.push_back(extra);
+  for (const char* extra : {"--window-width", "1280", "--window-height", "800", "--screenshot"}) args.push_back(extra);
   args.push_back(png.string());
   const AppResult result = RunApp(args, dir.path());
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -375,7 +375,7 @@ TEST(GuiAppFlags, PipelineFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "pipeline", "--microbatches", "5", "--frames", "1"},
                    "--microbatches: ");
   ExpectUsageError({"--scenario", "pipeline", "--schedule", "zigzag"}, "--schedule: ");
-  ExpectUsageError({"--scenario", "pipeline", "--model-width", "0"}, "--model-width");
+  ExpectUsageError({"--scenario", "pipeline", "--width", "0"}, "--width");
   ExpectUsageError({"--scenario", "pipeline", "--stages", "8", "--layers", "4", "--frames", "1"},
                    "--stages: 8 stages but the model has only 4 layers");
 }
@@ -384,14 +384,15 @@ TEST(GuiAppFlags, TensorParallelFieldsAreCheckedAndNamedAsFlags) {
   ExpectUsageError({"--scenario", "tp", "--tp", "16", "--frames", "1"}, "--tp: ");
   ExpectUsageError({"--scenario", "tp", "--layer", "conv"}, "--layer: ");
   ExpectUsageError({"--scenario", "tp", "--layer", "attention", "--heads", "3", "--frames", "1"}, "--heads: ");
-  ExpectUsageError({"--scenario", "tp", "--ffn", "30", "--frames", "1"}, "--ffn: ");
+  // tp 4 (the app's default before the specs unified it to 2): 30 does not split into 4.
+  ExpectUsageError({"--scenario", "tp", "--tp", "4", "--ffn", "30", "--frames", "1"}, "--ffn: ");
   ExpectUsageError({"--scenario", "tp", "--layer", "row", "--sequence-parallel", "--frames", "1"},
                    "--sequence-parallel: ");
   ExpectUsageError({"--scenario", "tp", "--hidden", "0"}, "--hidden");
 }
 
 TEST(GuiAppFlags, ZeroFieldsAreCheckedAndNamedAsFlags) {
-  ExpectUsageError({"--scenario", "zero", "--stage", "4"}, "--stage: ");
+  ExpectUsageError({"--scenario", "zero", "--zero-stage", "4"}, "--zero-stage: ");
   ExpectUsageError({"--scenario", "zero", "--k", "10"}, "--k: ");
   ExpectUsageError({"--scenario", "zero", "--bucket", "lots"}, "--bucket: ");
   ExpectUsageError({"--scenario", "zero", "--batch", "30", "--frames", "1"}, "--batch: 30 rows do not split into 4");
@@ -407,7 +408,7 @@ TEST(GuiApp, EventFloodCountsEveryEventAndKeepsMemoryFlat) {
   ScratchDir dir;
   const fs::path png = dir.path() / "flood.png";
   const AppResult result =
-      RunApp({"--ranks", "8", "--size", "64M", "--width", "1280", "--height", "800",
+      RunApp({"--ranks", "8", "--size", "64M", "--window-width", "1280", "--window-height", "800",
               "--event-flood", "3", "--screenshot", png.string()},
              dir.path());
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;

@@ -84,8 +84,8 @@ TEST(GuiLabPanel, StandsBesideTheViewsAndResumesTheSavedStepWithItsRun) {
   const fs::path png = dir.path() / "lab.png";
   const fs::path trace = dir.path() / "lab.json";
   const test_util::ProgramResult result =
-      RunApp({"--lab", kRingLab, "--progress-dir", progress.string(), "--frames", "20", "--width",
-              std::to_string(kWidth), "--height", std::to_string(kHeight), "--screenshot", png.string(),
+      RunApp({"--lab", kRingLab, "--progress-dir", progress.string(), "--frames", "20", "--window-width",
+              std::to_string(kWidth), "--window-height", std::to_string(kHeight), "--screenshot", png.string(),
               "--trace", trace.string()},
              dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.err;

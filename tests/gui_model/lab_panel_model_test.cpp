@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/gui/model/lab_settings.h"
+#include "app/gui/model/scenario_fields.h"
 #include "engine/core/error.h"
 #include "engine/lab/progress.h"
 #include "engine/scenarios/zero_scenario.h"
@@ -370,8 +371,10 @@ TEST(LabSettings, UnsetParametersTakeTheLabTablesDefaultsNotTheApps) {
   const LabSettings pipeline = LabStepSettings("pipeline", {}, app_defaults);
   EXPECT_TRUE(pipeline.runs_in_app);
   EXPECT_EQ(pipeline.settings.scenario, "pipeline");
-  EXPECT_EQ(pipeline.settings.width, 256);  // the pipeline spec's (was 512 in labs, 256 in the app)
-  EXPECT_EQ(pipeline.settings.chunks, 1);   // the spec's 0: 1 for 1f1b
+  // The spec's defaults, which the labs and the app now share (the lab
+  // table said width 512 and chunks 1, the app 256 and 2).
+  EXPECT_EQ(pipeline.settings.width, 256);
+  EXPECT_EQ(pipeline.settings.chunks, 0);  // 0: 2 when interleaved, else 1
   EXPECT_TRUE(pipeline.notes.empty());
 
   LabParam dtype;
@@ -379,8 +382,10 @@ TEST(LabSettings, UnsetParametersTakeTheLabTablesDefaultsNotTheApps) {
   dtype.text = "f16";
   const LabSettings collective = LabStepSettings("collective", {dtype}, app_defaults);
   EXPECT_EQ(collective.settings.scenario, "allreduce");
-  ASSERT_EQ(collective.notes.size(), 1u);
-  EXPECT_TRUE(Contains(collective.notes[0], "dtype = f16")) << collective.notes[0];
+  // The app runs the lab's dtype now (it was a note that the views ran f32):
+  // f16 is stored as the spec's fp16 and reaches the run's parameters.
+  EXPECT_TRUE(collective.notes.empty());
+  EXPECT_EQ(ParamsOf(collective.settings).Text("dtype"), "fp16");
 
   LabParam params;
   params.name = "params";

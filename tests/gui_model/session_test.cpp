@@ -422,6 +422,7 @@ ScenarioSettings ZeroDefaults(int stage) {
   s.scenario = kZeroScenario;
   s.zero_stage = stage;
   s.topology = "dgx-a100";
+  s.zero_bucket = "16K";  // two buckets (the unified default, 25M, makes one)
   return s;
 }
 

@@ -32,10 +32,10 @@ ScenarioSettings ThreeD222() {
   ScenarioSettings s;
   s.scenario = kThreeDScenario;
   s.dp = s.pp = s.tp3 = 2;
-  s.microbatches = 4;
-  s.layers = 4;
-  s.width = 64;
-  s.batch = 32;
+  s.td_microbatches = 4;
+  s.td_layers = 4;
+  s.td_width = 64;
+  s.td_batch = 32;
   return s;
 }
 
@@ -66,14 +66,18 @@ TEST(ThreeDSession, CheckNamesTheFieldAndLargeModelsAreRefused) {
   s.dp = 4;  // 4 x 2 x 2 = 16 GPUs on an 8-GPU box
   EXPECT_FALSE(session.Check(s).empty());
   s = ThreeD222();
-  s.width = 33;  // not a multiple of tp 2
+  s.td_width = 33;  // not a multiple of tp 2
   EXPECT_NE(session.Check(s).find("width"), std::string::npos) << session.Check(s);
   s = ThreeD222();
-  s.width = 8192;
-  s.batch = 4096;
+  s.td_width = 8192;
+  s.td_batch = 4096;
   EXPECT_EQ(session.Check(s).rfind("width: ", 0), 0u) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
+  // A paper-scale preset (the spec's `model`) is the CLI's, not the app's.
+  s = ThreeD222();
+  s.other_params["3d.model"] = "gpt3-175b";
+  EXPECT_EQ(session.Check(s).rfind("model: ", 0), 0u) << session.Check(s);
 }
 
 TEST(GridGroups, ColourByCoordinateGivesEachRankItsGroup) {

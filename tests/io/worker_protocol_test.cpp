@@ -2,9 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
 #include <random>
 #include <vector>
+
+#include "engine/core/error.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
 namespace {
@@ -65,6 +72,11 @@ std::vector<WorkerRecord> OneOfEach() {
   r.error.kind = WorkerErrorKind::kStickyCuda;
   r.error.code = 700;
   r.error.message = "cudaErrorIllegalAddress";
+  records.push_back(r);
+  r = {};
+  r.type = RecordType::kScenario;
+  r.scenario.scenario = "pipeline";
+  r.scenario.params = {{"schedule", "zb-h1"}, {"stages", "4"}, {"timing_only", "true"}, {"note", ""}};
   records.push_back(r);
   records.push_back(MakeCommand(RecordType::kStep, 3));
   records.push_back(MakeCommand(RecordType::kPlay));
@@ -127,6 +139,9 @@ void ExpectSame(const WorkerRecord& a, const WorkerRecord& b) {
       EXPECT_EQ(a.error.kind, b.error.kind);
       EXPECT_EQ(a.error.code, b.error.code);
       EXPECT_EQ(a.error.message, b.error.message);
+      break;
+    case RecordType::kScenario:
+      EXPECT_EQ(a.scenario, b.scenario);
       break;
     default: EXPECT_EQ(a.step, b.step);
   }
@@ -281,6 +296,174 @@ TEST(WorkerProtocol, RandomBytesNeverCrashOrOverAllocate) {
       EXPECT_LE(result.consumed, bytes.size());
     }
   }
+}
+
+TEST(WorkerProtocol, ScenarioRecordRefusesACountItsPayloadCannotHold) {
+  WorkerRecord r;
+  r.type = RecordType::kScenario;
+  r.scenario.scenario = "tp";
+  r.scenario.params = {{"tp", "4"}};
+  std::vector<std::uint8_t> bytes = Encode(r);
+  // The count sits after the name (u32 length + "tp").
+  bytes[kRecordHeaderBytes + 4 + 2] = 200;
+  WorkerRecord out;
+  const DecodeResult result = DecodeRecord(bytes, &out);
+  ASSERT_EQ(result.status, DecodeStatus::kBad);
+  EXPECT_NE(result.error.find("cannot fit"), std::string::npos) << result.error;
+  // And a value longer than a setting may be is not cut on the way out.
+  r.scenario.params[0].second.assign(kMaxScenarioText + 1, '7');
+  EXPECT_THROW(Encode(r), Error);
+}
+
+// A scenario only this test binary has: its settings travel as any other's.
+struct TestScenarioRegistration {
+  TestScenarioRegistration() {
+    ScenarioSpec spec;
+    spec.name = "io-test-scenario";
+    spec.title = "a scenario of the protocol test";
+    spec.summary = "registered by tests/io/worker_protocol_test.cpp";
+    auto param = [](const char* name, ParamType type, const char* default_text, const char* unit, double min,
+                    double max, std::vector<std::string> choices) {
+      ParamSpec p;
+      p.name = name;
+      p.type = type;
+      p.default_text = default_text;
+      p.unit = unit;
+      p.min = min;
+      p.max = max;
+      p.choices = std::move(choices);
+      p.help = std::string("the test's ") + name;
+      return p;
+    };
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const ParamSpec count = param("count", ParamType::kInteger, "3", "things", 1, 9, {});
+    const ParamSpec mode = param("mode", ParamType::kChoice, "slow", "", -kInf, kInf, {"slow", "fast"});
+    const ParamSpec big = param("big", ParamType::kSize, "1K", "bytes", 1, kInf, {});
+    const ParamSpec on = param("on", ParamType::kBool, "false", "", -kInf, kInf, {});
+    spec.params = {count, mode, big, on};
+    RegisterScenario(spec);
+  }
+} const test_scenario_registration;
+
+/// A valid value of `p` other than its default, or "" when the spec leaves
+/// none (a one-choice list, a range of one value).
+std::string AnotherValue(const ParamSpec& p) {
+  std::vector<std::string> candidates;
+  switch (p.type) {
+    case ParamType::kInteger:
+    case ParamType::kNumber: {
+      const double d = std::atof(p.default_text.c_str());
+      for (double v : {d + 1, d - 1, p.min, p.max}) {
+        if (std::isfinite(v)) candidates.push_back(std::to_string(static_cast<long long>(v)));
+      }
+      break;
+    }
+    case ParamType::kSize: candidates = {"3K", "5M", "7", "1G"}; break;
+    case ParamType::kCount: candidates = {"2M", "1.5B", "96"}; break;
+    case ParamType::kChoice: candidates = p.choices; break;
+    case ParamType::kBool: candidates = {"true", "false"}; break;
+    case ParamType::kText: candidates = {p.default_text + "x", "0,1"}; break;
+    case ParamType::kTopology: candidates = {"dgx1-v100", "dgx-a100"}; break;
+  }
+  for (const std::string& c : candidates) {
+    if (c != p.default_text && CheckParamValue(p, c).empty()) return c;
+  }
+  return "";
+}
+
+WorkerRecord ThroughTheWire(const ScenarioParams& params) {
+  WorkerRecord r;
+  r.type = RecordType::kScenario;
+  r.scenario = ScenarioRecordOf(params);
+  WorkerRecord back;
+  const std::vector<std::uint8_t> bytes = Encode(r);
+  const DecodeResult result = DecodeRecord(bytes, &back);
+  EXPECT_EQ(result.status, DecodeStatus::kRecord) << result.error;
+  return back;
+}
+
+// For every scenario and parameter: the default travels as the spec's
+// default, any other value comes back equal, and a value the spec's range
+// or choices refuse is refused when the record is read.
+TEST(WorkerProtocol, EveryScenarioSettingComesBackEqual) {
+  int changed = 0;
+  bool saw_test_scenario = false;
+  for (const ScenarioSpec& spec : Scenarios()) {
+    SCOPED_TRACE(spec.name);
+    saw_test_scenario |= spec.name == "io-test-scenario";
+    const ScenarioParams defaults(spec);
+    const ScenarioParams read = ParamsFromScenarioRecord(ThroughTheWire(defaults).scenario);
+    ASSERT_EQ(read.All().size(), spec.params.size());
+    for (const ParamSpec& p : spec.params) EXPECT_EQ(read.Text(p.name), p.default_text) << p.name;
+    for (const ParamSpec& p : spec.params) {
+      SCOPED_TRACE(p.name);
+      const std::string other = AnotherValue(p);
+      if (!other.empty()) {
+        ScenarioParams sent(spec);
+        sent.Set(p.name, other);
+        const ScenarioParams back = ParamsFromScenarioRecord(ThroughTheWire(sent).scenario);
+        EXPECT_EQ(back.Text(p.name), other);
+        EXPECT_EQ(back.All(), sent.All());
+        ++changed;
+      }
+      // Out of the spec's range: the record is refused, naming the parameter.
+      std::string outside;
+      if ((p.type == ParamType::kInteger || p.type == ParamType::kNumber) && std::isfinite(p.min)) {
+        outside = std::to_string(static_cast<long long>(p.min) - 1);
+      } else if (p.type == ParamType::kChoice) {
+        outside = "no-such-choice";
+      } else if (p.type == ParamType::kBool) {
+        outside = "maybe";
+      }
+      if (outside.empty()) continue;
+      ScenarioRecord bad = ScenarioRecordOf(defaults);
+      for (auto& [name, value] : bad.params) {
+        if (name == p.name) value = outside;
+      }
+      try {
+        ParamsFromScenarioRecord(bad);
+        ADD_FAILURE() << p.name << " = " << outside << " was accepted";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(p.name + ": "), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_TRUE(saw_test_scenario);
+  EXPECT_GE(changed, 4);
+}
+
+TEST(WorkerProtocol, AMismatchSaysWhichSettingDiffers) {
+  const ScenarioRecord sent{"collective", {{"kind", "allreduce"}, {"size", "16M"}, {"ranks", "4"}}};
+  EXPECT_EQ(ScenarioRecordMismatch(sent, sent), "");
+  ScenarioRecord other = sent;
+  other.params[1].second = "64M";
+  EXPECT_EQ(ScenarioRecordMismatch(sent, other), "size = 64M where 16M was asked");
+  other = sent;
+  other.params.pop_back();
+  other.params.emplace_back("root", "0");
+  EXPECT_EQ(ScenarioRecordMismatch(sent, other), "ranks = (missing) where 4 was asked, root = 0 (not asked)");
+  other = sent;
+  other.scenario = "pipeline";
+  EXPECT_EQ(ScenarioRecordMismatch(sent, other), "scenario pipeline where collective was asked");
+}
+
+TEST(WorkerProtocol, AScenarioRecordMustNameEveryParameterOnceAndNoOther) {
+  const ScenarioSpec* spec = FindScenario("io-test-scenario");
+  ASSERT_NE(spec, nullptr);
+  const ScenarioRecord good = ScenarioRecordOf(ScenarioParams(*spec));
+  ScenarioRecord missing = good;
+  missing.params.pop_back();
+  EXPECT_THROW(ParamsFromScenarioRecord(missing), Error);
+  ScenarioRecord twice = good;
+  twice.params.push_back(twice.params.front());
+  EXPECT_THROW(ParamsFromScenarioRecord(twice), Error);
+  ScenarioRecord stranger = good;
+  stranger.params.emplace_back("colour", "red");
+  EXPECT_THROW(ParamsFromScenarioRecord(stranger), Error);
+  ScenarioRecord unknown = good;
+  unknown.scenario = "no-such-scenario";
+  EXPECT_THROW(ParamsFromScenarioRecord(unknown), Error);
+  EXPECT_EQ(ParamsFromScenarioRecord(good).All(), ScenarioParams(*spec).All());
 }
 
 }  // namespace

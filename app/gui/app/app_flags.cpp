@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -16,9 +18,134 @@
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
 #include "engine/backends/mpi/mpi_options.h"
+#include "app/gui/model/scenario_fields.h"
+#include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab::gui {
 namespace {
+
+bool IsCollectiveSpec(const ScenarioSpec& spec) { return spec.name == kCollectiveSpec; }
+
+/// "allreduce, reducescatter, ..." : the collective spec's kinds.
+std::string CollectiveKinds() {
+  const ScenarioSpec* collective = FindScenario(kCollectiveSpec);
+  const ParamSpec* kind = collective != nullptr ? collective->FindParam(kCollectiveKindParam) : nullptr;
+  return kind != nullptr ? JoinChoices(kind->choices) : "";
+}
+
+/// "pipeline, tp, zero, 3d, moe, ...": every registered scenario but the collectives.
+std::string OtherScenarios() {
+  std::string names;
+  for (const ScenarioSpec& spec : Scenarios()) {
+    if (!IsCollectiveSpec(spec)) names += (names.empty() ? "" : ", ") + spec.name;
+  }
+  return names;
+}
+
+/// "scenario tp", "the collective allreduce".
+std::string ScenarioWords(const std::string& app_scenario) {
+  const ScenarioSpec* spec = FindScenario(app_scenario);
+  return spec != nullptr && !IsCollectiveSpec(*spec) ? "scenario " + app_scenario
+                                                      : "the collective " + app_scenario;
+}
+
+/// One flag of a scenario parameter, shared by every spec that has a
+/// parameter of that name. Spelled as shardlab-cli spells it: the name
+/// with '-' for '_', a bool that defaults to true as --no-NAME, old names
+/// (ParamSpec::old_names) accepted with the CLI's notice.
+struct ScenarioFlag {
+  std::string name;          // "zero-stage", "no-overlap"
+  std::string param;         // the spec's name: "zero_stage"
+  char short_name = 0;
+  std::string value_name;    // "N"; "" for a switch
+  std::string switch_value;  // a switch's value: "true", or "false" for --no-NAME
+  std::string help;
+  std::vector<std::string> old_names;  // "stage", "zero"; "model-width" (the app's own)
+};
+
+std::string Dashed(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+/// Every scenario parameter's flag, from the specs.
+const std::vector<ScenarioFlag>& ScenarioFlags() {
+  static const std::vector<ScenarioFlag> all = [] {
+    std::vector<ScenarioFlag> flags;
+    for (const ScenarioSpec& spec : Scenarios()) {
+      for (const ParamSpec& p : spec.params) {
+        if (IsCollectiveSpec(spec) && p.name == kCollectiveKindParam) continue;  // --scenario
+        const bool negated = p.type == ParamType::kBool && p.default_text == "true";
+        ScenarioFlag flag;
+        flag.param = p.name;
+        flag.name = (negated ? "no-" : "") + Dashed(p.name);
+        flag.value_name = ParamValueName(p);
+        flag.short_name = p.short_flag;
+        if (p.type == ParamType::kBool) flag.switch_value = negated ? "false" : "true";
+        for (const std::string& old : p.old_names) flag.old_names.push_back((negated ? "no-" : "") + Dashed(old));
+        const std::string said = spec.name + ": " + p.help + " " + ParamDefaultText(p);
+        const auto same =
+            std::find_if(flags.begin(), flags.end(), [&](const ScenarioFlag& f) { return f.name == flag.name; });
+        if (same == flags.end()) {
+          flag.help = said;
+          flags.push_back(std::move(flag));
+          continue;
+        }
+        if (same->help.find(said) == std::string::npos) same->help += "; " + said;
+        if (same->short_name != flag.short_name) same->short_name = 0;  // specs disagree: none
+        for (const std::string& old : flag.old_names) {
+          if (std::find(same->old_names.begin(), same->old_names.end(), old) == same->old_names.end()) {
+            same->old_names.push_back(old);
+          }
+        }
+      }
+    }
+    // A short flag two flags claim belongs to neither.
+    for (ScenarioFlag& f : flags) {
+      if (f.short_name == 0) continue;
+      const auto users = std::count_if(flags.begin(), flags.end(),
+                                       [&](const ScenarioFlag& g) { return g.short_name == f.short_name; });
+      if (users > 1) {
+        const char taken = f.short_name;
+        for (ScenarioFlag& g : flags) {
+          if (g.short_name == taken) g.short_name = 0;
+        }
+      }
+    }
+    // The app's own earlier spelling of the model's width.
+    for (ScenarioFlag& f : flags) {
+      if (f.name == "width") f.old_names.push_back("model-width");
+    }
+    return flags;
+  }();
+  return all;
+}
+
+const FlagSpec* FindFlag(const std::vector<FlagSpec>& flags, const std::string& name) {
+  for (const FlagSpec& f : flags) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+bool IsScenarioFlag(const std::string& name) {
+  for (const ScenarioFlag& f : ScenarioFlags()) {
+    if (f.name == name) return true;
+  }
+  return false;
+}
+
+/// "its flags: --stages, --microbatches, ..." for a message.
+std::string FlagsOf(const ScenarioSpec& spec) {
+  std::string flags;
+  for (const ParamSpec& p : spec.params) {
+    if (IsCollectiveSpec(spec) && p.name == kCollectiveKindParam) continue;
+    const std::string flag =
+        p.type == ParamType::kBool && p.default_text == "true" ? "--no-" + Dashed(p.name) : p.Flag();
+    flags += (flags.empty() ? "its flags: " : ", ") + flag;
+  }
+  return flags;
+}
 
 /// The app's flags; one table drives parsing, the "did you mean" hint and
 /// --help (the parser is shardlab-cli's, app/common/args.h).
@@ -60,49 +187,18 @@ const CommandSpec& AppSpec() {
         "      (one MoE layer; the hot expert's GPU is the straggler)\n"
         "\n"
         "Exit codes: 0 success, 1 a failed run or export in scripted mode, 2 bad flags.\n";
+    // The app's own flags; each scenario parameter's flag is added below
+    // from the specs, so its default, range and help are the spec's.
     s.flags = {
-        {"scenario", 0, "KIND", "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, pipeline, tp, zero, 3d or moe (default allreduce)"},
-        {"algo", 0, "ALGO", "ring, tree (allreduce) or direct (alltoall); default: the kind's usual one"},
-        {"ranks", 0, "N", "ranks, one per GPU (default 8; zero: the data-parallel degree N, default 4; moe: expert-parallel ranks, default 4)"},
-        {"size", 0, "SIZE", "one rank's buffer: 8, 64K, 64M, 1G, 1.6GB, 4KiB (default 64M)"},
-        {"topology", 0, "NAME|FILE", "topology preset or topology file (default dgx-a100)"},
+        {"scenario", 0, "KIND", "a collective (" + CollectiveKinds() + ") or a scenario (" + OtherScenarios() +
+                                    ") (default allreduce)"},
         {"backend", 0, "NAME", "backend (default sim)"},
-        {"ring-order", 0, "ORDER", "auto, rank or a list such as 0,3,2,1 (default auto)"},
-        {"timing-only", 0, "", "skip the data: time the run without checking its result"},
         {"worker", 0, "", "collectives: run in a worker process ('shardlab-cli worker'), as real hardware does; the backend may then be one only the worker has (cuda, mpi)"},
         {"worker-fault", 0, "KIND", "for tests: the launch run's worker fails after one step (sticky-cuda, signal, kill, exit or hang); Restart worker then runs normally"},
         {"mpi-timeout", 0, "TIME", "with --backend mpi --worker: the mpi backend's bound on every wait (e.g. 2s; default 30s)"},
         {"mpi-fault", 0, "KIND", "for tests, with --backend mpi --worker: the launch run's mpi fault (kill:rank=1,op=3, exit:..., skip:rank=2,iter=1; see 'shardlab-cli run --help'); Restart worker then runs normally"},
         {"open-trace", 0, "FILE.json", "show a Chrome trace ShardLab wrote (any backend, any machine) instead of a run"},
         {"compare-trace", 0, "FILE.json", "with --open-trace: lay a second run of the same plan over it (outlines on the Gantt, summary in the metrics panel)"},
-        {"schedule", 0, "NAME", "pipeline: gpipe, 1f1b, interleaved or zb-h1 (default 1f1b)"},
-        {"stages", 0, "N", "pipeline: stages, one per GPU (default 4)"},
-        {"microbatches", 0, "N", "pipeline: micro-batches per step (default 8)"},
-        {"chunks", 0, "N", "pipeline: model chunks per stage, interleaved only (default 2)"},
-        {"layers", 0, "N", "pipeline: layers of the MLP (default 8); zero: (default 4)"},
-        {"model-width", 0, "N", "pipeline: features of every layer (default 256); zero: (default 64)"},
-        {"batch", 0, "N", "pipeline: rows of one training step (default 64); tp: sequences B (default 2); zero: the global batch, split over the ranks (default 32)"},
-        {"optimizer", 0, "NAME", "pipeline: sgd or adam (default sgd)"},
-        {"layer", 0, "KIND", "tp: column, row, mlp, attention or transformer (default mlp)"},
-        {"tp", 0, "N", "tp: GPUs the layer is split over (default 4); 3d: tensor-parallel degree (default 2)"},
-        {"dp", 0, "N", "3d: data-parallel replicas (default 2); with --pp and --tp the grid, dp*pp*tp GPUs"},
-        {"pp", 0, "N", "3d: pipeline stages (default 2)"},
-        {"zero", 0, "0|1", "3d: 0 (DP all-reduce of gradients) or 1 (ZeRO-1 within each DP group) (default 0)"},
-        {"experts", 0, "E", "moe: experts, divisible by --ranks (default 8)"},
-        {"top-k", 0, "K", "moe: experts per token (default 2)"},
-        {"tokens", 0, "T", "moe: tokens over all ranks, divisible by --ranks (default 1024)"},
-        {"capacity-factor", 0, "C", "moe: capacity per expert as a multiple of the even share (default 1.25)"},
-        {"skew", 0, "NAME", "moe: router (its own top-k), uniform, hot (half the tokens to expert 0) or zipf (default router)"},
-        {"seq", 0, "N", "tp: tokens per sequence S; the layer sees T = B x S (default 8)"},
-        {"hidden", 0, "N", "tp: hidden size H (default 32); moe: (default 128)"},
-        {"ffn", 0, "N", "tp: split width F (default 0: 4H for the MLP, H for one linear); moe: each expert's inner width (default 256)"},
-        {"heads", 0, "N", "tp: attention heads, attention and transformer only (default 4)"},
-        {"sequence-parallel", 0, "", "tp: Megatron's sequence parallelism (each all-reduce becomes RS + AG)"},
-        {"stage", 0, "N", "zero: 0 (plain data parallel), 1 (optimizer states sharded), 2 (+ gradients), 3 (+ parameters) (default 2)"},
-        {"steps", 0, "N", "zero: Adam steps to train (default 2); --step moves the replay instead"},
-        {"bucket", 0, "SIZE", "zero: fp16 gradient per bucket, stages 0-2: 4K, 25M (default 16K)"},
-        {"no-overlap", 0, "", "zero: every gradient collective waits for the whole backward"},
-        {"k", 0, "12|8", "zero: optimizer bytes per parameter in the memory formula: 12 (ZeRO paper: fp32 master, Adam m and v) or 8 (seed texts) (default 12)"},
         {"planner", 0, "", "open the 3D layout planner window (View > 3D layout planner)"},
         {"play", 0, "", "start playing the replay once the run is recorded"},
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
@@ -116,10 +212,14 @@ const CommandSpec& AppSpec() {
         {"progress-dir", 0, "DIR", "where lab progress is saved (default $XDG_DATA_HOME/shardlab/progress or ~/.local/share/shardlab/progress)"},
         {"theme", 0, "dark|light", "colour theme; light is high-contrast for projectors (default dark)"},
         {"font-scale", 0, "F", "text size factor, 0.5 to 4 (default 1; Ctrl +/- in the app)"},
-        {"width", 0, "W", "window width in pixels (default 1600)"},
-        {"height", 0, "H", "window height in pixels (default 1000)"},
+        {"window-width", 0, "W", "window width in pixels (default 1600; --width is the model's)"},
+        {"window-height", 0, "H", "window height in pixels (default 1000)", {"height"}},
         {"version", 0, "", "print the version"},
     };
+    for (const ScenarioFlag& flag : ScenarioFlags()) {
+      if (FindFlag(s.flags, flag.name) != nullptr) continue;
+      s.flags.push_back(FlagSpec{flag.name, flag.short_name, flag.value_name, flag.help, flag.old_names});
+    }
     return s;
   }();
   return spec;
@@ -149,112 +249,21 @@ void CheckBackend(const std::string& flag, const std::string& name) {
   throw UsageError(flag + ": unknown backend '" + name + "' (available: " + known + ")");
 }
 
-/// Applies one flag's value to `flags`.
-void Apply(AppFlags& flags, const std::string& name, const std::string& spelling,
-           const std::string& value, bool& algo_given) {
+/// Applies one of the app's own flags (not a scenario parameter).
+void Apply(AppFlags& flags, const std::string& name, const std::string& spelling, const std::string& value) {
   ScenarioSettings& s = flags.settings;
-  // Engine parsers name the field ("size: ..."); say the flag instead.
-  const auto relabel = [&](auto&& parse) {
-    try {
-      parse();
-    } catch (const Error& e) {
-      std::string message = e.what();
-      const std::size_t colon = message.find(": ");
-      if (colon != std::string::npos && colon < 12) message = message.substr(colon + 2);
-      throw UsageError(spelling + ": " + message);
-    }
-  };
   if (name == "scenario") {
-    if (value != kPipelineScenario && value != kTensorParallelScenario && value != kZeroScenario &&
-        value != kThreeDScenario && value != kMoeScenario) {
-      relabel([&] { ParseCollectiveKind(value); });
+    if (FindScenario(value) == nullptr || value == kCollectiveSpec) {
+      try {
+        ParseCollectiveKind(value);
+      } catch (const Error& e) {
+        throw UsageError(spelling + ": '" + value + "' is neither a collective (" + CollectiveKinds() +
+                         ") nor a scenario (" + OtherScenarios() + ")");
+      }
     }
     s.scenario = value;
-  } else if (name == "layer") {
-    relabel([&] { ParseTpLayerKind(value); });
-    s.tp_layer = value;
-  } else if (name == "tp") {
-    (s.is_three_d() ? s.tp3 : s.tp) = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
-  } else if (name == "dp") {
-    s.dp = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
-  } else if (name == "pp") {
-    s.pp = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
-  } else if (name == "zero") {
-    s.td_zero = static_cast<int>(ParseIntValue(spelling, value, 0, 1));
-  } else if (name == "experts") {
-    s.moe_experts = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
-  } else if (name == "top-k") {
-    s.moe_top_k = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
-  } else if (name == "tokens") {
-    s.moe_tokens = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 24));
-  } else if (name == "capacity-factor") {
-    s.moe_capacity = ParseReal(spelling, value, 1e-3, 1e6);
-  } else if (name == "skew") {
-    relabel([&] { ParseMoeSkew(value); });
-    s.moe_skew = value;
-  } else if (name == "seq") {
-    s.tp_seq = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
-  } else if (name == "hidden") {
-    (s.is_moe() ? s.moe_hidden : s.tp_hidden) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
-  } else if (name == "ffn") {
-    (s.is_moe() ? s.moe_ffn : s.tp_ffn) = static_cast<int>(ParseIntValue(spelling, value, 0, 1 << 18));
-  } else if (name == "heads") {
-    s.tp_heads = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 12));
-  } else if (name == "sequence-parallel") {
-    s.sequence_parallel = true;
-  } else if (name == "stage") {
-    s.zero_stage = static_cast<int>(ParseIntValue(spelling, value, 0, 3));
-  } else if (name == "steps") {
-    s.zero_steps = static_cast<int>(ParseIntValue(spelling, value, 1, 1000));
-  } else if (name == "bucket") {
-    relabel([&] { ParseSize(value, "bucket"); });
-    s.zero_bucket = value;
-  } else if (name == "no-overlap") {
-    s.zero_overlap = false;
-  } else if (name == "k") {
-    s.zero_k = static_cast<int>(ParseIntValue(spelling, value, 8, 12));
-    if (s.zero_k != 8 && s.zero_k != 12) {
-      throw UsageError(spelling + ": K is 12 (the ZeRO paper) or 8 (the seed texts) (got " + value + ")");
-    }
-  } else if (name == "schedule") {
-    relabel([&] { ParsePipelineSchedule(value); });
-    s.schedule = value;
-  } else if (name == "optimizer") {
-    relabel([&] { ParseOptimizer(value); });
-    s.optimizer = value;
-  } else if (name == "stages") {
-    s.stages = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
-  } else if (name == "microbatches") {
-    s.microbatches = static_cast<int>(ParseIntValue(spelling, value, 1, 65536));
-  } else if (name == "chunks") {
-    s.chunks = static_cast<int>(ParseIntValue(spelling, value, 1, 64));
-  } else if (name == "layers") {
-    // Shared flags: --scenario comes first in the table, so it is known here.
-    (s.is_zero() ? s.zero_layers : s.layers) = static_cast<int>(ParseIntValue(spelling, value, 1, 4096));
-  } else if (name == "model-width") {
-    (s.is_zero() ? s.zero_width : s.width) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 16));
-  } else if (name == "batch") {
-    const int batch = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
-    (s.is_tp() ? s.tp_batch : s.is_zero() ? s.zero_batch : s.batch) = batch;
-  } else if (name == "algo") {
-    relabel([&] { ParseCollectiveAlgo(value); });
-    s.algo = value;
-    algo_given = true;
-  } else if (name == "ranks") {
-    (s.is_zero() ? s.zero_ranks : s.is_moe() ? s.moe_ranks : s.ranks) = static_cast<int>(ParseIntValue(spelling, value, 1, 1 << 20));
-  } else if (name == "size") {
-    relabel([&] { ParseSize(value, "size"); });
-    s.size = value;
-  } else if (name == "topology") {
-    if (value.empty()) throw UsageError(spelling + ": empty (give a preset name or a file)");
-    s.topology = value;
   } else if (name == "backend") {
     s.backend = value;  // checked in ParseAppFlags: a worker may have other backends
-  } else if (name == "ring-order") {
-    if (value.empty()) throw UsageError(spelling + ": empty (use auto, rank or e.g. 0,3,2,1)");
-    s.ring_order = value;
-  } else if (name == "timing-only") {
-    s.timing_only = true;
   } else if (name == "worker") {
     s.in_worker = true;
   } else if (name == "worker-fault") {
@@ -305,9 +314,9 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     }
   } else if (name == "font-scale") {
     flags.font_scale = static_cast<float>(ParseReal(spelling, value, 0.5, 4.0));
-  } else if (name == "width") {
+  } else if (name == "window-width") {
     flags.width_px = static_cast<int>(ParseIntValue(spelling, value, 320, 16384));
-  } else if (name == "height") {
+  } else if (name == "window-height") {
     flags.height_px = static_cast<int>(ParseIntValue(spelling, value, 240, 16384));
   } else if (name == "version") {
     flags.version = true;
@@ -316,21 +325,51 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   }
 }
 
-}  // namespace
+/// Applies the scenario parameters' flags once the scenario is known, so
+/// their order on the command line does not matter (`--tp 4 --scenario
+/// tp` is `--scenario tp --tp 4`).
+void ApplyScenarioFlags(AppFlags& flags, const ParsedArgs& parsed) {
+  ScenarioSettings& s = flags.settings;
+  const ScenarioSpec* spec = SpecOf(s.scenario);
+  if (spec == nullptr) return;  // --scenario said why
+  for (const ScenarioFlag& flag : ScenarioFlags()) {
+    if (!parsed.Has(flag.name)) continue;
+    const std::string spelling = parsed.Spelling(flag.name);
+    const ParamSpec* param = spec->FindParam(flag.param);
+    if (param == nullptr || (IsCollectiveSpec(*spec) && param->name == kCollectiveKindParam)) {
+      std::string message = spelling + ": not a parameter of " + ScenarioWords(s.scenario) + " (" +
+                            FlagsOf(*spec) + ")";
+      if (spelling == "--width") message += "; the window's width is --window-width";
+      throw UsageError(message);
+    }
+    const std::string value = flag.value_name.empty() ? flag.switch_value : parsed.Get(flag.name);
+    if (const std::string problem = CheckParamValue(*param, value); !problem.empty()) {
+      throw UsageError(spelling + ": " + problem);
+    }
+    SetParamText(&s, *spec, *param, CanonicalParamValue(*param, value));
+  }
+}
 
-AppFlags ParseAppFlags(std::span<const std::string> args) {
-  AppFlags flags;
-  const ParsedArgs parsed = ParseArgs(AppSpec(), args);
+/// ParseAppFlags without the notices' bookkeeping.
+void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostringstream& notices) {
+  const ParsedArgs parsed = ParseArgs(AppSpec(), args, &notices);
   if (parsed.help()) {
     flags.help = true;
-    return flags;
+    return;
   }
-  bool algo_given = false;
-  // In table order, so a message names the first bad flag the same way each time.
+  // The app's own flags in table order (a message names the first bad flag
+  // the same way each time), then the scenario's, for the scenario given.
   for (const FlagSpec& flag : AppSpec().flags) {
-    if (!parsed.Has(flag.name)) continue;
-    Apply(flags, flag.name, parsed.Spelling(flag.name), parsed.Get(flag.name), algo_given);
+    if (!parsed.Has(flag.name) || IsScenarioFlag(flag.name)) continue;
+    Apply(flags, flag.name, parsed.Spelling(flag.name), parsed.Get(flag.name));
   }
+  const std::string scenario = flags.settings.scenario;
+  const bool in_worker = flags.settings.in_worker;
+  const std::string backend = flags.settings.backend;
+  flags.settings = DefaultSettings(scenario);
+  flags.settings.in_worker = in_worker;
+  flags.settings.backend = backend;
+  ApplyScenarioFlags(flags, parsed);
   if (parsed.Has("backend") && !flags.settings.in_worker) {
     CheckBackend(parsed.Spelling("backend"), flags.settings.backend);
   }
@@ -346,9 +385,6 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
     throw UsageError(std::string(flags.mpi_fault.empty() ? "--mpi-timeout" : "--mpi-fault") +
                      ": needs --backend mpi --worker");
   }
-  if (!algo_given && flags.settings.is_collective()) {
-    flags.settings.algo = CollectiveAlgoName(DefaultAlgo(ParseCollectiveKind(flags.settings.scenario)));
-  }
   if (!flags.screenshot_path.empty() && !flags.scripted() && flags.event_flood_s == 0) {
     throw UsageError("--screenshot: needs --frames N (the frame to save; e.g. --frames 120)");
   }
@@ -358,6 +394,21 @@ AppFlags ParseAppFlags(std::span<const std::string> args) {
   if (!flags.compare_trace_path.empty() && flags.open_trace_path.empty()) {
     throw UsageError("--compare-trace: needs --open-trace FILE (the run it is laid over)");
   }
+}
+
+}  // namespace
+
+AppFlags ParseAppFlags(std::span<const std::string> args) {
+  AppFlags flags;
+  std::ostringstream notices;  // old spellings, in shardlab-cli's words
+  try {
+    ParseInto(flags, args, notices);
+  } catch (const Error&) {
+    std::cerr << notices.str();  // as the CLI: the notice, then the error
+    throw;
+  }
+  std::istringstream lines(notices.str());
+  for (std::string line; std::getline(lines, line);) flags.notices.push_back(line);
   return flags;
 }
 

@@ -1,20 +1,19 @@
 // AppFlags: the desktop app's command line.
 //
-//   shardlab [--scenario allreduce --algo ring --ranks 8 --size 64M
-//             --topology dgx-a100 --backend sim --ring-order auto]
-//           [--scenario pipeline --schedule 1f1b --stages 4 --microbatches 8
-//             --chunks 2 --layers 8 --model-width 256 --batch 64 --optimizer sgd]
-//           [--scenario tp --layer mlp --tp 4 --batch 2 --seq 8 --hidden 32
-//             --ffn 0 --heads 4 --sequence-parallel]
-//           [--scenario zero --stage 2 --ranks 4 --layers 4 --model-width 64
-//             --batch 32 --steps 2 --bucket 16K --no-overlap --k 12]
-//           [--worker [--worker-fault KIND]]   (collectives: run in `shardlab-cli worker`)
-//           [--open-trace FILE.json]           (show a recorded trace instead of a run)
+//   shardlab [--scenario allreduce|...|pipeline|tp|zero|3d|moe]
+//            [a flag per parameter of the scenario, from its spec: --ranks 8
+//             --size 64M --stages 4 --tp 4 --zero-stage 3 ... in any order]
+//            [--backend sim] [--worker [--worker-fault KIND]]  (collectives: run in `shardlab-cli worker`)
+//            [--open-trace FILE.json]           (show a recorded trace instead of a run)
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--lab labs/01-ring-allreduce] [--labs-dir DIR] [--progress-dir DIR]
-//            [--theme dark|light] [--font-scale F] [--width W --height H]
+//            [--theme dark|light] [--font-scale F] [--window-width W --window-height H]
 //
+// The scenario's flags are the specs' parameters (engine/scenarios/): the
+// same names, defaults, ranges and old spellings as `shardlab-cli run`; a
+// flag of a parameter the chosen scenario lacks is an error, an old name
+// a notice.
 // Every value is checked here, before a window opens, so a bad flag costs
 // one line on stderr and exit code 2 (as shardlab-cli does), never a window
 // that flashes and dies. Whether the scenario as a whole makes sense (16
@@ -23,6 +22,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "app/gui/app/theme.h"
 #include "app/gui/model/session.h"
@@ -55,6 +55,10 @@ struct AppFlags {
   bool planner = false;             // open the 3D layout planner window
   bool help = false;
   bool version = false;
+  /// One line each for an old spelling used, as shardlab-cli words it
+  /// ("shardlab: --stage is now --zero-stage; the old spelling goes in the
+  /// next release"); main() prints them on stderr.
+  std::vector<std::string> notices;
 
   /// Scripted runs never wait for a person: they render, save and exit.
   bool scripted() const { return frames > 0; }

@@ -1,12 +1,12 @@
 // A lab step's scenario, as the app's scenario panel and session run it.
 //
 //   LabStep {scenario "collective", params {kind, algo, ranks, size, ...}}
-//      └─ LabStepSettings ─► ScenarioSettings {scenario "allreduce", algo, ranks, size, ...}
-//                            + notes for what the app cannot show (dtype f16)
+//      └─ LabScenarioParams (the spec's checks and defaults)
+//         └─ ApplyParams (scenario_fields.h) ─► ScenarioSettings {scenario "allreduce", ...}
 //
-// Lab parameters take the lab scenario table's defaults (lab_scenario.h)
-// where the step leaves them out, not the app's: the views must show the
-// very run the grader measures (a lab pipeline is 512 wide, the app's 256).
+// Lab parameters take the scenario spec's defaults where the step leaves
+// them out, as the grader does, so the views show the very run it
+// measures; every parameter reaches the settings (dtype f16 included).
 //
 // Locks: a parameter the step locks keeps the step's value in the scenario
 // panel; RestoreLockedFields puts it back after an edit. When a step locks

@@ -11,113 +11,59 @@
 #include "engine/core/units.h"
 #include "engine/plan/kernel.h"
 #include "engine/run/vector_sink.h"
+#include "app/gui/model/scenario_fields.h"
 
 namespace shardlab::gui {
 namespace {
 
-/// The panel's text fields as an engine scenario. Throws Error naming the
-/// field ("scenario: ...", "algo: ...", "size: ...").
-CollectiveScenario ScenarioFrom(const ScenarioSettings& settings) {
-  CollectiveScenario scenario;
-  try {
-    scenario.kind = ParseCollectiveKind(settings.scenario);
-  } catch (const Error& e) {
-    throw Error("scenario: " + std::string(e.what()));
-  }
-  try {
-    scenario.algo = ParseCollectiveAlgo(settings.algo);
-  } catch (const Error& e) {
-    throw Error("algo: " + std::string(e.what()));
-  }
-  scenario.size_bytes = ParseSize(settings.size, "size");
-  scenario.ranks = settings.ranks;
+// ---- the settings as engine scenarios ------------------------------------
+// Every scenario's parameters come from its spec (ParamsOf: the settings
+// checked against it); the spec's FromParams function makes the engine's
+// scenario; the app adds what is no parameter: where it runs.
+
+/// The app's machine and backend on an engine scenario. A worker run is
+/// checked and planned here on the simulator (the app may not have the
+/// worker's backend); the worker checks its backend itself.
+template <class Scenario>
+Scenario OnAppBackend(Scenario scenario, const ScenarioSettings& settings) {
   scenario.topology = settings.topology;
-  // A worker run is checked and planned here on the simulator (the app may
-  // not have the worker's backend); the worker checks its backend itself.
   scenario.backend = settings.in_worker ? "sim" : settings.backend;
-  scenario.ring_order = settings.ring_order;
-  scenario.timing_only = settings.timing_only;
   return scenario;
 }
 
-/// The panel's pipeline fields as an engine scenario, with the CLI's
-/// defaults for what the panel does not show (learning rate, seed).
-PipelineScenario PipelineScenarioFrom(const ScenarioSettings& settings) {
-  PipelineScenario scenario;
-  PipelineParams& p = scenario.params;
-  p.schedule = ParsePipelineSchedule(settings.schedule);
-  p.shape.stages = settings.stages;
-  p.shape.microbatches = settings.microbatches;
-  p.shape.chunks = p.schedule == PipelineSchedule::kInterleaved1F1B ? settings.chunks : 1;
-  p.model.layers = settings.layers;
-  p.model.width = settings.width;
-  p.model.batch = settings.batch;
-  p.model.optimizer = ParseOptimizer(settings.optimizer);
-  p.model.learning_rate = p.model.optimizer == OptimizerKind::kAdam ? 1e-3f : 0.05f;
-  scenario.topology = settings.topology;
-  scenario.backend = settings.backend;
-  scenario.timing_only = settings.timing_only;
-  return scenario;
+/// `topology`: the settings' machine (ranks 0 means every GPU of it).
+CollectiveScenario ScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings,
+                                const Topology& topology) {
+  return OnAppBackend(CollectiveFromParams(params, &topology), settings);
 }
 
-/// The panel's tensor-parallel fields as an engine scenario. Heads matter
-/// only to a layer with attention; the linears and the MLP ignore them.
-TpScenario TpScenarioFrom(const ScenarioSettings& settings) {
-  TpScenario scenario;
-  TpLayerConfig& c = scenario.layer;
-  c.kind = ParseTpLayerKind(settings.tp_layer);
-  c.tp = settings.tp;
-  c.batch = settings.tp_batch;
-  c.seq = settings.tp_seq;
-  c.hidden = settings.tp_hidden;
-  c.ffn = settings.tp_ffn;
-  c.heads = c.has_attention() ? settings.tp_heads : 0;
-  c.sequence_parallel = settings.sequence_parallel;
-  scenario.topology = settings.topology;
-  scenario.backend = settings.backend;
-  scenario.timing_only = settings.timing_only;
-  return scenario;
+PipelineScenario PipelineScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings) {
+  return OnAppBackend(PipelineFromParams(params), settings);
 }
 
-/// The panel's ZeRO fields as an engine scenario (Adam, the pipeline's
-/// Adam learning rate). Throws Error naming the field ("bucket: ...").
-ZeroScenario ZeroScenarioFrom(const ScenarioSettings& settings) {
-  ZeroScenario scenario;
-  ZeroParams& p = scenario.params;
-  p.model.layers = settings.zero_layers;
-  p.model.width = settings.zero_width;
-  p.model.batch = settings.zero_batch;
-  p.model.optimizer = OptimizerKind::kAdam;
-  p.model.learning_rate = 1e-3f;
-  p.ranks = settings.zero_ranks;
-  p.stage = settings.zero_stage;
-  p.steps = settings.zero_steps;
-  p.bucket_bytes = ParseSize(settings.zero_bucket, "bucket");
-  p.overlap = settings.zero_overlap;
-  scenario.topology = settings.topology;
-  scenario.backend = settings.backend;
-  scenario.timing_only = settings.timing_only;
-  return scenario;
+TpScenario TpScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings) {
+  return OnAppBackend(TpFromParams(params), settings);
 }
 
-/// The panel's 3D fields as an engine scenario: the small MLP with the
-/// pipeline's model fields, and the CLI's learning rates. Throws Error
-/// naming the field when one step is more host arithmetic than the app
-/// computes (the small model is always real, never timed only).
-ThreeDScenario ThreeDScenarioFrom(const ScenarioSettings& settings, double max_host_flops) {
-  ThreeDScenario scenario;
-  scenario.grid = {settings.dp, settings.pp, settings.tp3};
-  scenario.schedule = ParsePipelineSchedule(settings.schedule);
-  scenario.zero_stage = settings.td_zero;
-  scenario.microbatches = settings.microbatches;
-  scenario.mlp.layers = settings.layers;
-  scenario.mlp.width = settings.width;
-  scenario.mlp.batch = settings.batch;
-  scenario.mlp.optimizer = ParseOptimizer(settings.optimizer);
-  if (scenario.mlp.optimizer == OptimizerKind::kAdam) scenario.mlp.learning_rate = 1e-3f;
-  scenario.topology = settings.topology;
-  scenario.backend = settings.backend;
-  const double flops = 6.0 * settings.batch * double(settings.width) * settings.width * settings.layers;
+ZeroScenario ZeroScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings) {
+  return OnAppBackend(ZeroFromParams(params), settings);
+}
+
+/// The 3D scenario: the small MLP, always real (never timed only), so a
+/// step of more host arithmetic than the app computes is an error naming
+/// the width.
+ThreeDScenario ThreeDScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings,
+                                  double max_host_flops) {
+  ThreeDScenario scenario = OnAppBackend(ThreeDFromParams(params), settings);
+  if (scenario.timing_only()) {
+    // A paper-scale plan is millions of ops: too much to draw, and to build
+    // while a student types.
+    throw Error("model: the app runs the small MLP; '" + scenario.model +
+                    "' runs at paper scale in 'shardlab-cli run 3d --model " + scenario.model + "'",
+                ErrorKind::kInvalidInput);
+  }
+  const MlpConfig& m = scenario.mlp;
+  const double flops = 6.0 * m.batch * double(m.width) * m.width * m.layers;
   if (flops > max_host_flops) {
     char text[220];
     std::snprintf(text, sizeof text,
@@ -129,23 +75,8 @@ ThreeDScenario ThreeDScenarioFrom(const ScenarioSettings& settings, double max_h
   return scenario;
 }
 
-/// The panel's MoE fields as an engine scenario. Throws Error naming the
-/// field ("skew: ...").
-MoeScenario MoeScenarioFrom(const ScenarioSettings& settings) {
-  MoeScenario scenario;
-  MoeLayerConfig& c = scenario.layer;
-  c.ranks = settings.moe_ranks;
-  c.experts = settings.moe_experts;
-  c.top_k = settings.moe_top_k;
-  c.tokens = settings.moe_tokens;
-  c.hidden = settings.moe_hidden;
-  c.ffn = settings.moe_ffn;
-  c.capacity_factor = settings.moe_capacity;
-  c.skew = ParseMoeSkew(settings.moe_skew);
-  scenario.topology = settings.topology;
-  scenario.backend = settings.backend;
-  scenario.timing_only = settings.timing_only;
-  return scenario;
+MoeScenario MoeScenarioFrom(const ScenarioParams& params, const ScenarioSettings& settings) {
+  return OnAppBackend(MoeFromParams(params), settings);
 }
 
 /// The formula's K, which only the views use: the ZeRO paper's 12 or the
@@ -167,39 +98,22 @@ std::string TimingOnlyReason(const Error& real) {
   return "timing only: " + message.substr(0, message.find("; use --timing-only"));
 }
 
-/// As CheckTpOrTimeOnly below, for a ZeRO run: a model too big for a real
-/// run (CheckZeroScenario's "params: ...") is timed only, and `why` says so.
-void CheckZeroOrTimeOnly(ZeroScenario& scenario, const Topology& topology, std::string* why) {
+/// The one timing-only path, first half: checks `scenario` as the engine
+/// would run it. A run the engine will only time (too big for host
+/// buffers, fp16 data) is no error in the app: it runs timing-only and
+/// `why` says so (empty when the real run is fine). Throws what the engine
+/// throws when even timing-only cannot run it.
+template <class Scenario, class CheckFn>
+void CheckOrTimeOnly(Scenario& scenario, const Topology& topology, CheckFn check, std::string* why) {
   why->clear();
   try {
-    CheckZeroScenario(scenario, topology);
+    check(scenario, topology);
     return;
   } catch (const Error& real) {
     if (scenario.timing_only) throw;
-    ZeroScenario timed = scenario;
+    Scenario timed = scenario;
     timed.timing_only = true;
-    CheckZeroScenario(timed, topology);  // throws the error a student must fix
-    scenario.timing_only = true;
-    *why = TimingOnlyReason(real);
-  }
-}
-
-/// Checks `scenario` as the engine would run it. A layer the engine will
-/// only time (too big for host buffers, or fp16) is not an error in the
-/// app: as for a big pipeline, it runs timing-only and `why` says so
-/// (empty when the real run is fine). Throws what the engine throws when
-/// even timing-only cannot run it.
-void CheckTpOrTimeOnly(TpScenario& scenario, const Topology& topology, std::string* why) {
-  why->clear();
-  try {
-    CheckTpScenario(scenario, topology);
-    return;
-  } catch (const Error& real) {
-    if (scenario.timing_only) throw;
-    TpScenario timed = scenario;
-    timed.timing_only = true;
-    CheckTpScenario(timed, topology);  // throws the error a student must fix
-    // Only the real run's limits failed: time it instead.
+    check(timed, topology);  // throws the error a student must fix
     scenario.timing_only = true;
     *why = TimingOnlyReason(real);
   }
@@ -216,6 +130,29 @@ std::vector<double> ComputeFlopsPerRank(const Plan& plan) {
     }
   }
   return flops;
+}
+
+/// The one timing-only path, second half: a prepared run of more host work
+/// than the app checks at once (its arithmetic, or its data) is timed only;
+/// returns why, or "" when it is checked.
+std::string HostWorkAboveLimit(const Plan& plan, Bytes max_bytes, double max_flops) {
+  double flops = 0;
+  for (double f : ComputeFlopsPerRank(plan)) flops += f;
+  if (flops > max_flops) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "timing only: the run is %.1f GFLOP of host arithmetic (the app checks up to %.0f GFLOP); "
+                  "a smaller model, batch or fewer steps are checked",
+                  flops / 1e9, max_flops / 1e9);
+    return text;
+  }
+  Bytes host_bytes = 0;  // the simulator keeps each element as a float
+  for (const Buffer& b : plan.buffers) host_bytes += b.count * Bytes{sizeof(float)};
+  if (host_bytes > max_bytes) {
+    return "timing only: the data would need " + FormatBytes(host_bytes) + " of host memory (the limit is " +
+           FormatBytes(max_bytes) + ")";
+  }
+  return "";
 }
 
 /// GPU 0's float32 rate in TFLOP/s, 0 when the topology has no GPU figure.
@@ -431,28 +368,35 @@ std::string Session::Check(const ScenarioSettings& settings) {
   if (has_last_check_ && settings == last_check_settings_) return last_check_message_;
   std::string message;
   try {
-    if (settings.is_pipeline()) {
-      const PipelineScenario scenario = PipelineScenarioFrom(settings);
-      CheckPipelineScenario(scenario, CachedTopology(scenario.topology));
-    } else if (settings.is_tp()) {
-      TpScenario scenario = TpScenarioFrom(settings);
-      std::string timed_only;  // fine: Start runs it timing-only and says why
-      CheckTpOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
-    } else if (settings.is_zero()) {
+    const ScenarioParams params = ParamsOf(settings);  // the spec's ranges and choices
+    const std::string& spec = params.spec().name;
+    std::string timed_only;  // fine: Start runs it timing-only and says why
+    if (spec == kPipelineScenario) {
+      PipelineScenario scenario = PipelineScenarioFrom(params, settings);
+      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckPipelineScenario, &timed_only);
+    } else if (spec == kTensorParallelScenario) {
+      TpScenario scenario = TpScenarioFrom(params, settings);
+      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckTpScenario, &timed_only);
+    } else if (spec == kZeroScenario) {
       CheckZeroK(settings.zero_k);
-      ZeroScenario scenario = ZeroScenarioFrom(settings);
-      std::string timed_only;  // as a big tensor-parallel layer
-      CheckZeroOrTimeOnly(scenario, CachedTopology(scenario.topology), &timed_only);
-    } else if (settings.is_three_d()) {
+      ZeroScenario scenario = ZeroScenarioFrom(params, settings);
+      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckZeroScenario, &timed_only);
+    } else if (spec == kThreeDScenario) {
       // Building the small model's plan is the engine's full check (ms).
-      const ThreeDScenario scenario = ThreeDScenarioFrom(settings, kMaxCheckedHostFlops);
+      const ThreeDScenario scenario = ThreeDScenarioFrom(params, settings, kMaxCheckedHostFlops);
       PrepareThreeD(scenario, CachedTopology(scenario.topology));
-    } else if (settings.is_moe()) {
-      const MoeScenario scenario = MoeScenarioFrom(settings);
-      CheckMoeScenario(scenario, CachedTopology(scenario.topology));
+    } else if (spec == kMoeScenario) {
+      MoeScenario scenario = MoeScenarioFrom(params, settings);
+      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckMoeScenario, &timed_only);
+    } else if (spec == kCollectiveSpec) {
+      // No plan: a 1,024-rank check stays cheap.
+      CollectiveScenario scenario = ScenarioFrom(params, settings, CachedTopology(settings.topology));
+      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology),
+                      [](const CollectiveScenario& c, const Topology& t) { CheckCollectiveScenario(c, t); },
+                      &timed_only);
     } else {
-      const CollectiveScenario scenario = ScenarioFrom(settings);
-      CheckCollectiveScenario(scenario, CachedTopology(scenario.topology));
+      throw Error("scenario: the app does not run '" + spec + "' yet; its settings are checked against "
+                  "its spec (shardlab-cli runs it)", ErrorKind::kInvalidInput);
     }
   } catch (const std::exception& e) {
     message = e.what();
@@ -472,6 +416,8 @@ void Session::ResetRun() {
   worker_failure_.clear();
   worker_error_record_seen_ = false;
   worker_error_record_ = ErrorRecord{};
+  worker_sent_ = ScenarioRecord{};
+  worker_echo_ = ScenarioRecord{};
   trace_.reset();
   compare_.reset();
   prepared_.reset();
@@ -557,42 +503,59 @@ bool Session::Start(const ScenarioSettings& settings) {
   ResetRun();
   ++run_id_;
 
+  // Every scenario takes one path: its spec's parameters, its engine
+  // scenario, the real run's check (or timing only, and why), its plan,
+  // then the app's limit on host work (or timing only, and why).
+  const Plan* plan = nullptr;
+  bool* timing_only = nullptr;  // the prepared run's; null where it is always real (3d)
   try {
-    if (settings.is_pipeline()) {
-      PipelineScenario scenario = PipelineScenarioFrom(settings);
-      const double flops = PipelineHostFlops(scenario.params);
-      if (!scenario.timing_only && flops > kMaxCheckedHostFlops) {
-        scenario.timing_only = true;
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "timing only: one step is %.1f GFLOP of host arithmetic (the app checks up "
-                      "to %.0f GFLOP); a smaller width, batch or fewer layers are checked",
-                      flops / 1e9, kMaxCheckedHostFlops / 1e9);
-        timing_only_reason_ = text;
-      }
-      pipeline_ = PreparePipeline(scenario, CachedTopology(scenario.topology));
-      if (settings.in_worker) timing_only_reason_.clear();  // only collectives run in a worker
-    } else if (settings.is_tp()) {
-      TpScenario scenario = TpScenarioFrom(settings);
+    const ScenarioParams params = ParamsOf(settings);
+    const std::string& spec = params.spec().name;
+    if (spec == kPipelineScenario) {
+      PipelineScenario scenario = PipelineScenarioFrom(params, settings);
       const Topology& topology = CachedTopology(scenario.topology);
-      CheckTpOrTimeOnly(scenario, topology, &timing_only_reason_);
+      CheckOrTimeOnly(scenario, topology, CheckPipelineScenario, &timing_only_reason_);
+      pipeline_ = PreparePipeline(scenario, topology);
+      plan = &pipeline_->pipeline.plan;
+      timing_only = &pipeline_->scenario.timing_only;
+    } else if (spec == kTensorParallelScenario) {
+      TpScenario scenario = TpScenarioFrom(params, settings);
+      const Topology& topology = CachedTopology(scenario.topology);
+      CheckOrTimeOnly(scenario, topology, CheckTpScenario, &timing_only_reason_);
       tp_ = PrepareTp(scenario, topology);
-    } else if (settings.is_zero()) {
+      plan = &tp_->layer.plan;
+      timing_only = &tp_->scenario.timing_only;
+    } else if (spec == kZeroScenario) {
       CheckZeroK(settings.zero_k);
-      ZeroScenario scenario = ZeroScenarioFrom(settings);
+      ZeroScenario scenario = ZeroScenarioFrom(params, settings);
       const Topology& topology = CachedTopology(scenario.topology);
-      CheckZeroOrTimeOnly(scenario, topology, &timing_only_reason_);
+      CheckOrTimeOnly(scenario, topology, CheckZeroScenario, &timing_only_reason_);
       zero_ = PrepareZero(scenario, topology);
       zero_k_ = settings.zero_k;
-    } else if (settings.is_three_d()) {
-      const ThreeDScenario scenario = ThreeDScenarioFrom(settings, kMaxCheckedHostFlops);
+      plan = &zero_->zero.plan;
+      timing_only = &zero_->scenario.timing_only;
+    } else if (spec == kThreeDScenario) {
+      const ThreeDScenario scenario = ThreeDScenarioFrom(params, settings, kMaxCheckedHostFlops);
       three_d_ = PrepareThreeD(scenario, CachedTopology(scenario.topology));
-    } else if (settings.is_moe()) {
-      const MoeScenario scenario = MoeScenarioFrom(settings);
-      moe_ = PrepareMoe(scenario, CachedTopology(scenario.topology));
+      plan = &three_d_->three_d.plan;
+    } else if (spec == kMoeScenario) {
+      MoeScenario scenario = MoeScenarioFrom(params, settings);
+      const Topology& topology = CachedTopology(scenario.topology);
+      CheckOrTimeOnly(scenario, topology, CheckMoeScenario, &timing_only_reason_);
+      moe_ = PrepareMoe(scenario, topology);
+      plan = &moe_->layer.plan;
+      timing_only = &moe_->scenario.timing_only;
+    } else if (spec == kCollectiveSpec) {
+      const Topology& topology = CachedTopology(settings.topology);
+      CollectiveScenario scenario = ScenarioFrom(params, settings, topology);
+      CheckOrTimeOnly(scenario, topology,
+                      [](const CollectiveScenario& c, const Topology& t) { CheckCollectiveScenario(c, t); },
+                      &timing_only_reason_);
+      prepared_ = PrepareCollective(scenario, topology);
+      plan = &prepared_->plan;
+      timing_only = &prepared_->scenario.timing_only;
     } else {
-      const CollectiveScenario scenario = ScenarioFrom(settings);
-      prepared_ = PrepareCollective(scenario, CachedTopology(scenario.topology));
+      throw Error("scenario: the app does not run '" + spec + "' yet", ErrorKind::kInvalidInput);
     }
   } catch (const std::exception& e) {
     prepared_.reset();
@@ -601,53 +564,15 @@ bool Session::Start(const ScenarioSettings& settings) {
     zero_.reset();
     three_d_.reset();
     moe_.reset();
+    timing_only_reason_.clear();
     error_ = e.what();
     state_ = SessionState::kFailed;
     return false;
   }
 
-  if (prepared_) {
-    Bytes host_bytes = 0;  // the simulator keeps each element as a float
-    for (const Buffer& b : prepared_->plan.buffers) host_bytes += b.count * Bytes{sizeof(float)};
-    if (!prepared_->scenario.timing_only && host_bytes > kMaxCheckedHostBytes) {
-      prepared_->scenario.timing_only = true;
-      timing_only_reason_ = "timing only: the data would need " + FormatBytes(host_bytes) +
-                            " of host memory (the limit is " + FormatBytes(kMaxCheckedHostBytes) +
-                            ")";
-    }
-  }
-
-  if (tp_ && !tp_->scenario.timing_only) {
-    // The plan is built, so its arithmetic is known exactly: a layer too
-    // big to check at once is timed only, and says so.
-    const std::vector<double> flops = ComputeFlopsPerRank(tp_->layer.plan);
-    double total = 0;
-    for (double f : flops) total += f;
-    if (total > kMaxCheckedHostFlops) {
-      tp_->scenario.timing_only = true;
-      char text[200];
-      std::snprintf(text, sizeof text,
-                    "timing only: the layer is %.1f GFLOP of host arithmetic (the app checks up "
-                    "to %.0f GFLOP); fewer tokens or a smaller hidden size are checked",
-                    total / 1e9, kMaxCheckedHostFlops / 1e9);
-      timing_only_reason_ = text;
-    }
-  }
-
-  if (zero_ && !zero_->scenario.timing_only) {
-    // As a tensor-parallel layer: the plan's arithmetic, summed over the
-    // ranks and steps, decides whether the app checks it.
-    double total = 0;
-    for (double f : ComputeFlopsPerRank(zero_->zero.plan)) total += f;
-    if (total > kMaxCheckedHostFlops) {
-      zero_->scenario.timing_only = true;
-      char text[200];
-      std::snprintf(text, sizeof text,
-                    "timing only: training is %.1f GFLOP of host arithmetic (the app checks up to "
-                    "%.0f GFLOP); a smaller width, batch, fewer layers or steps are checked",
-                    total / 1e9, kMaxCheckedHostFlops / 1e9);
-      timing_only_reason_ = text;
-    }
+  if (timing_only != nullptr && !*timing_only) {
+    timing_only_reason_ = HostWorkAboveLimit(*plan, kMaxCheckedHostBytes, kMaxCheckedHostFlops);
+    *timing_only = !timing_only_reason_.empty();
   }
 
   if (prepared_ && settings.in_worker) {

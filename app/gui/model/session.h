@@ -59,73 +59,84 @@ inline constexpr const char* kThreeDScenario = "3d";
 inline constexpr const char* kMoeScenario = "moe";
 
 /// What the scenario panel edits; text fields stay text until Check.
+/// Every field bound to a scenario spec's parameter (scenario_fields.cpp)
+/// takes its default from the spec, in the constructor; the comments say
+/// what a field is, the spec says its default, range and unit.
 struct ScenarioSettings {
-  std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp" or "zero"
-  std::string topology = "dgx-a100";  // preset name or file path
+  ScenarioSettings();  // the spec defaults, ring all-reduce (scenario_fields.cpp)
+
+  std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp", ...
+  std::string topology;               // preset name or file path
   std::string backend = "sim";
   /// Collectives only: run in a worker process (`shardlab-cli worker`)
   /// instead of in the app, as real hardware (cuda, mpi) always does.
   bool in_worker = false;
   bool timing_only = false;
   // Collectives.
-  std::string algo = "ring";
-  int ranks = 8;
-  std::string size = "64M";           // ParseSize syntax
-  std::string ring_order = "auto";    // auto | rank | "0,3,2,1"
+  std::string algo;
+  int ranks = 0;
+  std::string size;                   // ParseSize syntax
+  std::string ring_order;             // auto | rank | "0,3,2,1"
   // Pipeline training of the small MLP (as `shardlab-cli run pipeline`).
-  std::string schedule = "1f1b";      // gpipe | 1f1b | interleaved | zb-h1
-  int stages = 4;
-  int microbatches = 8;
-  int chunks = 2;                     // model chunks per stage; interleaved only
-  int layers = 8;
-  int width = 256;
-  int batch = 64;
-  std::string optimizer = "sgd";
-  // One tensor-parallel layer (as `shardlab-cli run tp`): small enough by
-  // default that the simulator does the real arithmetic at once.
-  std::string tp_layer = "mlp";       // column | row | mlp | attention | transformer
-  int tp = 4;                         // ranks the layer is split over, one per GPU
-  int tp_batch = 2;                   // B
-  int tp_seq = 8;                     // S: the layer sees T = B x S tokens
-  int tp_hidden = 32;                 // H
+  std::string schedule;               // gpipe | 1f1b | interleaved | zb-h1
+  int stages = 0;
+  int microbatches = 0;
+  int chunks = 0;                     // model chunks per stage; interleaved only
+  int layers = 0;
+  int width = 0;
+  int batch = 0;
+  std::string optimizer;
+  // One tensor-parallel layer (as `shardlab-cli run tp`).
+  std::string tp_layer;               // column | row | mlp | attention | transformer
+  int tp = 0;                         // ranks the layer is split over, one per GPU
+  int tp_batch = 0;                   // B
+  int tp_seq = 0;                     // S: the layer sees T = B x S tokens
+  int tp_hidden = 0;                  // H
   int tp_ffn = 0;                     // F; 0: the engine's default (4H for the MLP)
-  int tp_heads = 4;                   // attention heads (attention, transformer)
+  int tp_heads = 0;                   // attention heads (attention, transformer)
   bool sequence_parallel = false;     // Megatron's SP: each all-reduce becomes RS + AG
   // Data-parallel / ZeRO training of the small MLP with Adam (the engine's
-  // ZeroScenario): small enough by default that the simulator does the
-  // real arithmetic at once, with a bucket size that makes two buckets.
-  int zero_stage = 2;                 // 0 (plain data parallel), 1, 2, 3
-  int zero_ranks = 4;                 // N, one rank per GPU
-  int zero_layers = 4;
-  int zero_width = 64;
-  int zero_batch = 32;                // the global batch; each rank takes B/N rows
-  int zero_steps = 2;                 // Adam steps
-  std::string zero_bucket = "16K";    // fp16 gradient per bucket (ParseSize syntax)
+  // ZeroScenario).
+  int zero_stage = 0;                 // 0 (plain data parallel), 1, 2, 3
+  int zero_ranks = 0;                 // N, one rank per GPU
+  int zero_layers = 0;
+  int zero_width = 0;
+  int zero_batch = 0;                 // the global batch; each rank takes B/N rows
+  int zero_steps = 0;                 // Adam steps
+  std::string zero_bucket;            // fp16 gradient per bucket (ParseSize syntax)
   bool zero_overlap = true;           // a bucket's collective starts when its gradient is ready
   int zero_k = 12;                    // optimizer bytes per parameter in the formula: 12 or 8
-  // DP x PP x TP training of the small MLP (as `shardlab-cli run 3d`); the
-  // schedule, micro-batches, layers, width, batch and optimizer are the
-  // pipeline's fields above.
-  int dp = 2, pp = 2, tp3 = 2;        // the grid; rank = pp*(dp*tp) + dp*tp + tp
+  // DP x PP x TP training of the small MLP (as `shardlab-cli run 3d`).
+  int dp = 0, pp = 0, tp3 = 0;        // the grid; rank = pp*(dp*tp) + dp*tp + tp
   int td_zero = 0;                    // 0: DP all-reduce, 1: ZeRO-1 over each DP group
+  std::string td_schedule;
+  int td_microbatches = 0;            // per replica
+  int td_layers = 0;
+  int td_width = 0;
+  int td_batch = 0;
+  std::string td_optimizer;
   // One expert-parallel MoE layer (as `shardlab-cli run moe`).
-  int moe_ranks = 4;                  // N
-  int moe_experts = 8;                // E, divisible by N
-  int moe_top_k = 2;                  // k
-  int moe_tokens = 1024;              // T over all ranks
-  int moe_hidden = 128;               // H
-  int moe_ffn = 256;                  // F of every expert
-  double moe_capacity = 1.25;         // capacity factor
-  std::string moe_skew = "router";    // router | uniform | hot | zipf | ...
+  int moe_ranks = 0;                  // N
+  int moe_experts = 0;                // E, divisible by N
+  int moe_top_k = 0;                  // k
+  int moe_tokens = 0;                 // T over all ranks
+  int moe_hidden = 0;                 // H
+  int moe_ffn = 0;                    // F of every expert
+  double moe_capacity = 0;            // capacity factor
+  std::string moe_skew;               // router | uniform | hot | zipf | ...
+  /// Parameters the app has no field of its own for (a collective's dtype,
+  /// every parameter of a scenario only a test registered): "spec.param"
+  /// -> text, as typed; absent means the spec's default.
+  std::map<std::string, std::string> other_params;
 
   bool is_pipeline() const { return scenario == kPipelineScenario; }
   bool is_tp() const { return scenario == kTensorParallelScenario; }
   bool is_zero() const { return scenario == kZeroScenario; }
   bool is_three_d() const { return scenario == kThreeDScenario; }
   bool is_moe() const { return scenario == kMoeScenario; }
-  bool is_collective() const {
-    return !is_pipeline() && !is_tp() && !is_zero() && !is_three_d() && !is_moe();
-  }
+  /// A collective kind: none of the scenarios the app knows by name, nor
+  /// another registered scenario.
+  bool is_collective() const;
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -252,6 +263,10 @@ class Session {
   void SetWorkerTimeout(double seconds) { worker_timeout_s_ = seconds; }
   /// The current run goes through a worker process.
   bool worker_run() const { return worker_run_; }
+  /// A worker run's settings as sent (the spec's name = value list) and as
+  /// the worker's scenario record said it runs them (empty until it did).
+  const ScenarioRecord& worker_sent() const { return worker_sent_; }
+  const ScenarioRecord& worker_echo() const { return worker_echo_; }
   /// What happened to a worker that died ("" otherwise): the signal or exit
   /// code and its error record. The app offers "Restart worker" with it.
   const std::string& worker_failure() const { return worker_failure_; }
@@ -384,6 +399,8 @@ class Session {
   ErrorRecord worker_error_record_;
   double worker_last_record_s_ = 0;         // steady clock, seconds
   ScenarioSettings worker_settings_;        // for RestartWorker
+  ScenarioRecord worker_sent_;              // the settings the worker was asked to run
+  ScenarioRecord worker_echo_;              // what its scenario record said
 
   // Event flood (UI thread only).
   std::unique_ptr<EventFlood> flood_;

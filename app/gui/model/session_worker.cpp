@@ -11,6 +11,8 @@
 #include <regex>
 
 #include "app/gui/model/session.h"
+#include "app/gui/model/scenario_fields.h"
+#include "engine/core/error.h"
 #include "engine/launch/mpi_launcher.h"
 
 namespace shardlab::gui {
@@ -67,20 +69,26 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   worker_run_ = true;
   worker_settings_ = settings;
   const PreparedCollective& p = *prepared_;
-  std::vector<std::string> argv = {
-      worker_program_.empty() ? DefaultWorkerProgram() : worker_program_,
-      "worker",
-      settings.scenario,
-      "--algo", settings.algo,
-      "--ranks", std::to_string(settings.ranks),
-      "--size", std::to_string(p.scenario.size_bytes),
-      "--topology", settings.topology,
-      "--ring-order", settings.ring_order,
-      "--backend", settings.backend,
-      "--seed", std::to_string(p.scenario.seed),
-      // The app's host-memory limit, so the worker checks what the app would.
-      "--verify-max", std::to_string(kMaxCheckedHostBytes)};
-  if (p.scenario.timing_only) argv.push_back("--timing-only");
+  // The settings travel as the spec's parameters: each one a flag of
+  // `shardlab-cli worker` (the CLI reads the same spec), and the worker's
+  // scenario record must say it runs exactly these.
+  ScenarioParams sent = ParamsOf(settings);
+  if (p.scenario.timing_only) sent.Set("timing_only", "true");  // the app's own choice, too
+  worker_sent_ = ScenarioRecordOf(sent);
+  std::vector<std::string> argv = {worker_program_.empty() ? DefaultWorkerProgram() : worker_program_, "worker",
+                                   sent.Text(kCollectiveKindParam)};
+  for (const ParamSpec& param : sent.spec().params) {
+    if (!param.cli && param.name != "size") continue;  // the kind is the command word
+    const std::string& value = sent.Text(param.name);
+    if (param.type != ParamType::kBool) {
+      argv.insert(argv.end(), {param.Flag(), value});
+    } else if (value != param.default_text) {
+      argv.push_back(value == "true" ? param.Flag() : "--no-" + param.Flag().substr(2));
+    }
+  }
+  argv.insert(argv.end(), {"--backend", settings.backend, "--seed", std::to_string(p.scenario.seed),
+                           // The app's host-memory limit, so the worker checks what the app would.
+                           "--verify-max", std::to_string(kMaxCheckedHostBytes)});
   if (!worker_fault_.empty()) {
     argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
                              std::to_string(worker_fault_step_)});
@@ -92,7 +100,7 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   // An mpi run is an MPI job of one process per rank; a launcher set by
   // the caller wins.
   const std::vector<std::string> launcher =
-      settings.backend == "mpi" && worker_launcher_.empty() ? MpiWorkerLauncher(settings.ranks)
+      settings.backend == "mpi" && worker_launcher_.empty() ? MpiWorkerLauncher(p.params.ranks)
                                                             : worker_launcher_;
   argv.insert(argv.begin(), launcher.begin(), launcher.end());
   if (p.params.ranks <= kMaxBufferViewRanks) {
@@ -180,6 +188,23 @@ void Session::PollWorker() {
         worker_error_record_seen_ = true;
         worker_error_record_ = r.error;
         break;
+      case RecordType::kScenario: {
+        // The worker must run what the app asked for (and shows).
+        std::string mismatch;
+        try {
+          ParamsFromScenarioRecord(r.scenario);  // its spec's names and ranges
+          mismatch = ScenarioRecordMismatch(worker_sent_, r.scenario);
+        } catch (const Error& e) {
+          mismatch = e.what();
+        }
+        worker_echo_ = r.scenario;
+        if (!mismatch.empty()) {
+          worker_client_->Kill();
+          FailWorker("the worker runs other settings than the app asked for: " + mismatch +
+                     " (is it the same ShardLab version?)");
+        }
+        break;
+      }
       default: break;  // hello: nothing to show yet
     }
   }

@@ -51,7 +51,7 @@ std::vector<ScenarioSettings> SoakScenarios() {
 /// Settings the scenario panel must refuse with a message.
 std::vector<ScenarioSettings> BadScenarios() {
   std::vector<ScenarioSettings> out(4);
-  out[0].ranks = 0;
+  out[0].ranks = -1;  // (0 is the spec's "all": every GPU)
   out[1].ranks = 64;  // dgx-a100 has 8 GPUs
   out[2].scenario = "allreduse";
   out[3].size = "lots";

@@ -3,6 +3,8 @@
 // and Run stays disabled until it is empty, so an invalid combination is
 // explained in place instead of failing later.
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cfloat>
 #include <cstdio>
 #include <exception>
@@ -12,6 +14,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/zero_view.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
@@ -28,12 +31,6 @@
 namespace shardlab::gui {
 namespace {
 
-constexpr const char* kPipelineTitle = "pipeline training (MLP)";
-constexpr const char* kTpTitle = "tensor-parallel layer";
-constexpr const char* kZeroTitle = "ZeRO / data parallel";
-constexpr const char* kThreeDTitle = "3D parallel (DP x PP x TP)";
-constexpr const char* kMoeTitle = "mixture of experts (MoE layer)";
-
 constexpr CollectiveKind kKinds[] = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
     CollectiveKind::kBroadcast, CollectiveKind::kReduce,        CollectiveKind::kAllToAll,
@@ -49,11 +46,15 @@ const char* AlgoWords(CollectiveAlgo algo) {
   return "?";
 }
 
+/// The label column's width: the widest label of the fields shown (set
+/// each frame by DrawScenarioPanel).
+float g_label_width = 0;
+
 /// A label to the left of the next widget, which then fills the row.
 void FieldLabel(const char* text) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(text);
-  ImGui::SameLine(ImGui::GetFontSize() * 6.0f);
+  ImGui::SameLine(std::max(g_label_width, ImGui::GetFontSize() * 6.0f));
   ImGui::SetNextItemWidth(-FLT_MIN);
 }
 
@@ -107,61 +108,28 @@ const char* ScheduleTooltip(PipelineSchedule s) {
   return "";
 }
 
-/// The scenario: the six collectives, then pipeline training, one
-/// tensor-parallel layer and ZeRO. Returns true when it is a collective
-/// (whose algorithm combo follows).
+/// The scenario, from the registry: the collective spec's kinds, then
+/// every other scenario by its spec's title. Returns true when it is a
+/// collective (whose fields follow).
 bool ScenarioCombo(ScenarioSettings& s) {
-  CollectiveKind kind = CollectiveKind::kAllReduce;
-  if (s.is_collective()) {
-    try {
-      kind = ParseCollectiveKind(s.scenario);
-    } catch (const std::exception&) {
-      s.scenario = CollectiveKindName(kind);
-    }
+  const std::vector<ScenarioChoice> choices = ScenarioChoices();
+  auto title = [&](const ScenarioChoice& c) {
+    return FindScenario(c.name) != nullptr ? c.title : CollectiveTitle(c.name, "");
+  };
+  std::string preview = s.scenario;
+  for (const ScenarioChoice& c : choices) {
+    if (c.name == s.scenario) preview = title(c);
   }
   FieldLabel("Scenario");
-  const std::string preview = s.is_pipeline() ? std::string(kPipelineTitle)
-                              : s.is_tp()     ? std::string(kTpTitle)
-                              : s.is_zero()   ? std::string(kZeroTitle)
-                              : s.is_three_d() ? std::string(kThreeDTitle)
-                              : s.is_moe()    ? std::string(kMoeTitle)
-                                              : CollectiveTitle(s.scenario, "");
   if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
-    for (CollectiveKind k : kKinds) {
-      const std::string name = CollectiveKindName(k);
-      if (ImGui::Selectable(CollectiveTitle(name, "").c_str(), s.is_collective() && k == kind)) {
-        s.scenario = name;
-        kind = k;
+    for (const ScenarioChoice& c : choices) {
+      if (c.separator_before) ImGui::Separator();
+      const std::string label = title(c) + (c.runs_in_app ? "" : " (CLI only)");
+      if (ImGui::Selectable(label.c_str(), c.name == s.scenario)) s.scenario = c.name;
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("%s%s", c.summary.c_str(),
+                          c.runs_in_app ? "" : "\nThe app shows and checks its settings; shardlab-cli runs it.");
       }
-    }
-    ImGui::Separator();
-    if (ImGui::Selectable(kPipelineTitle, s.is_pipeline())) s.scenario = kPipelineScenario;
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Train a small MLP for one step across pipeline stages (one per GPU)\n"
-                        "with GPipe, 1F1B, interleaved 1F1B or zero-bubble schedules");
-    }
-    if (ImGui::Selectable(kTpTitle, s.is_tp())) s.scenario = kTensorParallelScenario;
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Split one layer's weights over GPUs as Megatron-LM does (columns, then\n"
-                        "rows) and watch the all-reduces a forward and backward pass need");
-    }
-    if (ImGui::Selectable(kZeroTitle, s.is_zero())) s.scenario = kZeroScenario;
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Train a small MLP with Adam on every GPU (data parallel), then shard its\n"
-                        "optimizer states, gradients and parameters (ZeRO stages 1-3) and watch\n"
-                        "each GPU's memory fall and the all-gathers and reduce-scatters it costs");
-    }
-    if (ImGui::Selectable(kThreeDTitle, s.is_three_d())) s.scenario = kThreeDScenario;
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Train the small MLP on a dp x pp x tp grid of GPUs (Megatron order):\n"
-                        "TP all-reduces inside each stage, activations between stages,\n"
-                        "gradients all-reduced over the data-parallel replicas");
-    }
-    if (ImGui::Selectable(kMoeTitle, s.is_moe())) s.scenario = kMoeScenario;
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("One mixture-of-experts layer with its experts spread over the GPUs:\n"
-                        "router, all-to-all dispatch, the experts, all-to-all combine.\n"
-                        "Skew 'hot' sends half the tokens to expert 0: its GPU is the straggler");
     }
     ImGui::EndCombo();
   }
@@ -169,39 +137,47 @@ bool ScenarioCombo(ScenarioSettings& s) {
 }
 
 void AlgoCombo(ScenarioSettings& s) {
-  const CollectiveKind kind = ParseCollectiveKind(s.scenario);
-  // A kind change may leave an algorithm it does not have: take its usual one.
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  try {
+    kind = ParseCollectiveKind(s.scenario);
+  } catch (const std::exception&) {
+    return;  // Check says what is wrong with the scenario
+  }
+  // A kind change may leave an algorithm it does not have: back to auto.
   const std::vector<CollectiveAlgo> algos = CollectiveAlgosFor(kind);
-  const bool valid = std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
+  const bool valid = s.algo == "auto" || std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
     return s.algo == CollectiveAlgoName(a);
   });
-  if (!valid) s.algo = CollectiveAlgoName(DefaultAlgo(kind));
-
-  FieldLabel("Algorithm");
-  CollectiveAlgo current = DefaultAlgo(kind);
+  if (!valid) s.algo = "auto";
+  const std::string auto_title = std::string("auto (") + AlgoWords(DefaultAlgo(kind)) + ")";
+  std::string preview = auto_title;
   for (CollectiveAlgo a : algos) {
-    if (s.algo == CollectiveAlgoName(a)) current = a;
+    if (s.algo == CollectiveAlgoName(a)) preview = AlgoWords(a);
   }
-  if (ImGui::BeginCombo("##algo", AlgoWords(current))) {
+  FieldLabel("Algo");
+  if (ImGui::BeginCombo("##algo", preview.c_str())) {
+    if (ImGui::Selectable(auto_title.c_str(), s.algo == "auto")) s.algo = "auto";
     for (CollectiveAlgo a : algos) {
-      if (ImGui::Selectable(AlgoWords(a), a == current)) s.algo = CollectiveAlgoName(a);
+      if (ImGui::Selectable(AlgoWords(a), s.algo == CollectiveAlgoName(a))) s.algo = CollectiveAlgoName(a);
     }
     ImGui::EndCombo();
   }
 }
 
-void ScheduleCombo(ScenarioSettings& s) {
+void ScheduleCombo(std::string& schedule, const std::vector<std::string>& allowed) {
   PipelineSchedule current = PipelineSchedule::k1F1B;
   try {
-    current = ParsePipelineSchedule(s.schedule);
+    current = ParsePipelineSchedule(schedule);
   } catch (const std::exception&) {
-    s.schedule = PipelineScheduleName(current);
+    schedule = PipelineScheduleName(current);
   }
   FieldLabel("Schedule");
   if (ImGui::BeginCombo("##schedule", PipelineScheduleTitle(current))) {
     for (PipelineSchedule sch : kSchedules) {
+      const std::string name = PipelineScheduleName(sch);
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) continue;  // the spec's choices
       if (ImGui::Selectable(PipelineScheduleTitle(sch), sch == current)) {
-        s.schedule = PipelineScheduleName(sch);
+        schedule = name;
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ScheduleTooltip(sch));
     }
@@ -209,118 +185,76 @@ void ScheduleCombo(ScenarioSettings& s) {
   }
 }
 
-/// An integer field that stays within [lo, hi]: a slider when the range is
-/// small enough to drag, else typed.
-void IntField(const char* label, const char* id, int& value, int lo, int hi, const char* format) {
-  FieldLabel(label);
-  if (hi - lo <= 64) {
-    ImGui::SliderInt(id, &value, lo, hi, format, ImGuiSliderFlags_AlwaysClamp);
-  } else {
-    ImGui::InputInt(id, &value, 1, 16);
-    value = std::clamp(value, lo, hi);
-  }
+/// "%" doubled, for a text shown as an ImGui format.
+std::string Escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
 }
 
-/// The pipeline's fields: schedule, stages (one per GPU), micro-batches,
-/// chunks when interleaved, the model and the optimizer.
-void PipelineFields(const Theme& theme, ScenarioSettings& s) {
-  ScheduleCombo(s);
-  const bool interleaved = s.schedule == PipelineScheduleName(PipelineSchedule::kInterleaved1F1B);
-  const int gpus = TopologyGpus(s.topology);
-  IntField("Stages", "##stages", s.stages, 1, gpus > 1 && gpus <= 64 ? gpus : 4096, "%d GPUs");
-  IntField("Micro-b.", "##microbatches", s.microbatches, 1, 64, "m = %d");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("micro-batches per training step (m)");
-  if (interleaved) {
-    IntField("Chunks", "##chunks", s.chunks, 2, 8, "v = %d per stage");
-  }
-  IntField("Layers", "##layers", s.layers, 1, 64, "%d layers");
-  FieldLabel("Width");
-  if (ImGui::BeginCombo("##width", std::to_string(s.width).c_str())) {
-    for (int w : {64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
-      if (ImGui::Selectable(std::to_string(w).c_str(), w == s.width)) s.width = w;
-    }
-    ImGui::EndCombo();
-  }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("features in and out of every layer");
-  IntField("Batch", "##batch", s.batch, 1, 4096, "%d rows");
-  FieldLabel("Optimizer");
-  if (ImGui::BeginCombo("##optimizer", s.optimizer == "adam" ? "Adam" : "SGD")) {
-    if (ImGui::Selectable("SGD", s.optimizer == "sgd")) s.optimizer = "sgd";
-    if (ImGui::Selectable("Adam", s.optimizer == "adam")) s.optimizer = "adam";
-    ImGui::EndCombo();
-  }
-  // The shape in words, with the textbook bubble, before anything runs.
-  try {
-    const PipelineSchedule schedule = ParsePipelineSchedule(s.schedule);
-    const PipelineShape shape{s.stages, s.microbatches, interleaved ? s.chunks : 1};
-    if (s.stages >= 1 && s.microbatches >= 1 && s.batch % s.microbatches == 0) {
-      char text[160];
-      std::snprintf(text, sizeof text, "%d rows per micro-batch; formula bubble %s = %.3f",
-                    s.batch / s.microbatches, FormulaBubbleOverUsefulText(schedule),
-                    FormulaBubbleOverUseful(schedule, shape));
-      DimWrapped(theme, text);
-    }
-  } catch (const std::exception&) {
-    // The Check message under the fields says what is wrong.
-  }
+std::string RealText(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
 }
 
-/// The 3D grid, ZeRO-1 switch and the pipeline's model fields.
-void ThreeDFields(const Theme& theme, ScenarioSettings& s) {
-  IntField("DP", "##td_dp", s.dp, 1, 16, "dp = %d replicas");
-  IntField("PP", "##td_pp", s.pp, 1, 16, "pp = %d stages");
-  IntField("TP", "##td_tp", s.tp3, 1, 16, "tp = %d GPUs per layer");
-  FieldLabel("ZeRO");
-  if (ImGui::BeginCombo("##td_zero", s.td_zero ? "ZeRO-1 over each DP group" : "DP all-reduce")) {
-    if (ImGui::Selectable("DP all-reduce", s.td_zero == 0)) s.td_zero = 0;
-    if (ImGui::Selectable("ZeRO-1 over each DP group", s.td_zero == 1)) s.td_zero = 1;
-    ImGui::EndCombo();
-  }
-  ScheduleCombo(s);
-  IntField("Micro-b.", "##td_microbatches", s.microbatches, 1, 64, "m = %d per replica");
-  IntField("Layers", "##td_layers", s.layers, 1, 64, "%d layers");
-  FieldLabel("Width");
-  if (ImGui::BeginCombo("##td_width", std::to_string(s.width).c_str())) {
-    for (int w : {32, 64, 128, 256, 512, 1024}) {
-      if (ImGui::Selectable(std::to_string(w).c_str(), w == s.width)) s.width = w;
+/// One parameter drawn from its spec (PanelFields): the widget the model
+/// chose, the spec's range and unit, its help as the tooltip.
+void SpecField(const PanelField& f, ScenarioSettings& s, const ScenarioSpec& spec) {
+  const ParamSpec* param = spec.FindParam(f.name);
+  if (param == nullptr) return;
+  const std::string id = "##" + spec.name + "_" + f.name;
+  std::string text = f.value;
+  switch (f.widget) {
+    case FieldWidget::kCheckbox: {
+      bool on = text == "true";
+      if (ImGui::Checkbox(f.label.c_str(), &on)) text = on ? "true" : "false";
+      break;
     }
-    ImGui::EndCombo();
-  }
-  IntField("Batch", "##td_batch", s.batch, 1, 4096, "%d rows");
-  FieldLabel("Optimizer");
-  if (ImGui::BeginCombo("##td_optimizer", s.optimizer == "adam" ? "Adam" : "SGD")) {
-    if (ImGui::Selectable("SGD", s.optimizer == "sgd")) s.optimizer = "sgd";
-    if (ImGui::Selectable("Adam", s.optimizer == "adam")) s.optimizer = "adam";
-    ImGui::EndCombo();
-  }
-  DimWrapped(theme, std::to_string(s.dp * s.pp * s.tp3) +
-                        " GPUs; rank = pp*(dp_size*tp_size) + dp*tp_size + tp (Megatron order)");
-}
-
-/// One MoE layer's fields, as `shardlab-cli run moe`.
-void MoeFields(const Theme& theme, ScenarioSettings& s) {
-  const int gpus = TopologyGpus(s.topology);
-  IntField("Ranks", "##moe_ranks", s.moe_ranks, 1, gpus > 1 && gpus <= 64 ? gpus : 1024, "N = %d GPUs");
-  IntField("Experts", "##moe_experts", s.moe_experts, 1, 256, "E = %d");
-  IntField("Top-k", "##moe_top_k", s.moe_top_k, 1, 8, "k = %d");
-  IntField("Tokens", "##moe_tokens", s.moe_tokens, 1, 1 << 20, "%d");
-  IntField("Hidden", "##moe_hidden", s.moe_hidden, 1, 1 << 14, "%d");
-  IntField("FFN", "##moe_ffn", s.moe_ffn, 1, 1 << 16, "%d");
-  FieldLabel("Capacity");
-  float capacity = static_cast<float>(s.moe_capacity);
-  if (ImGui::SliderFloat("##moe_capacity", &capacity, 0.25f, 8.0f, "factor %.2f")) s.moe_capacity = capacity;
-  FieldLabel("Skew");
-  if (ImGui::BeginCombo("##moe_skew", s.moe_skew.c_str())) {
-    for (const char* name : {"router", "uniform", "hot", "zipf"}) {
-      if (ImGui::Selectable(name, s.moe_skew == name)) s.moe_skew = name;
+    case FieldWidget::kSlider: {
+      FieldLabel(f.label.c_str());
+      int v = std::atoi(text.c_str());
+      // A smaller machine takes a count of GPUs down with it.
+      if (v > f.max) v = static_cast<int>(f.max);
+      const std::string format = v == 0 && !f.zero_text.empty() ? Escaped(f.zero_text) : f.format;
+      ImGui::SliderInt(id.c_str(), &v, static_cast<int>(f.min), static_cast<int>(f.max), format.c_str(),
+                       ImGuiSliderFlags_AlwaysClamp);
+      text = std::to_string(v);
+      break;
     }
-    ImGui::EndCombo();
+    case FieldWidget::kInteger: {
+      FieldLabel(f.label.c_str());
+      int v = std::atoi(text.c_str());
+      ImGui::InputInt(id.c_str(), &v, 1, 16);
+      const double lo = std::max(f.min, double{INT_MIN});
+      const double hi = std::min(f.max, double{INT_MAX});
+      text = std::to_string(static_cast<int>(std::clamp(double(v), lo, hi)));
+      break;
+    }
+    case FieldWidget::kNumber: {
+      FieldLabel(f.label.c_str());
+      double v = std::atof(text.c_str());
+      if (ImGui::InputDouble(id.c_str(), &v, 0, 0, "%g")) text = RealText(std::clamp(v, f.min, f.max));
+      break;
+    }
+    case FieldWidget::kChoice: {
+      FieldLabel(f.label.c_str());
+      if (ImGui::BeginCombo(id.c_str(), text.c_str())) {
+        for (const std::string& c : f.choices) {
+          if (ImGui::Selectable(c.c_str(), c == text)) text = c;
+        }
+        ImGui::EndCombo();
+      }
+      break;
+    }
+    case FieldWidget::kText: {
+      FieldLabel(f.label.c_str());
+      ImGui::InputTextWithHint(id.c_str(), f.default_text.c_str(), &text);
+      break;
+    }
   }
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("router: the router's own top-k; uniform: every expert as busy;\n"
-                      "hot: every even token's first choice is expert 0; zipf: weight 1/(e+1)");
-  }
-  DimWrapped(theme, "Expert e lives on GPU e / (E/N); tokens above an expert's capacity are dropped.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.help.c_str());
+  if (text != f.value) SetParamText(&s, spec, *param, text);
 }
 
 constexpr TpLayerKind kTpLayers[] = {
@@ -360,10 +294,7 @@ const char* TpLayerTooltip(TpLayerKind kind) {
   return "";
 }
 
-/// The tensor-parallel layer's fields: kind, tp (one GPU each), the token
-/// shape B x S, H, F, heads where there is attention, and sequence
-/// parallelism where the layer has it.
-void TpFields(const Theme& theme, ScenarioSettings& s) {
+void TpLayerCombo(ScenarioSettings& s) {
   TpLayerKind kind = TpLayerKind::kMlp;
   try {
     kind = ParseTpLayerKind(s.tp_layer);
@@ -373,52 +304,39 @@ void TpFields(const Theme& theme, ScenarioSettings& s) {
   FieldLabel("Layer");
   if (ImGui::BeginCombo("##tp_layer", TpLayerTitle(kind))) {
     for (TpLayerKind k : kTpLayers) {
-      if (ImGui::Selectable(TpLayerTitle(k), k == kind)) {
-        s.tp_layer = TpLayerKindName(k);
-        kind = k;
-      }
+      if (ImGui::Selectable(TpLayerTitle(k), k == kind)) s.tp_layer = TpLayerKindName(k);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", TpLayerTooltip(k));
     }
     ImGui::EndCombo();
   }
-  const int gpus = TopologyGpus(s.topology);
-  IntField("TP", "##tp", s.tp, 1, gpus > 1 && gpus <= 64 ? gpus : 4096, "tp = %d GPUs");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("GPUs the layer's weights are split over (rank r on GPU r)");
-  IntField("Batch", "##tp_batch", s.tp_batch, 1, 64, "B = %d");
-  IntField("Sequence", "##tp_seq", s.tp_seq, 1, 1 << 16, "%d");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("tokens per sequence (S); the layer sees T = B x S token rows");
-  FieldLabel("Hidden");
-  if (ImGui::BeginCombo("##tp_hidden", ("H = " + std::to_string(s.tp_hidden)).c_str())) {
-    for (int h : {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 12288}) {
-      if (ImGui::Selectable(std::to_string(h).c_str(), h == s.tp_hidden)) s.tp_hidden = h;
-    }
-    ImGui::EndCombo();
-  }
-  FieldLabel("FFN");
-  ImGui::InputInt("##tp_ffn", &s.tp_ffn, 16, 256);
-  s.tp_ffn = std::clamp(s.tp_ffn, 0, 1 << 18);
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("the split width F: the MLP's inner size, or one linear's outputs (column)\n"
-                      "or inputs (row); 0 takes 4H for the MLP and H for one linear");
-  }
-  TpLayerConfig config;
-  config.kind = kind;
-  const bool attention = config.has_attention();
-  if (attention) {
-    IntField("Heads", "##tp_heads", s.tp_heads, 1, 64, "%d heads");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("attention heads; each GPU computes heads / tp of them");
-  }
-  const bool linear = kind == TpLayerKind::kColumnLinear || kind == TpLayerKind::kRowLinear;
+}
+
+/// Sequence parallelism: only for the layers that have it.
+void SequenceParallelBox(ScenarioSettings& s, const PanelField& f) {
+  const bool linear = s.tp_layer == "column" || s.tp_layer == "row";
   if (linear) s.sequence_parallel = false;
   ImGui::BeginDisabled(linear);
   ImGui::Checkbox("Sequence parallelism", &s.sequence_parallel);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-    ImGui::SetTooltip(linear ? "Only for the MLP, attention and a transformer layer."
-                             : "Megatron's sequence parallelism: outside the split linears each GPU keeps\n"
-                               "only T / tp token rows, and every all-reduce becomes a reduce-scatter\n"
-                               "and an all-gather: the same bytes, less activation memory.");
+    ImGui::SetTooltip("%s", linear ? "Only for the MLP, attention and a transformer layer."
+                                   : (f.help + "\nOutside the split linears each GPU keeps only T / tp token rows,\n"
+                                               "and every all-reduce becomes a reduce-scatter and an all-gather.")
+                                         .c_str());
   }
+}
+
+/// The shape of a tensor-parallel layer in words before anything runs.
+void TpSummary(const Theme& theme, const ScenarioSettings& s) {
+  TpLayerKind kind = TpLayerKind::kMlp;
+  try {
+    kind = ParseTpLayerKind(s.tp_layer);
+  } catch (const std::exception&) {
+    return;
+  }
+  TpLayerConfig config;
+  config.kind = kind;
+  const bool attention = config.has_attention();
   // The shape in words before anything runs: F, the tokens, the all-reduce's size.
   if (s.tp >= 1 && s.tp_batch >= 1 && s.tp_seq >= 1 && s.tp_hidden >= 1) {
     config.hidden = s.tp_hidden;
@@ -462,12 +380,9 @@ const char* ZeroStageTooltip(int stage) {
   return "";
 }
 
-/// ZeRO's fields: stage, ranks (one per GPU), the MLP, Adam steps, the
-/// gradient bucket, overlap and the formula's K; then Ψ, the buckets and
-/// the formula in words before anything runs.
-void ZeroFields(const Theme& theme, ScenarioSettings& s) {
+void ZeroStageCombo(ScenarioSettings& s) {
   s.zero_stage = std::clamp(s.zero_stage, 0, 3);
-  FieldLabel("Stage");
+  FieldLabel("Zero stage");
   if (ImGui::BeginCombo("##zero_stage", ZeroStageTitle(s.zero_stage))) {
     for (int stage = 0; stage <= 3; ++stage) {
       if (ImGui::Selectable(ZeroStageTitle(stage), stage == s.zero_stage)) s.zero_stage = stage;
@@ -476,33 +391,10 @@ void ZeroFields(const Theme& theme, ScenarioSettings& s) {
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(s.zero_stage));
-  const int gpus = TopologyGpus(s.topology);
-  IntField("Ranks", "##zero_ranks", s.zero_ranks, 1, gpus > 1 && gpus <= 64 ? gpus : 1024, "N = %d GPUs");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the data-parallel degree: rank r on GPU r, B/N rows each");
-  IntField("Layers", "##zero_layers", s.zero_layers, 1, 64, "%d layers");
-  FieldLabel("Width");
-  if (ImGui::BeginCombo("##zero_width", std::to_string(s.zero_width).c_str())) {
-    for (int w : {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
-      if (ImGui::Selectable(std::to_string(w).c_str(), w == s.zero_width)) s.zero_width = w;
-    }
-    ImGui::EndCombo();
-  }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("features in and out of every layer (H): H\xC2\xB2 + H parameters a layer");
-  IntField("Batch", "##zero_batch", s.zero_batch, 1, 1 << 16, "%d rows");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the global batch B; each GPU takes B/N rows");
-  IntField("Steps", "##zero_steps", s.zero_steps, 1, 16, "Adam steps: %d");
-  FieldLabel("Bucket");
-  ImGui::InputTextWithHint("##zero_bucket", "16K, 25M", &s.zero_bucket);
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("fp16 gradient per bucket (stages 0-2): whole layers from the top, each bucket\n"
-                      "closed once it holds this many bytes; PyTorch DDP's default is 25M");
-  }
-  ImGui::Checkbox("Overlap reduction with backward", &s.zero_overlap);
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("On: a bucket's collective starts as soon as its gradients are ready, while\n"
-                      "backward goes on below it. Off: every collective waits for the whole backward.");
-  }
-  FieldLabel("Formula K");
+}
+
+void ZeroKCombo(ScenarioSettings& s, const PanelField& f) {
+  FieldLabel("K");
   const char* k_title = s.zero_k == 8 ? "K = 8 (seed texts)" : "K = 12 (ZeRO paper)";
   if (ImGui::BeginCombo("##zero_k", k_title)) {
     if (ImGui::Selectable("K = 12 (ZeRO paper)", s.zero_k == 12)) s.zero_k = 12;
@@ -512,15 +404,18 @@ void ZeroFields(const Theme& theme, ScenarioSettings& s) {
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Optimizer bytes per parameter in the formula line of the memory chart;\n"
-                      "the run itself always keeps the fp32 master copy (K = 12).");
+    ImGui::SetTooltip("%s\nThe run itself always keeps the fp32 master copy (K = 12).", f.help.c_str());
   }
+}
+
+/// Ψ, the buckets and the formula in words before anything runs.
+void ZeroSummary(const Theme& theme, const ScenarioSettings& s) {
   // The model and its buckets in words before anything runs.
   try {
     ZeroParams p;
     p.model.layers = s.zero_layers;
     p.model.width = s.zero_width;
-    p.model.batch = s.zero_batch;
+    p.model.batch = s.zero_batch > 0 ? s.zero_batch : 8 * s.zero_ranks;
     p.ranks = s.zero_ranks;
     p.stage = s.zero_stage;
     p.bucket_bytes = ParseSize(s.zero_bucket, "bucket");
@@ -547,6 +442,37 @@ void ZeroFields(const Theme& theme, ScenarioSettings& s) {
   } catch (const std::exception&) {
     // The Check message under the fields says what is wrong.
   }
+}
+
+/// The pipeline's shape in words, with the textbook bubble.
+void PipelineSummary(const Theme& theme, const ScenarioSettings& s) {
+  const bool interleaved = s.schedule == PipelineScheduleName(PipelineSchedule::kInterleaved1F1B);
+  const int chunks = s.chunks > 0 ? s.chunks : 2;
+  // The shape in words, with the textbook bubble, before anything runs.
+  try {
+    const PipelineSchedule schedule = ParsePipelineSchedule(s.schedule);
+    const PipelineShape shape{s.stages, s.microbatches, interleaved ? chunks : 1};
+    if (s.stages >= 1 && s.microbatches >= 1 && s.batch % s.microbatches == 0) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%d rows per micro-batch; formula bubble %s = %.3f",
+                    s.batch / s.microbatches, FormulaBubbleOverUsefulText(schedule),
+                    FormulaBubbleOverUseful(schedule, shape));
+      DimWrapped(theme, text);
+    }
+  } catch (const std::exception&) {
+    // The Check message under the fields says what is wrong.
+  }
+}
+
+
+
+void ThreeDSummary(const Theme& theme, const ScenarioSettings& s) {
+  DimWrapped(theme, std::to_string(s.dp * s.pp * s.tp3) +
+                        " GPUs; rank = pp*(dp_size*tp_size) + dp*tp_size + tp (Megatron order)");
+}
+
+void MoeSummary(const Theme& theme) {
+  DimWrapped(theme, "Expert e lives on GPU e / (E/N); tokens above an expert's capacity are dropped.");
 }
 
 void TopologyField(const Theme& theme, ScenarioPanelState& state) {
@@ -580,25 +506,6 @@ void TopologyField(const Theme& theme, ScenarioPanelState& state) {
     s.topology = state.topology_file;
   } else if (chosen != nullptr) {
     DimWrapped(theme, chosen->description);
-  }
-}
-
-void RanksField(ScenarioSettings& s) {
-  const int gpus = TopologyGpus(s.topology);
-  // Picking a smaller machine takes the ranks down with it, rather than
-  // greeting the choice with an error.
-  static std::string ranks_topology = s.topology;
-  if (s.topology != ranks_topology) {
-    ranks_topology = s.topology;
-    if (gpus > 0 && s.ranks > gpus) s.ranks = gpus;
-  }
-  FieldLabel("Ranks");
-  if (gpus > 1 && gpus <= 64) {
-    // A slider for machines a student counts on fingers; typing for clusters.
-    ImGui::SliderInt("##ranks", &s.ranks, 1, gpus, "%d GPUs", ImGuiSliderFlags_AlwaysClamp);
-  } else {
-    ImGui::InputInt("##ranks", &s.ranks, 1, 8);
-    s.ranks = std::max(s.ranks, 1);
   }
 }
 
@@ -682,6 +589,42 @@ void RingOrderField(ScenarioPanelState& state) {
     // An emptied field must stay "custom", not fall back to a keyword.
     s.ring_order = state.custom_ring_order.empty() ? "," : state.custom_ring_order;
   }
+}
+
+/// The scenario's fields, from its spec: a few with a widget of their own
+/// (the algorithm, size, ring order, schedule, tp layer, ZeRO stage, K),
+/// every other one drawn from its type, range, unit and help.
+void SpecFields(const Theme& theme, ScenarioPanelState& state) {
+  ScenarioSettings& s = state.edit;
+  const ScenarioSpec* spec = SpecOf(s.scenario);
+  if (spec == nullptr) return;
+  const bool collective = s.is_collective();
+  for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
+    if (collective && f.name == "algo") {
+      AlgoCombo(s);
+    } else if (collective && f.name == "size") {
+      SizeField(theme, s);
+    } else if (collective && f.name == "ring_order") {
+      RingOrderField(state);
+    } else if (f.name == "schedule" && BoundField(spec->name, f.name) != nullptr) {
+      ScheduleCombo(s.*BoundField(spec->name, f.name)->text, f.choices);
+    } else if (s.is_tp() && f.name == "layer") {
+      TpLayerCombo(s);
+    } else if (s.is_tp() && f.name == "sequence_parallel") {
+      SequenceParallelBox(s, f);
+    } else if (s.is_zero() && f.name == "zero_stage") {
+      ZeroStageCombo(s);
+    } else if (s.is_zero() && f.name == "k") {
+      ZeroKCombo(s, f);
+    } else {
+      SpecField(f, s, *spec);
+    }
+  }
+  if (s.is_pipeline()) PipelineSummary(theme, s);
+  if (s.is_tp()) TpSummary(theme, s);
+  if (s.is_zero()) ZeroSummary(theme, s);
+  if (s.is_three_d()) ThreeDSummary(theme, s);
+  if (s.is_moe()) MoeSummary(theme);
 }
 
 /// A few lines for someone who has never seen the app: what each panel says.
@@ -772,29 +715,17 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
 
-  if (ScenarioCombo(s)) AlgoCombo(s);
-  TopologyField(theme, state);
-  if (s.is_pipeline()) {
-    PipelineFields(theme, s);
-    BackendField(s, false);
-  } else if (s.is_tp()) {
-    TpFields(theme, s);
-    BackendField(s, false);
-  } else if (s.is_zero()) {
-    ZeroFields(theme, s);
-    BackendField(s, false);
-  } else if (s.is_three_d()) {
-    ThreeDFields(theme, s);
-    BackendField(s, false);
-  } else if (s.is_moe()) {
-    MoeFields(theme, s);
-    BackendField(s, false);
-  } else {
-    RanksField(s);
-    SizeField(theme, s);
-    BackendField(s, true);
-    RingOrderField(state);
+  // The label column fits the widest label of the fields shown.
+  g_label_width = ImGui::CalcTextSize("Scenario").x;
+  for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
+    g_label_width = std::max(g_label_width, ImGui::CalcTextSize(f.label.c_str()).x);
   }
+  g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
+
+  const bool collective = ScenarioCombo(s);
+  TopologyField(theme, state);
+  SpecFields(theme, state);
+  BackendField(s, collective);
   ImGui::Checkbox("Timing only (skip the data)", &s.timing_only);
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("Time the run without moving real numbers: paper-sized runs in seconds,\n"

@@ -1,0 +1,121 @@
+// The app's launch flags for scenario parameters come from the specs:
+// in any order, every parameter of every scenario, the CLI's spellings and
+// old-name notices. In process (ParseAppFlags); no window opens.
+#include "app/gui/app/app_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "app/gui/model/scenario_fields.h"
+#include "engine/core/error.h"
+
+namespace shardlab::gui {
+namespace {
+
+AppFlags Parse(std::vector<std::string> words) { return ParseAppFlags(words); }
+
+TEST(AppFlagsFromSpecs, AFlagMeansTheSameBeforeOrAfterTheScenario) {
+  const AppFlags before = Parse({"--tp", "4", "--scenario", "tp"});
+  const AppFlags after = Parse({"--scenario", "tp", "--tp", "4"});
+  EXPECT_EQ(before.settings, after.settings);
+  EXPECT_EQ(after.settings.tp, 4);
+  EXPECT_EQ(after.settings.scenario, "tp");
+  // The same flag is the 3D grid's tensor-parallel degree there.
+  const AppFlags three_d = Parse({"--tp", "4", "--dp", "1", "--scenario", "3d"});
+  EXPECT_EQ(three_d.settings.tp3, 4);
+  EXPECT_EQ(three_d.settings, Parse({"--scenario", "3d", "--dp", "1", "--tp", "4"}).settings);
+  // Without flags: the spec's defaults.
+  EXPECT_EQ(Parse({"--scenario", "zero"}).settings, DefaultSettings("zero"));
+  EXPECT_EQ(Parse({}).settings, DefaultSettings("allreduce"));
+}
+
+/// A valid value of `p` other than its default, or "".
+std::string AnotherValue(const ParamSpec& p) {
+  std::vector<std::string> candidates;
+  switch (p.type) {
+    case ParamType::kInteger: {
+      const long long d = p.default_text == p.auto_word ? 1 : std::stoll(p.default_text);
+      candidates = {std::to_string(d + 1), std::to_string(d - 1)};
+      break;
+    }
+    case ParamType::kNumber: candidates = {"0.5", "2"}; break;
+    case ParamType::kSize: candidates = {"3K", "5M"}; break;
+    case ParamType::kCount: candidates = {"2M"}; break;
+    case ParamType::kChoice: candidates = p.choices; break;
+    case ParamType::kText: candidates = {"rank", "0,1"}; break;
+    case ParamType::kTopology: candidates = {"dgx1-v100"}; break;
+    case ParamType::kBool: candidates = {p.default_text == "true" ? "false" : "true"}; break;
+  }
+  for (const std::string& c : candidates) {
+    if (c != p.default_text && CheckParamValue(p, c).empty()) return c;
+  }
+  return "";
+}
+
+// Every parameter of every scenario is a flag of the app, spelled as the
+// CLI spells it, and sets that parameter (whatever the flag's position).
+TEST(AppFlagsFromSpecs, EveryParameterOfEveryScenarioIsAFlag) {
+  const std::string help = AppHelpText();
+  int set = 0;
+  for (const ScenarioSpec& spec : Scenarios()) {
+    const std::string app_name =
+        spec.name == kCollectiveSpec ? spec.FindParam(kCollectiveKindParam)->default_text : spec.name;
+    for (const ParamSpec& p : spec.params) {
+      if (spec.name == kCollectiveSpec && p.name == kCollectiveKindParam) continue;  // --scenario
+      SCOPED_TRACE(spec.name + "." + p.name);
+      const bool negated = p.type == ParamType::kBool && p.default_text == "true";
+      const std::string flag = negated ? "--no-" + p.Flag().substr(2) : p.Flag();
+      EXPECT_NE(help.find(flag + (p.type == ParamType::kBool ? "" : " ")), std::string::npos) << flag;
+      const std::string value = AnotherValue(p);
+      if (value.empty()) continue;
+      std::vector<std::string> words = {flag};
+      if (p.type != ParamType::kBool) words.push_back(value);
+      words.insert(words.end(), {"--scenario", app_name});
+      AppFlags flags;
+      try {
+        flags = Parse(words);
+      } catch (const Error& e) {
+        ADD_FAILURE() << e.what();
+        continue;
+      }
+      EXPECT_EQ(ParamText(flags.settings, spec, p), CanonicalParamValue(p, value));
+      ++set;
+    }
+  }
+  EXPECT_GT(set, 50);
+}
+
+TEST(AppFlagsFromSpecs, OldSpellingsWorkWithTheCliNotice) {
+  const AppFlags flags = Parse({"--stage", "1", "--scenario", "zero"});
+  EXPECT_EQ(flags.settings.zero_stage, 1);
+  ASSERT_EQ(flags.notices.size(), 1u);
+  EXPECT_EQ(flags.notices[0], "shardlab: --stage is now --zero-stage; the old spelling goes in the next release");
+  const AppFlags width = Parse({"--scenario", "pipeline", "--model-width", "64"});
+  EXPECT_EQ(width.settings.width, 64);
+  ASSERT_EQ(width.notices.size(), 1u);
+  EXPECT_NE(width.notices[0].find("--model-width is now --width"), std::string::npos);
+  EXPECT_TRUE(Parse({"--scenario", "zero", "--zero-stage", "1"}).notices.empty());
+}
+
+TEST(AppFlagsFromSpecs, AnotherScenariosParameterIsAnError) {
+  try {
+    Parse({"--experts", "4"});
+    ADD_FAILURE() << "--experts passed for all-reduce";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--experts: not a parameter of the collective allreduce"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    Parse({"--width", "1280"});  // the window's width was --width once
+    ADD_FAILURE() << "--width passed for all-reduce";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--window-width"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(Parse({"--window-width", "1280"}).width_px, 1280);
+}
+
+}  // namespace
+}  // namespace shardlab::gui
