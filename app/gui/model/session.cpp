@@ -10,11 +10,26 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/plan/kernel.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/run/vector_sink.h"
 #include "app/gui/model/scenario_fields.h"
 
 namespace shardlab::gui {
 namespace {
+
+// The faults a collective's settings name, checked against its machine and
+// ranks; a throttle is applied to `topology`. Only the simulator slows or
+// breaks ranks and links.
+Faults CheckCollectiveFaults(Faults faults, const CollectiveScenario& scenario, Topology* topology) {
+  if (faults.empty()) return faults;
+  if (scenario.backend != "sim" &&
+      (!faults.slow_ranks.empty() || !faults.failed_links.empty() || !faults.failed_ranks.empty()))
+    throw Error("slow_rank, fail_link, fail_rank: only the simulator applies them (backend sim); '" +
+                scenario.backend + "' runs real hardware");
+  ResolveFaults(faults, *topology, scenario.ranks);
+  ApplyLinkThrottles(faults, *topology);
+  return faults;
+}
 
 // ---- the settings as engine scenarios ------------------------------------
 // Every scenario's parameters come from its spec (ParamsOf: the settings
@@ -391,7 +406,9 @@ std::string Session::Check(const ScenarioSettings& settings) {
     } else if (spec == kCollectiveSpec) {
       // No plan: a 1,024-rank check stays cheap.
       CollectiveScenario scenario = ScenarioFrom(params, settings, CachedTopology(settings.topology));
-      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology),
+      Topology topology = CachedTopology(scenario.topology);
+      CheckCollectiveFaults(FaultsFromParams(params), scenario, &topology);
+      CheckOrTimeOnly(scenario, topology,
                       [](const CollectiveScenario& c, const Topology& t) { CheckCollectiveScenario(c, t); },
                       &timed_only);
     } else {
@@ -546,12 +563,16 @@ bool Session::Start(const ScenarioSettings& settings) {
       plan = &moe_->layer.plan;
       timing_only = &moe_->scenario.timing_only;
     } else if (spec == kCollectiveSpec) {
-      const Topology& topology = CachedTopology(settings.topology);
+      Topology topology = CachedTopology(settings.topology);
       CollectiveScenario scenario = ScenarioFrom(params, settings, topology);
+      // Stragglers and failures: a throttle is a slower link in the machine
+      // itself (the ring is chosen around it), the rest the simulator applies.
+      faults_ = CheckCollectiveFaults(FaultsFromParams(params), scenario, &topology);
       CheckOrTimeOnly(scenario, topology,
                       [](const CollectiveScenario& c, const Topology& t) { CheckCollectiveScenario(c, t); },
                       &timing_only_reason_);
       prepared_ = PrepareCollective(scenario, topology);
+      CheckFaultSteps(faults_, prepared_->plan);
       plan = &prepared_->plan;
       timing_only = &prepared_->scenario.timing_only;
     } else {
@@ -805,6 +826,7 @@ void Session::RunCollectiveWorker() {
     RunOptions options;
     options.seed = prepared.scenario.seed;
     options.timing_only = prepared.scenario.timing_only;
+    options.faults = faults_;
     Executor executor(CreateBackend(prepared.scenario.backend), prepared.plan, prepared.topology,
                       options);
     const Plan& plan = executor.plan();
