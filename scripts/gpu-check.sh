@@ -173,7 +173,7 @@ run "$cli" run allreduce --backend cuda --algo nccl --ranks 1 --size 64M -w 2 -n
 run "$cli" run pipeline --backend cuda --schedule 1f1b --stages 4 --microbatches 8 -w 1 -n 5 \
   --trace "$t/pipeline-1f1b.json" || failed=1
 run "$cli" run tp-mlp --backend cuda --tp 4 -w 1 -n 5 --trace "$t/tp-mlp.json" || failed=1
-run "$cli" run zero --backend cuda --stage 3 --ranks 4 -w 1 --iters 5 --trace "$t/zero3.json" || failed=1
+run "$cli" run zero --backend cuda --zero-stage 3 --ranks 4 -w 1 --iters 5 --trace "$t/zero3.json" || failed=1
 run "$cli" run 3d --backend cuda -w 1 -n 5 --trace "$t/3d.json" || failed=1
 run "$cli" run moe --backend cuda -w 1 -n 5 --trace "$t/moe.json" || failed=1
 
