@@ -301,7 +301,11 @@ int PipelineMain(std::span<const std::string> words) {
                   prepared->scenario.backend, {}, executor.backend().host_lane());
   }
   std::optional<CriticalPath> critical;
-  if (args.Has("critical-path")) critical = FindCriticalPath(plan, sink.events, &prepared->topology);
+  if (args.Has("critical-path")) {
+    // Link wait against the modelled links only (a real run's are not modelled).
+    const bool modelled = prepared->scenario.backend == "sim";
+    critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr);
+  }
   if (json) {
     WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump, critical);
   } else {

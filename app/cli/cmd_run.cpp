@@ -297,9 +297,11 @@ int RunMain(std::span<const std::string> words) {
       if (before) before(plan, events);
       const Topology* topology = &setup.topology;
       if (setup.this_machine && setup.backend == "sim") topology = &setup.this_machine->machine;
+      // Link wait is measured against the modelled links: the simulator's,
+      // or those a real run emulates; a real run's own links are not modelled.
+      const bool modelled = setup.backend == "sim" || setup.emulate_links;
       critical = FindCriticalPath(plan, std::vector<Event>(events.begin(), events.end()),
-                                  setup.this_machine && setup.backend != "sim" ? nullptr : topology,
-                                  &setup.faults);
+                                  modelled ? topology : nullptr, &setup.faults);
     };
   }
 
