@@ -437,15 +437,21 @@ std::string ScenarioRecordMismatch(const ScenarioRecord& sent, const ScenarioRec
     return "scenario " + echoed.scenario + " where " + sent.scenario + " was asked";
   }
   std::string differences;
-  for (const auto& [name, value] : sent.params) {
+  // Plain loops: a lambda may not capture a structured binding before C++20
+  // (clang, which builds the fuzz targets, refuses it).
+  for (const auto& asked_param : sent.params) {
+    const std::string& name = asked_param.first;
+    const std::string& value = asked_param.second;
     const auto it = std::find_if(echoed.params.begin(), echoed.params.end(),
-                                 [&](const auto& p) { return p.first == name; });
+                                 [&name](const auto& p) { return p.first == name; });
     const std::string got = it == echoed.params.end() ? "(missing)" : it->second;
     if (got != value) differences += (differences.empty() ? "" : ", ") + name + " = " + got + " where " + value + " was asked";
   }
-  for (const auto& [name, value] : echoed.params) {
-    const bool asked = std::any_of(sent.params.begin(), sent.params.end(), [&](const auto& p) { return p.first == name; });
-    if (!asked) differences += (differences.empty() ? "" : ", ") + name + " = " + value + " (not asked)";
+  for (const auto& echoed_param : echoed.params) {
+    const std::string& name = echoed_param.first;
+    const bool asked = std::any_of(sent.params.begin(), sent.params.end(),
+                                   [&name](const auto& p) { return p.first == name; });
+    if (!asked) differences += (differences.empty() ? "" : ", ") + name + " = " + echoed_param.second + " (not asked)";
   }
   return differences;
 }
