@@ -40,17 +40,34 @@ TimeNs Parts(const CriticalPath& p) {
   return p.compute_ns + p.communication_ns + p.link_wait_ns + p.idle_ns;
 }
 
-// rank 0: A [0,100] ─send→ rank 1 [100,400]; rank 1: X [0,450] then Y (needs
-// the transfer) [450,550]. Y waited for X (its lane), not the transfer.
-TEST(CriticalPath, FollowsTheLaneWhenItEndsLaterThanTheDependency) {
+// rank 0: compute A, then a transfer to rank 1; rank 1: compute X, and
+// compute Y after the transfer (X and Y share rank 1's compute lane).
+struct HandPlan {
+  Plan plan;
+  OpId a = kNoOp, x = kNoOp, y = kNoOp;
+  PlanBuilder::Transfer t{};
+};
+
+HandPlan MakeHandPlan() {
   PlanBuilder b("hand", 2);
   b.AddBuffer(0, "a", 4);
   b.AddBuffer(1, "b", 4);
-  const OpId a = b.AddOp(ComputeOn(0));
-  const auto t = b.AddTransfer(0, 1, {0, 0, 4}, {1, 0, 4}, ReduceOp::kNone, 0, {}, {a}, {});
-  const OpId x = b.AddOp(ComputeOn(1));
-  const OpId y = b.AddOp(ComputeOn(1), {t.recv});
-  const Plan plan = b.Finish();
+  HandPlan h;
+  h.a = b.AddOp(ComputeOn(0));
+  h.t = b.AddTransfer(0, 1, {0, 0, 4}, {1, 0, 4}, ReduceOp::kNone, 0, {}, {h.a}, {});
+  h.x = b.AddOp(ComputeOn(1));
+  h.y = b.AddOp(ComputeOn(1), {h.t.recv});
+  h.plan = b.Finish();
+  return h;
+}
+
+// rank 0: A [0,100] ─send→ rank 1 [100,400]; rank 1: X [0,450] then Y (needs
+// the transfer) [450,550]. Y waited for X (its lane), not the transfer.
+TEST(CriticalPath, FollowsTheLaneWhenItEndsLaterThanTheDependency) {
+  const HandPlan h = MakeHandPlan();
+  const Plan& plan = h.plan;
+  const OpId a = h.a, x = h.x, y = h.y;
+  const PlanBuilder::Transfer t = h.t;
   const std::vector<Event> events = {At(a, plan, 0, 100), At(t.send, plan, 100, 400),
                                      At(t.recv, plan, 100, 400), At(x, plan, 0, 450),
                                      At(y, plan, 450, 550)};
@@ -69,14 +86,10 @@ TEST(CriticalPath, FollowsTheLaneWhenItEndsLaterThanTheDependency) {
 // The same plan with X short: Y waits for the transfer, which waits for A.
 // A gap of 50 ns between the transfer's end and Y's start is idle.
 TEST(CriticalPath, FollowsDependenciesThroughATransferAndCountsGapsAsIdle) {
-  PlanBuilder b("hand", 2);
-  b.AddBuffer(0, "a", 4);
-  b.AddBuffer(1, "b", 4);
-  const OpId a = b.AddOp(ComputeOn(0));
-  const auto t = b.AddTransfer(0, 1, {0, 0, 4}, {1, 0, 4}, ReduceOp::kNone, 0, {}, {a}, {});
-  const OpId x = b.AddOp(ComputeOn(1));
-  const OpId y = b.AddOp(ComputeOn(1), {t.recv});
-  const Plan plan = b.Finish();
+  const HandPlan h = MakeHandPlan();
+  const Plan& plan = h.plan;
+  const OpId a = h.a, x = h.x, y = h.y;
+  const PlanBuilder::Transfer t = h.t;
   const std::vector<Event> events = {At(a, plan, 0, 100), At(t.send, plan, 100, 400),
                                      At(t.recv, plan, 100, 400), At(x, plan, 0, 50),
                                      At(y, plan, 450, 550)};
