@@ -19,6 +19,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "app/cli/scenario_flags.h"
 #include "app/cli/tp_args.h"
 #include "engine/core/json.h"
 #include "engine/scenarios/collective_scenario.h"
@@ -29,15 +30,18 @@ namespace {
 /// More sizes than this is a typo, not a sweep.
 constexpr std::size_t kMaxSizes = 64;
 
-/// The seed text's layer (GPT-3: H = 12288, 2048 tokens per sequence) over
-/// two DGX A100s, so that the default 2,4,8,16 crosses InfiniBand once.
+/// The tp spec's "gpt3-layer" preset (engine/scenarios/tp_scenario.cpp):
+/// the seed text's GPT-3 layer over two DGX A100s, so that the default
+/// 2,4,8,16 crosses InfiniBand once.
 TpDefaults SweepDefaults() {
+  ScenarioParams preset(ScenarioSpecOf("tp"));
+  preset.ApplyPreset("gpt3-layer");
   TpDefaults d;
-  d.batch = 32;
-  d.seq = 2048;
-  d.hidden = 12288;
-  d.topology = "2x-dgx-a100-ib";
-  d.always_timing_only = true;
+  d.batch = static_cast<int>(preset.Int("batch"));
+  d.seq = static_cast<int>(preset.Int("seq"));
+  d.hidden = static_cast<int>(preset.Int("hidden"));
+  d.topology = preset.Text("topology");
+  d.always_timing_only = preset.Bool("timing_only");
   return d;
 }
 

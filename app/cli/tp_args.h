@@ -27,14 +27,13 @@ TpLayerKind TpLayerFromWord(const std::string& command, const std::string& word)
 /// "tp-column, tp-row, tp-mlp, tp-attention or tp-transformer".
 std::string TpLayerWords();
 
-/// Shapes a command starts from when its flags are not given: small ones
-/// for `run` (real arithmetic in well under a second), the seed text's
-/// GPT-3 layer for `sweep`.
+/// The shape `sweep tp-LAYER` starts from when its flags are not given:
+/// the tp spec's "gpt3-layer" preset.
 struct TpDefaults {
-  int batch = 2;
-  int seq = 16;
-  int hidden = 64;
-  std::string topology = "dgx-a100";
+  int batch = 0;  // filled from a spec preset (SweepDefaults), never a default of its own
+  int seq = 0;
+  int hidden = 0;
+  std::string topology;
   bool always_timing_only = false;  // sweep: no --seed, fp16 by default
 };
 

@@ -231,6 +231,22 @@ void ScenarioParams::Set(std::string_view name, std::string_view text) {
   set_[p.name] = true;
 }
 
+void ScenarioParams::ApplyPreset(std::string_view name) {
+  const auto it = spec_->presets.find(std::string(name));
+  if (it == spec_->presets.end()) {
+    std::string known;
+    for (const auto& [preset, values] : spec_->presets) known += (known.empty() ? "" : ", ") + preset;
+    throw Error("unknown preset '" + std::string(name) + "' of scenario " + spec_->name +
+                (known.empty() ? " (it has none)" : " (" + known + ")"));
+  }
+  for (const auto& [param, text] : it->second) {
+    const ParamSpec& p = Find(param);
+    if (const std::string problem = CheckParamValue(p, text); !problem.empty())
+      throw Error("preset " + it->first + ": " + p.name + ": " + problem);
+    values_[p.name] = CanonicalParamValue(p, text);
+  }
+}
+
 bool ScenarioParams::IsSet(std::string_view name) const {
   return set_.count(Find(name).name) > 0;
 }

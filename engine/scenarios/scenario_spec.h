@@ -110,6 +110,10 @@ struct ScenarioSpec {
   /// one-line summary). The lab runner has its own code for the built-in
   /// scenarios; a scenario without it (a test's) runs through this.
   std::function<std::map<std::string, double>(const ScenarioParams&, std::string* summary)> measure;
+  /// Named sets of values a command or a lab starts from instead of the
+  /// defaults: "gpt3-layer" is the seed text's GPT-3 layer on two DGX A100s
+  /// (`sweep tp-LAYER` starts there). Each value is checked like a Set.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> presets;
 
   /// The parameter named `name` (or once spelled so: old_names), or nullptr.
   const ParamSpec* FindParam(std::string_view name) const;
@@ -152,6 +156,9 @@ class ScenarioParams {
   /// Sets `name` (or an old name of it) from text. Throws Error
   /// (kInvalidInput) "NAME: message" for an unknown name or a bad value.
   void Set(std::string_view name, std::string_view text);
+  /// Sets every value of the spec's preset `name` (not marked as set by
+  /// the user: IsSet stays false). Throws Error for an unknown preset.
+  void ApplyPreset(std::string_view name);
   /// True when Set was called for it (not only the default).
   bool IsSet(std::string_view name) const;
 

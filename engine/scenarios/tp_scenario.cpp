@@ -350,6 +350,12 @@ void RegisterScenario_tp_scenario() {
       {"ring_gbps", "GB/s", "the ring's slowest hop"},
       {"hosts", "", "hosts the tp GPUs sit in"},
   };
+  // The seed text's layer (GPT-3: H = 12288, 2048 tokens per sequence,
+  // batch 32) over two DGX A100s, so that tp 2, 4, 8, 16 crosses
+  // InfiniBand once: where `sweep tp-LAYER` starts.
+  s.presets["gpt3-layer"] = {{"batch", "32"},     {"seq", "2048"},
+                             {"hidden", "12288"}, {"topology", "2x-dgx-a100-ib"},
+                             {"dtype", "fp16"},   {"timing_only", "true"}};
   RegisterScenario(std::move(s));
 }
 

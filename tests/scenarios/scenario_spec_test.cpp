@@ -77,6 +77,39 @@ TEST(ScenarioSpecs, DefaultsDescribeARunTheEngineAccepts) {
   EXPECT_EQ(PlanFromParams(plan, cluster).gpus, cluster.num_gpus());
 }
 
+TEST(ScenarioSpecs, PresetsAreValuesOfTheirSpecAndDescribeARunTheEngineAccepts) {
+  int presets = 0;
+  for (const ScenarioSpec& s : Scenarios()) {
+    for (const auto& [name, values] : s.presets) {
+      SCOPED_TRACE(s.name + " preset " + name);
+      ++presets;
+      ScenarioParams params(s);
+      ASSERT_NO_THROW(params.ApplyPreset(name));
+      for (const auto& [param, text] : values) {
+        EXPECT_EQ(params.Text(param), text);
+        EXPECT_FALSE(params.IsSet(param)) << "a preset is a starting point, not the user's choice";
+      }
+    }
+  }
+  EXPECT_GE(presets, 1);
+  // The tp layer of the seed text: a run the engine accepts on its topology.
+  ScenarioParams gpt3(Spec("tp"));
+  gpt3.ApplyPreset("gpt3-layer");
+  gpt3.Set("tp", "16");
+  const TpScenario tp = TpFromParams(gpt3);
+  EXPECT_EQ(tp.layer.hidden, 12288);
+  EXPECT_TRUE(tp.timing_only);
+  EXPECT_NO_THROW(CheckTpScenario(tp, LoadScenarioTopology(tp.topology)));
+
+  try {
+    ScenarioParams(Spec("tp")).ApplyPreset("gpt4");
+    ADD_FAILURE() << "an unknown preset was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown preset 'gpt4' of scenario tp (gpt3-layer)"),
+              std::string::npos) << e.what();
+  }
+}
+
 TEST(ScenarioSpecs, DerivedDefaultsFollowTheOtherParameters) {
   ScenarioParams pipeline(Spec("pipeline"));
   pipeline.Set("schedule", "interleaved");
