@@ -239,6 +239,7 @@ void RegisterScenario_moe_scenario() {
       TopologyParam(),
       TimingOnlyParam("skip the arithmetic: time only (for large layers)"),
   };
+  s.panels = {"moe_metrics", "moe_legend", "moe_summary"};
   RegisterScenario(std::move(s));
 }
 

@@ -170,6 +170,7 @@ void RegisterScenario_pipeline_scenario() {
       {"transfer_bytes", "bytes", "bytes of those sends"},
       {"steps", "", "logical steps (schedule ticks)"},
   };
+  s.panels = {"pipeline_metrics", "pipeline_legend", "pipeline_summary"};
   RegisterScenario(std::move(s));
 }
 

@@ -110,6 +110,14 @@ struct ScenarioSpec {
   /// one-line summary). The lab runner has its own code for the built-in
   /// scenarios; a scenario without it (a test's) runs through this.
   std::function<std::map<std::string, double>(const ScenarioParams&, std::string* summary)> measure;
+  /// The app's views of this scenario beyond the machine, timeline and
+  /// buffers every run has, by name; app/gui/views/scenario_panels.cpp
+  /// draws each ("pipeline_metrics" in the metrics column, "tp_weights" or
+  /// "zero_memory" beside the timeline, "zero_legend" above it,
+  /// "tp_summary" under the settings). Empty: the common views only (a
+  /// collective, or a test's scenario). A test checks that every name has
+  /// a view and every view a scenario.
+  std::vector<std::string> panels;
   /// Named sets of values a command or a lab starts from instead of the
   /// defaults: "gpt3-layer" is the seed text's GPT-3 layer on two DGX A100s
   /// (`sweep tp-LAYER` starts there). Each value is checked like a Set.

@@ -357,6 +357,7 @@ void RegisterScenario_three_d_scenario() {
       {"checked", "", "1 when compared with one device (small model)"},
       {"correct", "", "1 when checked and equal to one device"},
   };
+  s.panels = {"three_d_metrics", "three_d_legend", "three_d_summary"};
   RegisterScenario(std::move(s));
 }
 

@@ -356,6 +356,7 @@ void RegisterScenario_tp_scenario() {
   s.presets["gpt3-layer"] = {{"batch", "32"},     {"seq", "2048"},
                              {"hidden", "12288"}, {"topology", "2x-dgx-a100-ib"},
                              {"dtype", "fp16"},   {"timing_only", "true"}};
+  s.panels = {"tp_metrics", "tp_weights", "tp_legend", "tp_summary"};
   RegisterScenario(std::move(s));
 }
 

@@ -255,6 +255,7 @@ void RegisterScenario_zero_scenario() {
        "rank 0's communication with no compute beside it, per step"},
       {"collectives_per_step", "", "collectives per step"},
   };
+  s.panels = {"zero_metrics", "zero_memory", "zero_legend", "zero_summary"};
   RegisterScenario(std::move(s));
 }
 

@@ -22,6 +22,7 @@
 #include "app/gui/gl/link_renderer.h"
 #include "app/gui/model/panel_layout.h"
 #include "app/gui/views/metrics_row.h"
+#include "app/gui/views/scenario_panels.h"
 #include "engine/algorithms/collective.h"
 #include "engine/topology/presets.h"
 
@@ -304,7 +305,7 @@ void App::Frame(double dt_s) {
 
   const Theme& theme = GetTheme(theme_);
   LinkRenderer* links = link_renderer_ && link_renderer_->ready() ? link_renderer_.get() : nullptr;
-  ViewContext ctx{session_, clock_, theme, links, glfwGetTime()};
+  ViewContext ctx{session_, clock_, theme, links, glfwGetTime(), &panel_states_};
 
   MenuBarInfo menu;
   menu.theme = theme_;
@@ -392,17 +393,14 @@ void App::Frame(double dt_s) {
 void App::DrawPanels(ViewContext& ctx) {
   const ImGuiIO& io = ImGui::GetIO();
   const ImGuiStyle& style = ImGui::GetStyle();
-  const bool tp = session_.tp() != nullptr;
-  const bool zero = session_.zero() != nullptr;
-  // A 3D run or an MoE layer has no chunk buffers either: metrics take the column.
-  const bool no_buffers = session_.three_d() != nullptr || session_.moe() != nullptr;
-  const float metrics_share = tp || no_buffers ? kTpMetricsShare
-                              : zero ? kZeroMetricsShare
-                              : session_.pipeline() != nullptr ? kPipelineMetricsShare
-                                                               : kCollectiveMetricsShare;
+  // The scenario's own views (its spec names them: scenario_panels.h) set
+  // the metrics column's share and the panel beside the timeline.
+  const ScenarioPanel* metrics = PanelOf(session_.run_scenario(), PanelSlot::kMetrics);
+  const ScenarioPanel* beside = PanelOf(session_.run_scenario(), PanelSlot::kBeside);
+  const float metrics_share = metrics != nullptr ? metrics->share : kCollectiveMetricsShare;
   const float lab_w = LabPanelWidth();  // the lab panel stands at the right, beside the views
   PanelLayout layout = ComputePanelLayout(io.DisplaySize.x - lab_w, io.DisplaySize.y, MenuBarHeightPx(ImGui::GetFontSize()),
-                                          metrics_share, tp ? kTpWeightsShare : zero ? kZeroMemoryShare : 0.0f);
+                                          metrics_share, beside != nullptr ? beside->share : 0.0f);
   // Big classroom text needs a taller transport bar than the layout's;
   // at normal size it fits and the layout stays exactly as computed.
   const float transport_need = ImGui::GetFrameHeight() + 2.0f * style.WindowPadding.y;
@@ -435,16 +433,9 @@ void App::DrawPanels(ViewContext& ctx) {
     }
     ImGui::End();
   }
-  if (layout.weights.width() >= 1.0f && zero) {
-    if (BeginPanel("Memory per GPU: what the simulator allocated, by kind###zero_memory", layout.weights,
-                   ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
-      DrawZeroMemoryView(ctx, zero_memory_state_);
-    }
-    ImGui::End();
-  } else if (layout.weights.width() >= 1.0f) {
-    if (BeginPanel("Weights: the block of each matrix every GPU holds###tp_weights", layout.weights,
-                   ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
-      DrawTpWeightsView(ctx, tp_weights_state_);
+  if (layout.weights.width() >= 1.0f && beside != nullptr) {
+    if (BeginPanel(beside->title, layout.weights, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+      beside->draw(ctx, nullptr);
     }
     ImGui::End();
   }

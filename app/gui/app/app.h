@@ -25,6 +25,7 @@
 #include "app/gui/model/session.h"
 #include "app/gui/views/lab_panel.h"
 #include "app/gui/views/panels.h"
+#include "app/gui/views/scenario_panels.h"
 #include "app/gui/views/views.h"
 
 struct GLFWwindow;
@@ -100,8 +101,7 @@ class App {
   TransportBarState transport_state_;
   TopologyViewState topology_state_;
   GanttViewState gantt_state_;
-  TpWeightsViewState tp_weights_state_;
-  ZeroMemoryViewState zero_memory_state_;
+  ScenarioPanelStates panel_states_;  // the scenario views' (scenario_panels.h)
   PlannerPanelState planner_state_;
   bool planner_open_ = false;
   ExportDialog export_dialog_;

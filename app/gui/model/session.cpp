@@ -435,6 +435,7 @@ void Session::ResetRun() {
   worker_error_record_ = ErrorRecord{};
   worker_sent_ = ScenarioRecord{};
   worker_echo_ = ScenarioRecord{};
+  run_scenario_.clear();
   trace_.reset();
   compare_.reset();
   prepared_.reset();
@@ -528,6 +529,7 @@ bool Session::Start(const ScenarioSettings& settings) {
   try {
     const ScenarioParams params = ParamsOf(settings);
     const std::string& spec = params.spec().name;
+    run_scenario_ = spec;
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
       const Topology& topology = CachedTopology(scenario.topology);

@@ -197,6 +197,11 @@ class Session {
   /// formula); 0 without a run. Paces the replay.
   TimeNs expected_ns() const;
 
+  /// The spec name of the scenario the current run was started from
+  /// ("collective", "pipeline", "tp", ...; engine/scenarios/): the views
+  /// pick its panels by it (app/gui/views/scenario_panels.h). "" without a
+  /// run and for an opened trace.
+  const std::string& run_scenario() const { return run_scenario_; }
   /// The collective run, or null (no run, or a pipeline).
   const PreparedCollective* prepared() const { return prepared_.get(); }
   /// The pipeline run, or null (no run, or a collective).
@@ -380,6 +385,7 @@ class Session {
   std::vector<Event> batch_;                // reused by DrainEvents
   std::map<std::string, std::unique_ptr<const Topology>> topologies_;  // UI thread only
   bool has_last_check_ = false;             // Check's answer for the settings it last saw
+  std::string run_scenario_;                // see run_scenario()
   ScenarioSettings last_check_settings_;
   std::string last_check_message_;
 

@@ -47,6 +47,7 @@
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
+#include "app/gui/views/scenario_panels.h"
 #include "app/gui/views/views.h"
 #include "engine/plan/op_label.h"
 
@@ -538,6 +539,17 @@ GanttFrame ClampFrame(GanttFrame frame, TimeNs run_end_ns) {
 
 }  // namespace
 
+// The legends each scenario's spec names (scenario_panels.cpp's table).
+void DrawPipelineGanttLegend(ViewContext& ctx, const ScenarioSettings*) {
+  if (ctx.session.pipeline() != nullptr) DrawPipelineLegend(ctx.theme, ctx.session.pipeline()->pipeline);
+}
+void DrawTpGanttLegend(ViewContext& ctx, const ScenarioSettings*) { DrawTpLegend(ctx.theme); }
+void DrawZeroGanttLegend(ViewContext& ctx, const ScenarioSettings*) {
+  if (ctx.session.zero() != nullptr) DrawZeroLegend(ctx.theme, ctx.session.zero()->scenario.params.stage);
+}
+void DrawThreeDGanttLegend(ViewContext& ctx, const ScenarioSettings*) { DrawThreeDLegend(ctx.theme); }
+void DrawMoeGanttLegend(ViewContext& ctx, const ScenarioSettings*) { DrawMoeLegend(ctx.theme); }
+
 void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const Theme& theme = ctx.theme;
   const Plan* run_plan = ctx.session.plan();
@@ -563,11 +575,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
                      "%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek",
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
-  if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
-  if (ctx.session.tp() != nullptr) DrawTpLegend(theme);
-  if (ctx.session.zero() != nullptr) DrawZeroLegend(theme, ctx.session.zero()->scenario.params.stage);
-  if (ctx.session.moe() != nullptr) DrawMoeLegend(theme);
-  if (ctx.session.three_d() != nullptr) DrawThreeDLegend(theme);
+  // The scenario's key line (its spec names it: scenario_panels.h).
+  if (const ScenarioPanel* legend = PanelOf(ctx.session.run_scenario(), PanelSlot::kLegend))
+    legend->draw(ctx, nullptr);
   if (ctx.session.compare() != nullptr) DrawCompareLegend(theme, *ctx.session.compare());
 
   // Geometry: label column, ruler, then the scrolling rows.

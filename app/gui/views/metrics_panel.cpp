@@ -16,6 +16,7 @@
 #include "app/gui/model/formula_gap.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
+#include "app/gui/views/scenario_panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 
@@ -93,24 +94,10 @@ void DrawMetricsPanel(ViewContext& ctx) {
     ImGui::Separator();
   }
   DrawCompareSummary(ctx);
-  if (session.pipeline() != nullptr) {
-    DrawPipelineMetrics(ctx);
-    return;
-  }
-  if (session.tp() != nullptr) {
-    DrawTpMetrics(ctx);
-    return;
-  }
-  if (session.zero() != nullptr) {
-    DrawZeroMetrics(ctx);
-    return;
-  }
-  if (session.three_d() != nullptr) {
-    DrawThreeDMetrics(ctx);
-    return;
-  }
-  if (session.moe() != nullptr) {
-    DrawMoeMetrics(ctx);
+  // A scenario's own metrics (its spec names them: scenario_panels.h);
+  // a collective's, and an opened trace's, follow.
+  if (const ScenarioPanel* metrics = PanelOf(session.run_scenario(), PanelSlot::kMetrics)) {
+    metrics->draw(ctx, nullptr);
     return;
   }
   if (const LoadedTrace* trace = session.trace()) {

@@ -18,6 +18,7 @@
 #include "app/gui/model/zero_view.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
+#include "app/gui/views/scenario_panels.h"
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/pipeline_schedule.h"
 #include "engine/algorithms/zero.h"
@@ -594,7 +595,8 @@ void RingOrderField(ScenarioPanelState& state) {
 /// The scenario's fields, from its spec: a few with a widget of their own
 /// (the algorithm, size, ring order, schedule, tp layer, ZeRO stage, K),
 /// every other one drawn from its type, range, unit and help.
-void SpecFields(const Theme& theme, ScenarioPanelState& state) {
+void SpecFields(ViewContext& ctx, ScenarioPanelState& state) {
+  const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
   const ScenarioSpec* spec = SpecOf(s.scenario);
   if (spec == nullptr) return;
@@ -620,11 +622,8 @@ void SpecFields(const Theme& theme, ScenarioPanelState& state) {
       SpecField(f, s, *spec);
     }
   }
-  if (s.is_pipeline()) PipelineSummary(theme, s);
-  if (s.is_tp()) TpSummary(theme, s);
-  if (s.is_zero()) ZeroSummary(theme, s);
-  if (s.is_three_d()) ThreeDSummary(theme, s);
-  if (s.is_moe()) MoeSummary(theme);
+  // The scenario's own lines under its fields (its spec names them: scenario_panels.h).
+  if (const ScenarioPanel* summary = PanelOf(spec->name, PanelSlot::kSummary)) summary->draw(ctx, &s);
 }
 
 /// A few lines for someone who has never seen the app: what each panel says.
@@ -711,6 +710,21 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
 
 }  // namespace
 
+// The lines under each scenario's fields that its spec names (scenario_panels.cpp's table).
+void DrawPipelineSettingsSummary(ViewContext& ctx, const ScenarioSettings* s) {
+  if (s != nullptr) PipelineSummary(ctx.theme, *s);
+}
+void DrawTpSettingsSummary(ViewContext& ctx, const ScenarioSettings* s) {
+  if (s != nullptr) TpSummary(ctx.theme, *s);
+}
+void DrawZeroSettingsSummary(ViewContext& ctx, const ScenarioSettings* s) {
+  if (s != nullptr) ZeroSummary(ctx.theme, *s);
+}
+void DrawThreeDSettingsSummary(ViewContext& ctx, const ScenarioSettings* s) {
+  if (s != nullptr) ThreeDSummary(ctx.theme, *s);
+}
+void DrawMoeSettingsSummary(ViewContext& ctx, const ScenarioSettings*) { MoeSummary(ctx.theme); }
+
 bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
@@ -724,7 +738,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
 
   const bool collective = ScenarioCombo(s);
   TopologyField(theme, state);
-  SpecFields(theme, state);
+  SpecFields(ctx, state);
   BackendField(s, collective);
   ImGui::Checkbox("Timing only (skip the data)", &s.timing_only);
   if (ImGui::IsItemHovered()) {

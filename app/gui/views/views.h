@@ -23,6 +23,7 @@
 namespace shardlab::gui {
 
 class LinkRenderer;  // gl/link_renderer.h; null in headless use (benchmarks)
+struct ScenarioPanelStates;  // scenario_panels.h
 
 struct ViewContext {
   Session& session;
@@ -30,6 +31,7 @@ struct ViewContext {
   const Theme& theme;
   LinkRenderer* link_renderer = nullptr;  // draws links with shaders/link.*
   double time_s = 0;                      // wall time, for animations
+  ScenarioPanelStates* panel_states = nullptr;  // the scenario views' UI state (the App's)
 };
 
 struct TopologyViewState {

@@ -1,0 +1,73 @@
+#include "app/gui/views/scenario_panels.h"
+
+#include "app/gui/model/panel_layout.h"
+#include "engine/scenarios/scenario_spec.h"
+
+namespace shardlab::gui {
+namespace {
+
+// The metrics panels of the scenarios, each drawing from the session.
+template <void (*Draw)(ViewContext&)>
+void Metrics(ViewContext& ctx, const ScenarioSettings*) {
+  Draw(ctx);
+}
+
+void TpWeights(ViewContext& ctx, const ScenarioSettings*) {
+  if (ctx.panel_states != nullptr) DrawTpWeightsView(ctx, ctx.panel_states->tp_weights);
+}
+
+void ZeroMemory(ViewContext& ctx, const ScenarioSettings*) {
+  if (ctx.panel_states != nullptr) DrawZeroMemoryView(ctx, ctx.panel_states->zero_memory);
+}
+
+}  // namespace
+
+const std::vector<ScenarioPanel>& ScenarioPanelTable() {
+  using S = PanelSlot;
+  static const std::vector<ScenarioPanel> table = {
+      // name               slot         title                                      share
+      {"pipeline_metrics", S::kMetrics, "", kPipelineMetricsShare, Metrics<DrawPipelineMetrics>},
+      {"pipeline_legend", S::kLegend, "", 0, DrawPipelineGanttLegend},
+      {"pipeline_summary", S::kSummary, "", 0, DrawPipelineSettingsSummary},
+
+      {"tp_metrics", S::kMetrics, "", kTpMetricsShare, Metrics<DrawTpMetrics>},
+      {"tp_weights", S::kBeside, "Weights: the block of each matrix every GPU holds###tp_weights",
+       kTpWeightsShare, TpWeights},
+      {"tp_legend", S::kLegend, "", 0, DrawTpGanttLegend},
+      {"tp_summary", S::kSummary, "", 0, DrawTpSettingsSummary},
+
+      {"zero_metrics", S::kMetrics, "", kZeroMetricsShare, Metrics<DrawZeroMetrics>},
+      {"zero_memory", S::kBeside, "Memory per GPU: what the simulator allocated, by kind###zero_memory",
+       kZeroMemoryShare, ZeroMemory},
+      {"zero_legend", S::kLegend, "", 0, DrawZeroGanttLegend},
+      {"zero_summary", S::kSummary, "", 0, DrawZeroSettingsSummary},
+
+      // A 3D run or an MoE layer has no chunk buffers: the metrics take the column.
+      {"three_d_metrics", S::kMetrics, "", kTpMetricsShare, Metrics<DrawThreeDMetrics>},
+      {"three_d_legend", S::kLegend, "", 0, DrawThreeDGanttLegend},
+      {"three_d_summary", S::kSummary, "", 0, DrawThreeDSettingsSummary},
+
+      {"moe_metrics", S::kMetrics, "", kTpMetricsShare, Metrics<DrawMoeMetrics>},
+      {"moe_legend", S::kLegend, "", 0, DrawMoeGanttLegend},
+      {"moe_summary", S::kSummary, "", 0, DrawMoeSettingsSummary},
+  };
+  return table;
+}
+
+const ScenarioPanel* FindScenarioPanel(std::string_view name) {
+  for (const ScenarioPanel& p : ScenarioPanelTable())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+const ScenarioPanel* PanelOf(std::string_view scenario, PanelSlot slot) {
+  const ScenarioSpec* spec = FindScenario(scenario);
+  if (spec == nullptr) return nullptr;
+  for (const std::string& name : spec->panels) {
+    const ScenarioPanel* p = FindScenarioPanel(name);
+    if (p != nullptr && p->slot == slot) return p;
+  }
+  return nullptr;
+}
+
+}  // namespace shardlab::gui
