@@ -4,6 +4,7 @@
 // below fills `measured`, and one row in labs/README.md.
 #include "engine/lab/lab_scenario.h"
 #include "engine/lab/lab_scenario_3d.h"
+#include "engine/lab/lab_scenario_moe.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,19 +94,60 @@ std::string Fixed(double value, int digits) {
 }
 
 /// Runs `plan` on the simulator to the end; throws Error(kRuntime) when the
-/// run fails.
+/// run fails, unless `fault_stop_ok` and the faults hold a failed rank or
+/// link: then the stop is the run's result (the simulator's report is the
+/// executor's error) and the caller reads what finished.
 void RunPlan(Plan plan, const Topology& topology, bool timing_only, std::uint64_t seed,
-             std::unique_ptr<Executor>* executor, VectorSink* sink, const Faults& faults = {}) {
+             std::unique_ptr<Executor>* executor, VectorSink* sink, const Faults& faults = {},
+             bool fault_stop_ok = false) {
   RunOptions options;
   options.timing_only = timing_only;
   options.seed = seed;
   CheckFaultSteps(faults, plan);
   options.faults = faults;
   *executor = std::make_unique<Executor>(CreateBackend("sim"), std::move(plan), topology, options);
-  (*executor)->RunToEnd(*sink);
+  const bool failure_asked = !faults.failed_ranks.empty() || !faults.failed_links.empty();
+  try {
+    (*executor)->RunToEnd(*sink);
+  } catch (const Error&) {
+    // The simulator ends a run that a failed rank or link holds with the
+    // report of who never joined what (sim_backend.cpp).
+    if (!(fault_stop_ok && failure_asked && (*executor)->state() == ExecutorState::kFailed)) throw;
+    return;
+  }
   if ((*executor)->state() != ExecutorState::kDone) {
     throw Error("the run failed: " + (*executor)->error(), ErrorKind::kRuntime);
   }
+}
+
+/// What a run that a failed rank or link stopped left behind, from the plan
+/// and the events of the ops that finished.
+struct FaultStop {
+  double ops_done = 0;
+  double stalled_step = -1;   // the first logical step with an op that never ran
+  double waiting_ranks = 0;   // ranks with work left that did not fail themselves
+};
+
+FaultStop MeasureFaultStop(const Plan& plan, const std::vector<Event>& events,
+                           const Faults& faults) {
+  FaultStop out;
+  std::vector<char> done(plan.ops.size(), 0);
+  for (const Event& e : events) {
+    if (e.op >= 0 && e.op < static_cast<OpId>(plan.ops.size()) && !done[e.op]) {
+      done[e.op] = 1;
+      out.ops_done += 1;
+    }
+  }
+  std::vector<char> waiting(static_cast<std::size_t>(std::max(plan.num_ranks, 0)), 0);
+  for (std::size_t id = 0; id < plan.ops.size(); ++id) {
+    if (done[id]) continue;
+    const Op& op = plan.ops[id];
+    if (out.stalled_step < 0 || op.step < out.stalled_step) out.stalled_step = op.step;
+    if (op.rank >= 0 && op.rank < plan.num_ranks && !faults.RankFailedAt(op.rank, op.step))
+      waiting[static_cast<std::size_t>(op.rank)] = 1;
+  }
+  out.waiting_ranks = static_cast<double>(std::count(waiting.begin(), waiting.end(), 1));
+  return out;
 }
 
 CollectiveScenario CollectiveFrom(const ResolvedParams& p) {
@@ -152,23 +194,56 @@ LabRunResult RunCollectiveLab(const ResolvedParams& p) {
   std::unique_ptr<Executor> executor;
   VectorSink sink;
   RunPlan(std::move(prepared->plan), prepared->topology, sc.timing_only,
-                              sc.seed, &executor, &sink, faults);
+                              sc.seed, &executor, &sink, faults, /*fault_stop_ok=*/true);
   const Plan& plan = executor->plan();
-  const CollectiveOutcomeSummary s = SummarizeCollective(
-      *prepared, RunSpanNs(sink.events), sink.events.size(), executor->backend(), &plan);
-  if (s.checked && !s.verify.correct) {
-    throw Error("the collective's result is wrong (a bug in the engine, please report it)",
-                ErrorKind::kRuntime);
-  }
   std::vector<double> sent(static_cast<std::size_t>(std::max(sc.ranks, 1)), 0.0);
   for (const Event& e : sink.events) {
     if (e.kind == OpKind::kSend && e.rank >= 0 && e.rank < static_cast<int>(sent.size())) {
       sent[static_cast<std::size_t>(e.rank)] += static_cast<double>(e.bytes);
     }
   }
+  const FaultStop stop = MeasureFaultStop(plan, sink.events, faults);
+  const bool completed = executor->state() == ExecutorState::kDone;
+  if (!completed) {
+    // A failed rank or link stopped the run: the collective never finished,
+    // so it has no bandwidth and its result is not checked.
+    const double t = static_cast<double>(RunSpanNs(sink.events));
+    LabRunResult r;
+    r.measured = {
+        {"time_ns", t}, {"time_us", t / 1e3}, {"time_ms", t / 1e6},
+        {"algbw_gbps", 0.0}, {"busbw_gbps", 0.0},
+        {"bytes_sent_per_rank", *std::max_element(sent.begin(), sent.end())},
+        {"steps", static_cast<double>(plan.num_steps)},
+        {"predicted_ns", prepared->predicted_ns},
+        {"predicted_us", prepared->predicted_ns / 1e3},
+        {"predicted_ms", prepared->predicted_ns / 1e6},
+        {"formula_bandwidth_gbps", prepared->bandwidth_gbps},
+        {"formula_alpha_us", prepared->alpha_ns / 1e3},
+        {"completed", 0.0},
+        {"ops_done", stop.ops_done},
+        {"ops_total", static_cast<double>(plan.ops.size())},
+        {"stalled_step", stop.stalled_step},
+        {"waiting_ranks", stop.waiting_ranks},
+    };
+    r.summary = std::string(CollectiveAlgoName(sc.algo)) + " " + CollectiveTitle(sc.kind) +
+                " of " + FormatBytes(sc.size_bytes) + " on " + std::to_string(sc.ranks) +
+                " ranks (" + sc.topology + ") stopped: " + executor->error();
+    return r;
+  }
+  const CollectiveOutcomeSummary s = SummarizeCollective(
+      *prepared, RunSpanNs(sink.events), sink.events.size(), executor->backend(), &plan);
+  if (s.checked && !s.verify.correct) {
+    throw Error("the collective's result is wrong (a bug in the engine, please report it)",
+                ErrorKind::kRuntime);
+  }
   LabRunResult r;
   const double t = s.metrics.time_ns;
   r.measured = {
+      {"completed", 1.0},
+      {"ops_done", stop.ops_done},
+      {"ops_total", static_cast<double>(plan.ops.size())},
+      {"stalled_step", -1.0},
+      {"waiting_ranks", 0.0},
       {"time_ns", t},
       {"time_us", t / 1e3},
       {"time_ms", t / 1e6},
@@ -433,6 +508,8 @@ void CheckScenario(const std::string& scenario, const std::vector<LabParam>& par
     CheckThreeDLab(p.params());
   } else if (scenario == "plan") {
     CheckPlanLab(p.params());
+  } else if (scenario == "moe") {
+    CheckMoeLab(p.params());
   } else if (const ScenarioSpec& spec = p.params().spec(); spec.check) {
     spec.check(p.params());
   }
@@ -517,6 +594,7 @@ LabRunResult RunScenario(const std::string& scenario, const std::vector<LabParam
   if (scenario == "3d") return RunThreeDLab(p.params());
   if (scenario == "plan") return RunPlanLab(p.params());
   if (scenario == "memory") return RunMemoryLab(p);
+  if (scenario == "moe") return RunMoeLab(p.params());
   // A registered scenario that measures itself (LabScenarios lists no other).
   LabRunResult r;
   for (const auto& [name, value] : p.params().spec().measure(p.params(), &r.summary))

@@ -9,6 +9,7 @@
 //   "memory"     ─► ZeroMemoryPerGpu   (zero_memory.h; formulas, nothing runs)
 //   "3d"         ─► ThreeDScenario     (three_d_scenario.h; lab_scenario_3d.h)
 //   "plan"       ─► PlanParallelLayouts (planner.h; analytic, nothing runs)
+//   "moe"        ─► MoeScenario        (moe_scenario.h; lab_scenario_moe.h)
 //
 // Each scenario's parameters (name, type, default, range) and measured
 // quantities (name, units, meaning) come from its spec in engine/scenarios/
@@ -81,7 +82,7 @@ struct LabScenarioSpec {
 
 /// Every lab scenario: the built-in ones the lab runner measures, in the
 /// order labs/README.md documents them (collective, pipeline, tp, zero,
-/// memory, 3d, plan), then every other registered scenario that can measure
+/// memory, 3d, plan, moe), then every other registered scenario that can measure
 /// itself (ScenarioSpec::measure: a test's). A scenario registered later
 /// appears on the next call; a deque, so pointers stay valid.
 const std::deque<LabScenarioSpec>& LabScenarios();

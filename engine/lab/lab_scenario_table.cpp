@@ -19,8 +19,8 @@ namespace {
 using K = LabParamKind;
 
 /// The built-in scenarios the lab runner measures, in labs/README.md's order.
-constexpr const char* kLabBuiltins[] = {"collective", "pipeline", "tp", "zero",
-                                        "memory",     "3d",       "plan"};
+constexpr const char* kLabBuiltins[] = {"collective", "pipeline", "tp",  "zero",
+                                        "memory",     "3d",       "plan", "moe"};
 
 bool IsLabBuiltin(const std::string& name) {
   return std::any_of(std::begin(kLabBuiltins), std::end(kLabBuiltins),

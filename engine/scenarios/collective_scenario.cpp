@@ -502,6 +502,11 @@ void RegisterScenario_collective_scenario() {
       {"predicted_ms", "ms", "the alpha-beta formula's time"},
       {"formula_bandwidth_gbps", "GB/s", "the formula's B: slowest route used"},
       {"formula_alpha_us", "us", "the formula's alpha: that route's latency"},
+      {"completed", "", "1 when every op ran; 0 when a failed rank or link stopped the run"},
+      {"ops_done", "ops", "ops that finished"},
+      {"ops_total", "ops", "ops of the plan"},
+      {"stalled_step", "", "the first logical step with an op that never ran; -1 when none"},
+      {"waiting_ranks", "ranks", "ranks left waiting with work of their own (not the failed)"},
   };
   RegisterScenario(std::move(s));
 }

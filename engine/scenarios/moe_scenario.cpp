@@ -240,6 +240,28 @@ void RegisterScenario_moe_scenario() {
       TimingOnlyParam("skip the arithmetic: time only (for large layers)"),
   };
   s.panels = {"moe_metrics", "moe_legend", "moe_summary"};
+  // What a lab reads from a run (engine/lab/lab_scenario_moe.cpp fills them).
+  s.measured = {
+      {"time_us", "us", "the layer, first event to last"},
+      {"time_ms", "ms", "the layer, first event to last"},
+      {"router_us", "us", "the step's router phase (x·Wr, top-k, gates)"},
+      {"dispatch_us", "us", "the step's dispatch phase (pack and all-to-all)"},
+      {"experts_us", "us", "the step's expert phase, until the slowest rank's experts end"},
+      {"combine_us", "us", "the step's combine phase (all-to-all back and weighted sum)"},
+      {"capacity_per_rank", "tokens", "C = ceil(capacity_factor x k x (T/N) / E)"},
+      {"dropped", "choices", "token choices dropped for want of capacity"},
+      {"dropped_fraction", "", "dropped / (T x k)"},
+      {"kept", "rows", "choices kept: rows the experts compute"},
+      {"max_expert_rows", "rows", "the busiest expert's rows"},
+      {"max_rank_rows", "rows", "the busiest rank's rows (all its experts)"},
+      {"mean_rank_rows", "rows", "rows per rank on average"},
+      {"dispatch_bytes", "bytes", "bytes all ranks sent in the dispatch all-to-all"},
+      {"dispatch_bytes_per_rank", "bytes", "the most one rank sent in the dispatch"},
+      {"combine_bytes", "bytes", "bytes all ranks sent in the combine all-to-all"},
+      {"straggler", "rank", "the rank with the longest expert time"},
+      {"straggler_load", "", "its rows / the mean rows per rank"},
+      {"straggler_time", "", "its expert time / the mean expert time"},
+  };
   RegisterScenario(std::move(s));
 }
 
