@@ -266,6 +266,7 @@ int RunMain(std::span<const std::string> words) {
       if (setup.this_machine) {
         // The machine itself, and where each rank ran on it.
         info.machine = setup.this_machine->record;
+        if (setup.backend == "cuda") info.machine->issue = CudaIssueMode();
         if (setup.backend == "sim") {
           info.rank_to_gpu = info.machine->rank_to_gpu;
           topology = &setup.this_machine->machine;
@@ -316,7 +317,10 @@ int RunMain(std::span<const std::string> words) {
     options.timing_only = true;
     options.rank_to_gpu = model.record.rank_to_gpu;
     options.shared_device_memory = true;
-    options.op_issue_ns = OpIssueNs(*model.record.profile);
+    MachineRecord modelled = model.record;
+    if (setup.backend == "cuda" && !args.Has("issue")) modelled.issue = CudaIssueMode();  // as this run did
+    options.op_issue_ns = ModelOpIssueNs(modelled);
+    options.graph_op_ns = ModelGraphOpNs(modelled);
     Executor sim(CreateBackend("sim"), *kept_plan, model.machine, options);
     VectorSink model_events;
     sim.RunToEnd(model_events);
@@ -367,10 +371,20 @@ int RunMain(std::span<const std::string> words) {
     if (setup.this_machine) {
       out << "#   machine: " << setup.this_machine->record.Describe() << "\n";
       if (setup.backend == "sim") {
-        out << "#   model: each op issued after the one before it ("
-            << FormatTime(OpIssueNs(*setup.this_machine->record.profile))
-            << ": launch + 2 event records, from the profile); copies and memory-bound kernels of "
-               "one GPU share its "
+        const TimeNs issue_ns = ModelOpIssueNs(setup.this_machine->record);
+        const TimeNs graph_ns = ModelGraphOpNs(setup.this_machine->record);
+        std::string issue_text;
+        if (issue_ns > 0) {
+          issue_text = "each op issued after the one before it (" + FormatTime(issue_ns) +
+                       ": launch + 2 event records, from the profile)";
+        } else if (graph_ns > 0) {
+          issue_text = "ops replayed as one CUDA graph (no host cost per op); a dependent op starts " +
+                       FormatTime(graph_ns) + " after its inputs (3 graph nodes of the profile's graph_node_ns)";
+        } else {
+          issue_text = "ops replayed as one CUDA graph (no host cost per op; the profile has no graph_node_ns)";
+        }
+        out << "#   model: " << issue_text
+            << "; copies and memory-bound kernels of one GPU share its "
             << FormatGbps(setup.this_machine->machine.nodes[setup.this_machine->machine.gpus[0]].device.memory_gbps) << " GB/s"
             << " of HBM traffic\n";
       }

@@ -264,7 +264,8 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
     const MachineRecord& machine = setup.this_machine->record;
     options.rank_to_gpu = machine.rank_to_gpu;
     options.shared_device_memory = true;
-    options.op_issue_ns = OpIssueNs(*machine.profile);
+    options.op_issue_ns = ModelOpIssueNs(machine);
+    options.graph_op_ns = ModelGraphOpNs(machine);
     run_topology = setup.this_machine->machine;
   }
   Executor executor(CreateBackend(setup.backend), std::move(built), std::move(run_topology), options);

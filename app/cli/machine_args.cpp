@@ -1,5 +1,7 @@
 #include "app/cli/machine_args.h"
 
+#include <cstdlib>
+
 #include "engine/core/error.h"
 #include "engine/io/trace_reader.h"
 #include "engine/topology/device_profile.h"
@@ -11,6 +13,10 @@ void AddMachineFlags(std::vector<FlagSpec>& flags) {
                                    "of --device-profile (default: 1)"});
   flags.push_back({"machine-from", 0, "TRACE", "--topology this: the machine a trace recorded (GPU "
                                                "model, count, placement, profile)"});
+  flags.push_back({"issue", 0, "MODE", "--topology this: how the modelled run issued its ops: graph "
+                                       "(one CUDA graph replayed: no host cost per op) or eager (op by "
+                                       "op: launch + 2 event records each); default: what the trace "
+                                       "recorded, else eager"});
 }
 
 namespace {
@@ -85,6 +91,14 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
     }
     if (ranks <= 0) ranks = record.gpus;
   }
+  if (args.Has("issue")) {
+    try {
+      record.issue = CheckIssueMode(args.Get("issue"));
+    } catch (const Error&) {
+      throw UsageError(args.Spelling("issue") + ": unknown mode '" + args.Get("issue") + "' (graph or eager)");
+    }
+    record.how += "; --issue " + record.issue;
+  }
   record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
   out.machine = BuildMachineTopology(record, out.detected ? &*out.detected : nullptr);
   out.plan_topology = ranks > record.gpus ? VirtualDeviceTopology(record, ranks) : out.machine;
@@ -104,11 +118,18 @@ std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& pro
   record.gpu_model = detected.gpus.front().name;
   record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
   record.how = "detected";
+  record.issue = CudaIssueMode();
   if (!profile_path.empty()) {
     record.profile = LoadDeviceProfile(profile_path);
     record.how += "; profile " + profile_path;
   }
   return record;
+}
+
+std::string CudaIssueMode() {
+  // As the CUDA backend reads it (engine/backends/cuda/cuda_backend.cpp).
+  const char* graph = std::getenv("SHARDLAB_CUDA_GRAPH");
+  return graph != nullptr && std::string(graph) == "0" ? "eager" : "graph";
 }
 
 }  // namespace shardlab::cli

@@ -20,7 +20,7 @@ struct ThisMachine {
   Topology plan_topology;             // what the plan is built on (one GPU per rank)
 };
 
-/// The flags --gpus and --machine-from.
+/// The flags --gpus, --machine-from and --issue.
 void AddMachineFlags(std::vector<FlagSpec>& flags);
 
 /// Builds the model for `ranks` ranks (0: one per GPU). Throws UsageError
@@ -31,5 +31,9 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks);
 /// placement rank r on GPU r mod N, the profile when given. Empty without a
 /// GPU.
 std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path);
+
+/// How the CUDA backend puts a run's ops on the GPU: "graph", or "eager"
+/// under SHARDLAB_CUDA_GRAPH=0 (MachineRecord::issue).
+std::string CudaIssueMode();
 
 }  // namespace shardlab::cli

@@ -34,6 +34,10 @@ struct RunOptions {
   /// the whole plan in order (a launch and two timing events on a GPU);
   /// op k of the plan cannot start before k of these have passed. 0: free.
   TimeNs op_issue_ns = 0;
+  /// Simulator, the model of a CUDA graph replay: an op that depends on
+  /// others starts this long after it became ready (the GPU resolving the
+  /// graph's edges and launching the op's nodes). 0: at once.
+  TimeNs graph_op_ns = 0;
   /// Stragglers and failures (faults.h), resolved against the topology.
   /// The simulator applies them all; a backend that cannot says so in Load.
   Faults faults;

@@ -17,7 +17,7 @@ struct Field {
 constexpr Field kFields[] = {
     {"device", "model"},        {"device", "fp32_tflops"},     {"device", "fp16_tflops"},
     {"device", "memory_gbps"},  {"device", "memory_bytes"},    {"overheads", "kernel_launch_ns"},
-    {"overheads", "event_record_ns"}, {"measured", "d2d_copy_gbps"},
+    {"overheads", "event_record_ns"}, {"overheads", "graph_node_ns"}, {"measured", "d2d_copy_gbps"},
 };
 
 std::string KeysOf(const char* table) {
@@ -62,6 +62,7 @@ class ProfileReader {
           if (key == "memory_gbps") p.memory_gbps = value;
           if (key == "kernel_launch_ns") p.kernel_launch_ns = value;
           if (key == "event_record_ns") p.event_record_ns = value;
+          if (key == "graph_node_ns") p.graph_node_ns = value;
           if (key == "d2d_copy_gbps") p.d2d_copy_gbps = value;
         }
       }
@@ -115,10 +116,11 @@ std::string FormatDeviceProfile(const DeviceProfile& p) {
   number("fp16_tflops", p.fp16_tflops, "half GEMM, float accumulation");
   number("memory_gbps", p.memory_gbps, "2 x bytes / device copy time, as the simulator counts");
   if (p.memory_bytes) out << "memory_bytes = " << *p.memory_bytes << "\n";
-  if (p.kernel_launch_ns || p.event_record_ns) {
+  if (p.kernel_launch_ns || p.event_record_ns || p.graph_node_ns) {
     out << "\n[overheads]  # measured; only the model of this machine (--topology this) uses them\n";
     number("kernel_launch_ns", p.kernel_launch_ns, "empty kernel, launch to launch");
     number("event_record_ns", p.event_record_ns, "cudaEventRecord, host side");
+    number("graph_node_ns", p.graph_node_ns, "a graph's dependent kernel node, end to next start");
   }
   if (p.d2d_copy_gbps) {
     out << "\n[measured]\n";

@@ -14,6 +14,7 @@
 //                             # charges kernel_launch_ns + 2 x event_record_ns per op
 //   kernel_launch_ns = 2300.0
 //   event_record_ns = 900.0
+//   graph_node_ns = 1700.0    # a CUDA graph's dependent node, end to next start
 //   [measured]                # the raw numbers, for reading
 //   d2d_copy_gbps = 1475.0    # bytes copied / time
 //
@@ -38,6 +39,9 @@ struct DeviceProfile {
   std::optional<Bytes> memory_bytes;
   std::optional<double> kernel_launch_ns;
   std::optional<double> event_record_ns;
+  /// In a replayed CUDA graph: from a kernel node's end to the start of the
+  /// node that depends on it (the GPU resolving the edge and launching).
+  std::optional<double> graph_node_ns;
   std::optional<Gbps> d2d_copy_gbps;
 };
 

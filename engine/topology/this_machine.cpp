@@ -25,6 +25,8 @@ std::string MachineRecord::Describe() const {
   } else if (ranks > 0) {
     out << ", one rank per GPU";
   }
+  if (issue == "graph") out << ", ops replayed as one CUDA graph";
+  if (issue == "eager") out << ", ops enqueued one by one";
   return out.str();
 }
 
@@ -105,6 +107,21 @@ TimeNs OpIssueNs(const DeviceProfile& profile) {
   return profile.kernel_launch_ns.value_or(0) + 2 * profile.event_record_ns.value_or(0);
 }
 
+TimeNs ModelOpIssueNs(const MachineRecord& record) {
+  if (record.issue == "graph" || !record.profile) return 0;
+  return OpIssueNs(*record.profile);
+}
+
+TimeNs ModelGraphOpNs(const MachineRecord& record) {
+  if (record.issue != "graph" || !record.profile || !record.profile->graph_node_ns) return 0;
+  return kGraphNodesPerOp * *record.profile->graph_node_ns;
+}
+
+std::string CheckIssueMode(const std::string& text) {
+  if (text == "graph" || text == "eager") return text;
+  throw Error("issue: unknown issue mode '" + text + "' (graph or eager)");
+}
+
 void WriteMachineRecord(JsonWriter& w, const MachineRecord& record) {
   w.BeginObject();
   w.Field("gpu_model", record.gpu_model);
@@ -115,6 +132,7 @@ void WriteMachineRecord(JsonWriter& w, const MachineRecord& record) {
   w.EndArray();
   if (record.profile) w.Field("profile", FormatDeviceProfile(*record.profile));
   w.Field("how", record.how);
+  if (!record.issue.empty()) w.Field("issue", record.issue);
   w.EndObject();
 }
 
@@ -146,6 +164,11 @@ MachineRecord ReadMachineRecord(const JsonValue& value, const std::string& where
     record.profile = ParseDeviceProfile(p->string, where + ".profile");
   }
   if (const JsonValue* h = value.Find("how"); h != nullptr && h->is_string()) record.how = h->string;
+  if (const JsonValue* i = value.Find("issue"); i != nullptr) {
+    if (!i->is_string() || (i->string != "graph" && i->string != "eager"))
+      throw fail("issue", "not \"graph\" or \"eager\"");
+    record.issue = i->string;
+  }
   return record;
 }
 

@@ -16,7 +16,9 @@
 // (memory_gbps, fp32/fp16 TFLOP/s) and the per-op host cost the model
 // charges: one launch and two timing events per op (kernel_launch_ns +
 // 2 x event_record_ns), issued one after another in plan order by the one
-// host thread that enqueues the whole plan (RunOptions::op_issue_ns).
+// host thread that enqueues the whole plan (RunOptions::op_issue_ns) —
+// unless the run replayed a CUDA graph (MachineRecord::issue "graph"),
+// where the host issues nothing per op while the run is timed.
 //
 // A measured trace records its MachineRecord (otherData.machine), so a
 // laptop rebuilds the model from the trace alone. Traces written before
@@ -39,6 +41,12 @@ struct MachineRecord {
   std::vector<int> rank_to_gpu;   // placement; empty when not known
   std::optional<DeviceProfile> profile;
   std::string how;                // how it was found: "detected", "device profile h200.toml", ...
+  /// How the run put its ops on the GPU: "graph" (the CUDA backend's
+  /// default: the plan captured once as a CUDA graph and replayed, so the
+  /// host issues nothing per op in a timed run), "eager" (the host enqueues
+  /// op by op: SHARDLAB_CUDA_GRAPH=0, or a backend without graphs), or ""
+  /// (not recorded: the model assumes eager and says so).
+  std::string issue;
 
   /// "1 NVIDIA H200 (device profile h200.toml), 8 ranks as virtual devices on GPU 0 sharing its HBM"
   std::string Describe() const;
@@ -64,6 +72,22 @@ Topology VirtualDeviceTopology(const MachineRecord& record, int ranks);
 /// The per-op host cost of the model: kernel_launch_ns + 2 x event_record_ns
 /// from the profile (0 when it has neither).
 TimeNs OpIssueNs(const DeviceProfile& profile);
+
+/// The per-op host cost the model of `record`'s run charges: none for a
+/// graph replay, OpIssueNs of its profile otherwise (eager, or not recorded).
+TimeNs ModelOpIssueNs(const MachineRecord& record);
+
+/// ShardLab's graph runs each op as three dependent nodes: a start stamp,
+/// the op's kernel or copy, an end stamp (engine/backends/cuda).
+inline constexpr int kGraphNodesPerOp = 3;
+
+/// What the model of a graph replay adds before a dependent op starts:
+/// kGraphNodesPerOp x the profile's graph_node_ns; 0 for an eager run or a
+/// profile without it.
+TimeNs ModelGraphOpNs(const MachineRecord& record);
+
+/// "graph" and "eager" as `--issue` takes them; throws Error otherwise.
+std::string CheckIssueMode(const std::string& text);
 
 class JsonWriter;
 struct JsonValue;

@@ -22,6 +22,7 @@ DeviceProfile Example() {
   p.memory_bytes = 85045379072;
   p.kernel_launch_ns = 2300;
   p.event_record_ns = 850.25;
+  p.graph_node_ns = 1674.5;
   p.d2d_copy_gbps = 1475.25;
   return p;
 }
@@ -36,6 +37,7 @@ TEST(DeviceProfile, AWrittenProfileReadsBackIdentical) {
   EXPECT_EQ(q.memory_bytes, p.memory_bytes);
   EXPECT_EQ(q.kernel_launch_ns, p.kernel_launch_ns);
   EXPECT_EQ(q.event_record_ns, p.event_record_ns);
+  EXPECT_EQ(q.graph_node_ns, p.graph_node_ns);
   EXPECT_EQ(q.d2d_copy_gbps, p.d2d_copy_gbps);
 }
 

@@ -143,6 +143,30 @@ DeviceProfile Measure(int gpu) {
         std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / kCalls;
     CUDA_CHECK(cudaStreamSynchronize(stream), -1);
   }
+  // A replayed CUDA graph's dependent nodes: a chain of tiny kernels
+  // captured from one stream; the replay's GPU span over the chain's length
+  // is one node's end to the next one's start (the model of a graph run
+  // charges it per node: this_machine.h, ModelGraphOpNs).
+  {
+    DeviceMemory one(sizeof(float));
+    constexpr int kChain = 256;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), -1);
+    for (int i = 0; i < kChain; ++i) LaunchFill(one.as<float>(), 1, 0.0f, stream);
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph), -1);
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0), -1);
+    struct GraphCleanup {
+      cudaGraph_t g;
+      cudaGraphExec_t e;
+      ~GraphCleanup() {
+        cudaGraphExecDestroy(e);
+        cudaGraphDestroy(g);
+      }
+    } graph_cleanup{graph, exec};
+    const double ns = BestNs(stream, [&] { CUDA_CHECK(cudaGraphLaunch(exec, stream), -1); });
+    p.graph_node_ns = ns / kChain;
+  }
   return p;
 }
 

@@ -233,8 +233,11 @@ class SimBackend final : public Backend {
 
   // Starts a ready op (a transfer by its send) once the host has issued it.
   void TryStart(OpId id) {
-    if (issue_ready_ns_[id] > now_) {
-      Push(issue_ready_ns_[id], SimEventKind::kIssued, id);
+    TimeNs at = issue_ready_ns_[id];
+    // A graph replay: the GPU starts a dependent op a little after its inputs are done.
+    if (options_.graph_op_ns > 0 && graph_.pred_count[id] > 0) at = std::max(at, now_ + options_.graph_op_ns);
+    if (at > now_) {
+      Push(at, SimEventKind::kIssued, id);
       return;
     }
     Begin(id);

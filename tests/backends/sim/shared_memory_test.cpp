@@ -25,8 +25,10 @@ struct OneGpu {
   double bw() const { return *profile.memory_gbps; }  // bytes/ns of HBM traffic
 };
 
-std::vector<Event> RunModel(const Plan& plan, const Topology& topology, bool shared, TimeNs issue_ns = 0) {
+std::vector<Event> RunModel(const Plan& plan, const Topology& topology, bool shared, TimeNs issue_ns = 0,
+                            TimeNs graph_op_ns = 0) {
   RunOptions options;
+  options.graph_op_ns = graph_op_ns;
   options.timing_only = true;
   options.rank_to_gpu.assign(static_cast<std::size_t>(plan.num_ranks), 0);
   options.shared_device_memory = shared;
@@ -126,6 +128,38 @@ TEST(SharedDeviceMemory, OpsWaitForTheHostToIssueThemInPlanOrder) {
     EXPECT_NEAR(e[static_cast<std::size_t>(2 * t)].start_ns, (t + 1) * issue, 1e-6) << t;
     EXPECT_NEAR(e[static_cast<std::size_t>(2 * t + 1)].start_ns, (t + 1) * issue, 1e-6) << t;
   }
+}
+
+// A graph replay: an op that depends on another starts graph_op_ns after
+// its input is done; an op with no input starts at once; nothing is charged
+// per op on the host.
+TEST(SharedDeviceMemory, AGraphReplayStartsADependentOpItsNodeDelayAfterItsInput) {
+  const OneGpu gpu;
+  PlanBuilder b("chain", 2);
+  const BufferId a = b.AddBuffer(0, "a", kCount);
+  const BufferId c = b.AddBuffer(1, "c", kCount);
+  const BufferId d = b.AddBuffer(0, "d", kCount);
+  const auto first = b.AddTransfer(0, 1, {a, 0, kCount}, {c, 0, kCount}, ReduceOp::kNone, 0, {}, {}, {});
+  b.AddTransfer(1, 0, {c, 0, kCount}, {d, 0, kCount}, ReduceOp::kNone, 1, {}, {first.recv}, {});
+  const Plan plan = b.Finish();
+  constexpr TimeNs kNode = 5000;
+  const auto plain = RunModel(plan, gpu.topology, true);
+  const auto graph = RunModel(plan, gpu.topology, true, 0, kNode);
+  EXPECT_EQ(graph[0].start_ns, 0);
+  EXPECT_NEAR(graph[1].end_ns, plain[1].end_ns, 1e-6);
+  EXPECT_NEAR(graph[2].start_ns - graph[1].end_ns, kNode, 1e-6);
+  EXPECT_NEAR(graph.back().end_ns - plain.back().end_ns, kNode, 1e-6);
+
+  // The model of a machine's graph run charges kGraphNodesPerOp nodes per
+  // op from the profile, and nothing for an eager one.
+  MachineRecord record = gpu.record;
+  record.profile->graph_node_ns = 1500;
+  record.issue = "graph";
+  EXPECT_EQ(ModelGraphOpNs(record), kGraphNodesPerOp * 1500.0);
+  EXPECT_EQ(ModelOpIssueNs(record), 0);
+  record.issue = "eager";
+  EXPECT_EQ(ModelGraphOpNs(record), 0);
+  EXPECT_EQ(ModelOpIssueNs(record), OpIssueNs(*record.profile));
 }
 
 }  // namespace
