@@ -302,9 +302,15 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
     } else {
       r.given_text = given->is_number ? TomlNumber(given->number) : given->text;
       const std::string typed = Lower(Trim(r.given_text));
-      const auto match = std::find_if(q.options.begin(), q.options.end(), [&](const std::string& o) {
+      auto match = std::find_if(q.options.begin(), q.options.end(), [&](const std::string& o) {
         return Lower(Trim(o)) == typed;
       });
+      // A translated lab also takes the option as lab.toml writes it.
+      for (std::size_t i = 0; match == q.options.end() && i < q.source_options.size() &&
+                              i < q.options.size();
+           ++i) {
+        if (Lower(Trim(q.source_options[i])) == typed) match = q.options.begin() + static_cast<long>(i);
+      }
       if (match == q.options.end()) {
         std::string list;
         for (const std::string& o : q.options) list += (list.empty() ? "" : ", ") + o;
@@ -334,6 +340,7 @@ LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
   LabGradeReport report;
   report.lab_id = lab.id;
   report.lab_title = lab.title;
+  report.lang = lab.lang;
   report.student = answers.student;
   for (const LabStep& step : lab.steps) {
     if (step.questions.empty()) continue;
@@ -400,6 +407,7 @@ std::string LabReportJson(const LabGradeReport& report) {
   w.BeginObject();
   w.Field("lab", report.lab_id);
   w.Field("title", report.lab_title);
+  w.Field("lang", report.lang);
   w.Field("student", report.student);
   w.Field("score", report.score);
   w.Field("max_score", report.max_score);

@@ -95,6 +95,7 @@ LabAnswer ExpectedLabAnswer(const LabQuestion& question, const LabValues& values
 struct LabGradeReport {
   std::string lab_id;
   std::string lab_title;
+  std::string lang = "en";  // the language of the lab's text (Lab::lang)
   std::string student;
   std::vector<LabQuestionResult> results;  // in lab order
   std::vector<std::string> run_summaries;  // one per run, for the report
@@ -117,7 +118,7 @@ LabAnswers LabAnswerKey(const Lab& lab);
 /// feedback) and a score line.
 std::string FormatLabReport(const LabGradeReport& report);
 
-/// The report as one JSON object (for a gradebook): lab, title, student,
+/// The report as one JSON object (for a gradebook): lab, title, lang, student,
 /// score, max_score, questions [{id, step, kind, verdict, points, max_points,
 /// expected, given, tolerance, units, feedback}], unknown_answers, runs.
 std::string LabReportJson(const LabGradeReport& report);
