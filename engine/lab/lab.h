@@ -67,10 +67,10 @@ struct LabQuestion {
   std::vector<std::string> options;
   std::string answer;
   std::vector<std::string> correct_if;
-  /// Set when the lab's text is a translation (lab_translation.h): the
-  /// options as lab.toml writes them, in the same order as `options`. An
-  /// answer may name an option in either language, so grading is the same.
-  std::vector<std::string> source_options;
+  /// The same options in the lab's other languages (lab_translation.h),
+  /// one list per language, each in the order of `options`. An answer may
+  /// name an option in any of them, so grading is the same in every language.
+  std::vector<std::vector<std::string>> other_options;
 
   // Feedback. `feedback` is shown for a wrong answer; for numbers,
   // `feedback_low` / `feedback_high` replace it when the answer is too low

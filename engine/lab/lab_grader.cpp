@@ -305,11 +305,11 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
       auto match = std::find_if(q.options.begin(), q.options.end(), [&](const std::string& o) {
         return Lower(Trim(o)) == typed;
       });
-      // A translated lab also takes the option as lab.toml writes it.
-      for (std::size_t i = 0; match == q.options.end() && i < q.source_options.size() &&
-                              i < q.options.size();
-           ++i) {
-        if (Lower(Trim(q.source_options[i])) == typed) match = q.options.begin() + static_cast<long>(i);
+      // The same option written in another of the lab's languages.
+      for (const std::vector<std::string>& other : q.other_options) {
+        for (std::size_t i = 0; match == q.options.end() && i < other.size() && i < q.options.size(); ++i) {
+          if (Lower(Trim(other[i])) == typed) match = q.options.begin() + static_cast<long>(i);
+        }
       }
       if (match == q.options.end()) {
         std::string list;

@@ -710,7 +710,25 @@ LabLoadResult ReadLab(const std::string& path, std::string_view lang) {
     return result;
   }
   LabLoadResult result = ReadLabText(text, file);
-  if (lang != kLabSourceLanguage) result.lab = TranslateLab(result.lab, lang, &result.problems);
+  // Every translation is read, so that a choice may be answered in any of
+  // the lab's languages; one with problems lends nothing (only the language
+  // asked for reports them: `lab check` reports them all, ValidateLab).
+  std::vector<Lab> languages = {result.lab};
+  for (const std::string& other : LabTranslationLanguages()) {
+    std::vector<LabProblem> problems;
+    Lab translated = TranslateLab(result.lab, other, &problems);
+    if (other == lang) {
+      result.problems.insert(result.problems.end(), problems.begin(), problems.end());
+      languages.front() = std::move(translated);  // the lab shown comes first
+      if (problems.empty()) languages.push_back(result.lab);
+    } else if (problems.empty()) {
+      languages.push_back(std::move(translated));
+    }
+  }
+  std::vector<Lab*> all;
+  for (Lab& l : languages) all.push_back(&l);
+  ShareLabOptions(all);
+  result.lab = std::move(languages.front());
   return result;
 }
 

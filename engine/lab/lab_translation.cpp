@@ -292,7 +292,6 @@ class TranslationReader {
         q->answer = options[static_cast<std::size_t>(at - english.options.begin())];
       }
       q->options = std::move(options);
-      q->source_options = english.options;
     }
   }
 
@@ -371,6 +370,26 @@ Lab TranslateLabText(const Lab& english, std::string_view lang, std::string_view
                    [](const LabProblem& a, const LabProblem& b) { return a.line < b.line; });
   problems->insert(problems->end(), found.begin(), found.end());
   return lab;
+}
+
+void ShareLabOptions(const std::vector<Lab*>& languages) {
+  for (Lab* lab : languages) {
+    Lab& to = *lab;
+    for (const Lab* from : languages) {
+      if (from == lab || from->steps.size() != to.steps.size()) continue;
+      for (std::size_t s = 0; s < to.steps.size(); ++s) {
+        std::vector<LabQuestion>& questions = to.steps[s].questions;
+        if (from->steps[s].questions.size() != questions.size()) continue;
+        for (std::size_t q = 0; q < questions.size(); ++q) {
+          const std::vector<std::string>& options = from->steps[s].questions[q].options;
+          if (!options.empty() && options.size() == questions[q].options.size() &&
+              options != questions[q].options) {
+            questions[q].other_options.push_back(options);
+          }
+        }
+      }
+    }
+  }
 }
 
 Lab TranslateLab(const Lab& english, std::string_view lang, std::vector<LabProblem>* problems) {

@@ -56,6 +56,12 @@ std::string LabLanguageFromEnvironment();
 /// English.
 Lab TranslateLab(const Lab& english, std::string_view lang, std::vector<LabProblem>* problems);
 
+/// Gives each lab's choice questions the options of the others as
+/// `other_options` (the labs are one lab in several languages: the same
+/// steps and questions in the same order), so an answer in any language
+/// grades the same. Labs whose structure differs are skipped.
+void ShareLabOptions(const std::vector<Lab*>& languages);
+
 /// TranslateLab from the translation's text, as if read from `path`
 /// (text_file paths are read relative to the English lab's folder).
 Lab TranslateLabText(const Lab& english, std::string_view lang, std::string_view text,
