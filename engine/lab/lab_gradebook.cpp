@@ -66,6 +66,8 @@ LabGradebook GradeClass(const Lab& lab, const std::vector<std::string>& answer_f
       book.questions.push_back(GradebookQuestion{q.id, step.id, q.points, 0, 0, 0});
     }
   }
+  // Every student is graded against the same runs, made once.
+  const std::vector<LabStepValues> runs = GradeLabRuns(lab);
   for (const std::string& file : answer_files) {
     GradebookRow row;
     row.file = file;
@@ -73,7 +75,7 @@ LabGradebook GradeClass(const Lab& lab, const std::vector<std::string>& answer_f
     try {
       const LabAnswers answers = LoadLabAnswers(file);
       if (!answers.student.empty()) row.student = answers.student;
-      row.report = GradeLab(lab, answers);
+      row.report = GradeLab(lab, answers, runs);
       row.graded = true;
       ++book.graded;
     } catch (const Error& e) {

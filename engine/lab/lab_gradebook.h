@@ -1,5 +1,6 @@
 // The class gradebook: one lab, a folder of students' answers files.
 //
+//   lab ──► GradeLabRuns (once)
 //   answers/*.toml ──► for each file: LoadLabAnswers + GradeLab ─► a row
 //                      (a file that cannot be read or graded: a failed
 //                       row with its "file:line: field: message"; the others go on)
@@ -52,7 +53,7 @@ struct LabGradebook {
 /// Error when `dir` is not a readable folder or holds none.
 std::vector<std::string> FindAnswerFiles(const std::string& dir);
 
-/// Grades every file against `lab` (fresh runs for each); a file that fails
+/// Grades every file against `lab` (one set of fresh runs for all); a file that fails
 /// becomes a failed row and the others are graded.
 LabGradebook GradeClass(const Lab& lab, const std::vector<std::string>& answer_files);
 

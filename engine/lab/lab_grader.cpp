@@ -332,7 +332,25 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
   return r;
 }
 
+std::vector<LabStepValues> GradeLabRuns(const Lab& lab) {
+  std::vector<LabStepValues> runs;
+  for (const LabStep& step : lab.steps) {
+    runs.push_back(step.questions.empty() ? LabStepValues{} : StepValues(step));
+  }
+  return runs;
+}
+
 LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
+  return GradeLab(lab, answers, GradeLabRuns(lab));
+}
+
+LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers,
+                        const std::vector<LabStepValues>& runs) {
+  if (runs.size() != lab.steps.size()) {
+    throw Error("GradeLab: " + std::to_string(runs.size()) + " runs for " +
+                    std::to_string(lab.steps.size()) + " steps",
+                ErrorKind::kRuntime);
+  }
   if (!answers.lab.empty() && answers.lab != lab.id) {
     throw FileError(answers.path, 0, "lab",
                     "the answers are for lab '" + answers.lab + "', not '" + lab.id + "'");
@@ -342,9 +360,10 @@ LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
   report.lab_title = lab.title;
   report.lang = lab.lang;
   report.student = answers.student;
-  for (const LabStep& step : lab.steps) {
+  for (std::size_t i = 0; i < lab.steps.size(); ++i) {
+    const LabStep& step = lab.steps[i];
     if (step.questions.empty()) continue;
-    LabStepValues run = StepValues(step);
+    const LabStepValues& run = runs[i];
     const LabValues& values = run.values;
     for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
     for (const LabQuestion& q : step.questions) {

@@ -110,6 +110,15 @@ struct LabGradeReport {
 /// Throws Error(kInvalidInput) when the answers name another lab.
 LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers);
 
+/// The runs GradeLab makes, one per step (empty for a step without
+/// questions), so that a class's answers files are graded against one set
+/// of runs (lab_gradebook.h).
+std::vector<LabStepValues> GradeLabRuns(const Lab& lab);
+
+/// GradeLab against runs made once by GradeLabRuns(lab).
+LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers,
+                        const std::vector<LabStepValues>& runs);
+
 /// An answers file with every question answered correctly (from fresh
 /// runs): the instructor's key, and the reference the tests grade.
 LabAnswers LabAnswerKey(const Lab& lab);

@@ -53,15 +53,25 @@ TEST(LabLanguages, EveryLabsKeyScoresFullMarksInBothLanguagesWithTheSameGrades) 
     SCOPED_TRACE(folder);
     const Lab en = LoadLab(folder, "en");
     const Lab zh = LoadLab(folder, "zh-CN");
-    // The key as an instructor prints it in Chinese, through the file format.
-    const LabAnswers key_zh = ParseLabAnswers(WriteLabAnswers(LabAnswerKey(zh)), "key.zh-CN.toml");
+    // Each language's own runs (LabAnswerKey's, made once here).
+    const std::vector<LabStepValues> zh_runs = GradeLabRuns(zh);
+    const std::vector<LabStepValues> en_runs = GradeLabRuns(en);
+    // The Chinese key (as `lab key --lang zh-CN` prints it), through the file format.
+    LabAnswers key;
+    key.lab = zh.id;
+    for (std::size_t s = 0; s < zh.steps.size(); ++s) {
+      for (const LabQuestion& q : zh.steps[s].questions) {
+        key.answers.push_back(ExpectedLabAnswer(q, zh_runs[s].values));
+      }
+    }
+    const LabAnswers key_zh = ParseLabAnswers(WriteLabAnswers(key), "key.zh-CN.toml");
     ASSERT_EQ(static_cast<int>(key_zh.answers.size()), zh.QuestionCount());
-    const LabGradeReport zh_report = GradeLab(zh, key_zh);
+    const LabGradeReport zh_report = GradeLab(zh, key_zh, zh_runs);
     EXPECT_EQ(zh_report.score, zh.MaxPoints()) << FormatLabReport(zh_report);
     EXPECT_EQ(zh_report.lang, "zh-CN");
     // The same answers, choices written in English, graded in English.
     const LabAnswers key_en = ChoicesIn(key_zh, zh, en);
-    const LabGradeReport en_report = GradeLab(en, key_en);
+    const LabGradeReport en_report = GradeLab(en, key_en, en_runs);
     EXPECT_EQ(en_report.score, en.MaxPoints()) << FormatLabReport(en_report);
     ExpectSameGrades(en_report, zh_report);
     // And across: the English lab takes the Chinese choices.
