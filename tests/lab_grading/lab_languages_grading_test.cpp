@@ -182,6 +182,21 @@ TEST(LabGradebook, ThreeStudentsEqualTheHandComputedScoresInBothLanguages) {
       << csv;
 }
 
+TEST(LabGradebook, AQuestionHalfTheClassGetsIsNotMissedByMost) {
+  const std::string klass = std::string(SHARDLAB_TEST_DATA_DIR) + "/labs/class-01/";
+  const LabGradebook book = GradeClass(LoadLab(std::string(SHARDLAB_LABS_DIR) + "/01-ring-allreduce"),
+                                       {klass + "ada.toml", klass + "cy.toml"});
+  ASSERT_EQ(book.graded, 2);
+  // chunk_bytes, sent_bytes, sent_bytes_64, time_predicted, seed_time: ada
+  // only (1 of 2, half); the three measured questions: neither.
+  EXPECT_EQ(book.most_missed, (std::vector<std::string>{"time_measured", "busbw", "seed_measured"}));
+  for (const GradebookQuestion& q : book.questions) {
+    if (q.id == "chunk_bytes") EXPECT_DOUBLE_EQ(q.share_correct, 0.5);
+    if (q.id == "steps") EXPECT_EQ(q.answered, 2);
+    if (q.id == "busbw") EXPECT_EQ(q.answered, 0);
+  }
+}
+
 TEST(LabGradebook, AFolderWithoutAnswersFilesIsAnError) {
   EXPECT_THROW(FindAnswerFiles("/nonexistent-class"), Error);
   EXPECT_THROW(FindAnswerFiles(SHARDLAB_LABS_DIR), Error);  // folders only, no *.toml
