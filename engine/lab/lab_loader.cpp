@@ -714,6 +714,8 @@ LabLoadResult ReadLab(const std::string& path, std::string_view lang) {
   // the lab's languages; one with problems lends nothing (only the language
   // asked for reports them: `lab check` reports them all, ValidateLab).
   std::vector<Lab> languages = {result.lab};
+  // A lab.toml that gave no steps (a TOML error) has nothing to translate.
+  if (result.lab.steps.empty() && !result.ok()) return result;
   for (const std::string& other : LabTranslationLanguages()) {
     std::vector<LabProblem> problems;
     Lab translated = TranslateLab(result.lab, other, &problems);
@@ -746,6 +748,7 @@ LabLoadResult ValidateLab(const std::string& path) {
   LabLoadResult result = ReadLab(path);
   std::error_code ec;
   if (!fs::is_regular_file(result.lab.path, ec)) return result;  // lab.toml itself is missing
+  if (result.lab.steps.empty() && !result.ok()) return result;    // nothing to check against
   for (const std::string& lang : LabTranslationLanguages()) {
     TranslateLab(result.lab, lang, &result.problems);
   }

@@ -329,6 +329,15 @@ TEST_F(TranslationFiles, EachMismatchIsOneProblemNamingItsLineAndField) {
   }
 }
 
+TEST_F(TranslationFiles, ALabTomlThatDoesNotParseIsOneProblemNotOnePerTranslatedStep) {
+  std::ofstream(lab_dir_ / "lab.zh-CN.toml") << kZh;
+  std::ofstream(lab_dir_ / "lab.toml") << "format = 1\ntitle = \n";
+  const LabLoadResult r = ValidateLab(lab_dir_.string());
+  ASSERT_EQ(r.problems.size(), 1u) << r.ProblemsText();
+  EXPECT_EQ(r.problems[0].line, 2);
+  EXPECT_EQ(ReadLab(lab_dir_.string(), "zh-CN").problems.size(), 1u);
+}
+
 TEST_F(TranslationFiles, AStepOrQuestionLeftOutIsAProblem) {
   LabLoadResult r = WithZh("[[step.question]]\nid = \"which\"\nprompt = \"哪一个？\"\n"
                            "options = [\"环形\", \"树形\", \"两者\"]\nexplain = \"因为。\"\n",
