@@ -67,6 +67,10 @@ struct LabQuestion {
   std::vector<std::string> options;
   std::string answer;
   std::vector<std::string> correct_if;
+  /// The same options in the lab's other languages (lab_translation.h),
+  /// one list per language, each in the order of `options`. An answer may
+  /// name an option in any of them, so grading is the same in every language.
+  std::vector<std::vector<std::string>> other_options;
 
   // Feedback. `feedback` is shown for a wrong answer; for numbers,
   // `feedback_low` / `feedback_high` replace it when the answer is too low
@@ -105,6 +109,10 @@ struct Lab {
   std::string path;  // the lab file it was read from ("" when built in code)
   std::string dir;   // its folder; text_file paths are relative to it
   std::string id;    // the folder's name: "01-ring-allreduce"
+  /// The language of the text: "en" (lab.toml), or a translation's
+  /// ("zh-CN": lab.zh-CN.toml; lab_translation.h). Numbers, parameters and
+  /// checks always come from lab.toml.
+  std::string lang = "en";
 
   int format = kLabFormatVersion;
   std::string title;

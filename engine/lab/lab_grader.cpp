@@ -302,9 +302,15 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
     } else {
       r.given_text = given->is_number ? TomlNumber(given->number) : given->text;
       const std::string typed = Lower(Trim(r.given_text));
-      const auto match = std::find_if(q.options.begin(), q.options.end(), [&](const std::string& o) {
+      auto match = std::find_if(q.options.begin(), q.options.end(), [&](const std::string& o) {
         return Lower(Trim(o)) == typed;
       });
+      // The same option written in another of the lab's languages.
+      for (const std::vector<std::string>& other : q.other_options) {
+        for (std::size_t i = 0; match == q.options.end() && i < other.size() && i < q.options.size(); ++i) {
+          if (Lower(Trim(other[i])) == typed) match = q.options.begin() + static_cast<long>(i);
+        }
+      }
       if (match == q.options.end()) {
         std::string list;
         for (const std::string& o : q.options) list += (list.empty() ? "" : ", ") + o;
@@ -326,7 +332,25 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
   return r;
 }
 
+std::vector<LabStepValues> GradeLabRuns(const Lab& lab) {
+  std::vector<LabStepValues> runs;
+  for (const LabStep& step : lab.steps) {
+    runs.push_back(step.questions.empty() ? LabStepValues{} : StepValues(step));
+  }
+  return runs;
+}
+
 LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
+  return GradeLab(lab, answers, GradeLabRuns(lab));
+}
+
+LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers,
+                        const std::vector<LabStepValues>& runs) {
+  if (runs.size() != lab.steps.size()) {
+    throw Error("GradeLab: " + std::to_string(runs.size()) + " runs for " +
+                    std::to_string(lab.steps.size()) + " steps",
+                ErrorKind::kRuntime);
+  }
   if (!answers.lab.empty() && answers.lab != lab.id) {
     throw FileError(answers.path, 0, "lab",
                     "the answers are for lab '" + answers.lab + "', not '" + lab.id + "'");
@@ -334,10 +358,12 @@ LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers) {
   LabGradeReport report;
   report.lab_id = lab.id;
   report.lab_title = lab.title;
+  report.lang = lab.lang;
   report.student = answers.student;
-  for (const LabStep& step : lab.steps) {
+  for (std::size_t i = 0; i < lab.steps.size(); ++i) {
+    const LabStep& step = lab.steps[i];
     if (step.questions.empty()) continue;
-    LabStepValues run = StepValues(step);
+    const LabStepValues& run = runs[i];
     const LabValues& values = run.values;
     for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
     for (const LabQuestion& q : step.questions) {
@@ -400,6 +426,7 @@ std::string LabReportJson(const LabGradeReport& report) {
   w.BeginObject();
   w.Field("lab", report.lab_id);
   w.Field("title", report.lab_title);
+  w.Field("lang", report.lang);
   w.Field("student", report.student);
   w.Field("score", report.score);
   w.Field("max_score", report.max_score);

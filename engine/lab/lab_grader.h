@@ -95,6 +95,7 @@ LabAnswer ExpectedLabAnswer(const LabQuestion& question, const LabValues& values
 struct LabGradeReport {
   std::string lab_id;
   std::string lab_title;
+  std::string lang = "en";  // the language of the lab's text (Lab::lang)
   std::string student;
   std::vector<LabQuestionResult> results;  // in lab order
   std::vector<std::string> run_summaries;  // one per run, for the report
@@ -109,6 +110,15 @@ struct LabGradeReport {
 /// Throws Error(kInvalidInput) when the answers name another lab.
 LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers);
 
+/// The runs GradeLab makes, one per step (empty for a step without
+/// questions), so that a class's answers files are graded against one set
+/// of runs (lab_gradebook.h).
+std::vector<LabStepValues> GradeLabRuns(const Lab& lab);
+
+/// GradeLab against runs made once by GradeLabRuns(lab).
+LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers,
+                        const std::vector<LabStepValues>& runs);
+
 /// An answers file with every question answered correctly (from fresh
 /// runs): the instructor's key, and the reference the tests grade.
 LabAnswers LabAnswerKey(const Lab& lab);
@@ -117,7 +127,7 @@ LabAnswers LabAnswerKey(const Lab& lab);
 /// feedback) and a score line.
 std::string FormatLabReport(const LabGradeReport& report);
 
-/// The report as one JSON object (for a gradebook): lab, title, student,
+/// The report as one JSON object (for a gradebook): lab, title, lang, student,
 /// score, max_score, questions [{id, step, kind, verdict, points, max_points,
 /// expected, given, tolerance, units, feedback}], unknown_answers, runs.
 std::string LabReportJson(const LabGradeReport& report);

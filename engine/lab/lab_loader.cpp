@@ -13,6 +13,7 @@
 #include "engine/core/toml.h"
 #include "engine/lab/formula.h"
 #include "engine/lab/lab_scenario.h"
+#include "engine/lab/lab_translation.h"
 
 namespace shardlab {
 namespace {
@@ -297,49 +298,10 @@ class LabReader {
   }
 
   void ReadTextFile(int line, const std::string& field, const std::string& dir, LabStep* step) {
-    const std::string& name = step->text_file;
-    const fs::path rel(name);
-    bool bad = rel.is_absolute() || name.find('\\') != std::string::npos;
-    for (const fs::path& part : rel) bad = bad || part == ".." || part == ".";
-    if (bad) {
-      Problem(line, field, "'" + name + "' must be a path inside the lab's folder (no '..', not absolute)");
-      return;
+    std::string error;
+    if (!ReadLabFolderFile(dir, step->text_file, kMaxLabTextBytes, &step->text, &error)) {
+      Problem(line, field, error);
     }
-    const fs::path full = fs::path(dir.empty() ? "." : dir) / rel;
-    std::error_code ec;
-    const auto size = fs::file_size(full, ec);
-    if (ec || !fs::is_regular_file(full, ec)) {
-      Problem(line, field, "cannot read '" + full.string() + "' (no such file)");
-      return;
-    }
-    // A symbolic link in a downloaded lab must not read files outside it.
-    const fs::path real = fs::weakly_canonical(full, ec);
-    const fs::path root = fs::weakly_canonical(fs::path(dir.empty() ? "." : dir), ec);
-    const auto [root_end, real_it] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-    (void)real_it;
-    if (ec || root_end != root.end()) {
-      Problem(line, field, "'" + name + "' leads outside the lab's folder (a symbolic link?)");
-      return;
-    }
-    if (size > kMaxLabTextBytes) {
-      Problem(line, field, "'" + full.string() + "' is " + std::to_string(size) +
-                               " bytes; text files are at most " +
-                               std::to_string(kMaxLabTextBytes));
-      return;
-    }
-    std::ifstream in(full, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in.good() && !in.eof()) {
-      Problem(line, field, "cannot read '" + full.string() + "'");
-      return;
-    }
-    std::string bytes = text.str();
-    if (bytes.find('\0') != std::string::npos) {
-      Problem(line, field, "'" + full.string() + "' is not text (it holds NUL bytes)");
-      return;
-    }
-    step->text = std::move(bytes);
   }
 
   /// `[...params]`: each parameter's type checked against the scenario.
@@ -594,6 +556,57 @@ class LabReader {
   std::vector<LabProblem>* problems_;
 };
 
+}  // namespace
+
+bool ReadLabFolderFile(const std::string& dir, const std::string& name, std::size_t max_bytes,
+                       std::string* text, std::string* error) {
+  const fs::path rel(name);
+  bool bad = rel.is_absolute() || name.find('\\') != std::string::npos;
+  for (const fs::path& part : rel) bad = bad || part == ".." || part == ".";
+  if (bad) {
+    *error = "'" + name + "' must be a path inside the lab's folder (no '..', not absolute)";
+    return false;
+  }
+  const fs::path full = fs::path(dir.empty() ? "." : dir) / rel;
+  std::error_code ec;
+  const auto size = fs::file_size(full, ec);
+  if (ec || !fs::is_regular_file(full, ec)) {
+    *error = "cannot read '" + full.string() + "' (no such file)";
+    return false;
+  }
+  // A symbolic link in a downloaded lab must not read files outside it.
+  const fs::path real = fs::weakly_canonical(full, ec);
+  const fs::path root = fs::weakly_canonical(fs::path(dir.empty() ? "." : dir), ec);
+  const auto [root_end, real_it] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  (void)real_it;
+  if (ec || root_end != root.end()) {
+    *error = "'" + name + "' leads outside the lab's folder (a symbolic link?)";
+    return false;
+  }
+  if (size > max_bytes) {
+    *error = "'" + full.string() + "' is " + std::to_string(size) + " bytes; " +
+             (max_bytes == kMaxLabTextBytes ? "text files" : "lab files") + " are at most " +
+             std::to_string(max_bytes);
+    return false;
+  }
+  std::ifstream in(full, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (!in.good() && !in.eof()) {
+    *error = "cannot read '" + full.string() + "'";
+    return false;
+  }
+  std::string all = bytes.str();
+  if (all.find('\0') != std::string::npos) {
+    *error = "'" + full.string() + "' is not text (it holds NUL bytes)";
+    return false;
+  }
+  *text = std::move(all);
+  return true;
+}
+
+namespace {
+
 std::string ReadWholeFile(const std::string& path, std::string* error) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
@@ -681,7 +694,10 @@ bool IsLabFolder(const std::string& path) {
   return fs::is_directory(path, ec) && fs::is_regular_file(fs::path(path) / kLabFileName, ec);
 }
 
-LabLoadResult ReadLab(const std::string& path) {
+LabLoadResult ReadLab(const std::string& path, std::string_view lang) {
+  if (!IsLabLanguage(lang)) {
+    throw Error("unknown lab language '" + std::string(lang) + "' (" + LabLanguagesText() + ")");
+  }
   std::error_code ec;
   const std::string file =
       fs::is_directory(path, ec) ? (fs::path(path) / kLabFileName).string() : path;
@@ -693,17 +709,50 @@ LabLoadResult ReadLab(const std::string& path) {
     result.problems.push_back(LabProblem{file, 0, "", error});
     return result;
   }
-  return ReadLabText(text, file);
+  LabLoadResult result = ReadLabText(text, file);
+  // Every translation is read, so that a choice may be answered in any of
+  // the lab's languages; one with problems lends nothing (only the language
+  // asked for reports them: `lab check` reports them all, ValidateLab).
+  std::vector<Lab> languages = {result.lab};
+  // A lab.toml that gave no steps (a TOML error) has nothing to translate.
+  if (result.lab.steps.empty() && !result.ok()) return result;
+  for (const std::string& other : LabTranslationLanguages()) {
+    std::vector<LabProblem> problems;
+    Lab translated = TranslateLab(result.lab, other, &problems);
+    if (other == lang) {
+      result.problems.insert(result.problems.end(), problems.begin(), problems.end());
+      languages.front() = std::move(translated);  // the lab shown comes first
+      if (problems.empty()) languages.push_back(result.lab);
+    } else if (problems.empty()) {
+      languages.push_back(std::move(translated));
+    }
+  }
+  std::vector<Lab*> all;
+  for (Lab& l : languages) all.push_back(&l);
+  ShareLabOptions(all);
+  result.lab = std::move(languages.front());
+  return result;
 }
 
-Lab LoadLab(const std::string& path) {
-  LabLoadResult result = ReadLab(path);
+Lab LoadLab(const std::string& path, std::string_view lang) {
+  LabLoadResult result = ReadLab(path, lang);
   if (!result.ok()) {
     std::string text = result.ProblemsText();
     if (!text.empty() && text.back() == '\n') text.pop_back();
     throw Error(text);
   }
   return std::move(result.lab);
+}
+
+LabLoadResult ValidateLab(const std::string& path) {
+  LabLoadResult result = ReadLab(path);
+  std::error_code ec;
+  if (!fs::is_regular_file(result.lab.path, ec)) return result;  // lab.toml itself is missing
+  if (result.lab.steps.empty() && !result.ok()) return result;    // nothing to check against
+  for (const std::string& lang : LabTranslationLanguages()) {
+    TranslateLab(result.lab, lang, &result.problems);
+  }
+  return result;
 }
 
 std::vector<std::string> FindLabFolders(const std::string& labs_dir) {

@@ -52,16 +52,32 @@ struct LabLoadResult {
 
 /// Reads and checks the lab in `path`: a lab folder (holding lab.toml) or a
 /// lab file. Never throws for a bad lab: unreadable files are problems too.
-LabLoadResult ReadLab(const std::string& path);
+/// `lang` "en" reads lab.toml only; a translation's language ("zh-CN") also
+/// reads its file beside lab.toml (lab.zh-CN.toml; lab_translation.h) and
+/// gives the same lab with its text in that language, and the
+/// translation's problems too. Throws Error for a language no lab has.
+LabLoadResult ReadLab(const std::string& path, std::string_view lang = "en");
 
 /// Reads and checks lab text as if it were the file `path` (its folder is
 /// the lab's folder, its folder's name the lab's id; text_file paths are
-/// read relative to it).
+/// read relative to it). English only.
 LabLoadResult ReadLabText(std::string_view text, const std::string& path);
 
 /// ReadLab, throwing Error(kInvalidInput) with every problem (one per line)
 /// when there is any.
-Lab LoadLab(const std::string& path);
+Lab LoadLab(const std::string& path, std::string_view lang = "en");
+
+/// What `lab check` runs: the lab in English, and every translation
+/// (LabTranslationLanguages) checked against it; a lab without a
+/// translation file is a problem. The lab is the English one.
+LabLoadResult ValidateLab(const std::string& path);
+
+/// Reads `name`, a path inside the lab folder `dir` (not absolute, no
+/// "..", no symbolic link leading out), as text of at most `max_bytes`.
+/// False, with `error` set ("cannot read '...' (no such file)"), when it
+/// cannot.
+bool ReadLabFolderFile(const std::string& dir, const std::string& name, std::size_t max_bytes,
+                       std::string* text, std::string* error);
 
 /// The lab folders directly under `labs_dir` (those holding lab.toml),
 /// sorted by name. Throws Error when `labs_dir` is not a readable folder.

@@ -423,3 +423,32 @@ TEST(LabPanelPaths, ProgressGoesToTheUsersDataFolder) {
 
 }  // namespace
 }  // namespace shardlab::gui
+
+namespace shardlab::gui {
+namespace {
+
+// The repository's labs, in Chinese: the chooser and the open lab show the
+// text of lab.zh-CN.toml; the numbers are lab.toml's.
+TEST(LabPanelModel, ShowsALabInChinese) {
+  const std::string labs = SHARDLAB_TEST_DATA_DIR "/../../labs";
+  test_util::TempDir progress;
+  LabPanelModel model(labs, progress.path().string());
+  EXPECT_EQ(model.language(), "en");
+  EXPECT_FALSE(model.SetLanguage("fr"));
+  ASSERT_TRUE(model.SetLanguage("zh-CN"));
+  EXPECT_EQ(model.language(), "zh-CN");
+  const std::vector<LabListEntry> rows = model.ListLabs();
+  ASSERT_GE(rows.size(), 8u) << model.error();
+  EXPECT_EQ(rows[0].id, "01-ring-allreduce");
+  EXPECT_EQ(rows[0].title, "环形 All-Reduce，一步一步");
+  EXPECT_TRUE(rows[0].problem.empty()) << rows[0].problem;
+  EXPECT_EQ(rows[0].max_score, 12);
+  ASSERT_TRUE(model.Open(rows[0].path)) << model.error();
+  EXPECT_EQ(model.lab().lang, "zh-CN");
+  EXPECT_TRUE(Contains(model.lab().steps[0].text, "环形 All-Reduce 把工作平摊开")) << model.lab().steps[0].text;
+  EXPECT_EQ(model.lab().steps[1].questions[0].prompt, "在 8 块 GPU 上，环形 All-Reduce 一共要走多少个逻辑步？");
+  EXPECT_EQ(model.lab().steps[1].questions[0].expected, "2*(ranks-1)");
+}
+
+}  // namespace
+}  // namespace shardlab::gui

@@ -13,6 +13,7 @@
 #include "engine/core/error.h"
 #include "engine/lab/formula.h"
 #include "engine/lab/lab_loader.h"
+#include "engine/lab/lab_translation.h"
 
 namespace shardlab::gui {
 namespace {
@@ -156,7 +157,7 @@ std::vector<LabListEntry> LabPanelModel::ListLabs() {
     LabListEntry row;
     row.path = folder;
     row.id = std::filesystem::path(folder).filename().string();
-    const LabLoadResult loaded = ReadLab(folder);
+    const LabLoadResult loaded = ReadLab(folder, lang_);
     if (!loaded.ok()) row.problem = FirstLine(loaded.ProblemsText());
     const Lab& lab = loaded.lab;
     if (!lab.id.empty()) row.id = lab.id;
@@ -202,8 +203,14 @@ std::vector<LabListEntry> LabPanelModel::ListLabs() {
   return rows;
 }
 
+bool LabPanelModel::SetLanguage(const std::string& lang) {
+  if (!IsLabLanguage(lang)) return false;
+  lang_ = lang;
+  return true;
+}
+
 bool LabPanelModel::Open(const std::string& path) {
-  const LabLoadResult loaded = ReadLab(path);
+  const LabLoadResult loaded = ReadLab(path, lang_);
   if (!loaded.ok()) {
     error_ = loaded.ProblemsText();
     return false;

@@ -81,6 +81,12 @@ class LabPanelModel {
   const std::string& labs_dir() const { return labs_dir_; }
   const std::string& progress_dir() const { return progress_dir_; }
 
+  /// The language of the labs' text, "en" or "zh-CN" (lab_translation.h),
+  /// used by the next ListLabs and Open; grading is the same in both. False
+  /// (and no change) for a language no lab has.
+  bool SetLanguage(const std::string& lang);
+  const std::string& language() const { return lang_; }
+
   /// The labs under labs_dir(), sorted by folder name. Never throws: a
   /// missing folder gives no rows and error() says so; a lab that does not
   /// load is a row with its problem.
@@ -178,6 +184,7 @@ class LabPanelModel {
   void MarkCompleted(const std::string& step_id);
 
   std::string labs_dir_;
+  std::string lang_ = "en";
   std::string progress_dir_;
   FileIo& io_;
   std::unique_ptr<ProgressStore> store_;  // null when the folder could not be made
