@@ -15,6 +15,9 @@
 #include "engine/lab/lab_loader.h"
 
 namespace shardlab::gui {
+
+LabLoadResult ReadLabForApp(const std::string& path) { return ReadLab(path); }
+
 namespace {
 
 /// The first line of a multi-line message.
@@ -156,7 +159,7 @@ std::vector<LabListEntry> LabPanelModel::ListLabs() {
     LabListEntry row;
     row.path = folder;
     row.id = std::filesystem::path(folder).filename().string();
-    const LabLoadResult loaded = ReadLab(folder);
+    const LabLoadResult loaded = ReadLabForApp(folder);
     if (!loaded.ok()) row.problem = FirstLine(loaded.ProblemsText());
     const Lab& lab = loaded.lab;
     if (!lab.id.empty()) row.id = lab.id;
@@ -203,7 +206,7 @@ std::vector<LabListEntry> LabPanelModel::ListLabs() {
 }
 
 bool LabPanelModel::Open(const std::string& path) {
-  const LabLoadResult loaded = ReadLab(path);
+  const LabLoadResult loaded = ReadLabForApp(path);
   if (!loaded.ok()) {
     error_ = loaded.ProblemsText();
     return false;
@@ -213,6 +216,7 @@ bool LabPanelModel::Open(const std::string& path) {
     return false;
   }
   lab_ = std::make_unique<Lab>(loaded.lab);
+  lab_path_ = path;
   error_.clear();
   warning_.clear();
   progress_ = LabProgress{};
@@ -232,6 +236,15 @@ bool LabPanelModel::Open(const std::string& path) {
   pending_runs_.clear();  // waits for the old lab's run, if any
   step_values_.clear();
   ResetStepState();
+  return true;
+}
+
+bool LabPanelModel::ReloadText() {
+  if (!lab_ || lab_path_.empty()) return false;
+  const LabLoadResult loaded = ReadLabForApp(lab_path_);
+  // Numbers, checks and steps are lab.toml's in every language: only the text changes.
+  if (!loaded.ok() || loaded.lab.steps.size() != lab_->steps.size()) return false;
+  lab_ = std::make_unique<Lab>(loaded.lab);
   return true;
 }
 

@@ -20,6 +20,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -168,27 +169,27 @@ void DrawPipelineMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
-      MetricsRow("transfers", Grouped(m.transfers),
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow(Tr("transfers"), Grouped(m.transfers),
                  FormatBytes(m.transfer_bytes) + ", " + FormatRunTime(m.transfer_ns) + " in all");
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
                     session.num_steps());
-      MetricsRow("step", text, "");
+      MetricsRow(Tr("step"), text, "");
     }
-    MetricsRow("ticks", std::to_string(prepared.pipeline.plan.num_steps),
+    MetricsRow(Tr("ticks"), std::to_string(prepared.pipeline.plan.num_steps),
                Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())) + " ops, " +
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     if (done) {
       if (check.checked) {
-        MetricsRow("result", VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictName(check.verdict.kind),
                    check.verdict.Detail() + " (after the step, gradients, weights and loss against their"
                                             " error bounds from one device in double)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
-        MetricsRow("loss", Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
+        MetricsRow(Tr("loss"), Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
       } else {
-        MetricsRow("result", "not checked", "");
+        MetricsRow(Tr("result"), "not checked", "");
       }
     }
     DroppedEventsRow(session, theme);

@@ -23,6 +23,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -139,23 +140,23 @@ void DrawTpMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
-      MetricsRow("compute", FormatRunTime(m.compute_ns), "the busiest GPU");
-      MetricsRow("comm", FormatRunTime(m.comm_ns), "while any collective runs");
-      MetricsRow("comm share", Percent(m.comm_share), "comm / step: the GPUs wait for it");
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
+      MetricsRow(Tr("compute"), FormatRunTime(m.compute_ns), "the busiest GPU");
+      MetricsRow(Tr("comm"), FormatRunTime(m.comm_ns), "while any collective runs");
+      MetricsRow(Tr("comm share"), Percent(m.comm_share), "comm / step: the GPUs wait for it");
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow("step", text, "");
+      MetricsRow(Tr("step"), text, "");
     }
     // Counted from the events when done (the plan's counts before).
     const int fwd = done ? m.forward_allreduces : layer.forward_allreduces;
     const int bwd = done ? m.backward_allreduces : layer.backward_allreduces;
-    MetricsRow("all-reduces", std::to_string(fwd) + " fwd + " + std::to_string(bwd) + " bwd",
+    MetricsRow(Tr("all-reduces"), std::to_string(fwd) + " fwd + " + std::to_string(bwd) + " bwd",
                std::string(split ? "each an RS + AG pair of " : "each sums ") + "T\xC3\x97H\xC3\x97" +
                    std::to_string(DTypeBytes(c.dtype)) + " B = " + std::to_string(c.tokens()) + "\xC3\x97" +
                    std::to_string(c.hidden) + "\xC3\x97" + std::to_string(DTypeBytes(c.dtype)) + " B");
-    MetricsRow("size", FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
+    MetricsRow(Tr("size"), FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
     if (formula.ns > 0) {
       std::string note = "per all-reduce, ring formula";
       if (done && !m.collectives.empty() && fwd + bwd > 0) {
@@ -166,19 +167,19 @@ void DrawTpMetrics(ViewContext& ctx) {
         note = std::string("per all-reduce; measured ") + FormatRunTime(measured) +
                (split ? " per RS + AG pair" : " on average");
       }
-      MetricsRow("formula", FormatRunTime(formula.ns), note);
+      MetricsRow(Tr("formula"), FormatRunTime(formula.ns), note);
     }
     if (done) {
       if (check.checked) {
-        MetricsRow("result", VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictName(check.verdict.kind),
                    check.verdict.Detail() + " (outputs and gradients against their error bounds from one GPU"
                                             " in double; " + std::to_string(check.blocks_checked) + " blocks)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow("result", "not checked", "");
+        MetricsRow(Tr("result"), "not checked", "");
       }
     }
-    MetricsRow("ticks", std::to_string(layer.plan.num_steps),
+    MetricsRow(Tr("ticks"), std::to_string(layer.plan.num_steps),
                Grouped(static_cast<std::int64_t>(layer.plan.ops.size())) + " ops, " +
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     DroppedEventsRow(session, theme);
