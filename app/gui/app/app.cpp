@@ -258,7 +258,7 @@ int App::Run() {
     std::cout << GlyphCheckLine(glyph_count_) << "\n" << std::flush;
     if (glyph_fallbacks_seen_ > 0) {
       std::cerr << kAppProgram << ": error: " << glyph_fallbacks_seen_
-                << " characters were drawn as the missing-glyph box\n";
+                << " characters were drawn as the missing-glyph box (all frames together)\n";
       if (exit_code_ == 0) exit_code_ = 1;
     }
   }

@@ -51,7 +51,7 @@ GlyphCount CountGlyphs(const ImDrawData& draw_data) {
         const auto it = glyph_at.find(std::make_pair(uv.x, uv.y));
         if (it == glyph_at.end() || it->second <= ' ') continue;
         ++corner_indices;
-        if (it->second >= 0x2E80) ++cjk_corners;
+        if (it->second >= 0x2E80 && it->second <= 0xFFEF) ++cjk_corners;  // not U+FFFD, the box
       }
     }
   }
@@ -69,9 +69,10 @@ std::string GlyphCheckLine(const GlyphCount& count) {
                                ? atlas->Fonts[0]->FallbackGlyph->Codepoint
                                : 0;
   return Format("glyph check (%s): %d characters drawn (%d CJK), %d fell back to the missing-glyph box "
-                "(U+%04X); atlas %dx%d, %d glyphs in the regular font (%d non-ASCII asked for, %d missing from %s)",
+                "(U+%04X); atlas %dx%d built in %.0f ms, %d glyphs in the regular font (%d non-ASCII asked for, "
+                "%d missing from %s)",
                 LanguageCode(CurrentLanguage()), count.drawn, count.cjk, count.fell_back, fallback,
-                atlas != nullptr ? atlas->TexWidth : 0, atlas != nullptr ? atlas->TexHeight : 0, glyphs,
+                atlas != nullptr ? atlas->TexWidth : 0, atlas != nullptr ? atlas->TexHeight : 0, info.build_ms, glyphs,
                 info.asked, info.missing, info.path.empty() ? "no CJK font" : info.path.c_str());
 }
 

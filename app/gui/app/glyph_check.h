@@ -21,7 +21,7 @@ namespace shardlab::gui {
 
 struct GlyphCount {
   int drawn = 0;      // glyph quads of any font in the atlas (whole ones)
-  int cjk = 0;        // of those, CJK ideographs, kana and fullwidth forms (U+2E80 and up)
+  int cjk = 0;        // of those, CJK ideographs, punctuation and fullwidth forms (U+2E80..U+FFEF)
   int fell_back = 0;  // quads of a font's fallback glyph: a character no font had
 };
 

@@ -49,6 +49,7 @@
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
 #include "engine/plan/op_label.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -88,7 +89,7 @@ std::string FormatGbps(double gbps) {
 /// `extra` (a 3D rank's coordinate, the compared run's time).
 void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const Plan& plan, const std::string& extra) {
   ImGui::BeginTooltip();
-  ImGui::Text("op %d  %s%s%s", e.op, OpKindName(e.kind),
+  ImGui::Text(Tr("op %d  %s%s%s"), e.op, OpKindName(e.kind),
               op != nullptr && op->reduce != ReduceOp::kNone ? " + " : "",
               op != nullptr && op->reduce != ReduceOp::kNone ? ReduceOpName(op->reduce) : "");
   if (op != nullptr) {
@@ -102,21 +103,21 @@ void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const Pl
   } else if (e.peer >= 0 && e.kind == OpKind::kRecv) {
     ImGui::Text("GPU%d <- GPU%d", e.rank, e.peer);
   } else {
-    ImGui::Text("GPU%d, %s lane", e.rank, LaneName(row.lane));
+    ImGui::Text(Tr("GPU%d, %s lane"), e.rank, LaneName(row.lane));
   }
   ImGui::Separator();
-  ImGui::Text("bytes     %s", FormatBytes(e.bytes).c_str());
-  ImGui::Text("start     %s", FormatTime(e.start_ns).c_str());
-  ImGui::Text("duration  %s", FormatTime(e.duration_ns()).c_str());
+  ImGui::Text(Tr("bytes     %s"), FormatBytes(e.bytes).c_str());
+  ImGui::Text(Tr("start     %s"), FormatTime(e.start_ns).c_str());
+  ImGui::Text(Tr("duration  %s"), FormatTime(e.duration_ns()).c_str());
   if (e.bytes > 0 && e.duration_ns() > 0) {
     // 1 byte per ns is 1 GB/s, so no conversion factor.
-    ImGui::Text("achieved  %s", FormatGbps(static_cast<double>(e.bytes) / e.duration_ns()).c_str());
+    ImGui::Text(Tr("achieved  %s"), FormatGbps(static_cast<double>(e.bytes) / e.duration_ns()).c_str());
   }
   ImGui::Separator();
-  ImGui::Text("step %d", e.step);
-  if (op != nullptr && op->tags.phase != Phase::kNone) ImGui::Text("phase %s", PhaseName(op->tags.phase));
-  if (e.clock != ClockKind::kSimulated) ImGui::TextDisabled("clock: %s", ClockKindName(e.clock));
-  if (e.status != EventStatus::kOk) ImGui::TextDisabled("status: failed or cancelled");
+  ImGui::Text(Tr("step %d"), e.step);
+  if (op != nullptr && op->tags.phase != Phase::kNone) ImGui::Text(Tr("phase %s"), PhaseName(op->tags.phase));
+  if (e.clock != ClockKind::kSimulated) ImGui::TextDisabled(Tr("clock: %s"), ClockKindName(e.clock));
+  if (e.status != EventStatus::kOk) ImGui::TextDisabled(Tr("status: failed or cancelled"));
   ImGui::EndTooltip();
 }
 
@@ -227,10 +228,10 @@ void BubbleTooltip(const TimelineRow& row, const Plan& plan, const PipelineBubbl
   const TimeNs idle_ns = bubbles.IdleNs(row.rank);
   const TimeNs span_ns = bubbles.span.end_ns - bubbles.span.start_ns;
   ImGui::BeginTooltip();
-  ImGui::Text("idle: bubble, %s", FormatTime(b.duration_ns()).c_str());
+  ImGui::Text(Tr("idle: bubble, %s"), FormatTime(b.duration_ns()).c_str());
   ImGui::TextUnformatted(BubbleReason(row, plan, b, bubbles.span).c_str());
   ImGui::Separator();
-  ImGui::Text("GPU%d idles %s of the %s span (%.0f%%)", row.rank, FormatTime(idle_ns).c_str(),
+  ImGui::Text(Tr("GPU%d idles %s of the %s span (%.0f%%)"), row.rank, FormatTime(idle_ns).c_str(),
               FormatTime(span_ns).c_str(), span_ns > 0 ? 100.0 * idle_ns / span_ns : 0.0);
   ImGui::EndTooltip();
 }
@@ -291,7 +292,7 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     if (box.event_count > 1) {
       list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), theme.folded);
       if (width >= 40.0f) {
-        const std::string text = std::to_string(box.event_count) + " ops";
+        const std::string text = Format(Tr("%d ops"), static_cast<int>(box.event_count));
         if (ImGui::CalcTextSize(text.c_str()).x + 6 <= width) {
           list->AddText(ImVec2(x0 + 3, text_y), ContrastText(theme.folded), text.c_str());
         }
@@ -555,12 +556,12 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
 
   // Toolbar.
-  const bool fit_clicked = ImGui::Button("Fit");
+  const bool fit_clicked = ImGui::Button(Tr("Fit"));
   ImGui::SameLine();
-  ImGui::Checkbox("Follow cursor", &state.follow_cursor);
+  ImGui::Checkbox(Tr("Follow cursor"), &state.follow_cursor);
   ImGui::SameLine();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
-                     "%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek",
+                     Tr("%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek"),
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
@@ -600,7 +601,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (ImGui::IsItemActive()) {
     ctx.clock.SeekNs(std::clamp(state.frame.PxToTime(io.MousePos.x - ruler_origin.x), 0.0, run_end_ns));
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("click or drag to move the replay cursor");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("click or drag to move the replay cursor"));
 
   // Rows: a child window so the rows scroll while the ruler stays.
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + ruler_h));
@@ -727,7 +728,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     }
     EventTooltip(e, op, row, plan, line);
   } else if (pass.hovered_folded > 0) {
-    ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
+    ImGui::SetTooltip(Tr("%d ops, each narrower than a pixel here: zoom in (wheel) to see them"),
                       pass.hovered_folded);
   } else if (pass.hovered_row >= 0 && pass.hovered_bubble >= 0) {
     BubbleTooltip(store.rows()[static_cast<std::size_t>(pass.hovered_row)], plan, *pass.bubbles,

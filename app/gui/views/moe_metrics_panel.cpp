@@ -50,12 +50,12 @@ void TokensPerExpertBars(const Theme& theme, const MoeRouting& routing) {
   ImGui::Dummy(ImVec2(width, height));
   if (hovered >= 0) {
     const auto e = static_cast<std::size_t>(hovered);
-    ImGui::SetTooltip("expert %d on GPU %d\n%d choices routed to it, %d computed, %d dropped\ncapacity %lld rows",
+    ImGui::SetTooltip(Tr("expert %d on GPU %d\n%d choices routed to it, %d computed, %d dropped\ncapacity %lld rows"),
                       hovered, routing.rank_of_expert(hovered), routing.routed[e], routing.kept_per_expert[e],
                       routing.routed[e] - routing.kept_per_expert[e], static_cast<long long>(cap));
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("tokens per expert, coloured by GPU (bar: computed, outline: routed, red line: capacity)");
+  ImGui::TextWrapped(Tr("tokens per expert, coloured by GPU (bar: computed, outline: routed, red line: capacity)"));
   ImGui::PopStyleColor();
 }
 
@@ -67,8 +67,8 @@ void DrawMoeMetrics(ViewContext& ctx) {
   const PreparedMoe& prepared = *session.moe();
   const MoeLayerConfig& c = prepared.layer.config;
   const MoeRouting& routing = prepared.layer.routing;
-  ImGui::TextWrapped("MoE \xC2\xB7 %d experts on %d GPUs \xC2\xB7 top-%d \xC2\xB7 T %d \xC2\xB7 H %d \xC2\xB7 F %d "
-                     "\xC2\xB7 skew %s \xC2\xB7 %s",
+  ImGui::TextWrapped(Tr("MoE \xC2\xB7 %d experts on %d GPUs \xC2\xB7 top-%d \xC2\xB7 T %d \xC2\xB7 H %d \xC2\xB7 F %d "
+                     "\xC2\xB7 skew %s \xC2\xB7 %s"),
                      c.experts, c.ranks, c.top_k, c.tokens, c.hidden, c.ffn, MoeSkewName(c.skew),
                      prepared.topology.name.c_str());
   const bool done = session.state() == SessionState::kDone;

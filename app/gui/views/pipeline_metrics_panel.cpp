@@ -96,13 +96,13 @@ void StageTable(const PreparedPipeline& prepared, const PipelineMetrics& m) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(Fixed(st.bubble_over_useful, 3).c_str());
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("idle %s over busy %s", FormatRunTime(st.idle_ns).c_str(),
+      ImGui::SetTooltip(Tr("idle %s over busy %s"), FormatRunTime(st.idle_ns).c_str(),
                         FormatRunTime(st.busy_ns).c_str());
     }
     ImGui::TableNextColumn();
     ImGui::Text("%d (%d)", st.peak_inflight, st.formula_peak_inflight);
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("most micro-batch activations held at once (formula in brackets)");
+      ImGui::SetTooltip(Tr("most micro-batch activations held at once (formula in brackets)"));
     }
   }
   ImGui::EndTable();

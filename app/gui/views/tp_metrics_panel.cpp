@@ -110,7 +110,7 @@ void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(FormatRunTime(t.span_ns).c_str());
     if (hovered || ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("%s: %s\nthe whole tensor: %s (T x H); each GPU sent %s\n%d ops, %s from the first to the last",
+      ImGui::SetTooltip(Tr("%s: %s\nthe whole tensor: %s (T x H); each GPU sent %s\n%d ops, %s from the first to the last"),
                         n != nullptr ? n->name.c_str() : "?", t.collective.what.c_str(),
                         FormatBytes(t.tensor_bytes).c_str(), FormatBytes(t.sent_per_rank).c_str(), t.events,
                         FormatRunTime(t.span_ns).c_str());
@@ -212,9 +212,9 @@ void DrawTpMetrics(ViewContext& ctx) {
   ImGui::TextWrapped("%s", why);
   if (done && m.comm_share > 0.5) {
     // The lesson of a small layer: the all-reduce does not shrink with it as fast.
-    ImGui::TextWrapped("Communication dominates here: per GPU the arithmetic grows as T x H x F / tp, "
+    ImGui::TextWrapped(Tr("Communication dominates here: per GPU the arithmetic grows as T x H x F / tp, "
                        "an all-reduce only as T x H, and each ring step pays a link's latency. A "
-                       "bigger layer (hidden 4096, sequence 2048, timing only) turns the share around.");
+                       "bigger layer (hidden 4096, sequence 2048, timing only) turns the share around."));
   }
   ImGui::PopStyleColor();
 }

@@ -221,8 +221,8 @@ void DrawZeroMetrics(ViewContext& ctx) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   ImGui::TextWrapped("%s", StageLesson(p.stage));
   if (k == 8) {
-    ImGui::TextWrapped("K = 8 counts Adam's m and v only, as the seed texts do; this run also keeps an fp32 "
-                       "master copy of what each GPU updates (4 bytes a parameter more: the paper's K = 12).");
+    ImGui::TextWrapped(Tr("K = 8 counts Adam's m and v only, as the seed texts do; this run also keeps an fp32 "
+                       "master copy of what each GPU updates (4 bytes a parameter more: the paper's K = 12)."));
   }
   ImGui::PopStyleColor();
 }
