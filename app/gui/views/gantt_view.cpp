@@ -169,7 +169,7 @@ bool BoxesOverlap(const std::vector<GanttBox>& boxes, double x0_px, double x1_px
 /// optimizer step sits inside a drain bubble): centred, else at either end.
 void BubbleWord(ImDrawList* list, const std::vector<GanttBox>& boxes, float x0, float x1, float text_y,
                 const RowPass& pass) {
-  const ImVec2 size = ImGui::CalcTextSize("bubble");
+  const ImVec2 size = ImGui::CalcTextSize(Tr("bubble"));
   const float pad = 6.0f;
   if (x1 - x0 < size.x + 2 * pad) return;
   for (const float tx : {(x0 + x1 - size.x) * 0.5f, x0 + pad, x1 - pad - size.x}) {
@@ -178,7 +178,7 @@ void BubbleWord(ImDrawList* list, const std::vector<GanttBox>& boxes, float x0, 
     // On a patch of background, so the hatching does not cut the letters.
     list->AddRectFilled(ImVec2(tx - 3, text_y), ImVec2(tx + size.x + 3, text_y + size.y),
                         WithAlpha(pass.theme->background, 0.85f));
-    list->AddText(ImVec2(tx, text_y), pass.theme->bubble, "bubble");
+    list->AddText(ImVec2(tx, text_y), pass.theme->bubble, Tr("bubble"));
     return;
   }
 }
@@ -400,10 +400,10 @@ void LegendEntry(const Theme& theme, Color fill, const char* tag, const char* wo
 
 /// The pipeline legend line: the passes' shades, the micro-batch hues, the bubble.
 void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
-  LegendEntry(theme, theme.MicrobatchColor(Phase::kForward, 0), "F0", "forward");
-  LegendEntry(theme, theme.MicrobatchColor(Phase::kBackward, 0), "B0", "backward");
+  LegendEntry(theme, theme.MicrobatchColor(Phase::kForward, 0), "F0", Tr("forward"));
+  LegendEntry(theme, theme.MicrobatchColor(Phase::kBackward, 0), "B0", Tr("backward"));
   if (SplitsBackward(pipeline.params.schedule)) {
-    LegendEntry(theme, theme.MicrobatchColor(Phase::kWeightGrad, 0), "W0", "weight gradient");
+    LegendEntry(theme, theme.MicrobatchColor(Phase::kWeightGrad, 0), "W0", Tr("weight gradient"));
   }
   // One swatch per hue in use: the micro-batch numbers a student will see.
   const int hues = std::clamp(pipeline.params.shape.microbatches, 1, kMicrobatchHueCount);
@@ -418,19 +418,19 @@ void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
     ImGui::SameLine(0, 0);
   }
   ImGui::SameLine(0, 4);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "colour = micro-batch");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", Tr("colour = micro-batch"));
   ImGui::SameLine(0, 14);
-  LegendEntry(theme, WithAlpha(theme.bubble, 0.16f), nullptr, "bubble: the stage idles", true);
+  LegendEntry(theme, WithAlpha(theme.bubble, 0.16f), nullptr, Tr("bubble: the stage idles"), true);
   ImGui::NewLine();
 }
 
 /// The tensor-parallel legend line: compute passes, the all-reduces' two
 /// passes, and the rank colour beside each row.
 void DrawTpLegend(const Theme& theme) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
-  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
-  LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "RS", "reduce-scatter pass");
-  LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), "AG", "all-gather pass");
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", Tr("forward compute"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", Tr("backward compute"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "RS", Tr("reduce-scatter pass"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), "AG", Tr("all-gather pass"));
   const ImVec2 min = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
   ImGui::Dummy(ImVec2(4 * 6.0f, h));
@@ -444,17 +444,17 @@ void DrawTpLegend(const Theme& theme) {
 
 /// The MoE legend line: the layer's four phases.
 void DrawMoeLegend(const Theme& theme) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kRouter), "router", "x\xC2\xB7Wr, softmax and top-k");
-  LegendEntry(theme, theme.PhaseColor(Phase::kDispatch), "dispatch", "pack and all-to-all to the experts' GPUs");
-  LegendEntry(theme, theme.PhaseColor(Phase::kExpert), "expert", "each expert's MLP on its rows: the longest is the straggler");
-  LegendEntry(theme, theme.PhaseColor(Phase::kCombine), "combine", "all-to-all back and the gated sum");
+  LegendEntry(theme, theme.PhaseColor(Phase::kRouter), "router", Tr("x\xC2\xB7Wr, softmax and top-k"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kDispatch), "dispatch", Tr("pack and all-to-all to the experts' GPUs"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kExpert), "expert", Tr("each expert's MLP on its rows: the longest is the straggler"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kCombine), "combine", Tr("all-to-all back and the gated sum"));
   ImGui::NewLine();
 }
 
 /// The 3D legend line: compute by pass, and what the collectives' labels say.
 void DrawThreeDLegend(const Theme& theme) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
-  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", Tr("forward compute"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", Tr("backward compute"));
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
                      "TP g3 / PP g1 / DP g0: a transfer of that group kind and group (hover: its ranks); "
                      "rows grouped by stage, then replica");
@@ -474,14 +474,14 @@ std::string ThreeDRankLine(const Session& session, const Event& e) {
 /// The ZeRO legend line: compute by layer, the optimizer, the two
 /// collectives and what each moves, the GPU colours.
 void DrawZeroLegend(const Theme& theme, int stage) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", "forward of layer 3");
-  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", "backward");
-  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "opt", "Adam update");
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", Tr("forward of layer 3"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", Tr("backward"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "opt", Tr("Adam update"));
   if (stage == 0) {
-    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", "all-reduce: bucket 0's gradients");
+    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", Tr("all-reduce: bucket 0's gradients"));
   } else {
-    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), stage == 3 ? "RS L3" : "RS b1", "gradients");
-    LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), stage == 3 ? "AG L3 fwd" : "AG b1 upd", "parameters");
+    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), stage == 3 ? "RS L3" : "RS b1", Tr("gradients"));
+    LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), stage == 3 ? "AG L3 fwd" : "AG b1 upd", Tr("parameters"));
   }
   ImGui::NewLine();
 }

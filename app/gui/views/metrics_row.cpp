@@ -32,6 +32,15 @@ void DroppedEventsRow(const Session& session, const Theme& theme) {
              Tr("the views miss them"), theme.error);
 }
 
+const char* VerdictWords(VerdictKind kind) {
+  switch (kind) {
+    case VerdictKind::kCorrect: return Tr("correct");
+    case VerdictKind::kWrong: return Tr("WRONG");
+    case VerdictKind::kNotChecked: break;
+  }
+  return Tr("not checked");
+}
+
 const char* ClockOf(const Session& session) {
   for (const TimelineRow& row : session.store().rows()) {
     if (!row.events.empty()) return ClockKindName(row.events.front().clock);

@@ -94,12 +94,12 @@ void DrawMoeMetrics(ViewContext& ctx) {
                  std::to_string(m.transfers) + " sends; every GPU's bytes against the hand count",
                  out.bytes_match ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       if (out.check.checked) {
-        MetricsRow(Tr("result"), VerdictName(out.check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(out.check.verdict.kind),
                    out.check.verdict.Detail() + " (outputs and gates against their error bounds from one"
                                                 " device in double)",
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow(Tr("result"), "not checked", out.check.not_checked_reason);
+        MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
       }
     } else {
       char text[64];

@@ -74,9 +74,9 @@ void StageTable(const PreparedPipeline& prepared, const PipelineMetrics& m) {
   }
   ImGui::TableSetupScrollFreeze(0, 1);
   // Times in µs without a unit per cell: seven columns must fit the panel.
-  for (const char* name : {"stage", "layers", "F \xC2\xB5s", "B \xC2\xB5s"}) ImGui::TableSetupColumn(name);
+  for (const char* name : {Tr("stage"), Tr("layers"), "F \xC2\xB5s", "B \xC2\xB5s"}) ImGui::TableSetupColumn(name);
   if (split) ImGui::TableSetupColumn("W \xC2\xB5s");
-  for (const char* name : {"bubble", "held"}) ImGui::TableSetupColumn(name);
+  for (const char* name : {Tr("bubble"), Tr("held")}) ImGui::TableSetupColumn(name);
   ImGui::TableHeadersRow();
   for (std::size_t s = 0; s < m.stages.size(); ++s) {
     const PipelineStageMetrics& st = m.stages[s];
@@ -113,8 +113,8 @@ void StageTable(const PreparedPipeline& prepared, const PipelineMetrics& m) {
 void FormulaTable(PipelineSchedule schedule, const PipelineMetrics& m) {
   if (!ImGui::BeginTable("##formulas", 3, ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
-  ImGui::TableSetupColumn("measured");
-  ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(Tr("measured"));
+  ImGui::TableSetupColumn(Tr("formula"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   auto row = [](const char* name, const std::string& measured, const std::string& formula,
                 const char* tooltip) {
@@ -127,14 +127,14 @@ void FormulaTable(PipelineSchedule schedule, const PipelineMetrics& m) {
     ImGui::TableNextColumn();
     ImGui::TextDisabled("%s", formula.c_str());
   };
-  row("bubble", Fixed(m.bubble_over_useful, 3),
+  row(Tr("bubble"), Fixed(m.bubble_over_useful, 3),
       Fixed(m.formula_bubble_over_useful, 3) + " = " + FormulaBubbleOverUsefulText(schedule),
-      "idle time over useful (busy) time, summed over the stages");
-  row("of step", Fixed(m.bubble_of_step, 3),
+      Tr("idle time over useful (busy) time, summed over the stages"));
+  row(Tr("of step"), Fixed(m.bubble_of_step, 3),
       Fixed(m.formula_bubble_of_step, 3) + " = " + FormulaBubbleOfStepText(schedule),
-      "idle time as a share of every stage's forward/backward span");
-  row("held", PerStage(m.stages, false), PerStage(m.stages, true),
-      "most micro-batch activations a stage held at once, stage 0 first");
+      Tr("idle time as a share of every stage's forward/backward span"));
+  row(Tr("held"), PerStage(m.stages, false), PerStage(m.stages, true),
+      Tr("most micro-batch activations a stage held at once, stage 0 first"));
   ImGui::EndTable();
 }
 
@@ -183,13 +183,13 @@ void DrawPipelineMetrics(ViewContext& ctx) {
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     if (done) {
       if (check.checked) {
-        MetricsRow(Tr("result"), VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
                    check.verdict.Detail() + " (after the step, gradients, weights and loss against their"
                                             " error bounds from one device in double)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
         MetricsRow(Tr("loss"), Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
       } else {
-        MetricsRow(Tr("result"), "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     DroppedEventsRow(session, theme);

@@ -73,12 +73,12 @@ void DrawThreeDMetrics(ViewContext& ctx) {
                     out.model_flops / 1e6, params.grid.ranks());
       MetricsRow(Tr("MFU"), Percent(out.mfu, 1.0), mfu);
       if (out.check.checked) {
-        MetricsRow(Tr("result"), VerdictName(out.check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(out.check.verdict.kind),
                    out.check.verdict.Detail() + " (weights, gradients and loss against their error bounds"
                                                 " from one device in double)",
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow(Tr("result"), "not checked", out.check.not_checked_reason);
+        MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
       }
     } else {
       char text[64];

@@ -171,12 +171,12 @@ void DrawTpMetrics(ViewContext& ctx) {
     }
     if (done) {
       if (check.checked) {
-        MetricsRow(Tr("result"), VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
                    check.verdict.Detail() + " (outputs and gradients against their error bounds from one GPU"
                                             " in double; " + std::to_string(check.blocks_checked) + " blocks)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow(Tr("result"), "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     MetricsRow(Tr("ticks"), std::to_string(layer.plan.num_steps),

@@ -193,13 +193,13 @@ void DrawZeroMetrics(ViewContext& ctx) {
       MetricsRow(Tr("step"), FormatRunTime(out.step_ns), std::string(ClockOf(session)) + " clock, per Adam step");
       const ZeroCheck& check = out.check;
       if (check.checked) {
-        MetricsRow(Tr("result"), VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
                    check.verdict.Detail() + " (fp32 parameters against their error bounds from one GPU in"
                                             " double); loss " +
                        Fixed(check.loss, "%.5g") + " vs " + Fixed(check.reference_loss, "%.5g"),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow(Tr("result"), "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     MetricsRow(Tr("ticks"), std::to_string(prepared.zero.plan.num_steps),
