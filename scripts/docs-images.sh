@@ -49,3 +49,6 @@ model=$(mktemp --suffix=.json)
 shot compare-overlay --open-trace bench/results/2026-11-26-h200-gpu-check/this-ring8-64M.json \
   --compare-trace "$model" --step 14 --frames 30
 rm -f "$model"
+# The app in Simplified Chinese (docs/app.md#language): the same pipeline, every
+# menu, panel and legend in Chinese.
+shot app-zh-CN --lang zh-CN --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8 --step 40 --frames 30

@@ -16,9 +16,10 @@ set -euo pipefail
 
 build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev)
 # The desktop app: ImGui (+ stb for PNGs), GLFW, Mesa's software OpenGL for
-# machines without a GPU, and the font it looks for at run time. xauth:
+# machines without a GPU, and the fonts it looks for at run time (DejaVu;
+# WenQuanYi Micro Hei for the app in Chinese, --lang zh-CN). xauth:
 # xvfb-run needs it, and it is only a Recommends of xvfb.
-gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
+gui_packages=(libimgui-dev libstb-dev libglfw3-dev libgl1-mesa-dri fonts-dejavu-core fonts-wqy-microhei xvfb xauth)
 # The mpi backend and its tests (label mpi); iproute2's `ip netns` makes the
 # two "hosts" of the test across machines (tests/mpi/mpi_two_hosts_test.cpp).
 mpi_packages=(libopenmpi-dev openmpi-bin iproute2)

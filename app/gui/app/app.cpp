@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <utility>
 #include <vector>
@@ -20,6 +21,8 @@
 #include "app/gui/app/shortcuts.h"
 #include "app/gui/app/trace_export.h"
 #include "app/gui/gl/link_renderer.h"
+#include "app/gui/i18n/glyph_set.h"
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/panel_layout.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/scenario_panels.h"
@@ -67,6 +70,10 @@ std::string FileSafe(std::string text) {
   }
   return text;
 }
+
+/// A window's title in the current language with a fixed ImGui id after
+/// "###", so switching the language keeps the window (and its scroll).
+std::string Title(const char* text, const char* id) { return std::string(text) + "###" + id; }
 
 bool BeginPanel(const char* name, const Rect& rect, ImGuiWindowFlags extra = 0) {
   ImGui::SetNextWindowPos(ImVec2(rect.min.x, rect.min.y));
@@ -120,7 +127,21 @@ bool App::Init(std::string* error) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // panels are placed every frame; nothing to remember
   ApplyTheme(theme_);
-  if (const std::string note = BuildFontAtlas(font_scale_); !note.empty()) {
+  // Chinese needs a CJK font: without one, one line and English.
+  chinese_font_ = !(flags_.cjk_font.empty() ? FindCjkFont() : flags_.cjk_font).empty();
+  if (!flags_.cjk_font.empty() && !std::ifstream(flags_.cjk_font, std::ios::binary).good()) chinese_font_ = false;
+  if (flags_.language == Language::kChinese && !chinese_font_) {
+    std::cerr << kAppProgram << ": warning: no CJK font found for Chinese ("
+              << (flags_.cjk_font.empty() ? "install fonts-wqy-microhei or fonts-noto-cjk"
+                                          : "cannot read " + flags_.cjk_font)
+              << "); showing English\n";
+  } else {
+    SetLanguage(flags_.language);
+  }
+  if (lab_panel_.model && lab_panel_.model->SetLanguage(LanguageCode(CurrentLanguage()))) {
+    lab_panel_.model->ReloadText();  // the lab opened above, in the app's language
+  }
+  if (const std::string note = BuildFontAtlas(font_scale_, FontRequest()); !note.empty()) {
     std::cerr << kAppProgram << ": warning: " << note << "\n";
     SetStatus(note, false);
   }
@@ -135,7 +156,7 @@ bool App::Init(std::string* error) {
   if (std::string why; !link_renderer_->Init(&why)) {
     // The topology view falls back to plain lines: worth a note, not a stop.
     std::cerr << kAppProgram << ": warning: link shaders unavailable: " << why << "\n";
-    SetStatus("Link shaders unavailable; drawing plain lines", false);
+    SetStatus(Tr("Link shaders unavailable; drawing plain lines"), false);
   }
   return true;
 }
@@ -236,6 +257,15 @@ int App::Run() {
     Frame(dt_s);
     if (flags_.scripted() && counted_frames >= flags_.frames) break;
   }
+  if (flags_.glyph_check) {
+    // The last frame's characters; a box drawn in any earlier frame fails it too.
+    std::cout << GlyphCheckLine(glyph_count_) << "\n" << std::flush;
+    if (glyph_fallbacks_seen_ > 0) {
+      std::cerr << kAppProgram << ": error: " << glyph_fallbacks_seen_
+                << " characters were drawn as the missing-glyph box (all frames together)\n";
+      if (exit_code_ == 0) exit_code_ = 1;
+    }
+  }
   Shutdown();
   return exit_code_;
 }
@@ -283,7 +313,7 @@ bool App::StepEventFlood(double now_s) {
 void App::Frame(double dt_s) {
   if (font_reload_pending_) {
     // Between frames: the old atlas texture is not in use.
-    if (const std::string note = ReloadFonts(font_scale_); !note.empty()) SetStatus(note, false);
+    if (const std::string note = ReloadFonts(font_scale_, FontRequest()); !note.empty()) SetStatus(note, false);
     font_reload_pending_ = false;
   }
   ImGui_ImplOpenGL3_NewFrame();
@@ -314,6 +344,8 @@ void App::Frame(double dt_s) {
   menu.can_export_trace = session_.plan() != nullptr && session_.store().event_count() > 0;
   menu.can_compare = session_.plan() != nullptr && session_.state() == SessionState::kDone;
   menu.lab_panel_open = lab_panel_visible_;
+  menu.language = CurrentLanguage();
+  menu.chinese_font = chinese_font_;
   if (glfwGetTime() < status_until_s_) {
     menu.status = status_;
     menu.status_color = status_error_ ? theme.error : theme.text_dim;
@@ -321,12 +353,12 @@ void App::Frame(double dt_s) {
     // Lost events are never silent: the views are missing them.
     const FloodCounters flood = session_.flood_counters();
     menu.status = session_.flooding()
-                      ? "event flood: " + Grouped(static_cast<std::int64_t>(flood.attempted)) +
-                            " produced, " + Grouped(static_cast<std::int64_t>(flood.ingested)) +
-                            " drawn, " + Grouped(static_cast<std::int64_t>(flood.dropped)) +
-                            " dropped (queue full)"
-                      : Grouped(static_cast<std::int64_t>(session_.dropped_events())) +
-                            " events dropped (the event queue was full)";
+                      ? Format(Tr("event flood: %s produced, %s drawn, %s dropped (queue full)"),
+                               Grouped(static_cast<std::int64_t>(flood.attempted)).c_str(),
+                               Grouped(static_cast<std::int64_t>(flood.ingested)).c_str(),
+                               Grouped(static_cast<std::int64_t>(flood.dropped)).c_str())
+                      : Format(Tr("%s events dropped (the event queue was full)"),
+                               Grouped(static_cast<std::int64_t>(session_.dropped_events())).c_str());
     menu.status_color = session_.dropped_events() > 0 ? theme.error : theme.text_dim;
   }
   HandleMenu(DrawMenuBar(menu));
@@ -336,7 +368,7 @@ void App::Frame(double dt_s) {
     const ImGuiIO& io = ImGui::GetIO();
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.18f, io.DisplaySize.y * 0.08f), ImGuiCond_Once);
     ImGui::SetNextWindowSize(ImVec2(io.DisplaySize.x * 0.64f, io.DisplaySize.y * 0.8f), ImGuiCond_Once);
-    if (ImGui::Begin("3D layout planner (analytic, as shardlab-cli plan)###planner", &planner_open_)) {
+    if (ImGui::Begin(Title(Tr("3D layout planner (analytic, as shardlab-cli plan)"), "planner").c_str(), &planner_open_)) {
       ScenarioSettings settings = scenario_state_.edit;
       if (DrawPlannerPanel(theme, planner_state_, &settings)) {
         scenario_state_.edit = settings;
@@ -359,7 +391,7 @@ void App::Frame(double dt_s) {
     std::string message;
     if (session_.OpenCompareTrace(compare_trace_dialog_.path(), &message)) {
       compare_trace_dialog_.Opened(compare_trace_dialog_.path());
-      SetStatus("Comparing with " + compare_trace_dialog_.path(), false);
+      SetStatus(Format(Tr("Comparing with %s"), compare_trace_dialog_.path().c_str()), false);
     } else {
       compare_trace_dialog_.Failed(message);
     }
@@ -373,10 +405,14 @@ void App::Frame(double dt_s) {
                !failed.empty()) {
       SetStatus(failed, true);
     } else {
-      SetStatus("Saved trace " + export_dialog_.path() + " (open it in ui.perfetto.dev)", false);
+      SetStatus(Format(Tr("Saved trace %s (open it in ui.perfetto.dev)"), export_dialog_.path().c_str()), false);
     }
   }
   ImGui::Render();
+  if (flags_.glyph_check) {
+    glyph_count_ = CountGlyphs(*ImGui::GetDrawData());
+    glyph_fallbacks_seen_ += glyph_count_.fell_back;
+  }
 
   int fb_w = 0;
   int fb_h = 0;
@@ -410,7 +446,7 @@ void App::DrawPanels(ViewContext& ctx) {
   }
 
   EnforceLabLocks();
-  if (BeginPanel("Scenario###scenario", layout.scenario)) {
+  if (BeginPanel(Title(Tr("Scenario"), "scenario").c_str(), layout.scenario)) {
     if (DrawScenarioPanel(ctx, scenario_state_)) StartRun(scenario_state_.edit);
     if (std::exchange(scenario_state_.restart_worker, false)) StartRun(scenario_state_.last_run);
   }
@@ -420,26 +456,27 @@ void App::DrawPanels(ViewContext& ctx) {
     DrawTransportBar(ctx, transport_state_);
   }
   ImGui::End();
-  if (BeginPanel("Machine: GPUs, switches and links###topology", layout.topology,
+  if (BeginPanel(Title(Tr("Machine: GPUs, switches and links"), "topology").c_str(), layout.topology,
                  ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     DrawTopologyView(ctx, topology_state_);
   }
   ImGui::End();
-  if (BeginPanel("Metrics###metrics", layout.metrics)) DrawMetricsPanel(ctx);
+  if (BeginPanel(Title(Tr("Metrics"), "metrics").c_str(), layout.metrics)) DrawMetricsPanel(ctx);
   ImGui::End();
   if (layout.buffers.height() >= 1.0f) {
-    if (BeginPanel("Buffers: whose parts each chunk holds###buffers", layout.buffers)) {
+    if (BeginPanel(Title(Tr("Buffers: whose parts each chunk holds"), "buffers").c_str(), layout.buffers)) {
       DrawBufferView(ctx);
     }
     ImGui::End();
   }
   if (layout.weights.width() >= 1.0f && beside != nullptr) {
-    if (BeginPanel(beside->title, layout.weights, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    if (BeginPanel(Title(beside->title(), beside->name).c_str(), layout.weights,
+                   ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
       beside->draw(ctx, nullptr);
     }
     ImGui::End();
   }
-  if (BeginPanel("Timeline: one row per GPU and lane###gantt", layout.gantt,
+  if (BeginPanel(Title(Tr("Timeline: one row per GPU and lane"), "gantt").c_str(), layout.gantt,
                  ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     DrawGanttView(ctx, gantt_state_);
   }
@@ -469,6 +506,8 @@ void App::HandleMenu(MenuAction action) {
     case MenuAction::kShowShortcuts: OpenHelpPopup(HelpPopup::kShortcuts); break;
     case MenuAction::kShowAbout: OpenHelpPopup(HelpPopup::kAbout); break;
     case MenuAction::kTogglePlanner: planner_open_ = !planner_open_; break;
+    case MenuAction::kLanguageEnglish: SetAppLanguage(Language::kEnglish); break;
+    case MenuAction::kLanguageChinese: SetAppLanguage(Language::kChinese); break;
   }
 }
 
@@ -499,7 +538,7 @@ bool App::OpenTrace(const std::string& path, std::string* message) {
   ResetReplay();
   auto_speed_ = AutoReplaySpeed(session_.expected_ns(), session_.num_steps());
   clock_.set_speed(auto_speed_);
-  SetStatus("Opened trace " + path, false);
+  SetStatus(Format(Tr("Opened trace %s"), path.c_str()), false);
   return true;
 }
 
@@ -561,7 +600,7 @@ void App::SyncClock() {
         exit_code_ = 1;
       }
     } else {
-      SetStatus("Saved trace " + flags_.trace_path, false);
+      SetStatus(Format(Tr("Saved trace %s"), flags_.trace_path.c_str()), false);
     }
   }
 }
@@ -585,6 +624,35 @@ void App::SetFontScale(float scale) {
   font_reload_pending_ = true;  // the atlas may only change between frames
 }
 
+void App::SetAppLanguage(Language language) {
+  if (language == CurrentLanguage()) return;
+  if (language == Language::kChinese && !chinese_font_) {
+    SetStatus(Tr("No CJK font for Chinese: install fonts-wqy-microhei or fonts-noto-cjk"), true);
+    return;
+  }
+  SetLanguage(language);
+  font_reload_pending_ = true;  // the atlas bakes the new language's characters between frames
+  if (lab_panel_.model) {
+    lab_panel_.model->SetLanguage(LanguageCode(language));
+    lab_panel_.model->ReloadText();  // the lab's own text, from its loader
+    lab_panel_.rows_stale = true;
+  }
+}
+
+CjkRequest App::FontRequest() const {
+  CjkRequest request;
+  request.font_path = flags_.cjk_font;
+  if (!chinese_font_) return request;
+  if (CurrentLanguage() == Language::kChinese) {
+    request.codepoints = ChineseCodepoints(LabTexts(lab_panel_.model ? lab_panel_.model->labs_dir() : "labs",
+                                                    flags_.lab_path));
+  } else {
+    // English bakes only View > Language's "简体中文".
+    AddCodepoints(LanguageName(Language::kChinese), &request.codepoints);
+  }
+  return request;
+}
+
 void App::CaptureIfPending() {
   if (pending_screenshot_.empty()) return;
   if (screenshot_delay_frames_ > 0) {
@@ -603,7 +671,7 @@ void App::CaptureIfPending() {
     }
     return;
   }
-  SetStatus("Saved screenshot " + path, false);
+  SetStatus(Format(Tr("Saved screenshot %s"), path.c_str()), false);
 }
 
 std::string App::DefaultExportName(ExportKind kind) const {

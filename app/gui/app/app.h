@@ -19,6 +19,8 @@
 
 #include "app/gui/app/app_flags.h"
 #include "app/gui/app/export_dialog.h"
+#include "app/gui/app/fonts.h"
+#include "app/gui/app/glyph_check.h"
 #include "app/gui/app/menu_bar.h"
 #include "app/gui/app/open_trace_dialog.h"
 #include "app/gui/model/replay_clock.h"
@@ -69,6 +71,11 @@ class App {
   void SetStatus(const std::string& text, bool error);
   void ApplyTheme(ThemeKind kind);
   void SetFontScale(float scale);
+  /// View > Language: switches every panel at the next frame; Chinese
+  /// without a CJK font stays English and says so.
+  void SetAppLanguage(Language language);
+  /// The characters the atlas bakes from the CJK font for the current language.
+  CjkRequest FontRequest() const;
   /// Writes the pending screenshot from the frame just rendered.
   void CaptureIfPending();
   std::string DefaultExportName(ExportKind kind) const;
@@ -96,6 +103,9 @@ class App {
   ThemeKind theme_ = ThemeKind::kDark;
   float font_scale_ = 1.0f;
   bool font_reload_pending_ = false;
+  bool chinese_font_ = false;         // a CJK font was found at start-up
+  GlyphCount glyph_count_;            // --glyph-check: the last frame's
+  int glyph_fallbacks_seen_ = 0;      // --glyph-check: fell back in any counted frame
 
   ScenarioPanelState scenario_state_;
   TransportBarState transport_state_;

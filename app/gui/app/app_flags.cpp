@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -210,6 +211,9 @@ const CommandSpec& AppSpec() {
         {"lab", 0, "DIR", "open the guided lab in DIR (e.g. labs/01-ring-allreduce) in the lab panel, resuming saved progress"},
         {"labs-dir", 0, "DIR", "the folder the lab chooser lists (default: the --lab folder's parent, else labs)"},
         {"progress-dir", 0, "DIR", "where lab progress is saved (default $XDG_DATA_HOME/shardlab/progress or ~/.local/share/shardlab/progress)"},
+        {"lang", 0, "zh-CN|en", "the app's language: menus, panels, tooltips and messages (default: from the locale, LC_ALL, LC_MESSAGES or LANG: zh... is zh-CN, else en; View > Language in the app)"},
+        {"cjk-font", 0, "FILE", "the font for Chinese text (default: the first of WenQuanYi Micro Hei, Noto Sans CJK; from fonts-wqy-microhei or fonts-noto-cjk)"},
+        {"glyph-check", 0, "", "with --frames: count the characters the last frame drew from the font atlas and those that fell back to the missing-glyph box; print one line, exit 1 if any fell back"},
         {"theme", 0, "dark|light", "colour theme; light is high-contrast for projectors (default dark)"},
         {"font-scale", 0, "F", "text size factor, 0.5 to 4 (default 1; Ctrl +/- in the app)"},
         {"window-width", 0, "W", "window width in pixels (default 1600; --width is the model's)"},
@@ -304,6 +308,15 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "lab" || name == "labs-dir" || name == "progress-dir") {
     if (value.empty()) throw UsageError(spelling + ": empty folder name");
     (name == "lab" ? flags.lab_path : name == "labs-dir" ? flags.labs_dir : flags.progress_dir) = value;
+  } else if (name == "lang") {
+    const std::optional<Language> language = ParseLanguage(value);
+    if (!language) throw UsageError(spelling + ": unknown language '" + value + "' (use zh-CN or en)");
+    flags.language = *language;
+  } else if (name == "cjk-font") {
+    if (value.empty()) throw UsageError(spelling + ": empty file name");
+    flags.cjk_font = value;
+  } else if (name == "glyph-check") {
+    flags.glyph_check = true;
   } else if (name == "theme") {
     if (value == "dark") {
       flags.theme = ThemeKind::kDark;
@@ -388,6 +401,9 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
   if (!flags.screenshot_path.empty() && !flags.scripted() && flags.event_flood_s == 0) {
     throw UsageError("--screenshot: needs --frames N (the frame to save; e.g. --frames 120)");
   }
+  if (flags.glyph_check && !flags.scripted()) {
+    throw UsageError("--glyph-check: needs --frames N (it counts the last frame's characters)");
+  }
   if (flags.event_flood_s > 0 && flags.scripted()) {
     throw UsageError("--event-flood: runs in real time; leave out --frames");
   }
@@ -400,6 +416,7 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
 
 AppFlags ParseAppFlags(std::span<const std::string> args) {
   AppFlags flags;
+  flags.language = LanguageFromEnvironment();  // --lang wins
   std::ostringstream notices;  // old spellings, in shardlab-cli's words
   try {
     ParseInto(flags, args, notices);

@@ -8,6 +8,7 @@
 //            [--play] [--step N] [--speed X]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--lab labs/01-ring-allreduce] [--labs-dir DIR] [--progress-dir DIR]
+//            [--lang zh-CN|en] [--cjk-font FILE] [--glyph-check]
 //            [--theme dark|light] [--font-scale F] [--window-width W --window-height H]
 //
 // The scenario's flags are the specs' parameters (engine/scenarios/): the
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "app/gui/app/theme.h"
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/session.h"
 
 namespace shardlab::gui {
@@ -48,6 +50,9 @@ struct AppFlags {
   std::string lab_path;              // --lab: open this lab at start, resuming its progress
   std::string labs_dir;              // --labs-dir: the chooser's folder ("" = the lab's parent, or labs)
   std::string progress_dir;          // --progress-dir ("" = DefaultLabProgressDir())
+  Language language = Language::kEnglish;  // ParseAppFlags: from the locale unless --lang
+  std::string cjk_font;             // --cjk-font ("" = the system's, kCjkFontPaths)
+  bool glyph_check = false;         // count fallback glyphs in the last scripted frame
   ThemeKind theme = ThemeKind::kDark;
   float font_scale = 1.0f;
   int width_px = 1600;

@@ -13,6 +13,7 @@
 
 #include "app/gui/app/app.h"
 #include "app/gui/app/menu_bar.h"
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/lab_panel_model.h"
 
 namespace shardlab::gui {
@@ -29,6 +30,7 @@ void App::InitLabPanel() {
   if (labs_dir.empty()) labs_dir = "labs";
   const std::string progress_dir = flags_.progress_dir.empty() ? DefaultLabProgressDir() : flags_.progress_dir;
   lab_panel_.model = std::make_unique<LabPanelModel>(labs_dir, progress_dir);
+  lab_panel_.model->SetLanguage(LanguageCode(CurrentLanguage()));  // the lab's own text too
   if (flags_.lab_path.empty()) return;
   lab_panel_visible_ = true;
   if (!lab_panel_.model->Open(flags_.lab_path)) {
@@ -62,8 +64,9 @@ void App::DrawLabColumn(ViewContext& ctx, float width) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   const std::string title =
-      lab_panel_.model->is_open() && !lab_panel_.show_chooser ? "Lab: " + lab_panel_.model->lab().id + "###lab"
-                                                              : std::string("Labs###lab");
+      lab_panel_.model->is_open() && !lab_panel_.show_chooser
+          ? Format(Tr("Lab: %s"), lab_panel_.model->lab().id.c_str()) + "###lab"
+          : std::string(Tr("Labs")) + "###lab";
   if (ImGui::Begin(title.c_str(), nullptr, flags)) {
     if (DrawLabPanel(ctx, lab_panel_) == LabPanelAction::kClose) lab_panel_visible_ = false;
   }
@@ -77,7 +80,7 @@ bool App::StartLabRunIfAsked() {
   scenario_state_.edit = *run;
   if (const std::string problem = session_.Check(*run); !problem.empty()) {
     // The lab loader checks scenarios as the engine does; this should not happen.
-    SetStatus("The lab step's run cannot start: " + problem, true);
+    SetStatus(Format(Tr("The lab step's run cannot start: %s"), problem.c_str()), true);
     return false;
   }
   StartRun(*run);
@@ -90,7 +93,7 @@ void App::EnforceLabLocks() {
   if (restored.empty()) return;
   std::string names;
   for (const std::string& name : restored) names += (names.empty() ? "" : ", ") + name;
-  SetStatus("Locked by the lab step: " + names + " (the step needs its value)", false);
+  SetStatus(Format(Tr("Locked by the lab step: %s (the step needs its value)"), names.c_str()), false);
 }
 
 }  // namespace shardlab::gui

@@ -1,8 +1,8 @@
 #include "app/gui/app/menu_bar.h"
 
-#include <cstdio>
-
 #include <imgui.h>
+
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 
@@ -15,47 +15,58 @@ MenuAction DrawMenuBar(const MenuBarInfo& info) {
     ImGui::PopStyleVar();
     return action;
   }
-  if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open trace...")) action = MenuAction::kOpenTrace;
-    if (ImGui::MenuItem("Open trace to compare...", nullptr, false, info.can_compare)) {
+  if (ImGui::BeginMenu(Tr("File"))) {
+    if (ImGui::MenuItem(Tr("Open trace..."))) action = MenuAction::kOpenTrace;
+    if (ImGui::MenuItem(Tr("Open trace to compare..."), nullptr, false, info.can_compare)) {
       action = MenuAction::kOpenCompareTrace;
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Export screenshot...")) action = MenuAction::kExportScreenshot;
-    if (ImGui::MenuItem("Export Chrome trace...", nullptr, false, info.can_export_trace)) {
+    if (ImGui::MenuItem(Tr("Export screenshot..."))) action = MenuAction::kExportScreenshot;
+    if (ImGui::MenuItem(Tr("Export Chrome trace..."), nullptr, false, info.can_export_trace)) {
       action = MenuAction::kExportTrace;
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) action = MenuAction::kQuit;
+    if (ImGui::MenuItem(Tr("Quit"), "Ctrl+Q")) action = MenuAction::kQuit;
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("View")) {
-    if (ImGui::MenuItem("Dark theme", nullptr, info.theme == ThemeKind::kDark)) {
+  if (ImGui::BeginMenu(Tr("View"))) {
+    if (ImGui::MenuItem(Tr("Dark theme"), nullptr, info.theme == ThemeKind::kDark)) {
       action = MenuAction::kThemeDark;
     }
-    if (ImGui::MenuItem("Light high-contrast theme (projectors)", nullptr,
+    if (ImGui::MenuItem(Tr("Light high-contrast theme (projectors)"), nullptr,
                         info.theme == ThemeKind::kLight)) {
       action = MenuAction::kThemeLight;
     }
     ImGui::Separator();
-    char size[48];
-    std::snprintf(size, sizeof size, "Text size: %.0f%%", info.font_scale * 100.0f);
-    ImGui::TextDisabled("%s", size);
-    if (ImGui::MenuItem("Bigger text", "Ctrl +")) action = MenuAction::kFontBigger;
-    if (ImGui::MenuItem("Smaller text", "Ctrl -")) action = MenuAction::kFontSmaller;
-    if (ImGui::MenuItem("Normal text size", "Ctrl 0")) action = MenuAction::kFontReset;
+    ImGui::TextDisabled(Tr("Text size: %.0f%%"), info.font_scale * 100.0f);
+    if (ImGui::MenuItem(Tr("Bigger text"), "Ctrl +")) action = MenuAction::kFontBigger;
+    if (ImGui::MenuItem(Tr("Smaller text"), "Ctrl -")) action = MenuAction::kFontSmaller;
+    if (ImGui::MenuItem(Tr("Normal text size"), "Ctrl 0")) action = MenuAction::kFontReset;
     ImGui::Separator();
-    if (ImGui::MenuItem("3D layout planner", nullptr, info.planner_open)) action = MenuAction::kTogglePlanner;
+    if (ImGui::MenuItem(Tr("3D layout planner"), nullptr, info.planner_open)) action = MenuAction::kTogglePlanner;
+    ImGui::Separator();
+    // Each language in its own words, so a student who reads only one finds it.
+    if (ImGui::BeginMenu(Tr("Language"))) {
+      if (ImGui::MenuItem(LanguageName(Language::kEnglish), nullptr, info.language == Language::kEnglish)) {
+        action = MenuAction::kLanguageEnglish;
+      }
+      // Without a CJK font its own name would be boxes; choosing it says why.
+      const char* chinese = info.chinese_font ? LanguageName(Language::kChinese) : "Chinese (zh-CN)";
+      if (ImGui::MenuItem(chinese, nullptr, info.language == Language::kChinese)) {
+        action = MenuAction::kLanguageChinese;
+      }
+      ImGui::EndMenu();
+    }
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("Labs")) {
-    if (ImGui::MenuItem("Choose a lab...")) action = MenuAction::kShowLabs;
-    if (ImGui::MenuItem("Hide the lab panel", nullptr, false, info.lab_panel_open)) action = MenuAction::kHideLabPanel;
+  if (ImGui::BeginMenu(Tr("Labs"))) {
+    if (ImGui::MenuItem(Tr("Choose a lab..."))) action = MenuAction::kShowLabs;
+    if (ImGui::MenuItem(Tr("Hide the lab panel"), nullptr, false, info.lab_panel_open)) action = MenuAction::kHideLabPanel;
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("Help")) {
-    if (ImGui::MenuItem("Keyboard shortcuts")) action = MenuAction::kShowShortcuts;
-    if (ImGui::MenuItem("About ShardLab")) action = MenuAction::kShowAbout;
+  if (ImGui::BeginMenu(Tr("Help"))) {
+    if (ImGui::MenuItem(Tr("Keyboard shortcuts"))) action = MenuAction::kShowShortcuts;
+    if (ImGui::MenuItem(Tr("About ShardLab"))) action = MenuAction::kShowAbout;
     ImGui::EndMenu();
   }
   if (!info.status.empty()) {

@@ -1,5 +1,5 @@
-// The main menu bar: File (open trace, exports, quit), View (theme, text size),
-// Labs, Help.
+// The main menu bar: File (open trace, exports, quit), View (theme, text size,
+// language), Labs, Help.
 //
 // Its height is pinned to MenuBarHeightPx, a function of the font size
 // alone, so the app and the screenshot tests compute the same panel
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/gui/app/theme.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 
@@ -35,6 +36,8 @@ enum class MenuAction {
   kShowShortcuts,
   kShowAbout,
   kTogglePlanner,
+  kLanguageEnglish,  // View > Language
+  kLanguageChinese,
 };
 
 /// What the menu bar shows besides its menus.
@@ -45,6 +48,8 @@ struct MenuBarInfo {
   bool can_export_trace = false;  // a recorded run exists
   bool can_compare = false;       // a finished run or a trace is shown
   bool lab_panel_open = false;
+  Language language = Language::kEnglish;
+  bool chinese_font = true;       // the atlas can draw Chinese (a CJK font was found)
   std::string status;             // right-aligned note ("Saved run.png"), may be empty
   Color status_color = 0;
 };

@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
 
-constexpr const char* kPopupId = "Open trace##open_trace";
-constexpr const char* kComparePopupId = "Open trace to compare##compare_trace";
+/// Popup titles in the current language, with ids that stay put.
+std::string PopupId(bool compare) {
+  return compare ? std::string(Tr("Open trace to compare")) + "###compare_trace"
+                 : std::string(Tr("Open trace")) + "###open_trace";
+}
 
 }  // namespace
 
@@ -31,7 +36,8 @@ void OpenTraceDialog::Opened(const std::string& path) {
 
 bool OpenTraceDialog::Draw(const Theme& theme) {
   const bool compare = purpose_ == TraceDialogPurpose::kCompare;
-  const char* popup_id = compare ? kComparePopupId : kPopupId;
+  const std::string popup_id_text = PopupId(compare);
+  const char* popup_id = popup_id_text.c_str();
   if (open_requested_) {
     ImGui::OpenPopup(popup_id);
     open_requested_ = false;
@@ -47,16 +53,16 @@ bool OpenTraceDialog::Draw(const Theme& theme) {
   }
 
   if (compare) {
-    ImGui::TextUnformatted("Lay a second run of the plan shown over the timeline: e.g. the simulator's model");
-    ImGui::TextUnformatted("of the machine (shardlab-cli run ... --topology this --trace model.json) over a");
-    ImGui::TextUnformatted("measured trace. Its ops are drawn as outlines on the same rows, linked by op id.");
+    ImGui::TextUnformatted(Tr("Lay a second run of the plan shown over the timeline: e.g. the simulator's model"));
+    ImGui::TextUnformatted(Tr("of the machine (shardlab-cli run ... --topology this --trace model.json) over a"));
+    ImGui::TextUnformatted(Tr("measured trace. Its ops are drawn as outlines on the same rows, linked by op id."));
   } else {
-    ImGui::TextUnformatted("Open a Chrome trace that ShardLab wrote (shardlab-cli run --trace, File > Export),");
-    ImGui::TextUnformatted("from any backend and any machine: a cluster's MPI run studied on a laptop.");
+    ImGui::TextUnformatted(Tr("Open a Chrome trace that ShardLab wrote (shardlab-cli run --trace, File > Export),"));
+    ImGui::TextUnformatted(Tr("from any backend and any machine: a cluster's MPI run studied on a laptop."));
   }
   std::error_code cwd_error;
   const std::filesystem::path cwd = std::filesystem::current_path(cwd_error);
-  ImGui::TextDisabled("Relative paths start in %s", cwd_error ? "the current directory" : cwd.c_str());
+  ImGui::TextDisabled(Tr("Relative paths start in %s"), cwd_error ? Tr("the current directory") : cwd.c_str());
   if (focus_field_) {
     ImGui::SetKeyboardFocusHere();
     focus_field_ = false;
@@ -65,7 +71,7 @@ bool OpenTraceDialog::Draw(const Theme& theme) {
   const bool entered =
       ImGui::InputTextWithHint("##trace_path", compare ? "model.json" : "run.json", &path_, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!recent_.empty()) {
-    ImGui::TextDisabled("Recent:");
+    ImGui::TextDisabled(Tr("Recent:"));
     for (const std::string& recent : recent_) {
       if (ImGui::Selectable(recent.c_str(), recent == path_)) path_ = recent;
     }
@@ -79,10 +85,10 @@ bool OpenTraceDialog::Draw(const Theme& theme) {
   bool confirmed = false;
   const bool empty = path_.empty();
   ImGui::BeginDisabled(empty);
-  if (ImGui::Button("Open") || (entered && !empty)) confirmed = true;
+  if (ImGui::Button(Tr("Open")) || (entered && !empty)) confirmed = true;
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+  if (ImGui::Button(Tr("Cancel")) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
     error_.clear();
     ImGui::CloseCurrentPopup();
   }

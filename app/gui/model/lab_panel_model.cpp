@@ -16,6 +16,9 @@
 #include "engine/lab/lab_translation.h"
 
 namespace shardlab::gui {
+
+LabLoadResult ReadLabForApp(const std::string& path, const std::string& lang) { return ReadLab(path, lang); }
+
 namespace {
 
 /// The first line of a multi-line message.
@@ -220,6 +223,7 @@ bool LabPanelModel::Open(const std::string& path) {
     return false;
   }
   lab_ = std::make_unique<Lab>(loaded.lab);
+  lab_path_ = path;
   error_.clear();
   warning_.clear();
   progress_ = LabProgress{};
@@ -239,6 +243,15 @@ bool LabPanelModel::Open(const std::string& path) {
   pending_runs_.clear();  // waits for the old lab's run, if any
   step_values_.clear();
   ResetStepState();
+  return true;
+}
+
+bool LabPanelModel::ReloadText() {
+  if (!lab_ || lab_path_.empty()) return false;
+  const LabLoadResult loaded = ReadLabForApp(lab_path_, lang_);
+  // Numbers, checks and steps are lab.toml's in every language: only the text changes.
+  if (!loaded.ok() || loaded.lab.steps.size() != lab_->steps.size()) return false;
+  lab_ = std::make_unique<Lab>(loaded.lab);
   return true;
 }
 

@@ -33,6 +33,7 @@
 #include "engine/lab/file_io.h"
 #include "engine/lab/lab.h"
 #include "engine/lab/lab_grader.h"
+#include "engine/lab/lab_loader.h"
 #include "engine/lab/lab_scenario.h"
 #include "engine/lab/progress.h"
 
@@ -71,6 +72,12 @@ std::string DefaultLabProgressDir();
 /// than half the window.
 float LabPanelWidthPx(float window_w, float font_px);
 
+/// The one place the app reads a lab file (the chooser's rows, Open,
+/// ReloadText). The lab's own text in the app's language comes from the
+/// loader: when it takes a language, this becomes LoadLab(path, lang) with
+/// LanguageCode(CurrentLanguage()) ("en" / "zh-CN", app/gui/i18n/language.h).
+LabLoadResult ReadLabForApp(const std::string& path, const std::string& lang = "en");
+
 class LabPanelModel {
  public:
   /// `progress_dir` is created when missing and swept of stale temporary
@@ -96,6 +103,10 @@ class LabPanelModel {
   /// saved progress. False when it does not load: error() holds every
   /// problem, one per line, and the lab open before stays open.
   bool Open(const std::string& path);
+  /// Reads the open lab again through ReadLabForApp, keeping the step and
+  /// answers: its text follows the app's language (View > Language).
+  /// False (and the lab as it was) when it no longer loads the same steps.
+  bool ReloadText();
   void Close();
   bool is_open() const { return lab_ != nullptr; }
   const Lab& lab() const { return *lab_; }
@@ -192,7 +203,8 @@ class LabPanelModel {
   std::unique_ptr<Lab> lab_;
   LabProgress progress_;
   std::map<int, LabStepValues> step_values_;  // grading runs, by step index
-  std::map<int, std::future<LabStepValues>> pending_runs_;  // still running, by step index
+  std::map<int, std::future<LabStepValues>> pending_runs_;
+  std::string lab_path_;  // what Open read, for ReloadText  // still running, by step index
   std::string error_;
   std::string warning_;
   std::string save_error_;

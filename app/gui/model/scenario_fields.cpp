@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/gui/i18n/language.h"
+#include "app/gui/i18n/spec_text.h"
 #include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
 
@@ -272,7 +274,7 @@ std::vector<ScenarioChoice> ScenarioChoices() {
         ScenarioChoice c;
         c.name = k;
         c.title = k;  // the panel words it ("ring all-reduce")
-        c.summary = spec.summary;
+        c.summary = SpecSummary(spec);
         choices.push_back(c);
       }
       after_kinds = true;
@@ -280,8 +282,8 @@ std::vector<ScenarioChoice> ScenarioChoices() {
     }
     ScenarioChoice c;
     c.name = spec.name;
-    c.title = spec.title.empty() ? spec.name : spec.title;
-    c.summary = spec.summary;
+    c.title = SpecTitle(spec);  // in the app's language
+    c.summary = SpecSummary(spec);
     c.runs_in_app = RunsInApp(spec.name);
     c.separator_before = after_kinds;
     after_kinds = false;
@@ -307,12 +309,14 @@ std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topolo
     }
     PanelField f;
     f.name = p.name;
-    f.label = LabelOf(p.name);
+    f.label = ParamLabel(*spec, p, LabelOf(p.name));  // in the app's language
+    const std::string help = ParamHelp(*spec, p);
+    const std::string unit = UnitText(p.unit);
     f.value = value;
     f.unit = p.unit;
     f.default_text = p.default_text;
-    if (p.min <= 0 && p.max >= 0) f.zero_text = ZeroMeaning(p.help);
-    if (!p.auto_word.empty() && p.min > 0) f.zero_text = ZeroMeaning(p.help, p.auto_word);
+    if (p.min <= 0 && p.max >= 0) f.zero_text = ZeroMeaning(help);
+    if (!p.auto_word.empty() && p.min > 0) f.zero_text = ZeroMeaning(help, p.auto_word);
     f.choices = p.choices;
     f.min = p.min;
     f.max = p.max;
@@ -323,7 +327,7 @@ std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topolo
         if (p.unit == "GPUs" && topology_gpus > 1 && topology_gpus < f.max) f.max = topology_gpus;
         const bool finite = std::isfinite(f.min) && std::isfinite(f.max);
         f.widget = finite && f.max - f.min <= kMaxSliderSpan ? FieldWidget::kSlider : FieldWidget::kInteger;
-        f.format = "%d" + (p.unit.empty() ? std::string() : " " + p.unit);
+        f.format = "%d" + (unit.empty() ? std::string() : " " + unit);
         break;
       }
       case ParamType::kNumber: f.widget = FieldWidget::kNumber; break;
@@ -335,15 +339,15 @@ std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topolo
       case ParamType::kTopology: f.widget = FieldWidget::kText; break;
     }
     // The help says what the spec says: the line, the default, the range.
-    f.help = p.help + "\ndefault " + p.default_text + (p.unit.empty() ? "" : " " + p.unit);
+    f.help = help + "\n" + Format(Tr("default %s"), (p.default_text + (unit.empty() ? "" : " " + unit)).c_str());
     if (std::isfinite(p.min) || std::isfinite(p.max)) {
       f.help += "; ";
       if (std::isfinite(p.min) && std::isfinite(p.max)) {
-        f.help += RealText(p.min) + " to " + RealText(p.max);
+        f.help += Format(Tr("%s to %s"), RealText(p.min).c_str(), RealText(p.max).c_str());
       } else if (std::isfinite(p.min)) {
-        f.help += "at least " + RealText(p.min);
+        f.help += Format(Tr("at least %s"), RealText(p.min).c_str());
       } else {
-        f.help += "at most " + RealText(p.max);
+        f.help += Format(Tr("at most %s"), RealText(p.max).c_str());
       }
     }
     fields.push_back(std::move(f));

@@ -20,6 +20,7 @@
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -71,15 +72,15 @@ std::string RankList(const std::vector<int>& ranks) {
 void CellTooltip(const ChunkCell& cell, int rank, int chunk, int ranks, bool changed,
                  int step) {
   ImGui::BeginTooltip();
-  ImGui::Text("GPU%d, chunk %s: %s", rank, ChunkLetter(chunk).c_str(), cell.label.c_str());
+  ImGui::Text(Tr("GPU%d, chunk %s: %s"), rank, ChunkLetter(chunk).c_str(), cell.label.c_str());
   if (cell.contributors.empty()) {
-    ImGui::TextUnformatted(cell.label == "_" ? "empty: no data yet" : "mixed contents");
+    ImGui::TextUnformatted(cell.label == "_" ? Tr("empty: no data yet") : Tr("mixed contents"));
   } else {
-    ImGui::Text("holds the part of GPU %s (%zu of %d)", RankList(cell.contributors).c_str(),
+    ImGui::Text(Tr("holds the part of GPU %s (%zu of %d)"), RankList(cell.contributors).c_str(),
                 cell.contributors.size(), ranks);
   }
-  if (cell.complete) ImGui::TextUnformatted("final: what this rank holds at the end");
-  if (changed) ImGui::Text("changed in step %d", step);
+  if (cell.complete) ImGui::TextUnformatted(Tr("final: what this rank holds at the end"));
+  if (changed) ImGui::Text(Tr("changed in step %d"), step);
   ImGui::EndTooltip();
 }
 
@@ -91,60 +92,59 @@ void DrawBufferView(ViewContext& ctx) {
     // A pipeline's buffers are activations and weights, not chunks of one
     // vector: the Gantt and the metrics say what moved and what it held.
     const PipelineShape& shape = pipeline->pipeline.params.shape;
-    ImGui::TextWrapped(
-        "Pipeline training holds no shared buffer to draw chunk by chunk: each GPU keeps its own "
+    ImGui::TextWrapped(Tr("Pipeline training holds no shared buffer to draw chunk by chunk: each GPU keeps its own "
         "layers' weights, and up to the \"held\" count of micro-batch activations (see Metrics) "
         "until their backward pass. %d stages exchange %d activations forward and as many "
-        "gradients back in one step.",
+        "gradients back in one step."),
         shape.stages, (shape.stages * shape.chunks - 1) * shape.microbatches);
     return;
   }
   if (ctx.session.zero() != nullptr) {
     // The panel is not shown for ZeRO (the metrics take the column); say where to look anyway.
-    ImGui::TextWrapped("A ZeRO run's buffers are model states: see the memory chart beside the timeline.");
+    ImGui::TextWrapped(Tr("A ZeRO run's buffers are model states: see the memory chart beside the timeline."));
     return;
   }
   if (ctx.session.tp() != nullptr) {
     // The app shows a tensor-parallel layer's shards in the weights panel.
-    ImGui::TextWrapped("A tensor-parallel layer's buffers are blocks of its weights: see the weights panel.");
+    ImGui::TextWrapped(Tr("A tensor-parallel layer's buffers are blocks of its weights: see the weights panel."));
     return;
   }
   if (ctx.session.trace() != nullptr) {
-    ImGui::TextWrapped("A trace records when each operation ran, not what the buffers held: the "
-                       "timeline and the machine replay it. Run the scenario to see the chunks.");
+    ImGui::TextWrapped(Tr("A trace records when each operation ran, not what the buffers held: the "
+                       "timeline and the machine replay it. Run the scenario to see the chunks."));
     return;
   }
   const PreparedCollective* prepared = ctx.session.prepared();
   if (prepared == nullptr) {
-    ImGui::TextDisabled("No run yet: press Run in the scenario panel.");
+    ImGui::TextDisabled(Tr("No run yet: press Run in the scenario panel."));
     return;
   }
   const int n = prepared->params.ranks;
   if (n > Session::kMaxBufferViewRanks) {
-    ImGui::TextWrapped("The buffer view shows runs of up to %d ranks; this one has %d. "
-                       "The topology and Gantt views still show every transfer.",
+    ImGui::TextWrapped(Tr("The buffer view shows runs of up to %d ranks; this one has %d. "
+                       "The topology and Gantt views still show every transfer."),
                        Session::kMaxBufferViewRanks, n);
     return;
   }
   const std::vector<BufferSnapshot>& snapshots = ctx.session.buffer_snapshots();
   const BufferSnapshot* snap = SnapshotAt(snapshots, ctx.clock.steps_shown());
   if (snap == nullptr || snap->ranks.empty()) {
-    ImGui::TextDisabled("Waiting for the first snapshot...");
+    ImGui::TextDisabled(Tr("Waiting for the first snapshot..."));
     return;
   }
   const BufferSnapshot* before = snap->step > 0 ? SnapshotExactly(snapshots, snap->step - 1) : nullptr;
   const bool reduces = Reduces(prepared->params.kind);
 
   if (snap->step == 0) {
-    ImGui::TextWrapped("Inputs: every GPU holds only its own data");
+    ImGui::TextWrapped(Tr("Inputs: every GPU holds only its own data"));
   } else {
-    ImGui::Text("After step %d of %d", snap->step, prepared->plan.num_steps);
+    ImGui::Text(Tr("After step %d of %d"), snap->step, prepared->plan.num_steps);
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-  ImGui::TextWrapped(reduces ? "A0+A1 = chunk A summed over GPU0 and GPU1; 3/%d = parts of 3 "
-                               "GPUs. Green: final. Outlined: changed by this step."
-                             : "B2 = chunk B with GPU2's data. Green: final. Outlined: changed "
-                               "by this step.",
+  ImGui::TextWrapped(reduces ? Tr("A0+A1 = chunk A summed over GPU0 and GPU1; 3/%d = parts of 3 "
+                                  "GPUs. Green: final. Outlined: changed by this step.")
+                             : Tr("B2 = chunk B with GPU2's data. Green: final. Outlined: changed "
+                                  "by this step."),
                      n);
   ImGui::PopStyleColor();
 

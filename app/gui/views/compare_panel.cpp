@@ -8,6 +8,7 @@
 #include "app/gui/model/compare_overlay.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/views.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 
@@ -16,7 +17,7 @@ void DrawCompareSummary(ViewContext& ctx) {
   if (overlay == nullptr) return;
   const Comparison& c = overlay->comparison();
   const Theme& theme = ctx.theme;
-  ImGui::TextUnformatted("Compared with a second run of the plan");
+  ImGui::TextUnformatted(Tr("Compared with a second run of the plan"));
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "A = %s (solid)   B = %s (outline)",
                      c.a_label.c_str(), c.b_label.c_str());
   if (ImGui::BeginTable("##compare_summary", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {

@@ -50,6 +50,7 @@
 #include "app/gui/views/scenario_panels.h"
 #include "app/gui/views/views.h"
 #include "engine/plan/op_label.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -89,7 +90,7 @@ std::string FormatGbps(double gbps) {
 /// `extra` (a 3D rank's coordinate, the compared run's time).
 void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const Plan& plan, const std::string& extra) {
   ImGui::BeginTooltip();
-  ImGui::Text("op %d  %s%s%s", e.op, OpKindName(e.kind),
+  ImGui::Text(Tr("op %d  %s%s%s"), e.op, OpKindName(e.kind),
               op != nullptr && op->reduce != ReduceOp::kNone ? " + " : "",
               op != nullptr && op->reduce != ReduceOp::kNone ? ReduceOpName(op->reduce) : "");
   if (op != nullptr) {
@@ -103,21 +104,21 @@ void EventTooltip(const Event& e, const Op* op, const TimelineRow& row, const Pl
   } else if (e.peer >= 0 && e.kind == OpKind::kRecv) {
     ImGui::Text("GPU%d <- GPU%d", e.rank, e.peer);
   } else {
-    ImGui::Text("GPU%d, %s lane", e.rank, LaneName(row.lane));
+    ImGui::Text(Tr("GPU%d, %s lane"), e.rank, LaneName(row.lane));
   }
   ImGui::Separator();
-  ImGui::Text("bytes     %s", FormatBytes(e.bytes).c_str());
-  ImGui::Text("start     %s", FormatTime(e.start_ns).c_str());
-  ImGui::Text("duration  %s", FormatTime(e.duration_ns()).c_str());
+  ImGui::Text(Tr("bytes     %s"), FormatBytes(e.bytes).c_str());
+  ImGui::Text(Tr("start     %s"), FormatTime(e.start_ns).c_str());
+  ImGui::Text(Tr("duration  %s"), FormatTime(e.duration_ns()).c_str());
   if (e.bytes > 0 && e.duration_ns() > 0) {
     // 1 byte per ns is 1 GB/s, so no conversion factor.
-    ImGui::Text("achieved  %s", FormatGbps(static_cast<double>(e.bytes) / e.duration_ns()).c_str());
+    ImGui::Text(Tr("achieved  %s"), FormatGbps(static_cast<double>(e.bytes) / e.duration_ns()).c_str());
   }
   ImGui::Separator();
-  ImGui::Text("step %d", e.step);
-  if (op != nullptr && op->tags.phase != Phase::kNone) ImGui::Text("phase %s", PhaseName(op->tags.phase));
-  if (e.clock != ClockKind::kSimulated) ImGui::TextDisabled("clock: %s", ClockKindName(e.clock));
-  if (e.status != EventStatus::kOk) ImGui::TextDisabled("status: failed or cancelled");
+  ImGui::Text(Tr("step %d"), e.step);
+  if (op != nullptr && op->tags.phase != Phase::kNone) ImGui::Text(Tr("phase %s"), PhaseName(op->tags.phase));
+  if (e.clock != ClockKind::kSimulated) ImGui::TextDisabled(Tr("clock: %s"), ClockKindName(e.clock));
+  if (e.status != EventStatus::kOk) ImGui::TextDisabled(Tr("status: failed or cancelled"));
   ImGui::EndTooltip();
 }
 
@@ -169,7 +170,7 @@ bool BoxesOverlap(const std::vector<GanttBox>& boxes, double x0_px, double x1_px
 /// optimizer step sits inside a drain bubble): centred, else at either end.
 void BubbleWord(ImDrawList* list, const std::vector<GanttBox>& boxes, float x0, float x1, float text_y,
                 const RowPass& pass) {
-  const ImVec2 size = ImGui::CalcTextSize("bubble");
+  const ImVec2 size = ImGui::CalcTextSize(Tr("bubble"));
   const float pad = 6.0f;
   if (x1 - x0 < size.x + 2 * pad) return;
   for (const float tx : {(x0 + x1 - size.x) * 0.5f, x0 + pad, x1 - pad - size.x}) {
@@ -178,7 +179,7 @@ void BubbleWord(ImDrawList* list, const std::vector<GanttBox>& boxes, float x0, 
     // On a patch of background, so the hatching does not cut the letters.
     list->AddRectFilled(ImVec2(tx - 3, text_y), ImVec2(tx + size.x + 3, text_y + size.y),
                         WithAlpha(pass.theme->background, 0.85f));
-    list->AddText(ImVec2(tx, text_y), pass.theme->bubble, "bubble");
+    list->AddText(ImVec2(tx, text_y), pass.theme->bubble, Tr("bubble"));
     return;
   }
 }
@@ -228,10 +229,10 @@ void BubbleTooltip(const TimelineRow& row, const Plan& plan, const PipelineBubbl
   const TimeNs idle_ns = bubbles.IdleNs(row.rank);
   const TimeNs span_ns = bubbles.span.end_ns - bubbles.span.start_ns;
   ImGui::BeginTooltip();
-  ImGui::Text("idle: bubble, %s", FormatTime(b.duration_ns()).c_str());
+  ImGui::Text(Tr("idle: bubble, %s"), FormatTime(b.duration_ns()).c_str());
   ImGui::TextUnformatted(BubbleReason(row, plan, b, bubbles.span).c_str());
   ImGui::Separator();
-  ImGui::Text("GPU%d idles %s of the %s span (%.0f%%)", row.rank, FormatTime(idle_ns).c_str(),
+  ImGui::Text(Tr("GPU%d idles %s of the %s span (%.0f%%)"), row.rank, FormatTime(idle_ns).c_str(),
               FormatTime(span_ns).c_str(), span_ns > 0 ? 100.0 * idle_ns / span_ns : 0.0);
   ImGui::EndTooltip();
 }
@@ -292,7 +293,7 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     if (box.event_count > 1) {
       list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), theme.folded);
       if (width >= 40.0f) {
-        const std::string text = std::to_string(box.event_count) + " ops";
+        const std::string text = Format(Tr("%d ops"), static_cast<int>(box.event_count));
         if (ImGui::CalcTextSize(text.c_str()).x + 6 <= width) {
           list->AddText(ImVec2(x0 + 3, text_y), ContrastText(theme.folded), text.c_str());
         }
@@ -400,10 +401,10 @@ void LegendEntry(const Theme& theme, Color fill, const char* tag, const char* wo
 
 /// The pipeline legend line: the passes' shades, the micro-batch hues, the bubble.
 void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
-  LegendEntry(theme, theme.MicrobatchColor(Phase::kForward, 0), "F0", "forward");
-  LegendEntry(theme, theme.MicrobatchColor(Phase::kBackward, 0), "B0", "backward");
+  LegendEntry(theme, theme.MicrobatchColor(Phase::kForward, 0), "F0", Tr("forward"));
+  LegendEntry(theme, theme.MicrobatchColor(Phase::kBackward, 0), "B0", Tr("backward"));
   if (SplitsBackward(pipeline.params.schedule)) {
-    LegendEntry(theme, theme.MicrobatchColor(Phase::kWeightGrad, 0), "W0", "weight gradient");
+    LegendEntry(theme, theme.MicrobatchColor(Phase::kWeightGrad, 0), "W0", Tr("weight gradient"));
   }
   // One swatch per hue in use: the micro-batch numbers a student will see.
   const int hues = std::clamp(pipeline.params.shape.microbatches, 1, kMicrobatchHueCount);
@@ -418,19 +419,19 @@ void DrawPipelineLegend(const Theme& theme, const PipelinePlan& pipeline) {
     ImGui::SameLine(0, 0);
   }
   ImGui::SameLine(0, 4);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "colour = micro-batch");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", Tr("colour = micro-batch"));
   ImGui::SameLine(0, 14);
-  LegendEntry(theme, WithAlpha(theme.bubble, 0.16f), nullptr, "bubble: the stage idles", true);
+  LegendEntry(theme, WithAlpha(theme.bubble, 0.16f), nullptr, Tr("bubble: the stage idles"), true);
   ImGui::NewLine();
 }
 
 /// The tensor-parallel legend line: compute passes, the all-reduces' two
 /// passes, and the rank colour beside each row.
 void DrawTpLegend(const Theme& theme) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
-  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
-  LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "RS", "reduce-scatter pass");
-  LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), "AG", "all-gather pass");
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", Tr("forward compute"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", Tr("backward compute"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "RS", Tr("reduce-scatter pass"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), "AG", Tr("all-gather pass"));
   const ImVec2 min = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
   ImGui::Dummy(ImVec2(4 * 6.0f, h));
@@ -444,17 +445,17 @@ void DrawTpLegend(const Theme& theme) {
 
 /// The MoE legend line: the layer's four phases.
 void DrawMoeLegend(const Theme& theme) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kRouter), "router", "x\xC2\xB7Wr, softmax and top-k");
-  LegendEntry(theme, theme.PhaseColor(Phase::kDispatch), "dispatch", "pack and all-to-all to the experts' GPUs");
-  LegendEntry(theme, theme.PhaseColor(Phase::kExpert), "expert", "each expert's MLP on its rows: the longest is the straggler");
-  LegendEntry(theme, theme.PhaseColor(Phase::kCombine), "combine", "all-to-all back and the gated sum");
+  LegendEntry(theme, theme.PhaseColor(Phase::kRouter), "router", Tr("x\xC2\xB7Wr, softmax and top-k"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kDispatch), "dispatch", Tr("pack and all-to-all to the experts' GPUs"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kExpert), "expert", Tr("each expert's MLP on its rows: the longest is the straggler"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kCombine), "combine", Tr("all-to-all back and the gated sum"));
   ImGui::NewLine();
 }
 
 /// The 3D legend line: compute by pass, and what the collectives' labels say.
 void DrawThreeDLegend(const Theme& theme) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", "forward compute");
-  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", "backward compute");
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "fwd", Tr("forward compute"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "bwd", Tr("backward compute"));
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
                      "TP g3 / PP g1 / DP g0: a transfer of that group kind and group (hover: its ranks); "
                      "rows grouped by stage, then replica");
@@ -474,14 +475,14 @@ std::string ThreeDRankLine(const Session& session, const Event& e) {
 /// The ZeRO legend line: compute by layer, the optimizer, the two
 /// collectives and what each moves, the GPU colours.
 void DrawZeroLegend(const Theme& theme, int stage) {
-  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", "forward of layer 3");
-  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", "backward");
-  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "opt", "Adam update");
+  LegendEntry(theme, theme.PhaseColor(Phase::kForward), "F3", Tr("forward of layer 3"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kBackward), "B3", Tr("backward"));
+  LegendEntry(theme, theme.PhaseColor(Phase::kOptimizer), "opt", Tr("Adam update"));
   if (stage == 0) {
-    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", "all-reduce: bucket 0's gradients");
+    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), "AR b0", Tr("all-reduce: bucket 0's gradients"));
   } else {
-    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), stage == 3 ? "RS L3" : "RS b1", "gradients");
-    LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), stage == 3 ? "AG L3 fwd" : "AG b1 upd", "parameters");
+    LegendEntry(theme, theme.PhaseColor(Phase::kReduceScatter), stage == 3 ? "RS L3" : "RS b1", Tr("gradients"));
+    LegendEntry(theme, theme.PhaseColor(Phase::kAllGather), stage == 3 ? "AG L3 fwd" : "AG b1 upd", Tr("parameters"));
   }
   ImGui::NewLine();
 }
@@ -567,12 +568,12 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   const TimeNs cursor_ns = ctx.clock.cursor_ns();
 
   // Toolbar.
-  const bool fit_clicked = ImGui::Button("Fit");
+  const bool fit_clicked = ImGui::Button(Tr("Fit"));
   ImGui::SameLine();
-  ImGui::Checkbox("Follow cursor", &state.follow_cursor);
+  ImGui::Checkbox(Tr("Follow cursor"), &state.follow_cursor);
   ImGui::SameLine();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
-                     "%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek",
+                     Tr("%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek"),
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   // The scenario's key line (its spec names it: scenario_panels.h).
@@ -610,7 +611,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (ImGui::IsItemActive()) {
     ctx.clock.SeekNs(std::clamp(state.frame.PxToTime(io.MousePos.x - ruler_origin.x), 0.0, run_end_ns));
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("click or drag to move the replay cursor");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("click or drag to move the replay cursor"));
 
   // Rows: a child window so the rows scroll while the ruler stays.
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + ruler_h));
@@ -737,7 +738,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     }
     EventTooltip(e, op, row, plan, line);
   } else if (pass.hovered_folded > 0) {
-    ImGui::SetTooltip("%d ops, each narrower than a pixel here: zoom in (wheel) to see them",
+    ImGui::SetTooltip(Tr("%d ops, each narrower than a pixel here: zoom in (wheel) to see them"),
                       pass.hovered_folded);
   } else if (pass.hovered_row >= 0 && pass.hovered_bubble >= 0) {
     BubbleTooltip(store.rows()[static_cast<std::size_t>(pass.hovered_row)], plan, *pass.bubbles,

@@ -11,6 +11,7 @@
 #include "app/gui/app/fonts.h"
 #include "app/gui/views/draw_util.h"
 #include "engine/core/error.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -109,13 +110,13 @@ void DrawChooser(const Theme& theme, LabPanelState& state) {
     state.rows = model.ListLabs();
     state.rows_stale = false;
   }
-  ImGui::TextWrapped("Guided labs in %s", model.labs_dir().c_str());
-  if (model.is_open() && ImGui::Button("Back to the lab")) state.show_chooser = false;
+  ImGui::TextWrapped(Tr("Guided labs in %s"), model.labs_dir().c_str());
+  if (model.is_open() && ImGui::Button(Tr("Back to the lab"))) state.show_chooser = false;
   if (!state.chooser_error.empty()) WrappedColored(theme.error, state.chooser_error);
   if (state.rows.empty()) {
-    WrappedColored(theme.error, model.error().empty() ? "No labs found (each lab is a folder holding lab.toml)."
+    WrappedColored(theme.error, model.error().empty() ? Tr("No labs found (each lab is a folder holding lab.toml).")
                                                       : model.error());
-    ImGui::TextWrapped("Start the app with --labs-dir DIR to choose another folder.");
+    ImGui::TextWrapped(Tr("Start the app with --labs-dir DIR to choose another folder."));
     return;
   }
   ImGui::Separator();
@@ -125,27 +126,26 @@ void DrawChooser(const Theme& theme, LabPanelState& state) {
     ImGui::TextWrapped("%s", row.title.c_str());
     ImGui::PopStyleColor();
     char line[160];
-    std::snprintf(line, sizeof line, "%s \xC2\xB7 %d min \xC2\xB7 %d steps \xC2\xB7 %d points", row.id.c_str(),
+    std::snprintf(line, sizeof line, Tr("%s \xC2\xB7 %d min \xC2\xB7 %d steps \xC2\xB7 %d points"), row.id.c_str(),
                   row.minutes, row.steps, row.max_score);
     ImGui::TextDisabled("%s", line);
     if (!row.summary.empty()) ImGui::TextWrapped("%s", row.summary.c_str());
     if (!row.prerequisites.empty()) {
       std::string list;
       for (const std::string& p : row.prerequisites) list += (list.empty() ? "" : ", ") + p;
-      ImGui::TextWrapped("Do first: %s", list.c_str());
+      ImGui::TextWrapped(Tr("Do first: %s"), list.c_str());
       if (!row.unmet_prerequisites.empty()) {
         std::string unmet;
         for (const std::string& p : row.unmet_prerequisites) unmet += (unmet.empty() ? "" : ", ") + p;
-        WrappedColored(NoteColor(theme), "Not finished yet: " + unmet + " (you may still start).");
+        WrappedColored(NoteColor(theme), Format(Tr("Not finished yet: %s (you may still start)."), unmet.c_str()));
       }
     }
     if (!row.problem.empty()) {
       WrappedColored(theme.error, row.problem);
     } else {
-      std::string label = row.done ? "Open again" : row.started ? "Resume" : "Start";
+      std::string label = row.done ? Tr("Open again") : row.started ? Tr("Resume") : Tr("Start");
       if (row.started && !row.done) {
-        label += " (step " + std::to_string(row.step + 1) + ", " + std::to_string(row.score) + " of " +
-                 std::to_string(row.max_score) + " points)";
+        label += Format(Tr(" (step %d, %d of %d points)"), row.step + 1, row.score, row.max_score);
       }
       if (ImGui::Button(label.c_str())) {
         if (model.Open(row.path)) {
@@ -174,7 +174,7 @@ void DrawRunSection(const Theme& theme, LabPanelState& state) {
   const LabStep& step = model.step();
   if (!step.runs()) return;
   ImGui::Spacing();
-  ImGui::TextDisabled("Scenario");
+  ImGui::TextDisabled(Tr("Scenario"));
   ImGui::TextWrapped("%s", RunLine(step).c_str());
   LabSettings mapped;
   try {
@@ -184,31 +184,35 @@ void DrawRunSection(const Theme& theme, LabPanelState& state) {
     return;
   }
   if (!mapped.runs_in_app) {
-    ImGui::TextWrapped("This step computes formulas only: nothing runs in the views.");
+    ImGui::TextWrapped(Tr("This step computes formulas only: nothing runs in the views."));
   } else {
     const bool own = model.shown_variant() < 0;
-    if (ImGui::Button(own ? "Run the step again" : "Show the step's run")) model.RequestRun(-1);
+    if (ImGui::Button(own ? Tr("Run the step again") : Tr("Show the step's run"))) model.RequestRun(-1);
     for (std::size_t v = 0; v < step.variants.size(); ++v) {
-      const std::string label = (model.shown_variant() == static_cast<int>(v) ? "Showing " : "Show ") +
-                                step.variants[v].id + "###variant" + std::to_string(v);
+      const std::string label =
+          Format(model.shown_variant() == static_cast<int>(v) ? Tr("Showing %s") : Tr("Show %s"),
+                 step.variants[v].id.c_str()) +
+          "###variant" + std::to_string(v);
       SameLineIfFits(label.c_str());
       if (ImGui::Button(label.c_str())) model.RequestRun(static_cast<int>(v));
     }
-    ImGui::TextDisabled("%s", own ? "The views show this step's run."
-                                  : ("The views show variant '" +
-                                     step.variants[static_cast<std::size_t>(model.shown_variant())].id + "'.").c_str());
+    ImGui::TextDisabled("%s", own ? Tr("The views show this step's run.")
+                                  : Format(Tr("The views show variant '%s'."),
+                                           step.variants[static_cast<std::size_t>(model.shown_variant())].id.c_str())
+                                        .c_str());
   }
   if (!step.locked.empty()) {
     std::string list;
     for (const std::string& name : step.locked) list += (list.empty() ? "" : ", ") + name;
-    WrappedColored(theme.text_dim, "Locked by the lab: " + list + " (and the scenario). Explore the rest "
-                                   "in the Scenario panel.");
+    WrappedColored(theme.text_dim, Format(Tr("Locked by the lab: %s (and the scenario). Explore the rest "
+                                             "in the Scenario panel."),
+                                          list.c_str()));
   }
-  for (const std::string& note : mapped.notes) WrappedColored(NoteColor(theme), "Note: " + note);
+  for (const std::string& note : mapped.notes) WrappedColored(NoteColor(theme), Format(Tr("Note: %s"), note.c_str()));
   if (const LabStepValues* values = model.StepValues(); values != nullptr) {
     for (const std::string& summary : values->summaries) WrappedColored(theme.text_dim, summary);
   } else if (model.grading_run_pending()) {
-    ImGui::TextDisabled("Measuring the step for grading...");
+    ImGui::TextDisabled(Tr("Measuring the step for grading..."));
   }
 }
 
@@ -217,9 +221,9 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
   LabPanelModel& model = *state.model;
   ImGui::PushID(q.id.c_str());
   ImGui::Spacing();
-  char head[64];
-  std::snprintf(head, sizeof head, "Question %d%s", number,
-                q.points != 1 ? (" (" + std::to_string(q.points) + " points)").c_str() : "");
+  char head[96];
+  std::snprintf(head, sizeof head, Tr("Question %d%s"), number,
+                q.points != 1 ? Format(Tr(" (%d points)"), q.points).c_str() : "");
   ImGui::TextDisabled("%s", head);
   ImGui::TextWrapped("%s", q.prompt.c_str());
 
@@ -228,7 +232,7 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
   bool check = false;
   if (q.kind == LabQuestionKind::kNumber) {
     ImGui::SetNextItemWidth(std::min(10.0f * ImGui::GetFontSize(), ImGui::GetContentRegionAvail().x * 0.5f));
-    if (ImGui::InputTextWithHint("##answer", "your answer", &typed->second,
+    if (ImGui::InputTextWithHint("##answer", Tr("your answer"), &typed->second,
                                  ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CharsScientific)) {
       check = true;  // Enter checks
     }
@@ -239,7 +243,7 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
       ImGui::SameLine();
       ImGui::TextUnformatted(q.units.c_str());
     }
-    SameLineIfFits("Check my answer");
+    SameLineIfFits(Tr("Check my answer"));
   } else {
     for (const std::string& option : q.options) {
       if (ImGui::RadioButton(option.c_str(), typed->second == option)) {
@@ -250,11 +254,11 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
   }
   const bool blank = typed->second.find_first_not_of(" \t") == std::string::npos;
   ImGui::BeginDisabled(blank);
-  if (ImGui::Button("Check my answer")) check = true;
+  if (ImGui::Button(Tr("Check my answer"))) check = true;
   ImGui::EndDisabled();
   const bool hint_open = state.hints.count(q.id) != 0;
-  SameLineIfFits(hint_open ? "Hide hint" : "Hint");
-  if (ImGui::Button(hint_open ? "Hide hint" : "Hint")) {
+  SameLineIfFits(hint_open ? Tr("Hide hint") : Tr("Hint"));
+  if (ImGui::Button(hint_open ? Tr("Hide hint") : Tr("Hint"))) {
     if (hint_open) {
       state.hints.erase(q.id);
     } else {
@@ -266,25 +270,25 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
     model.Check(q.id);
     state.answers_shown.erase(q.id);
   }
-  if (state.hints.count(q.id) != 0) WrappedColored(NoteColor(theme), "Hint: " + model.Hint(q.id));
+  if (state.hints.count(q.id) != 0) WrappedColored(NoteColor(theme), Format(Tr("Hint: %s"), model.Hint(q.id).c_str()));
 
   const LabProgressAnswer* saved = model.SavedAnswer(q.id);
   switch (model.Status(q.id)) {
     case LabAnswerStatus::kEmpty: break;
     case LabAnswerStatus::kUnchecked:
       if (saved != nullptr && saved->value != typed->second) break;  // still typing
-      ImGui::TextDisabled("Not checked yet.");
+      ImGui::TextDisabled(Tr("Not checked yet."));
       break;
     case LabAnswerStatus::kCorrect: WrappedColored(CorrectColor(theme), saved->feedback); break;
     case LabAnswerStatus::kWrong:
     case LabAnswerStatus::kMissing:
     case LabAnswerStatus::kInvalid:
-      WrappedColored(theme.error, "Not yet. " + saved->feedback);
+      WrappedColored(theme.error, Format(Tr("Not yet. %s"), saved->feedback.c_str()));
       if (state.answers_shown.count(q.id) != 0) {
         // The lab's explanation often works the answer out, so it waits for this too.
-        ImGui::TextWrapped("The answer: %s", saved->expected.c_str());
+        ImGui::TextWrapped(Tr("The answer: %s"), saved->expected.c_str());
         if (!q.explain.empty()) ImGui::TextWrapped("%s", q.explain.c_str());
-      } else if (ImGui::SmallButton("Show the answer")) {
+      } else if (ImGui::SmallButton(Tr("Show the answer"))) {
         state.answers_shown.insert(q.id);
       }
       break;
@@ -307,28 +311,28 @@ void DrawLab(const Theme& theme, LabPanelState& state, LabPanelAction* action) {
   int completed = 0;
   for (int i = 0; i < model.step_count(); ++i) completed += model.StepCompleted(i) ? 1 : 0;
   char line[128];
-  std::snprintf(line, sizeof line, "Step %d of %d \xC2\xB7 score %d / %d", model.step_index() + 1,
+  std::snprintf(line, sizeof line, Tr("Step %d of %d \xC2\xB7 score %d / %d"), model.step_index() + 1,
                 model.step_count(), model.Score(), model.MaxScore());
   ImGui::TextUnformatted(line);
   char done[64];
-  std::snprintf(done, sizeof done, model.lab_done() ? "lab complete" : "%d of %d steps done", completed,
+  std::snprintf(done, sizeof done, model.lab_done() ? Tr("lab complete") : Tr("%d of %d steps done"), completed,
                 model.step_count());
   ImGui::ProgressBar(model.step_count() > 0 ? static_cast<float>(completed) / model.step_count() : 0.0f,
                      ImVec2(-1.0f, 0.0f), done);
 
   ImGui::BeginDisabled(model.step_index() == 0);
-  if (ImGui::Button("< Back")) model.Back();
+  if (ImGui::Button(Tr("< Back"))) model.Back();
   ImGui::EndDisabled();
   ImGui::SameLine();
   const bool last = model.step_index() + 1 == model.step_count();
-  if (ImGui::Button(last ? "Finish" : "Next >")) model.Next();
+  if (ImGui::Button(last ? Tr("Finish") : Tr("Next >"))) model.Next();
   ImGui::SameLine();
-  if (ImGui::Button("Labs")) {
+  if (ImGui::Button(Tr("Labs"))) {
     state.show_chooser = true;
     state.rows_stale = true;
   }
   ImGui::SameLine();
-  if (ImGui::Button("Close")) *action = LabPanelAction::kClose;
+  if (ImGui::Button(Tr("Close"))) *action = LabPanelAction::kClose;
 
   if (!model.warning().empty()) WrappedColored(NoteColor(theme), model.warning());
   if (!model.save_error().empty()) WrappedColored(theme.error, model.save_error());
@@ -343,7 +347,7 @@ void DrawLab(const Theme& theme, LabPanelState& state, LabPanelAction* action) {
   ImGui::PopStyleColor();
   if (model.StepCompleted(model.step_index())) {
     ImGui::SameLine();
-    ImGui::TextColored(Vec(CorrectColor(theme)), "(done)");
+    ImGui::TextColored(Vec(CorrectColor(theme)), Tr("(done)"));
   }
   ImGui::Spacing();
   DrawStepText(theme, step.text);
@@ -355,8 +359,8 @@ void DrawLab(const Theme& theme, LabPanelState& state, LabPanelAction* action) {
   }
   if (last && model.lab_done()) {
     ImGui::Separator();
-    WrappedColored(CorrectColor(theme), "Lab complete: " + std::to_string(model.Score()) + " of " +
-                                            std::to_string(model.MaxScore()) + " points. Choose another in Labs.");
+    WrappedColored(CorrectColor(theme), Format(Tr("Lab complete: %d of %d points. Choose another in Labs."),
+                                               model.Score(), model.MaxScore()));
   }
   ImGui::EndChild();
 }
@@ -370,7 +374,7 @@ LabPanelAction DrawLabPanel(ViewContext& ctx, LabPanelState& state) {
   if (state.show_chooser || !state.model->is_open()) {
     DrawChooser(ctx.theme, state);
     ImGui::Spacing();
-    if (ImGui::Button("Close the lab panel")) action = LabPanelAction::kClose;
+    if (ImGui::Button(Tr("Close the lab panel"))) action = LabPanelAction::kClose;
   } else {
     DrawLab(ctx.theme, state, &action);
   }

@@ -19,6 +19,7 @@
 #include "app/gui/views/scenario_panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -50,7 +51,7 @@ const char* BusFactorText(CollectiveKind kind) {
 std::string ScenarioLine(const PreparedCollective& p, const std::string& backend) {
   const CollectiveScenario& s = p.scenario;
   return CollectiveTitle(CollectiveKindName(s.kind), CollectiveAlgoName(s.algo)) + " \xC2\xB7 " +
-         std::to_string(s.ranks) + " GPUs \xC2\xB7 " + FormatBytes(s.size_bytes) + " (" +
+         Format(Tr("%d GPUs"), s.ranks) + " \xC2\xB7 " + FormatBytes(s.size_bytes) + " (" +
          DTypeName(p.params.dtype) + ") \xC2\xB7 " + p.topology.name + " \xC2\xB7 " + backend;
 }
 
@@ -62,19 +63,19 @@ void DrawTraceMetrics(const ViewContext& ctx, const LoadedTrace& trace) {
   if (ImGui::BeginTable("##trace_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    MetricsRow("file", trace.source, "");
-    MetricsRow("backend", trace.backend.empty() ? "?" : trace.backend, trace.clock + " clock");
-    MetricsRow("time", FormatRunTime(session.store().end_ns()), "first start to last end");
-    MetricsRow("steps", std::to_string(trace.plan.num_steps),
-               Grouped(static_cast<std::int64_t>(trace.events.size())) + " events on " +
-                   std::to_string(trace.plan.num_ranks) + " ranks");
-    MetricsRow("machine", trace.topology.name, "");
-    MetricsRow("result", "not checked", "");
+    MetricsRow(Tr("file"), trace.source, "");
+    MetricsRow(Tr("backend"), trace.backend.empty() ? "?" : trace.backend, Format(Tr("%s clock"), trace.clock.c_str()));
+    MetricsRow(Tr("time"), FormatRunTime(session.store().end_ns()), Tr("first start to last end"));
+    MetricsRow(Tr("steps"), std::to_string(trace.plan.num_steps),
+               Format(Tr("%s events on %d ranks"), Grouped(static_cast<std::int64_t>(trace.events.size())).c_str(),
+                      trace.plan.num_ranks));
+    MetricsRow(Tr("machine"), trace.topology.name, "");
+    MetricsRow(Tr("result"), Tr("not checked"), "");
     ImGui::EndTable();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.theme.text_dim));
-  ImGui::TextWrapped("A trace records when each operation ran, not the data: replay it step by step; "
-                     "to check a result, run the scenario.");
+  ImGui::TextWrapped("%s", Tr("A trace records when each operation ran, not the data: replay it step by step; "
+                           "to check a result, run the scenario."));
   if (!trace.topology_note.empty()) ImGui::TextWrapped("%s", trace.topology_note.c_str());
   ImGui::PopStyleColor();
 }
@@ -87,9 +88,9 @@ void DrawMetricsPanel(ViewContext& ctx) {
   const PreparedCollective* prepared = session.prepared();
   if (session.state() == SessionState::kFailed) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.error));
-    ImGui::TextWrapped("The run failed: %s", session.error().c_str());
+    ImGui::TextWrapped(Tr("The run failed: %s"), session.error().c_str());
     ImGui::PopStyleColor();
-    ImGui::TextDisabled("The app is fine: change the scenario and press Run.");
+    ImGui::TextDisabled(Tr("The app is fine: change the scenario and press Run."));
     if (session.plan() == nullptr) return;
     ImGui::Separator();
   }
@@ -105,7 +106,7 @@ void DrawMetricsPanel(ViewContext& ctx) {
     return;
   }
   if (prepared == nullptr) {
-    ImGui::TextDisabled("No run yet.");
+    ImGui::TextDisabled(Tr("No run yet."));
     return;
   }
   ImGui::TextWrapped("%s", ScenarioLine(*prepared, session.backend()).c_str());
@@ -116,36 +117,36 @@ void DrawMetricsPanel(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("time", FormatRunTime(out.metrics.time_ns), std::string(ClockOf(session)) + " clock");
-      MetricsRow("algbw", Gbps(out.metrics.algbw_gbps), "size / time");
-      MetricsRow("busbw", Gbps(out.metrics.busbw_gbps), BusFactorText(prepared->params.kind));
+      MetricsRow(Tr("time"), FormatRunTime(out.metrics.time_ns), Format(Tr("%s clock"), ClockOf(session)));
+      MetricsRow(Tr("algbw"), Gbps(out.metrics.algbw_gbps), Tr("size / time"));
+      MetricsRow(Tr("busbw"), Gbps(out.metrics.busbw_gbps), BusFactorText(prepared->params.kind));
     } else {
       char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
+      std::snprintf(text, sizeof text, Tr("recording step %d of %d"), session.steps_done(),
                     session.num_steps());
-      MetricsRow("time", text, "");
+      MetricsRow(Tr("time"), text, "");
     }
-    MetricsRow("steps", std::to_string(prepared->plan.num_steps),
-        Grouped(static_cast<std::int64_t>(prepared->plan.ops.size())) + " ops, " +
-            Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+    MetricsRow(Tr("steps"), std::to_string(prepared->plan.num_steps),
+        Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared->plan.ops.size())).c_str(),
+               Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     if (prepared->predicted_ns > 0) {
       std::string note;
       if (done && out.metrics.time_ns > 0) {
         char ratio[64];
-        std::snprintf(ratio, sizeof ratio, "measured/formula %.3f",
+        std::snprintf(ratio, sizeof ratio, Tr("measured/formula %.3f"),
                       out.metrics.time_ns / prepared->predicted_ns);
         note = ratio;
       }
-      MetricsRow("formula", FormatRunTime(prepared->predicted_ns), note);
+      MetricsRow(Tr("formula"), FormatRunTime(prepared->predicted_ns), note);
     }
     if (done) {
       if (out.checked) {
-        MetricsRow("result", out.verify.correct ? "correct" : "WRONG",
-            "max_abs_err " + Number(out.verify.max_abs_err) + " (" +
-                Grouped(out.verify.checked) + " values checked)",
+        MetricsRow(Tr("result"), out.verify.correct ? Tr("correct") : Tr("WRONG"),
+            Format(Tr("max_abs_err %s (%s values checked)"), Number(out.verify.max_abs_err).c_str(),
+                   Grouped(out.verify.checked).c_str()),
             out.verify.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow("result", "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     DroppedEventsRow(session, theme);

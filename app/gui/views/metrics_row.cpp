@@ -1,4 +1,5 @@
 #include "app/gui/views/metrics_row.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 
@@ -27,8 +28,17 @@ void MetricsRow(const char* name, const std::string& value, const std::string& n
 void DroppedEventsRow(const Session& session, const Theme& theme) {
   const std::uint64_t dropped = session.dropped_events();
   if (dropped == 0) return;
-  MetricsRow("dropped", Grouped(static_cast<std::int64_t>(dropped)) + " events",
-             "the views miss them", theme.error);
+  MetricsRow(Tr("dropped"), Format(Tr("%s events"), Grouped(static_cast<std::int64_t>(dropped)).c_str()),
+             Tr("the views miss them"), theme.error);
+}
+
+const char* VerdictWords(VerdictKind kind) {
+  switch (kind) {
+    case VerdictKind::kCorrect: return Tr("correct");
+    case VerdictKind::kWrong: return Tr("WRONG");
+    case VerdictKind::kNotChecked: break;
+  }
+  return Tr("not checked");
 }
 
 const char* ClockOf(const Session& session) {

@@ -9,6 +9,7 @@
 
 #include "app/gui/app/theme.h"
 #include "app/gui/model/session.h"
+#include "engine/verify/verdict.h"
 
 namespace shardlab::gui {
 
@@ -18,6 +19,9 @@ void MetricsRow(const char* name, const std::string& value, const std::string& n
 
 /// A red "dropped N events" row when the event queue overflowed, else nothing.
 void DroppedEventsRow(const Session& session, const Theme& theme);
+
+/// "correct", "WRONG", "not checked" in the app's language (VerdictName's words).
+const char* VerdictWords(VerdictKind kind);
 
 /// The clock the run's events were timed by ("simulated"), or "-".
 const char* ClockOf(const Session& session);

@@ -12,6 +12,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -49,12 +50,12 @@ void TokensPerExpertBars(const Theme& theme, const MoeRouting& routing) {
   ImGui::Dummy(ImVec2(width, height));
   if (hovered >= 0) {
     const auto e = static_cast<std::size_t>(hovered);
-    ImGui::SetTooltip("expert %d on GPU %d\n%d choices routed to it, %d computed, %d dropped\ncapacity %lld rows",
+    ImGui::SetTooltip(Tr("expert %d on GPU %d\n%d choices routed to it, %d computed, %d dropped\ncapacity %lld rows"),
                       hovered, routing.rank_of_expert(hovered), routing.routed[e], routing.kept_per_expert[e],
                       routing.routed[e] - routing.kept_per_expert[e], static_cast<long long>(cap));
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("tokens per expert, coloured by GPU (bar: computed, outline: routed, red line: capacity)");
+  ImGui::TextWrapped(Tr("tokens per expert, coloured by GPU (bar: computed, outline: routed, red line: capacity)"));
   ImGui::PopStyleColor();
 }
 
@@ -66,8 +67,8 @@ void DrawMoeMetrics(ViewContext& ctx) {
   const PreparedMoe& prepared = *session.moe();
   const MoeLayerConfig& c = prepared.layer.config;
   const MoeRouting& routing = prepared.layer.routing;
-  ImGui::TextWrapped("MoE \xC2\xB7 %d experts on %d GPUs \xC2\xB7 top-%d \xC2\xB7 T %d \xC2\xB7 H %d \xC2\xB7 F %d "
-                     "\xC2\xB7 skew %s \xC2\xB7 %s",
+  ImGui::TextWrapped(Tr("MoE \xC2\xB7 %d experts on %d GPUs \xC2\xB7 top-%d \xC2\xB7 T %d \xC2\xB7 H %d \xC2\xB7 F %d "
+                     "\xC2\xB7 skew %s \xC2\xB7 %s"),
                      c.experts, c.ranks, c.top_k, c.tokens, c.hidden, c.ffn, MoeSkewName(c.skew),
                      prepared.topology.name.c_str());
   const bool done = session.state() == SessionState::kDone;
@@ -77,8 +78,8 @@ void DrawMoeMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
-      MetricsRow("phases",
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow(Tr("phases"),
                  FormatRunTime(m.router_ns) + " / " + FormatRunTime(m.dispatch_ns) + " / " +
                      FormatRunTime(m.experts_ns) + " / " + FormatRunTime(m.combine_ns),
                  "router / dispatch / experts / combine");
@@ -86,26 +87,26 @@ void DrawMoeMetrics(ViewContext& ctx) {
         char note[120];
         std::snprintf(note, sizeof note, "%.2fx the mean rows, %.2fx the mean expert time: the others wait",
                       m.straggler_load, m.straggler_time);
-        MetricsRow("straggler", "GPU " + std::to_string(m.straggler), note,
+        MetricsRow(Tr("straggler"), "GPU " + std::to_string(m.straggler), note,
                    m.straggler_load > 1.2 ? theme.error : 0);
       }
-      MetricsRow("all-to-all", out.bytes_match ? "bytes as counted" : "bytes DIFFER",
+      MetricsRow(Tr("all-to-all"), out.bytes_match ? "bytes as counted" : "bytes DIFFER",
                  std::to_string(m.transfers) + " sends; every GPU's bytes against the hand count",
                  out.bytes_match ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       if (out.check.checked) {
-        MetricsRow("result", VerdictName(out.check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(out.check.verdict.kind),
                    out.check.verdict.Detail() + " (outputs and gates against their error bounds from one"
                                                 " device in double)",
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow("result", "not checked", out.check.not_checked_reason);
+        MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
       }
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow("step", text, "");
+      MetricsRow(Tr("step"), text, "");
     }
-    MetricsRow("dropped", Grouped(routing.dropped),
+    MetricsRow(Tr("dropped"), Grouped(routing.dropped),
                "of " + Grouped(std::int64_t{c.tokens} * c.top_k) + " choices; capacity " +
                    std::to_string(routing.capacity_per_rank) + " per expert and source GPU",
                routing.dropped > 0 ? theme.error : 0);

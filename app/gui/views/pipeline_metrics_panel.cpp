@@ -20,6 +20,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -73,9 +74,9 @@ void StageTable(const PreparedPipeline& prepared, const PipelineMetrics& m) {
   }
   ImGui::TableSetupScrollFreeze(0, 1);
   // Times in µs without a unit per cell: seven columns must fit the panel.
-  for (const char* name : {"stage", "layers", "F \xC2\xB5s", "B \xC2\xB5s"}) ImGui::TableSetupColumn(name);
+  for (const char* name : {Tr("stage"), Tr("layers"), "F \xC2\xB5s", "B \xC2\xB5s"}) ImGui::TableSetupColumn(name);
   if (split) ImGui::TableSetupColumn("W \xC2\xB5s");
-  for (const char* name : {"bubble", "held"}) ImGui::TableSetupColumn(name);
+  for (const char* name : {Tr("bubble"), Tr("held")}) ImGui::TableSetupColumn(name);
   ImGui::TableHeadersRow();
   for (std::size_t s = 0; s < m.stages.size(); ++s) {
     const PipelineStageMetrics& st = m.stages[s];
@@ -95,13 +96,13 @@ void StageTable(const PreparedPipeline& prepared, const PipelineMetrics& m) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(Fixed(st.bubble_over_useful, 3).c_str());
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("idle %s over busy %s", FormatRunTime(st.idle_ns).c_str(),
+      ImGui::SetTooltip(Tr("idle %s over busy %s"), FormatRunTime(st.idle_ns).c_str(),
                         FormatRunTime(st.busy_ns).c_str());
     }
     ImGui::TableNextColumn();
     ImGui::Text("%d (%d)", st.peak_inflight, st.formula_peak_inflight);
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("most micro-batch activations held at once (formula in brackets)");
+      ImGui::SetTooltip(Tr("most micro-batch activations held at once (formula in brackets)"));
     }
   }
   ImGui::EndTable();
@@ -112,8 +113,8 @@ void StageTable(const PreparedPipeline& prepared, const PipelineMetrics& m) {
 void FormulaTable(PipelineSchedule schedule, const PipelineMetrics& m) {
   if (!ImGui::BeginTable("##formulas", 3, ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
-  ImGui::TableSetupColumn("measured");
-  ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(Tr("measured"));
+  ImGui::TableSetupColumn(Tr("formula"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   auto row = [](const char* name, const std::string& measured, const std::string& formula,
                 const char* tooltip) {
@@ -126,14 +127,14 @@ void FormulaTable(PipelineSchedule schedule, const PipelineMetrics& m) {
     ImGui::TableNextColumn();
     ImGui::TextDisabled("%s", formula.c_str());
   };
-  row("bubble", Fixed(m.bubble_over_useful, 3),
+  row(Tr("bubble"), Fixed(m.bubble_over_useful, 3),
       Fixed(m.formula_bubble_over_useful, 3) + " = " + FormulaBubbleOverUsefulText(schedule),
-      "idle time over useful (busy) time, summed over the stages");
-  row("of step", Fixed(m.bubble_of_step, 3),
+      Tr("idle time over useful (busy) time, summed over the stages"));
+  row(Tr("of step"), Fixed(m.bubble_of_step, 3),
       Fixed(m.formula_bubble_of_step, 3) + " = " + FormulaBubbleOfStepText(schedule),
-      "idle time as a share of every stage's forward/backward span");
-  row("held", PerStage(m.stages, false), PerStage(m.stages, true),
-      "most micro-batch activations a stage held at once, stage 0 first");
+      Tr("idle time as a share of every stage's forward/backward span"));
+  row(Tr("held"), PerStage(m.stages, false), PerStage(m.stages, true),
+      Tr("most micro-batch activations a stage held at once, stage 0 first"));
   ImGui::EndTable();
 }
 
@@ -168,27 +169,27 @@ void DrawPipelineMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
-      MetricsRow("transfers", Grouped(m.transfers),
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow(Tr("transfers"), Grouped(m.transfers),
                  FormatBytes(m.transfer_bytes) + ", " + FormatRunTime(m.transfer_ns) + " in all");
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
                     session.num_steps());
-      MetricsRow("step", text, "");
+      MetricsRow(Tr("step"), text, "");
     }
-    MetricsRow("ticks", std::to_string(prepared.pipeline.plan.num_steps),
+    MetricsRow(Tr("ticks"), std::to_string(prepared.pipeline.plan.num_steps),
                Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())) + " ops, " +
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     if (done) {
       if (check.checked) {
-        MetricsRow("result", VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
                    check.verdict.Detail() + " (after the step, gradients, weights and loss against their"
                                             " error bounds from one device in double)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
-        MetricsRow("loss", Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
+        MetricsRow(Tr("loss"), Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
       } else {
-        MetricsRow("result", "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     DroppedEventsRow(session, theme);

@@ -14,6 +14,7 @@
 #include "app/gui/views/panels.h"
 #include "engine/core/units.h"
 #include "engine/model/model_presets.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -45,7 +46,7 @@ bool DrawPlannerPanel(const Theme& theme, PlannerPanelState& state, ScenarioSett
   ImGui::InputTextWithHint("##plan_memory", "the GPU's own; or 80G, 40G", &s.gpu_memory);
   Label("Rows");
   ImGui::SliderInt("##plan_top", &s.top, 5, 100, "top %d", ImGuiSliderFlags_AlwaysClamp);
-  if (ImGui::Button("Plan") || !state.planned) {
+  if (ImGui::Button(Tr("Plan")) || !state.planned) {
     state.table = RunPlanner(s);
     state.planned = true;
     state.selected = -1;
@@ -58,7 +59,7 @@ bool DrawPlannerPanel(const Theme& theme, PlannerPanelState& state, ScenarioSett
     return false;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-  ImGui::TextWrapped("%s. %d layouts fit, fastest first.", t.header.c_str(), t.feasible_count);
+  ImGui::TextWrapped(Tr("%s. %d layouts fit, fastest first."), t.header.c_str(), t.feasible_count);
   ImGui::PopStyleColor();
 
   bool start = false;
@@ -99,14 +100,14 @@ bool DrawPlannerPanel(const Theme& theme, PlannerPanelState& state, ScenarioSett
     }
     ImGui::EndTable();
   }
-  ImGui::TextUnformatted("Rejected:");
+  ImGui::TextUnformatted(Tr("Rejected:"));
   for (const auto& [reason, count] : t.rejected) {
     ImGui::BulletText("%d  %s", count, reason.c_str());
   }
   const bool can_set_up = state.selected >= 0 && state.selected < static_cast<int>(t.rows.size()) &&
                           t.rows[static_cast<std::size_t>(state.selected)].fits_app_3d && three_d != nullptr;
   ImGui::BeginDisabled(!can_set_up);
-  if (ImGui::Button("Set up 3d run (small MLP on this grid)")) {
+  if (ImGui::Button(Tr("Set up 3d run (small MLP on this grid)"))) {
     const ParallelLayout& l = t.rows[static_cast<std::size_t>(state.selected)].layout;
     three_d->scenario = kThreeDScenario;
     three_d->dp = l.dp;

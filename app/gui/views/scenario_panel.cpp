@@ -28,6 +28,7 @@
 #include "engine/run/backend.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/topology/presets.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -39,10 +40,10 @@ constexpr CollectiveKind kKinds[] = {
 
 const char* AlgoWords(CollectiveAlgo algo) {
   switch (algo) {
-    case CollectiveAlgo::kRing: return "ring";
-    case CollectiveAlgo::kTree: return "double binary tree";
-    case CollectiveAlgo::kDirect: return "direct (every pair)";
-    case CollectiveAlgo::kNccl: return "NCCL (one library call)";
+    case CollectiveAlgo::kRing: return Tr("ring");
+    case CollectiveAlgo::kTree: return Tr("double binary tree");
+    case CollectiveAlgo::kDirect: return Tr("direct (every pair)");
+    case CollectiveAlgo::kNccl: return Tr("NCCL (one library call)");
   }
   return "?";
 }
@@ -95,16 +96,16 @@ constexpr PipelineSchedule kSchedules[] = {
 const char* ScheduleTooltip(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::kGPipe:
-      return "All forwards, then all backwards: each stage holds m activations.";
+      return Tr("All forwards, then all backwards: each stage holds m activations.");
     case PipelineSchedule::k1F1B:
-      return "PipeDream-Flush: a warm-up of forwards, then one forward, one backward;\n"
-             "the same bubble as GPipe, but stage s holds at most p - s activations.";
+      return Tr("PipeDream-Flush: a warm-up of forwards, then one forward, one backward;\n"
+             "the same bubble as GPipe, but stage s holds at most p - s activations.");
     case PipelineSchedule::kInterleaved1F1B:
-      return "Megatron's interleaving: each stage holds v model chunks, so the\n"
-             "fill and drain are v times shorter: bubble (p-1)/(v*m).";
+      return Tr("Megatron's interleaving: each stage holds v model chunks, so the\n"
+             "fill and drain are v times shorter: bubble (p-1)/(v*m).");
     case PipelineSchedule::kZeroBubbleH1:
-      return "Zero bubble (ZB-H1): the backward split into input gradient (B) and\n"
-             "weight gradient (W); W waits to fill the gaps: bubble (p-1)/(3m).";
+      return Tr("Zero bubble (ZB-H1): the backward split into input gradient (B) and\n"
+             "weight gradient (W); W waits to fill the gaps: bubble (p-1)/(3m).");
   }
   return "";
 }
@@ -121,15 +122,15 @@ bool ScenarioCombo(ScenarioSettings& s) {
   for (const ScenarioChoice& c : choices) {
     if (c.name == s.scenario) preview = title(c);
   }
-  FieldLabel("Scenario");
+  FieldLabel(Tr("Scenario"));
   if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const ScenarioChoice& c : choices) {
       if (c.separator_before) ImGui::Separator();
-      const std::string label = title(c) + (c.runs_in_app ? "" : " (CLI only)");
+      const std::string label = title(c) + (c.runs_in_app ? "" : Tr(" (CLI only)"));
       if (ImGui::Selectable(label.c_str(), c.name == s.scenario)) s.scenario = c.name;
       if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip("%s%s", c.summary.c_str(),
-                          c.runs_in_app ? "" : "\nThe app shows and checks its settings; shardlab-cli runs it.");
+                          c.runs_in_app ? "" : Tr("\nThe app shows and checks its settings; shardlab-cli runs it."));
       }
     }
     ImGui::EndCombo();
@@ -150,12 +151,12 @@ void AlgoCombo(ScenarioSettings& s) {
     return s.algo == CollectiveAlgoName(a);
   });
   if (!valid) s.algo = "auto";
-  const std::string auto_title = std::string("auto (") + AlgoWords(DefaultAlgo(kind)) + ")";
+  const std::string auto_title = Format(Tr("auto (%s)"), AlgoWords(DefaultAlgo(kind)));
   std::string preview = auto_title;
   for (CollectiveAlgo a : algos) {
     if (s.algo == CollectiveAlgoName(a)) preview = AlgoWords(a);
   }
-  FieldLabel("Algo");
+  FieldLabel(Tr("Algo"));
   if (ImGui::BeginCombo("##algo", preview.c_str())) {
     if (ImGui::Selectable(auto_title.c_str(), s.algo == "auto")) s.algo = "auto";
     for (CollectiveAlgo a : algos) {
@@ -172,7 +173,7 @@ void ScheduleCombo(std::string& schedule, const std::vector<std::string>& allowe
   } catch (const std::exception&) {
     schedule = PipelineScheduleName(current);
   }
-  FieldLabel("Schedule");
+  FieldLabel(Tr("Schedule"));
   if (ImGui::BeginCombo("##schedule", PipelineScheduleTitle(current))) {
     for (PipelineSchedule sch : kSchedules) {
       const std::string name = PipelineScheduleName(sch);
@@ -265,11 +266,11 @@ constexpr TpLayerKind kTpLayers[] = {
 
 const char* TpLayerTitle(TpLayerKind kind) {
   switch (kind) {
-    case TpLayerKind::kColumnLinear: return "column-parallel linear";
-    case TpLayerKind::kRowLinear: return "row-parallel linear";
-    case TpLayerKind::kMlp: return "MLP (column, then row)";
-    case TpLayerKind::kAttention: return "self-attention";
-    case TpLayerKind::kTransformer: return "transformer layer";
+    case TpLayerKind::kColumnLinear: return Tr("column-parallel linear");
+    case TpLayerKind::kRowLinear: return Tr("row-parallel linear");
+    case TpLayerKind::kMlp: return Tr("MLP (column, then row)");
+    case TpLayerKind::kAttention: return Tr("self-attention");
+    case TpLayerKind::kTransformer: return Tr("transformer layer");
   }
   return "?";
 }
@@ -277,20 +278,20 @@ const char* TpLayerTitle(TpLayerKind kind) {
 const char* TpLayerTooltip(TpLayerKind kind) {
   switch (kind) {
     case TpLayerKind::kColumnLinear:
-      return "Y = X\xC2\xB7" "A + a with A split by columns: each GPU computes its own columns of Y.\n"
-             "No communication forward; backward, the input gradients are all-reduced.";
+      return Tr("Y = X\xC2\xB7" "A + a with A split by columns: each GPU computes its own columns of Y.\n"
+             "No communication forward; backward, the input gradients are all-reduced.");
     case TpLayerKind::kRowLinear:
-      return "Y = X\xC2\xB7" "W + b with W split by rows (and X by columns): each GPU has a partial\n"
-             "sum of Y, so forward ends with an all-reduce; backward needs none.";
+      return Tr("Y = X\xC2\xB7" "W + b with W split by rows (and X by columns): each GPU has a partial\n"
+             "sum of Y, so forward ends with an all-reduce; backward needs none.");
     case TpLayerKind::kMlp:
-      return "Megatron's MLP: A split by columns, then B by rows, so the activation\n"
-             "between them never moves. One all-reduce forward (g), one backward (f).";
+      return Tr("Megatron's MLP: A split by columns, then B by rows, so the activation\n"
+             "between them never moves. One all-reduce forward (g), one backward (f).");
     case TpLayerKind::kAttention:
-      return "Self-attention with the heads spread over the GPUs (Wq, Wk, Wv by\n"
-             "columns) and the output projection Wo by rows: one all-reduce each way.";
+      return Tr("Self-attention with the heads spread over the GPUs (Wq, Wk, Wv by\n"
+             "columns) and the output projection Wo by rows: one all-reduce each way.");
     case TpLayerKind::kTransformer:
-      return "Attention and MLP with their layer norms: two all-reduces forward and\n"
-             "two backward, the seed text's four per layer.";
+      return Tr("Attention and MLP with their layer norms: two all-reduces forward and\n"
+             "two backward, the seed text's four per layer.");
   }
   return "";
 }
@@ -302,7 +303,7 @@ void TpLayerCombo(ScenarioSettings& s) {
   } catch (const std::exception&) {
     s.tp_layer = TpLayerKindName(kind);
   }
-  FieldLabel("Layer");
+  FieldLabel(Tr("Layer"));
   if (ImGui::BeginCombo("##tp_layer", TpLayerTitle(kind))) {
     for (TpLayerKind k : kTpLayers) {
       if (ImGui::Selectable(TpLayerTitle(k), k == kind)) s.tp_layer = TpLayerKindName(k);
@@ -317,12 +318,12 @@ void SequenceParallelBox(ScenarioSettings& s, const PanelField& f) {
   const bool linear = s.tp_layer == "column" || s.tp_layer == "row";
   if (linear) s.sequence_parallel = false;
   ImGui::BeginDisabled(linear);
-  ImGui::Checkbox("Sequence parallelism", &s.sequence_parallel);
+  ImGui::Checkbox(Tr("Sequence parallelism"), &s.sequence_parallel);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-    ImGui::SetTooltip("%s", linear ? "Only for the MLP, attention and a transformer layer."
-                                   : (f.help + "\nOutside the split linears each GPU keeps only T / tp token rows,\n"
-                                               "and every all-reduce becomes a reduce-scatter and an all-gather.")
+    ImGui::SetTooltip("%s", linear ? Tr("Only for the MLP, attention and a transformer layer.")
+                                   : (f.help + Tr("\nOutside the split linears each GPU keeps only T / tp token rows,\n"
+                                                  "and every all-reduce becomes a reduce-scatter and an all-gather."))
                                          .c_str());
   }
 }
@@ -346,44 +347,45 @@ void TpSummary(const Theme& theme, const ScenarioSettings& s) {
     const Bytes bytes = tokens * s.tp_hidden * 4;
     std::string text;
     if (kind != TpLayerKind::kAttention) {
-      text = "F = " + std::to_string(config.split_width()) + (s.tp_ffn == 0 ? " (the default)" : "") + ". ";
+      text = "F = " + std::to_string(config.split_width()) + (s.tp_ffn == 0 ? Tr(" (the default)") : "") + ". ";
     }
-    text += "T = " + std::to_string(tokens) + " tokens. Each all-reduce sums T x H x 4 B = " + FormatBytes(bytes);
+    text += Format(Tr("T = %s tokens. Each all-reduce sums T x H x 4 B = %s"), std::to_string(tokens).c_str(),
+                   FormatBytes(bytes).c_str());
     if (attention && s.tp_heads > 0 && s.tp_hidden % s.tp_heads == 0) {
-      text += "; heads of " + std::to_string(s.tp_hidden / s.tp_heads) + " features";
+      text += Format(Tr("; heads of %d features"), s.tp_hidden / s.tp_heads);
     }
-    DimWrapped(theme, text + ".");
+    DimWrapped(theme, text + Tr("."));
   }
 }
 
 const char* ZeroStageTitle(int stage) {
   switch (stage) {
-    case 0: return "0: plain data parallel";
-    case 1: return "1: shard optimizer states";
-    case 2: return "2: + gradients";
-    case 3: return "3: + parameters";
+    case 0: return Tr("0: plain data parallel");
+    case 1: return Tr("1: shard optimizer states");
+    case 2: return Tr("2: + gradients");
+    case 3: return Tr("3: + parameters");
   }
   return "?";
 }
 
 const char* ZeroStageTooltip(int stage) {
   switch (stage) {
-    case 0: return "Every GPU holds all parameters, gradients and Adam states; an all-reduce\n"
-                   "sums the gradients (bucket by bucket, as PyTorch DDP does).";
-    case 1: return "Each GPU keeps the fp32 master copy and Adam's m and v of 1/N of the\n"
+    case 0: return Tr("Every GPU holds all parameters, gradients and Adam states; an all-reduce\n"
+                   "sums the gradients (bucket by bucket, as PyTorch DDP does).");
+    case 1: return Tr("Each GPU keeps the fp32 master copy and Adam's m and v of 1/N of the\n"
                    "parameters: reduce-scatter the gradients, update the shard, all-gather\n"
-                   "the new parameters. The same traffic as stage 0.";
-    case 2: return "Stage 1, and a bucket's full gradient lives only until its reduce-scatter:\n"
-                   "each GPU keeps 1/N of the gradients.";
-    case 3: return "Stage 2, and each GPU keeps only 1/N of the parameters: every layer is\n"
-                   "all-gathered before its forward and again before its backward (3\xCE\xA8 a step).";
+                   "the new parameters. The same traffic as stage 0.");
+    case 2: return Tr("Stage 1, and a bucket's full gradient lives only until its reduce-scatter:\n"
+                   "each GPU keeps 1/N of the gradients.");
+    case 3: return Tr("Stage 2, and each GPU keeps only 1/N of the parameters: every layer is\n"
+                   "all-gathered before its forward and again before its backward (3\xCE\xA8 a step).");
   }
   return "";
 }
 
 void ZeroStageCombo(ScenarioSettings& s) {
   s.zero_stage = std::clamp(s.zero_stage, 0, 3);
-  FieldLabel("Zero stage");
+  FieldLabel(Tr("Zero stage"));
   if (ImGui::BeginCombo("##zero_stage", ZeroStageTitle(s.zero_stage))) {
     for (int stage = 0; stage <= 3; ++stage) {
       if (ImGui::Selectable(ZeroStageTitle(stage), stage == s.zero_stage)) s.zero_stage = stage;
@@ -396,16 +398,16 @@ void ZeroStageCombo(ScenarioSettings& s) {
 
 void ZeroKCombo(ScenarioSettings& s, const PanelField& f) {
   FieldLabel("K");
-  const char* k_title = s.zero_k == 8 ? "K = 8 (seed texts)" : "K = 12 (ZeRO paper)";
+  const char* k_title = s.zero_k == 8 ? Tr("K = 8 (seed texts)") : Tr("K = 12 (ZeRO paper)");
   if (ImGui::BeginCombo("##zero_k", k_title)) {
-    if (ImGui::Selectable("K = 12 (ZeRO paper)", s.zero_k == 12)) s.zero_k = 12;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("fp32 master copy, Adam m and v: 4 + 4 + 4 bytes a parameter\n(what this run holds)");
-    if (ImGui::Selectable("K = 8 (seed texts)", s.zero_k == 8)) s.zero_k = 8;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Adam m and v only: 12\xCE\xA8 in all for plain data parallelism");
+    if (ImGui::Selectable(Tr("K = 12 (ZeRO paper)"), s.zero_k == 12)) s.zero_k = 12;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("fp32 master copy, Adam m and v: 4 + 4 + 4 bytes a parameter\n(what this run holds)"));
+    if (ImGui::Selectable(Tr("K = 8 (seed texts)"), s.zero_k == 8)) s.zero_k = 8;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("Adam m and v only: 12\xCE\xA8 in all for plain data parallelism"));
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s\nThe run itself always keeps the fp32 master copy (K = 12).", f.help.c_str());
+    ImGui::SetTooltip(Tr("%s\nThe run itself always keeps the fp32 master copy (K = 12)."), f.help.c_str());
   }
 }
 
@@ -423,22 +425,23 @@ void ZeroSummary(const Theme& theme, const ScenarioSettings& s) {
     const std::vector<ZeroUnit> units = ZeroUnits(p);  // checks the fields too
     const double psi = static_cast<double>(MlpParameterCount(p.model));
     const double per_gpu = ZeroMemoryPerGpu(psi, p.ranks, p.stage, s.zero_k == 8 ? 8 : 12).total();
-    std::string text = "\xCE\xA8 = " + Grouped(static_cast<std::int64_t>(psi)) + " parameters. ";
+    std::string text = Format(Tr("\xCE\xA8 = %s parameters. "), Grouped(static_cast<std::int64_t>(psi)).c_str());
     if (p.stage == 3) {
-      text += "Stage 3 gathers and reduces layer by layer. ";
+      text += Tr("Stage 3 gathers and reduces layer by layer. ");
     } else {
       // The buckets in the order backward fills them: the top layers first.
       constexpr std::size_t kListed = 4;
-      text += std::to_string(units.size()) + (units.size() == 1 ? " bucket" : " buckets, top first") + ": ";
+      text += Format(units.size() == 1 ? Tr("%d bucket: ") : Tr("%d buckets, top first: "),
+                     static_cast<int>(units.size()));
       for (std::size_t u = 0; u < units.size() && u < kListed; ++u) {
         const ZeroUnit& unit = units[u];
-        text += (u == 0 ? "layers " : ", ") + std::to_string(unit.last_layer) +
+        text += (u == 0 ? Tr("layers ") : ", ") + std::to_string(unit.last_layer) +
                 (unit.first_layer == unit.last_layer ? "" : "-" + std::to_string(unit.first_layer));
       }
       text += units.size() > kListed ? ", ... " : ". ";
     }
-    text += "Model states per GPU: " + ZeroMemoryFormulaText(p.stage, s.zero_k == 8 ? 8 : 12) + " = " +
-            ZeroBytesText(per_gpu) + ".";
+    text += Format(Tr("Model states per GPU: %s = %s."), ZeroMemoryFormulaText(p.stage, s.zero_k == 8 ? 8 : 12).c_str(),
+                   ZeroBytesText(per_gpu).c_str());
     DimWrapped(theme, text);
   } catch (const std::exception&) {
     // The Check message under the fields says what is wrong.
@@ -455,7 +458,7 @@ void PipelineSummary(const Theme& theme, const ScenarioSettings& s) {
     const PipelineShape shape{s.stages, s.microbatches, interleaved ? chunks : 1};
     if (s.stages >= 1 && s.microbatches >= 1 && s.batch % s.microbatches == 0) {
       char text[160];
-      std::snprintf(text, sizeof text, "%d rows per micro-batch; formula bubble %s = %.3f",
+      std::snprintf(text, sizeof text, Tr("%d rows per micro-batch; formula bubble %s = %.3f"),
                     s.batch / s.microbatches, FormulaBubbleOverUsefulText(schedule),
                     FormulaBubbleOverUseful(schedule, shape));
       DimWrapped(theme, text);
@@ -468,12 +471,12 @@ void PipelineSummary(const Theme& theme, const ScenarioSettings& s) {
 
 
 void ThreeDSummary(const Theme& theme, const ScenarioSettings& s) {
-  DimWrapped(theme, std::to_string(s.dp * s.pp * s.tp3) +
-                        " GPUs; rank = pp*(dp_size*tp_size) + dp*tp_size + tp (Megatron order)");
+  DimWrapped(theme, Format(Tr("%d GPUs; rank = pp*(dp_size*tp_size) + dp*tp_size + tp (Megatron order)"),
+                           s.dp * s.pp * s.tp3));
 }
 
 void MoeSummary(const Theme& theme) {
-  DimWrapped(theme, "Expert e lives on GPU e / (E/N); tokens above an expert's capacity are dropped.");
+  DimWrapped(theme, Tr("Expert e lives on GPU e / (E/N); tokens above an expert's capacity are dropped."));
 }
 
 void TopologyField(const Theme& theme, ScenarioPanelState& state) {
@@ -483,8 +486,8 @@ void TopologyField(const Theme& theme, ScenarioPanelState& state) {
   for (const PresetInfo& p : presets) {
     if (!state.topology_is_file && p.name == s.topology) chosen = &p;
   }
-  FieldLabel("Machine");
-  const std::string preview = state.topology_is_file ? "topology file..."
+  FieldLabel(Tr("Machine"));
+  const std::string preview = state.topology_is_file ? Tr("topology file...")
                               : chosen != nullptr    ? chosen->name
                                                      : s.topology;
   if (ImGui::BeginCombo("##topology", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
@@ -495,14 +498,14 @@ void TopologyField(const Theme& theme, ScenarioPanelState& state) {
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
     }
-    if (ImGui::Selectable("topology file...", state.topology_is_file)) {
+    if (ImGui::Selectable(Tr("topology file..."), state.topology_is_file)) {
       state.topology_is_file = true;
       if (state.topology_file.empty()) state.topology_file = "assets/topologies/example-workstation.toml";
     }
     ImGui::EndCombo();
   }
   if (state.topology_is_file) {
-    FieldLabel("File");
+    FieldLabel(Tr("File"));
     ImGui::InputTextWithHint("##topology_file", "path/to/machine.toml", &state.topology_file);
     s.topology = state.topology_file;
   } else if (chosen != nullptr) {
@@ -511,12 +514,12 @@ void TopologyField(const Theme& theme, ScenarioPanelState& state) {
 }
 
 void SizeField(const Theme& theme, ScenarioSettings& s) {
-  FieldLabel("Size");
+  FieldLabel(Tr("Size"));
   ImGui::InputTextWithHint("##size", "64M, 1G, 4KiB", &s.size);
   try {
     const Bytes bytes = ParseSize(s.size, "size");
-    DimWrapped(theme, "one rank's buffer: " + FormatBytes(bytes) + " (" + std::to_string(bytes) +
-                          " B)");
+    DimWrapped(theme, Format(Tr("one rank's buffer: %s (%s B)"), FormatBytes(bytes).c_str(),
+                             std::to_string(bytes).c_str()));
   } catch (const std::exception&) {
     // The Check message under the fields says what is wrong.
   }
@@ -524,7 +527,7 @@ void SizeField(const Theme& theme, ScenarioSettings& s) {
 
 /// "sim", or "cuda (worker process)" for a run that goes through a worker.
 std::string BackendLabel(const std::string& backend, bool in_worker) {
-  return in_worker ? backend + " (worker process)" : backend;
+  return in_worker ? backend + Tr(" (worker process)") : backend;
 }
 
 /// Collectives may also run in a worker process: the simulator (to see
@@ -532,7 +535,7 @@ std::string BackendLabel(const std::string& backend, bool in_worker) {
 /// runs (cuda, mpi), which fail with the worker's message where the
 /// machine has none.
 void BackendField(ScenarioSettings& s, bool collective) {
-  FieldLabel("Backend");
+  FieldLabel(Tr("Backend"));
   if (!collective) s.in_worker = false;
   if (ImGui::BeginCombo("##backend", BackendLabel(s.backend, s.in_worker).c_str())) {
     for (const BackendInfo& b : ListBackends()) {
@@ -540,7 +543,7 @@ void BackendField(ScenarioSettings& s, bool collective) {
         s.backend = b.name;
         s.in_worker = false;
       }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (in the app)", b.description.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("%s (in the app)"), b.description.c_str());
     }
     if (collective) {
       for (const char* name : {"sim", "cuda", "mpi"}) {
@@ -550,9 +553,9 @@ void BackendField(ScenarioSettings& s, bool collective) {
           s.in_worker = true;
         }
         if (ImGui::IsItemHovered()) {
-          ImGui::SetTooltip("Runs in 'shardlab-cli worker', a separate process that streams the\n"
-                            "events back: a crash there (a sticky CUDA error, a dead MPI rank)\n"
-                            "ends the worker, never the app.");
+          ImGui::SetTooltip("%s", Tr("Runs in 'shardlab-cli worker', a separate process that streams the\n"
+                                     "events back: a crash there (a sticky CUDA error, a dead MPI rank)\n"
+                                     "ends the worker, never the app."));
         }
       }
     }
@@ -564,30 +567,30 @@ void BackendField(ScenarioSettings& s, bool collective) {
 void WorkerFailure(const Theme& theme, const Session& session, ScenarioPanelState& state) {
   if (session.worker_failure().empty()) return;
   ImGui::Spacing();
-  ErrorWrapped(theme, "The worker process died: " + session.worker_failure());
-  DimWrapped(theme, "The app is fine: the worker ran in its own process.");
-  if (ImGui::Button("Restart worker", ImVec2(-FLT_MIN, 0))) state.restart_worker = true;
+  ErrorWrapped(theme, Format(Tr("The worker process died: %s"), session.worker_failure().c_str()));
+  DimWrapped(theme, Tr("The app is fine: the worker ran in its own process."));
+  if (ImGui::Button(Tr("Restart worker"), ImVec2(-FLT_MIN, 0))) state.restart_worker = true;
 }
 
 void RingOrderField(ScenarioPanelState& state) {
   ScenarioSettings& s = state.edit;
   const bool custom = s.ring_order != "auto" && s.ring_order != "rank";
-  FieldLabel("Ring order");
-  const char* preview = custom ? "custom" : s.ring_order == "rank" ? "rank order" : "auto (fastest)";
+  FieldLabel(Tr("Ring order"));
+  const char* preview = custom ? Tr("custom") : s.ring_order == "rank" ? Tr("rank order") : Tr("auto (fastest)");
   if (ImGui::BeginCombo("##ring_order", preview)) {
-    if (ImGui::Selectable("auto (fastest)", s.ring_order == "auto")) s.ring_order = "auto";
+    if (ImGui::Selectable(Tr("auto (fastest)"), s.ring_order == "auto")) s.ring_order = "auto";
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Search the topology for the ring with the fastest slowest hop, as NCCL does");
+      ImGui::SetTooltip(Tr("Search the topology for the ring with the fastest slowest hop, as NCCL does"));
     }
-    if (ImGui::Selectable("rank order", s.ring_order == "rank")) s.ring_order = "rank";
+    if (ImGui::Selectable(Tr("rank order"), s.ring_order == "rank")) s.ring_order = "rank";
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 -> 1 -> 2 -> ... -> n-1 -> 0");
-    if (ImGui::Selectable("custom", custom)) s.ring_order = state.custom_ring_order;
+    if (ImGui::Selectable(Tr("custom"), custom)) s.ring_order = state.custom_ring_order;
     ImGui::EndCombo();
   }
   if (s.ring_order != "auto" && s.ring_order != "rank") {
-    FieldLabel("Order");
+    FieldLabel(Tr("Order"));
     ImGui::InputTextWithHint("##ring_custom", "0,3,2,1", &state.custom_ring_order);
-    // An emptied field must stay "custom", not fall back to a keyword.
+    // An emptied field must stay Tr("custom"), not fall back to a keyword.
     s.ring_order = state.custom_ring_order.empty() ? "," : state.custom_ring_order;
   }
 }
@@ -629,61 +632,62 @@ void SpecFields(ViewContext& ctx, ScenarioPanelState& state) {
 /// A few lines for someone who has never seen the app: what each panel says.
 void HowToRead(const Theme& theme, const ScenarioSettings& s) {
   ImGui::Spacing();
-  if (!ImGui::CollapsingHeader("How to read this", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  static const char* const kCollectiveLines[] = {
-      "Step (Right arrow) shows one more logical step of the algorithm; Play runs them in "
-      "slow motion. The run itself took microseconds.",
-      "Machine: dots are chunks in flight along their route; a link's colour is its load.",
-      "Buffers: what each GPU holds after the step shown.",
-      "Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth.",
-      "Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula.",
+  if (!ImGui::CollapsingHeader(Tr("How to read this"), ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // Built each frame: Tr answers in the language chosen now.
+  const char* const kCollectiveLines[] = {
+      Tr("Step (Right arrow) shows one more logical step of the algorithm; Play runs them in "
+      "slow motion. The run itself took microseconds."),
+      Tr("Machine: dots are chunks in flight along their route; a link's colour is its load."),
+      Tr("Buffers: what each GPU holds after the step shown."),
+      Tr("Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth."),
+      Tr("Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula."),
   };
-  static const char* const kTpLines[] = {
-      "One layer's weights are split over the GPUs: Weights (bottom right) shows every matrix "
-      "and which GPU holds which block, in that GPU's colour. Lit blocks are computing now.",
-      "Column-parallel weights need no communication forward; row-parallel ones leave each "
-      "GPU with a partial sum, which an all-reduce (AR) adds up. Backward it is the reverse.",
-      "Machine: AR1 RS\xC2\xB7" "B is chunk B of all-reduce 1 in its reduce-scatter pass; the line "
-      "above the GPUs says which all-reduce runs and what it carries.",
-      "Metrics: compute against communication, the all-reduces counted and sized (T x H x 4 B), "
-      "and whether every output and gradient equals one GPU's.",
+  const char* const kTpLines[] = {
+      Tr("One layer's weights are split over the GPUs: Weights (bottom right) shows every matrix "
+      "and which GPU holds which block, in that GPU's colour. Lit blocks are computing now."),
+      Tr("Column-parallel weights need no communication forward; row-parallel ones leave each "
+      "GPU with a partial sum, which an all-reduce (AR) adds up. Backward it is the reverse."),
+      Tr("Machine: AR1 RS\xC2\xB7" "B is chunk B of all-reduce 1 in its reduce-scatter pass; the line "
+      "above the GPUs says which all-reduce runs and what it carries."),
+      Tr("Metrics: compute against communication, the all-reduces counted and sized (T x H x 4 B), "
+      "and whether every output and gradient equals one GPU's."),
   };
-  static const char* const kZeroLines[] = {
-      "Every GPU trains the same MLP on its own rows of the batch. The stage decides who keeps "
+  const char* const kZeroLines[] = {
+      Tr("Every GPU trains the same MLP on its own rows of the batch. The stage decides who keeps "
       "which model state: Memory (bottom right) stacks each GPU's bytes by kind, measured from "
-      "what the simulator allocated, with the formula as a line. Run stages 0, 1, 2, 3 in turn.",
-      "Hatched blocks come and go: stage 2's bucket of full gradients until its reduce-scatter, "
-      "stage 3's gathered layer until its last matrix product. Step or Play to watch them.",
-      "Machine and Timeline: AG L3 fwd·" "B is chunk B of the all-gather of layer 3's parameters "
+      "what the simulator allocated, with the formula as a line. Run stages 0, 1, 2, 3 in turn."),
+      Tr("Hatched blocks come and go: stage 2's bucket of full gradients until its reduce-scatter, "
+      "stage 3's gathered layer until its last matrix product. Step or Play to watch them."),
+      Tr("Machine and Timeline: AG L3 fwd·" "B is chunk B of the all-gather of layer 3's parameters "
       "before its forward; RS b1 the reduce-scatter of bucket 1's gradients; AG b1 upd the updated "
-      "parameters; AR b0 a stage-0 all-reduce.",
-      "Metrics: memory per GPU against the formula, elements sent per step against 2Ψ "
-      "(3Ψ for stage 3), and whether the trained weights equal one GPU's.",
+      "parameters; AR b0 a stage-0 all-reduce."),
+      Tr("Metrics: memory per GPU against the formula, elements sent per step against 2Ψ "
+      "(3Ψ for stage 3), and whether the trained weights equal one GPU's."),
   };
-  static const char* const kPipelineLines[] = {
-      "Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
-      "more tick of the schedule; Play runs the training step in slow motion.",
-      "Timeline: F3 is the forward of micro-batch 3, B3 its backward (W3 its weight gradient "
-      "in ZB-H1); one colour per micro-batch. Hatched gaps are the bubble: a stage waiting.",
-      "Machine: activations flow to the next stage, gradients back to the previous one.",
-      "Metrics: the measured bubble beside the formula, activations held per stage, and "
-      "whether the trained weights equal one device's.",
+  const char* const kPipelineLines[] = {
+      Tr("Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
+      "more tick of the schedule; Play runs the training step in slow motion."),
+      Tr("Timeline: F3 is the forward of micro-batch 3, B3 its backward (W3 its weight gradient "
+      "in ZB-H1); one colour per micro-batch. Hatched gaps are the bubble: a stage waiting."),
+      Tr("Machine: activations flow to the next stage, gradients back to the previous one."),
+      Tr("Metrics: the measured bubble beside the formula, activations held per stage, and "
+      "whether the trained weights equal one device's."),
   };
-  static const char* const kThreeDLines[] = {
-      "Every GPU has a coordinate (dp, pp, tp). Machine: choose Colour by TP group, PP stage or "
+  const char* const kThreeDLines[] = {
+      Tr("Every GPU has a coordinate (dp, pp, tp). Machine: choose Colour by TP group, PP stage or "
       "DP replica; the legend lists each group's ranks, and the TP/PP/DP toggles light the links "
-      "that kind of traffic uses.",
-      "Timeline: rows grouped by stage, then replica; collectives say TP, PP or DP and hover "
-      "names the group.",
-      "Metrics: step time, compute against what was not hidden, bytes per group kind, memory, "
-      "MFU, and whether the trained weights equal one device's.",
+      "that kind of traffic uses."),
+      Tr("Timeline: rows grouped by stage, then replica; collectives say TP, PP or DP and hover "
+      "names the group."),
+      Tr("Metrics: step time, compute against what was not hidden, bytes per group kind, memory, "
+      "MFU, and whether the trained weights equal one device's."),
   };
-  static const char* const kMoeLines[] = {
-      "Each token's router picks top-k experts; dispatch sends it to their GPUs (all-to-all), "
-      "the experts compute, combine sends the results back.",
-      "Timeline: router, dispatch, expert and combine have their own colours; with skew 'hot' "
-      "the GPU of expert 0 computes longest and the others wait for it in the combine.",
-      "Metrics: tokens per expert, dropped tokens, the straggler and its load against the mean.",
+  const char* const kMoeLines[] = {
+      Tr("Each token's router picks top-k experts; dispatch sends it to their GPUs (all-to-all), "
+      "the experts compute, combine sends the results back."),
+      Tr("Timeline: router, dispatch, expert and combine have their own colours; with skew 'hot' "
+      "the GPU of expert 0 computes longest and the others wait for it in the combine."),
+      Tr("Metrics: tokens per expert, dropped tokens, the straggler and its load against the mean."),
   };
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   auto bullets = [](const auto& lines) {
@@ -730,7 +734,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   ScenarioSettings& s = state.edit;
 
   // The label column fits the widest label of the fields shown.
-  g_label_width = ImGui::CalcTextSize("Scenario").x;
+  g_label_width = ImGui::CalcTextSize(Tr("Scenario")).x;
   for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
     g_label_width = std::max(g_label_width, ImGui::CalcTextSize(f.label.c_str()).x);
   }
@@ -740,10 +744,10 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   TopologyField(theme, state);
   SpecFields(ctx, state);
   BackendField(s, collective);
-  ImGui::Checkbox("Timing only (skip the data)", &s.timing_only);
+  ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Time the run without moving real numbers: paper-sized runs in seconds,\n"
-                      "but the result is not checked.");
+    ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"
+                               "but the result is not checked."));
   }
 
   // Check is cached by the session, so calling it every frame is cheap.
@@ -754,22 +758,23 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   bool run = false;
   ImGui::BeginDisabled(!problem.empty());
   const bool running = ctx.session.state() == SessionState::kRunning;
-  if (ImGui::Button(running ? "Restart run" : "Run", ImVec2(-FLT_MIN, 0))) run = true;
+  if (ImGui::Button(running ? Tr("Restart run") : Tr("Run"), ImVec2(-FLT_MIN, 0))) run = true;
   ImGui::EndDisabled();
   if (run) return true;
 
   const PreparedCollective* prepared = ctx.session.prepared();
   if (const LoadedTrace* trace = ctx.session.trace()) {
-    DimWrapped(theme, "Showing the trace " + trace->source + " (" +
-                          (trace->backend.empty() ? std::string("unknown backend") : trace->backend) +
-                          ", " + trace->clock + " clock). Run starts a new run from the fields above.");
+    DimWrapped(theme, Format(Tr("Showing the trace %s (%s, %s clock). Run starts a new run from the fields above."),
+                             trace->source.c_str(),
+                             trace->backend.empty() ? Tr("unknown backend") : trace->backend.c_str(),
+                             trace->clock.c_str()));
   }
   if (!ctx.session.worker_failure().empty()) {
     WorkerFailure(theme, ctx.session, state);
   } else if (ctx.session.state() == SessionState::kFailed) {
-    ErrorWrapped(theme, "The last run failed: " + ctx.session.error());
+    ErrorWrapped(theme, Format(Tr("The last run failed: %s"), ctx.session.error().c_str()));
   } else if (ctx.session.plan() != nullptr && !(s == state.last_run) && problem.empty()) {
-    DimWrapped(theme, "Changed: press Run to record the new run.");
+    DimWrapped(theme, Tr("Changed: press Run to record the new run."));
   }
 
   if (prepared != nullptr && !prepared->ring_order.empty()) {
@@ -780,13 +785,13 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     std::string order;
     for (std::size_t i = 0; i < ring.size(); ++i) {
       if (ring.size() > kShownHops + 2 && i == kShownHops) {
-        order += arrow + "... (" + std::to_string(ring.size()) + " GPUs)" + arrow + std::to_string(ring.back());
+        order += arrow + "... (" + Format(Tr("%d GPUs"), static_cast<int>(ring.size())) + ")" + arrow + std::to_string(ring.back());
         break;
       }
       order += (i == 0 ? "" : arrow) + std::to_string(ring[i]);
     }
     ImGui::Spacing();
-    DimWrapped(theme, "Ring: " + order + " (" + prepared->ring_order_mode + ")");
+    DimWrapped(theme, Format(Tr("Ring: %s (%s)"), order.c_str(), prepared->ring_order_mode.c_str()));
   }
   HowToRead(theme, s);
   return false;

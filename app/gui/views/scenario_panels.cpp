@@ -1,5 +1,6 @@
 #include "app/gui/views/scenario_panels.h"
 
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/panel_layout.h"
 #include "engine/scenarios/scenario_spec.h"
 
@@ -26,30 +27,30 @@ const std::vector<ScenarioPanel>& ScenarioPanelTable() {
   using S = PanelSlot;
   static const std::vector<ScenarioPanel> table = {
       // name               slot         title                                      share
-      {"pipeline_metrics", S::kMetrics, "", kPipelineMetricsShare, Metrics<DrawPipelineMetrics>},
-      {"pipeline_legend", S::kLegend, "", 0, DrawPipelineGanttLegend},
-      {"pipeline_summary", S::kSummary, "", 0, DrawPipelineSettingsSummary},
+      {"pipeline_metrics", S::kMetrics, nullptr, kPipelineMetricsShare, Metrics<DrawPipelineMetrics>},
+      {"pipeline_legend", S::kLegend, nullptr, 0, DrawPipelineGanttLegend},
+      {"pipeline_summary", S::kSummary, nullptr, 0, DrawPipelineSettingsSummary},
 
-      {"tp_metrics", S::kMetrics, "", kTpMetricsShare, Metrics<DrawTpMetrics>},
-      {"tp_weights", S::kBeside, "Weights: the block of each matrix every GPU holds###tp_weights",
+      {"tp_metrics", S::kMetrics, nullptr, kTpMetricsShare, Metrics<DrawTpMetrics>},
+      {"tp_weights", S::kBeside, [] { return Tr("Weights: the block of each matrix every GPU holds"); },
        kTpWeightsShare, TpWeights},
-      {"tp_legend", S::kLegend, "", 0, DrawTpGanttLegend},
-      {"tp_summary", S::kSummary, "", 0, DrawTpSettingsSummary},
+      {"tp_legend", S::kLegend, nullptr, 0, DrawTpGanttLegend},
+      {"tp_summary", S::kSummary, nullptr, 0, DrawTpSettingsSummary},
 
-      {"zero_metrics", S::kMetrics, "", kZeroMetricsShare, Metrics<DrawZeroMetrics>},
-      {"zero_memory", S::kBeside, "Memory per GPU: what the simulator allocated, by kind###zero_memory",
+      {"zero_metrics", S::kMetrics, nullptr, kZeroMetricsShare, Metrics<DrawZeroMetrics>},
+      {"zero_memory", S::kBeside, [] { return Tr("Memory per GPU: what the simulator allocated, by kind"); },
        kZeroMemoryShare, ZeroMemory},
-      {"zero_legend", S::kLegend, "", 0, DrawZeroGanttLegend},
-      {"zero_summary", S::kSummary, "", 0, DrawZeroSettingsSummary},
+      {"zero_legend", S::kLegend, nullptr, 0, DrawZeroGanttLegend},
+      {"zero_summary", S::kSummary, nullptr, 0, DrawZeroSettingsSummary},
 
       // A 3D run or an MoE layer has no chunk buffers: the metrics take the column.
-      {"three_d_metrics", S::kMetrics, "", kTpMetricsShare, Metrics<DrawThreeDMetrics>},
-      {"three_d_legend", S::kLegend, "", 0, DrawThreeDGanttLegend},
-      {"three_d_summary", S::kSummary, "", 0, DrawThreeDSettingsSummary},
+      {"three_d_metrics", S::kMetrics, nullptr, kTpMetricsShare, Metrics<DrawThreeDMetrics>},
+      {"three_d_legend", S::kLegend, nullptr, 0, DrawThreeDGanttLegend},
+      {"three_d_summary", S::kSummary, nullptr, 0, DrawThreeDSettingsSummary},
 
-      {"moe_metrics", S::kMetrics, "", kTpMetricsShare, Metrics<DrawMoeMetrics>},
-      {"moe_legend", S::kLegend, "", 0, DrawMoeGanttLegend},
-      {"moe_summary", S::kSummary, "", 0, DrawMoeSettingsSummary},
+      {"moe_metrics", S::kMetrics, nullptr, kTpMetricsShare, Metrics<DrawMoeMetrics>},
+      {"moe_legend", S::kLegend, nullptr, 0, DrawMoeGanttLegend},
+      {"moe_summary", S::kSummary, nullptr, 0, DrawMoeSettingsSummary},
   };
   return table;
 }

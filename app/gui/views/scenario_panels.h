@@ -36,7 +36,9 @@ struct ScenarioPanelStates {
 struct ScenarioPanel {
   const char* name;   // as the spec lists it: "zero_memory"
   PanelSlot slot;
-  const char* title;  // kBeside: the window's title (with its ### id); else ""
+  /// kBeside: the window's title in the app's language (its ImGui id is
+  /// `name`); else null.
+  const char* (*title)();
   float share;        // kMetrics: the metrics column's share of the width beside the
                       // buffers; kBeside: this panel's share of the timeline's row; else 0
   /// Draws into the current window. `settings`: the fields being edited

@@ -11,6 +11,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -49,15 +50,15 @@ void DrawThreeDMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("step", FormatRunTime(out.step_ns),
+      MetricsRow(Tr("step"), FormatRunTime(out.step_ns),
                  std::string(ClockOf(session)) + " clock, " + std::to_string(out.microbatches) +
                      " micro-batches per replica");
-      MetricsRow("compute", FormatRunTime(out.compute_ns),
+      MetricsRow(Tr("compute"), FormatRunTime(out.compute_ns),
                  Percent(out.compute_ns, out.step_ns) + " of the step, the busiest GPU");
       char bubble[96];
       std::snprintf(bubble, sizeof bubble, "%s: communication and bubble (formula (p-1)/m = %.3f)",
                     Percent(out.exposed_ns, out.step_ns).c_str(), out.bubble_formula);
-      MetricsRow("not hidden", FormatRunTime(out.exposed_ns), bubble);
+      MetricsRow(Tr("not hidden"), FormatRunTime(out.exposed_ns), bubble);
       for (int k = 0; k < kGroupKindCount; ++k) {
         const ThreeDGroupTraffic& t = out.traffic[static_cast<std::size_t>(k)];
         const std::string name = std::string(GroupKindName(GroupKind(k))) + " bytes";
@@ -65,26 +66,26 @@ void DrawThreeDMetrics(ViewContext& ctx) {
                    "per GPU, " + FormatRunTime(t.max_busy_ns_per_rank) + " sending: " +
                        KindWords(GroupKind(k), params.zero_stage));
       }
-      MetricsRow("memory", FormatBytes(out.memory.tracked_peak_bytes),
+      MetricsRow(Tr("memory"), FormatBytes(out.memory.tracked_peak_bytes),
                  "peak per GPU, every fp32 buffer the simulator allocated");
       char mfu[96];
       std::snprintf(mfu, sizeof mfu, "%.1f MFLOP per step / (step x %d GPUs x fp32 peak)",
                     out.model_flops / 1e6, params.grid.ranks());
-      MetricsRow("MFU", Percent(out.mfu, 1.0), mfu);
+      MetricsRow(Tr("MFU"), Percent(out.mfu, 1.0), mfu);
       if (out.check.checked) {
-        MetricsRow("result", VerdictName(out.check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(out.check.verdict.kind),
                    out.check.verdict.Detail() + " (weights, gradients and loss against their error bounds"
                                                 " from one device in double)",
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow("result", "not checked", out.check.not_checked_reason);
+        MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
       }
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow("step", text, "");
+      MetricsRow(Tr("step"), text, "");
     }
-    MetricsRow("ticks", std::to_string(prepared.three_d.plan.num_steps),
+    MetricsRow(Tr("ticks"), std::to_string(prepared.three_d.plan.num_steps),
                Grouped(static_cast<std::int64_t>(prepared.three_d.plan.ops.size())) + " ops, " +
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     DroppedEventsRow(session, theme);

@@ -32,6 +32,7 @@
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -174,12 +175,12 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
     }
     x += w + spacing;
   };
-  item(40.0f, "lane width = GB/s per direction", [&](ImVec2 left) {
+  item(40.0f, Tr("lane width = GB/s per direction"), [&](ImVec2 left) {
     // A wedge from the thinnest to the thickest lane.
     list->AddTriangleFilled(ImVec2(left.x, left.y), ImVec2(left.x + 40, left.y - kThickLanePx * 0.5f),
                             ImVec2(left.x + 40, left.y + kThickLanePx * 0.5f), theme.link_idle);
   });
-  item(48.0f, "colour = load (idle -> full)", [&](ImVec2 left) {
+  item(48.0f, Tr("colour = load (idle -> full)"), [&](ImVec2 left) {
     constexpr int kSteps = 8;
     for (int i = 0; i < kSteps; ++i) {
       const float x0 = left.x + 48.0f * i / kSteps;
@@ -190,25 +191,25 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
   if (zero != nullptr) {
     const int stage = zero->scenario.params.stage;
     if (stage == 0) {
-      item(14.0f, "AR b0 RS\xC2\xB7" "B: chunk B of the all-reduce of bucket 0's gradients, reduce-scatter pass",
+      item(14.0f, Tr("AR b0 RS\xC2\xB7" "B: chunk B of the all-reduce of bucket 0's gradients, reduce-scatter pass"),
            [&](ImVec2 left) {
              list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
            });
     } else {
       item(14.0f,
-           stage == 3 ? "RS L3\xC2\xB7" "C: chunk C of the reduce-scatter of layer 3's gradients"
-                      : "RS b1\xC2\xB7" "C: chunk C of the reduce-scatter of bucket 1's gradients",
+           stage == 3 ? Tr("RS L3\xC2\xB7" "C: chunk C of the reduce-scatter of layer 3's gradients")
+                      : Tr("RS b1\xC2\xB7" "C: chunk C of the reduce-scatter of bucket 1's gradients"),
            [&](ImVec2 left) {
              list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
            });
       item(14.0f,
-           stage == 3 ? "AG L3 fwd\xC2\xB7" "B: chunk B of layer 3's parameters, gathered before its forward"
-                      : "AG b1 upd\xC2\xB7" "B: chunk B of bucket 1's updated parameters",
+           stage == 3 ? Tr("AG L3 fwd\xC2\xB7" "B: chunk B of layer 3's parameters, gathered before its forward")
+                      : Tr("AG b1 upd\xC2\xB7" "B: chunk B of bucket 1's updated parameters"),
            [&](ImVec2 left) {
              list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kAllGather));
            });
     }
-    item(22.0f, "GPU colour, as in the memory chart", [&](ImVec2 left) {
+    item(22.0f, Tr("GPU colour, as in the memory chart"), [&](ImVec2 left) {
       for (int r = 0; r < 4; ++r) {
         list->AddRectFilled(ImVec2(left.x + 5.5f * r, left.y - 3), ImVec2(left.x + 5.5f * r + 4.5f, left.y + 3),
                             theme.RankColor(r));
@@ -217,30 +218,30 @@ float LayoutLegend(ImDrawList* list, ImVec2 origin, float width_px, const Theme&
   } else if (tp != nullptr) {
     const bool sp = tp->layer.config.sequence_parallel;
     item(14.0f,
-         sp ? "RS1\xC2\xB7" "B: chunk B of reduce-scatter 1 (AG2\xC2\xB7" "C: of all-gather 2)"
-            : "AR1 RS\xC2\xB7" "B: chunk B of all-reduce 1, reduce-scatter pass (AG: all-gather)",
+         sp ? Tr("RS1\xC2\xB7" "B: chunk B of reduce-scatter 1 (AG2\xC2\xB7" "C: of all-gather 2)")
+            : Tr("AR1 RS\xC2\xB7" "B: chunk B of all-reduce 1, reduce-scatter pass (AG: all-gather)"),
          [&](ImVec2 left) {
            list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
          });
-    item(22.0f, "GPU colour, as in the weight blocks", [&](ImVec2 left) {
+    item(22.0f, Tr("GPU colour, as in the weight blocks"), [&](ImVec2 left) {
       for (int r = 0; r < 4; ++r) {
         list->AddRectFilled(ImVec2(left.x + 5.5f * r, left.y - 3), ImVec2(left.x + 5.5f * r + 4.5f, left.y + 3),
                             theme.RankColor(r));
       }
     });
   } else if (pipeline) {
-    item(14.0f, "F3: activation of micro-batch 3 to the next stage", [&](ImVec2 left) {
+    item(14.0f, Tr("F3: activation of micro-batch 3 to the next stage"), [&](ImVec2 left) {
       list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.MicrobatchColor(Phase::kForward, 3));
     });
-    item(14.0f, "B3: its gradient back", [&](ImVec2 left) {
+    item(14.0f, Tr("B3: its gradient back"), [&](ImVec2 left) {
       list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.MicrobatchColor(Phase::kBackward, 3));
     });
   } else {
-    item(14.0f, "chunk in flight (letter = chunk)", [&](ImVec2 left) {
+    item(14.0f, Tr("chunk in flight (letter = chunk)"), [&](ImVec2 left) {
       list->AddCircleFilled(ImVec2(left.x + 7, left.y), 6.0f, theme.PhaseColor(Phase::kReduceScatter));
     });
   }
-  item(26.0f, "two lanes per link: traffic keeps right", [&](ImVec2 left) {
+  item(26.0f, Tr("two lanes per link: traffic keeps right"), [&](ImVec2 left) {
     list->AddLine(ImVec2(left.x, left.y - 2.5f), ImVec2(left.x + 26, left.y - 2.5f), theme.link_idle, 2.0f);
     list->AddLine(ImVec2(left.x, left.y + 2.5f), ImVec2(left.x + 26, left.y + 2.5f), theme.link_idle, 2.0f);
   });
@@ -384,15 +385,15 @@ void TileTooltip(const Topology& topology, int node_id) {
   ImGui::Text("%s  (%s)", node.name.c_str(), NodeKindName(node.kind));
   if (node.kind == NodeKind::kGpu) {
     const auto it = std::find(topology.gpus.begin(), topology.gpus.end(), node_id);
-    ImGui::Text("rank %d", static_cast<int>(it - topology.gpus.begin()));
+    ImGui::Text(Tr("rank %d"), static_cast<int>(it - topology.gpus.begin()));
     if (!node.device.model.empty()) {
-      ImGui::Text("%s, %s, %.0f GB/s HBM", node.device.model.c_str(),
+      ImGui::Text(Tr("%s, %s, %.0f GB/s HBM"), node.device.model.c_str(),
                   FormatBytes(node.device.memory_bytes).c_str(), node.device.memory_gbps);
     }
   }
-  if (topology.num_hosts() > 1) ImGui::Text("host %d", node.host);
+  if (topology.num_hosts() > 1) ImGui::Text(Tr("host %d"), node.host);
   if (node.forward_gbps > 0) {
-    ImGui::Text("shared: everything through it shares %s", FormatGbps(node.forward_gbps).c_str());
+    ImGui::Text(Tr("shared: everything through it shares %s"), FormatGbps(node.forward_gbps).c_str());
   }
   ImGui::EndTooltip();
 }
@@ -408,9 +409,9 @@ void LinkTooltip(const Topology& topology, const LinkActivity* activity, int lin
     ImGui::Text("%s  %s <-> %s", LinkKindName(link.kind), a.c_str(), b.c_str());
   }
   if (link.gbps >= kUnlimitedLinkGbps) {
-    ImGui::Text("shared bus: %s per direction for all its traffic", FormatGbps(shown_gbps).c_str());
+    ImGui::Text(Tr("shared bus: %s per direction for all its traffic"), FormatGbps(shown_gbps).c_str());
   } else {
-    ImGui::Text("%s per direction, %s latency", FormatGbps(link.gbps).c_str(),
+    ImGui::Text(Tr("%s per direction, %s latency"), FormatGbps(link.gbps).c_str(),
                 FormatTime(link.latency_ns).c_str());
   }
   for (bool forward : {true, false}) {
@@ -445,7 +446,7 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
                                                  : ", all-gather pass (sharing the sums)";
     }
   }
-  if (!line.empty()) return "now: " + line;
+  if (!line.empty()) return Format(Tr("now: %s"), line.c_str());
   const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), plan, cursor_ns);
   std::vector<int> forward, backward;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -454,10 +455,10 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
   }
   if (!forward.empty()) line = RankList(forward) + " compute their forward blocks";
   if (!backward.empty()) line += (line.empty() ? "" : "; ") + RankList(backward) + " compute their backward blocks";
-  if (!line.empty()) return "now: " + line + " (no communication)";
-  if (cursor_ns <= 0) return "before the layer: press Step or Play";
-  if (cursor_ns >= ctx.clock.run_end_ns()) return "done: the layer's forward and backward pass are over";
-  return "now: nothing runs";
+  if (!line.empty()) return Format(Tr("now: %s (no communication)"), line.c_str());
+  if (cursor_ns <= 0) return Tr("before the layer: press Step or Play");
+  if (cursor_ns >= ctx.clock.run_end_ns()) return Tr("done: the layer's forward and backward pass are over");
+  return Tr("now: nothing runs");
 }
 
 /// A ZeRO run's second caption line: the collectives in flight and what
@@ -484,7 +485,7 @@ std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActi
       line += " (Adam step " + std::to_string(n->training_step + 1) + ")";
     }
   }
-  if (!line.empty()) return "now: " + line;
+  if (!line.empty()) return Format(Tr("now: %s"), line.c_str());
   // Nothing moves: say what the busy GPUs compute (they all do the same).
   const std::vector<RankCompute> ranks = RanksComputingAt(ctx.session.store(), plan, cursor_ns);
   std::vector<int> busy;
@@ -498,11 +499,11 @@ std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActi
     // "forward of layer 2 on this GPU's 8 rows" reads per GPU; drop "this GPU's".
     const std::size_t at = what.find("this GPU's ");
     if (at != std::string::npos) what.replace(at, 11, "their ");
-    return "now: " + RankList(busy) + ": " + what + " (no communication)";
+    return Format(Tr("now: %s: %s (no communication)"), RankList(busy).c_str(), what.c_str());
   }
-  if (cursor_ns <= 0) return "before training: press Step or Play";
-  if (cursor_ns >= ctx.clock.run_end_ns()) return "done: every Adam step is over";
-  return "now: nothing runs";
+  if (cursor_ns <= 0) return Tr("before training: press Step or Play");
+  if (cursor_ns >= ctx.clock.run_end_ns()) return Tr("done: every Adam step is over");
+  return Tr("now: nothing runs");
 }
 
 /// A 3D run's group kind colour on the links: TP blue, PP yellow, DP red
@@ -522,7 +523,7 @@ void GridControls(const Theme& theme, TopologyViewState& state, const GridColour
                   float width_px) {
   ImGui::SetCursorScreenPos(at);
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("Colour by");
+  ImGui::TextUnformatted(Tr("Colour by"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
   if (ImGui::BeginCombo("##grid_mode", GridColourModeName(state.grid_mode))) {
@@ -533,7 +534,7 @@ void GridControls(const Theme& theme, TopologyViewState& state, const GridColour
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  ImGui::TextUnformatted("  links of");
+  ImGui::TextUnformatted(Tr("  links of"));
   for (int k = 0; k < kGroupKindCount; ++k) {
     ImGui::SameLine();
     const ImVec4 colour = ImGui::ColorConvertU32ToFloat4(GroupKindColor(theme, GroupKind(k)));
@@ -542,9 +543,9 @@ void GridControls(const Theme& theme, TopologyViewState& state, const GridColour
     ImGui::Checkbox(GroupKindName(GroupKind(k)), &state.show_kind[static_cast<std::size_t>(k)]);
     ImGui::PopStyleColor(2);
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("%s", k == 0   ? "links the TP all-reduces use"
-                              : k == 1 ? "links the activations and gradients between stages use"
-                                       : "links the DP gradient collectives use");
+      ImGui::SetTooltip("%s", k == 0   ? Tr("links the TP all-reduces use")
+                              : k == 1 ? Tr("links the activations and gradients between stages use")
+                                       : Tr("links the DP gradient collectives use"));
     }
   }
   // The legend: a swatch and "TP group 3 = ranks 6,7" per group, wrapped.
@@ -588,7 +589,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const Theme& theme = ctx.theme;
   if (ctx.session.plan() == nullptr) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
-                       "No run yet: choose a scenario and press Run to see the machine.");
+                       Tr("No run yet: choose a scenario and press Run to see the machine."));
     return;
   }
   const Topology& topology = *ctx.session.topology();
@@ -853,10 +854,10 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
 
   // Caption: what machine, which arrangement, where the replay is.
   char caption[256];
-  std::snprintf(caption, sizeof caption, "%s  |  %s  |  %d %s  |  t = %s  |  step %d of %d  |  %zu in flight",
+  std::snprintf(caption, sizeof caption, Tr("%s  |  %s  |  %d %s  |  t = %s  |  step %d of %d  |  %zu in flight"),
                 topology.name.c_str(), state.layout.shape.c_str(), plan.num_ranks,
-                pipeline ? "stages" : tp != nullptr ? "ranks (tp)" : zero != nullptr ? "ranks (data parallel)"
-                : three_d != nullptr ? "ranks (dp x pp x tp)" : "ranks",
+                pipeline ? Tr("stages") : tp != nullptr ? Tr("ranks (tp)") : zero != nullptr ? Tr("ranks (data parallel)")
+                : three_d != nullptr ? Tr("ranks (dp x pp x tp)") : Tr("ranks"),
                 FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
                 activity.in_flight().size());
   list->AddText(origin, theme.text_dim, caption);

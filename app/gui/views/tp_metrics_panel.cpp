@@ -23,6 +23,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -109,7 +110,7 @@ void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(FormatRunTime(t.span_ns).c_str());
     if (hovered || ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("%s: %s\nthe whole tensor: %s (T x H); each GPU sent %s\n%d ops, %s from the first to the last",
+      ImGui::SetTooltip(Tr("%s: %s\nthe whole tensor: %s (T x H); each GPU sent %s\n%d ops, %s from the first to the last"),
                         n != nullptr ? n->name.c_str() : "?", t.collective.what.c_str(),
                         FormatBytes(t.tensor_bytes).c_str(), FormatBytes(t.sent_per_rank).c_str(), t.events,
                         FormatRunTime(t.span_ns).c_str());
@@ -139,23 +140,23 @@ void DrawTpMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow("step", FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
-      MetricsRow("compute", FormatRunTime(m.compute_ns), "the busiest GPU");
-      MetricsRow("comm", FormatRunTime(m.comm_ns), "while any collective runs");
-      MetricsRow("comm share", Percent(m.comm_share), "comm / step: the GPUs wait for it");
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
+      MetricsRow(Tr("compute"), FormatRunTime(m.compute_ns), "the busiest GPU");
+      MetricsRow(Tr("comm"), FormatRunTime(m.comm_ns), "while any collective runs");
+      MetricsRow(Tr("comm share"), Percent(m.comm_share), "comm / step: the GPUs wait for it");
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow("step", text, "");
+      MetricsRow(Tr("step"), text, "");
     }
     // Counted from the events when done (the plan's counts before).
     const int fwd = done ? m.forward_allreduces : layer.forward_allreduces;
     const int bwd = done ? m.backward_allreduces : layer.backward_allreduces;
-    MetricsRow("all-reduces", std::to_string(fwd) + " fwd + " + std::to_string(bwd) + " bwd",
+    MetricsRow(Tr("all-reduces"), std::to_string(fwd) + " fwd + " + std::to_string(bwd) + " bwd",
                std::string(split ? "each an RS + AG pair of " : "each sums ") + "T\xC3\x97H\xC3\x97" +
                    std::to_string(DTypeBytes(c.dtype)) + " B = " + std::to_string(c.tokens()) + "\xC3\x97" +
                    std::to_string(c.hidden) + "\xC3\x97" + std::to_string(DTypeBytes(c.dtype)) + " B");
-    MetricsRow("size", FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
+    MetricsRow(Tr("size"), FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
     if (formula.ns > 0) {
       std::string note = "per all-reduce, ring formula";
       if (done && !m.collectives.empty() && fwd + bwd > 0) {
@@ -166,19 +167,19 @@ void DrawTpMetrics(ViewContext& ctx) {
         note = std::string("per all-reduce; measured ") + FormatRunTime(measured) +
                (split ? " per RS + AG pair" : " on average");
       }
-      MetricsRow("formula", FormatRunTime(formula.ns), note);
+      MetricsRow(Tr("formula"), FormatRunTime(formula.ns), note);
     }
     if (done) {
       if (check.checked) {
-        MetricsRow("result", VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
                    check.verdict.Detail() + " (outputs and gradients against their error bounds from one GPU"
                                             " in double; " + std::to_string(check.blocks_checked) + " blocks)",
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow("result", "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
-    MetricsRow("ticks", std::to_string(layer.plan.num_steps),
+    MetricsRow(Tr("ticks"), std::to_string(layer.plan.num_steps),
                Grouped(static_cast<std::int64_t>(layer.plan.ops.size())) + " ops, " +
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     DroppedEventsRow(session, theme);
@@ -211,9 +212,9 @@ void DrawTpMetrics(ViewContext& ctx) {
   ImGui::TextWrapped("%s", why);
   if (done && m.comm_share > 0.5) {
     // The lesson of a small layer: the all-reduce does not shrink with it as fast.
-    ImGui::TextWrapped("Communication dominates here: per GPU the arithmetic grows as T x H x F / tp, "
+    ImGui::TextWrapped(Tr("Communication dominates here: per GPU the arithmetic grows as T x H x F / tp, "
                        "an all-reduce only as T x H, and each ring step pays a link's latency. A "
-                       "bigger layer (hidden 4096, sequence 2048, timing only) turns the share around.");
+                       "bigger layer (hidden 4096, sequence 2048, timing only) turns the share around."));
   }
   ImGui::PopStyleColor();
 }

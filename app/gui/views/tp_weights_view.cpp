@@ -26,6 +26,7 @@
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -105,14 +106,14 @@ const char* LayerSentence(TpLayerKind kind) {
 void BlockTooltip(const TpWeightMatrix& m, const TpRankBlock& b, DType dtype) {
   const std::int64_t values = b.block.rows * b.block.cols;
   ImGui::BeginTooltip();
-  ImGui::Text("%s: %s of GPU %d", m.tensor.c_str(), m.split == TpSplit::kReplicated ? "copy" : "block",
+  ImGui::Text(Tr("%s: %s of GPU %d"), m.tensor.c_str(), m.split == TpSplit::kReplicated ? "copy" : "block",
               b.rank);
   ImGui::TextUnformatted(TpBlockRange(m, b).c_str());
-  ImGui::Text("%s values, %s in %s", Grouped(values).c_str(),
+  ImGui::Text(Tr("%s values, %s in %s"), Grouped(values).c_str(),
               FormatBytes(values * Bytes{DTypeBytes(dtype)}).c_str(), DTypeName(dtype));
   ImGui::Separator();
   const std::vector<std::string> captions = TpSplitCaptions(m);
-  ImGui::TextDisabled("%s is %s", m.tensor.c_str(),
+  ImGui::TextDisabled(Tr("%s is %s"), m.tensor.c_str(),
                       m.vector ? ("a vector of " + std::to_string(m.length())).c_str()
                                : (std::to_string(m.rows) + "\xC3\x97" + std::to_string(m.cols)).c_str());
   ImGui::TextDisabled("%s", captions.front().c_str());
@@ -125,7 +126,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   const Theme& theme = ctx.theme;
   const PreparedTp* tp = ctx.session.tp();
   if (tp == nullptr) {
-    ImGui::TextDisabled("Only a tensor-parallel layer has weights to show.");
+    ImGui::TextDisabled(Tr("Only a tensor-parallel layer has weights to show."));
     return;
   }
   if (state.run_id != ctx.session.run_id()) {
@@ -134,7 +135,7 @@ void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
     state.laid_out_w = 0;
   }
   if (state.matrices.empty()) {
-    ImGui::TextDisabled("This layer lists no weights.");
+    ImGui::TextDisabled(Tr("This layer lists no weights."));
     return;
   }
 

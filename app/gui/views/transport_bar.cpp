@@ -16,6 +16,7 @@
 
 #include "app/gui/views/panels.h"
 #include "app/gui/views/run_key.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -35,7 +36,6 @@ struct Where {
 Where Locate(const Session& session, const ReplayClock& clock, const std::vector<Phase>& phases) {
   const int n = clock.num_steps();
   const int shown = clock.steps_shown();
-  const std::string of_n = " of " + std::to_string(n);
   const std::string over_n = "/" + std::to_string(n);
   const auto phase_of = [&](int step) -> std::string {
     if (step < 0 || step >= static_cast<int>(phases.size())) return "";
@@ -44,22 +44,22 @@ Where Locate(const Session& session, const ReplayClock& clock, const std::vector
   };
   Where w;
   if (n == 0) {
-    w.text = w.brief = "no steps";
+    w.text = w.brief = Tr("no steps");
   } else if (clock.at_end() && shown >= n) {
-    w.text = "all " + std::to_string(n) + " steps done";
-    w.brief = "done " + std::to_string(n) + over_n;
+    w.text = Format(Tr("all %d steps done"), n);
+    w.brief = Format(Tr("done %d/%d"), n, n);
   } else if (clock.cursor_ns() <= 0) {
-    w.text = "before step 1" + of_n;
+    w.text = Format(Tr("before step 1 of %d"), n);
     w.brief = "0" + over_n;
     w.phase = phase_of(0);
   } else if (shown > 0 && session.store().StepEndNs(shown - 1) == clock.cursor_ns()) {
-    w.text = "after step " + std::to_string(shown) + of_n;
-    w.brief = "after " + std::to_string(shown) + over_n;
+    w.text = Format(Tr("after step %d of %d"), shown, n);
+    w.brief = Format(Tr("after %d/%d"), shown, n);
     w.phase = phase_of(shown - 1);
   } else {
     // Counted as the other views count: steps fully shown (the next one is moving).
-    w.text = std::to_string(shown) + of_n + " steps done";
-    w.brief = std::to_string(shown) + over_n + " done";
+    w.text = Format(Tr("%d of %d steps done"), shown, n);
+    w.brief = Format(Tr("%d/%d done"), shown, n);
     w.phase = phase_of(shown);
   }
   if (!w.phase.empty()) w.text += " \xC2\xB7 " + w.phase;
@@ -72,7 +72,7 @@ void SpeedSlider(ReplayClock& clock, float width_px) {
   if (!(run_ns > 0)) {
     ImGui::BeginDisabled();
     float none = 0;
-    ImGui::SliderFloat("##speed", &none, 0, 1, "speed");
+    ImGui::SliderFloat("##speed", &none, 0, 1, Tr("speed"));
     ImGui::EndDisabled();
     return;
   }
@@ -90,10 +90,10 @@ void SpeedSlider(ReplayClock& clock, float width_px) {
     clock.set_speed(speed);
   }
   if (ImGui::IsItemHovered()) {
-    char tip[200];
+    char tip[400];
     std::snprintf(tip, sizeof tip,
-                  "Replay speed: %s.\nThe whole run (%s) plays in %.1f s. Drag right to play faster.\n"
-                  "Only the replay is slowed down, never the run.",
+                  Tr("Replay speed: %s.\nThe whole run (%s) plays in %.1f s. Drag right to play faster.\n"
+                     "Only the replay is slowed down, never the run."),
                   SpeedInWords(clock.speed()).c_str(), FormatRunTime(run_ns).c_str(),
                   run_ns / clock.speed());
     ImGui::SetTooltip("%s", tip);
@@ -127,20 +127,23 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   const bool have_run = clock.run_end_ns() > 0;
   ImGui::BeginDisabled(!have_run);
   // Fixed width and ID: the label changes, the layout must not jump.
-  const float play_w = ImGui::CalcTextSize("Pause").x + ImGui::GetFontSize() * 1.6f;
-  if (ImGui::Button(clock.playing() ? "Pause###play" : "Play \xE2\x96\xB6###play", ImVec2(play_w, 0))) {
+  const float play_w = std::max(ImGui::CalcTextSize(Tr("Pause")).x, ImGui::CalcTextSize(Tr("Play")).x) +
+                       ImGui::GetFontSize() * 1.6f;
+  const std::string play_label = clock.playing() ? std::string(Tr("Pause")) + "###play"
+                                                 : std::string(Tr("Play")) + " \xE2\x96\xB6###play";
+  if (ImGui::Button(play_label.c_str(), ImVec2(play_w, 0))) {
     clock.playing() ? clock.Pause() : clock.Play();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Play or pause the replay (Space)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("Play or pause the replay (Space)"));
   ImGui::SameLine();
-  if (ImGui::Button("Step \xE2\x86\x92")) clock.Step();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show one more logical step of the algorithm (Right arrow)");
+  if (ImGui::Button(Tr("Step \xE2\x86\x92"))) clock.Step();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("Show one more logical step of the algorithm (Right arrow)"));
   ImGui::SameLine();
-  if (ImGui::Button("\xE2\x86\x90 Back")) clock.StepBack();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the end of the previous step (Left arrow)");
+  if (ImGui::Button(Tr("\xE2\x86\x90 Back"))) clock.StepBack();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("Back to the end of the previous step (Left arrow)"));
   ImGui::SameLine();
-  if (ImGui::Button("Reset")) clock.Reset();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the start, before any data moved (R)");
+  if (ImGui::Button(Tr("Reset"))) clock.Reset();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("Back to the start, before any data moved (R)"));
   ImGui::EndDisabled();
 
   ImGui::SameLine();
@@ -153,15 +156,15 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
     // Recording: progress of the run itself (the replay can already play).
     const int total = std::max(session.num_steps(), 1);
     char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "recording step %d of %d", session.steps_done(),
+    std::snprintf(overlay, sizeof overlay, Tr("recording step %d of %d"), session.steps_done(),
                   session.num_steps());
     ImGui::ProgressBar(static_cast<float>(session.steps_done()) / static_cast<float>(total),
                        ImVec2(ImGui::GetFontSize() * 12.0f, 0), overlay);
     ImGui::SameLine();
   }
   if (!have_run) {
-    ImGui::TextDisabled(session.state() == SessionState::kFailed ? "no run (see the scenario panel)"
-                                                                  : "waiting for the run...");
+    ImGui::TextDisabled(session.state() == SessionState::kFailed ? Tr("no run (see the scenario panel)")
+                                                                  : Tr("waiting for the run..."));
     return;
   }
   // Longest first; the bar keeps what fits its width (1280 px windows are tight).
@@ -170,16 +173,16 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   if (clock.cursor_ns() <= 0 && !clock.playing()) {
     // The first thing a newcomer needs: what to press.
     const bool ring = prepared != nullptr && prepared->scenario.algo == CollectiveAlgo::kRing;
-    const std::string what = ring                            ? "the ring"
-                             : session.pipeline() != nullptr ? "the schedule"
-                             : session.zero() != nullptr     ? "the training"
-                                                             : "the algorithm";
+    const char* what = ring                            ? Tr("the ring")
+                       : session.pipeline() != nullptr ? Tr("the schedule")
+                       : session.zero() != nullptr     ? Tr("the training")
+                                                       : Tr("the algorithm");
     const std::vector<std::string> hints = {
-        "Press Step \xE2\x86\x92 to watch " + what + " step by step, or Play   " + when,
-        "Press Step \xE2\x86\x92 to watch " + what + " step by step   " + when,
-        "Press Step \xE2\x86\x92 (Right arrow) to watch " + what,
-        "Press Step \xE2\x86\x92 to watch " + what,
-        "Press Step \xE2\x86\x92",
+        Format(Tr("Press Step \xE2\x86\x92 to watch %s step by step, or Play   %s"), what, when.c_str()),
+        Format(Tr("Press Step \xE2\x86\x92 to watch %s step by step   %s"), what, when.c_str()),
+        Format(Tr("Press Step \xE2\x86\x92 (Right arrow) to watch %s"), what),
+        Format(Tr("Press Step \xE2\x86\x92 to watch %s"), what),
+        Tr("Press Step \xE2\x86\x92"),
     };
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ctx.theme.PhaseColor(Phase::kAllGather)), "%s",
                        Fitting(hints, room).c_str());
@@ -195,7 +198,7 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   };
   ImGui::TextUnformatted(Fitting(infos, room).c_str());
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s\nreplay cursor %s of the run's %s (run time, not wall time)",
+    ImGui::SetTooltip(Tr("%s\nreplay cursor %s of the run's %s (run time, not wall time)"),
                       where.text.c_str(),
                       FormatRunTime(clock.cursor_ns()).c_str(), FormatRunTime(clock.run_end_ns()).c_str());
   }

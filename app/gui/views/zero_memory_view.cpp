@@ -29,6 +29,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "engine/model/zero_memory.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -188,7 +189,7 @@ void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemor
 void SegmentTooltip(const ZeroMemoryBar& bar, const ZeroMemorySegment& s, bool live, const ZeroParams& p,
                     const ZeroMemoryFormula& formula, int k) {
   ImGui::BeginTooltip();
-  ImGui::Text("GPU %d \xC2\xB7 %s: %s%s", bar.rank, CategoryTitle(s.category, s.transient, p.stage),
+  ImGui::Text(Tr("GPU %d \xC2\xB7 %s: %s%s"), bar.rank, CategoryTitle(s.category, s.transient, p.stage),
               ZeroBytesText(s.bytes).c_str(), s.transient ? (live ? " live now" : " at its peak") : "");
   ImGui::TextUnformatted(CategorySentence(s.category, s.transient, p).c_str());
   if (!s.transient) {
@@ -198,7 +199,7 @@ void SegmentTooltip(const ZeroMemoryBar& bar, const ZeroMemorySegment& s, bool l
     if (s.category == MemoryCategory::kOptimizerStates) want = formula.optimizer_states;
     if (want >= 0) {
       ImGui::Separator();
-      ImGui::TextDisabled("the formula (K = %d): %s", k, ZeroBytesText(want).c_str());
+      ImGui::TextDisabled(Tr("the formula (K = %d): %s"), k, ZeroBytesText(want).c_str());
     }
   }
   ImGui::EndTooltip();
@@ -211,7 +212,7 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   const Session& session = ctx.session;
   const PreparedZero* zero = session.zero();
   if (zero == nullptr) {
-    ImGui::TextDisabled("Only a ZeRO / data-parallel run has a memory chart.");
+    ImGui::TextDisabled(Tr("Only a ZeRO / data-parallel run has a memory chart."));
     return;
   }
   const ZeroParams& p = zero->scenario.params;
@@ -244,7 +245,7 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
     bars.push_back(live ? ZeroLiveBar(r, state.timeline, cursor_ns) : peaks.back());
   }
   if (bars.empty()) {
-    ImGui::TextDisabled("No memory recorded yet.");
+    ImGui::TextDisabled(Tr("No memory recorded yet."));
     return;
   }
 
@@ -261,9 +262,9 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(live ? theme.text : theme.text_dim), "%s",
                      HeaderLine(live, at_end, cursor_ns).c_str());
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Measured: the bytes the simulator allocated for each GPU's buffers, by what they hold.\n"
+    ImGui::SetTooltip(Tr("Measured: the bytes the simulator allocated for each GPU's buffers, by what they hold.\n"
                       "Persistent buffers are solid; hatched ones live only from the first op that\n"
-                      "touches them to the last.%s%s",
+                      "touches them to the last.%s%s"),
                       left_out > 0 ? "\n" : "", left_out > 0 ? left_out_words.c_str() : "");
   }
   LineKey key;
@@ -289,7 +290,7 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   const Rect plot{{origin.x + tick_w + kTickLabelGapPx + 4, origin.y + line_h + 4},
                   {origin.x + avail.x - table_w - 16, origin.y + avail.y - foot_h - line_h - 8}};
   if (plot.width() < kMinPlotPx || plot.height() < kMinPlotPx * 0.5f) {
-    ImGui::TextDisabled("Too small to draw: make the window larger.");
+    ImGui::TextDisabled(Tr("Too small to draw: make the window larger."));
     return;
   }
   ImGui::InvisibleButton("##zero_memory_canvas", ImVec2(avail.x, avail.y - foot_h));

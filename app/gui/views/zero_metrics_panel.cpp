@@ -29,6 +29,7 @@
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 #include "engine/model/zero_memory.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -152,7 +153,7 @@ void DrawZeroMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     const int other = k == 12 ? 8 : 12;
-    MetricsRow("\xCE\xA8", Grouped(prepared.zero.parameter_count),
+    MetricsRow(Tr("\xCE\xA8"), Grouped(prepared.zero.parameter_count),
                "parameters: " + std::to_string(p.model.layers) + " \xC3\x97 (" + std::to_string(p.model.width) +
                    "\xC2\xB2 + " + std::to_string(p.model.width) + ")");
     if (done && !out.memory.empty()) {
@@ -163,10 +164,10 @@ void DrawZeroMetrics(ViewContext& ctx) {
         peak = std::max(peak, bar.total);
       }
       const bool equal = std::abs(static_cast<double>(states) - formula.total()) < 0.001 * formula.total() + 8;
-      MetricsRow("memory/GPU", ZeroBytesText(static_cast<double>(states)), "model states, measured",
+      MetricsRow(Tr("memory/GPU"), ZeroBytesText(static_cast<double>(states)), "model states, measured",
                  k == 12 ? (equal ? theme.PhaseColor(Phase::kBroadcast) : theme.error) : 0);
     }
-    MetricsRow("formula", ZeroBytesText(formula.total()),
+    MetricsRow(Tr("formula"), ZeroBytesText(formula.total()),
                ZeroMemoryFormulaText(p.stage, k) + ", K = " + std::to_string(k) + (k == 12 ? " (the paper)" : " (seed texts)"));
     MetricsRow(("K = " + std::to_string(other)).c_str(), ZeroBytesText(other_k.total()),
                ZeroMemoryFormulaText(p.stage, other) + (other == 12 ? ": with the fp32 master copy" : ": Adam m, v only"));
@@ -175,9 +176,9 @@ void DrawZeroMetrics(ViewContext& ctx) {
       for (std::size_t r = 0; r < out.memory.size(); ++r) {
         peak = std::max(peak, ZeroPeakBar(static_cast<int>(r), out.memory[r]).total);
       }
-      MetricsRow("peak/GPU", ZeroBytesText(static_cast<double>(peak)), "+ activations, inputs, transient peak");
+      MetricsRow(Tr("peak/GPU"), ZeroBytesText(static_cast<double>(peak)), "+ activations, inputs, transient peak");
       const double ratio = out.formula_elements_per_step > 0 ? out.sent_elements_per_step / out.formula_elements_per_step : 0;
-      MetricsRow("sent/step", Grouped(static_cast<std::int64_t>(out.sent_elements_per_step + 0.5)),
+      MetricsRow(Tr("sent/step"), Grouped(static_cast<std::int64_t>(out.sent_elements_per_step + 0.5)),
                  "elements, by the busiest GPU");
       MetricsRow(p.stage == 3 ? "3\xCE\xA8(N\xE2\x88\x92" "1)/N" : "2\xCE\xA8(N\xE2\x88\x92" "1)/N",
                  Grouped(static_cast<std::int64_t>(out.formula_elements_per_step + 0.5)),
@@ -185,23 +186,23 @@ void DrawZeroMetrics(ViewContext& ctx) {
     } else {
       char text[64];
       std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow("run", text, "");
+      MetricsRow(Tr("run"), text, "");
     }
-    MetricsRow("collectives", std::to_string(prepared.zero.collectives_per_step) + " a step", CollectiveCounts(names));
+    MetricsRow(Tr("collectives"), std::to_string(prepared.zero.collectives_per_step) + " a step", CollectiveCounts(names));
     if (done) {
-      MetricsRow("step", FormatRunTime(out.step_ns), std::string(ClockOf(session)) + " clock, per Adam step");
+      MetricsRow(Tr("step"), FormatRunTime(out.step_ns), std::string(ClockOf(session)) + " clock, per Adam step");
       const ZeroCheck& check = out.check;
       if (check.checked) {
-        MetricsRow("result", VerdictName(check.verdict.kind),
+        MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
                    check.verdict.Detail() + " (fp32 parameters against their error bounds from one GPU in"
                                             " double); loss " +
                        Fixed(check.loss, "%.5g") + " vs " + Fixed(check.reference_loss, "%.5g"),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow("result", "not checked", "");
+        MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
-    MetricsRow("ticks", std::to_string(prepared.zero.plan.num_steps),
+    MetricsRow(Tr("ticks"), std::to_string(prepared.zero.plan.num_steps),
                Grouped(static_cast<std::int64_t>(prepared.zero.plan.ops.size())) + " ops, " +
                    Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
     DroppedEventsRow(session, theme);
@@ -220,8 +221,8 @@ void DrawZeroMetrics(ViewContext& ctx) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   ImGui::TextWrapped("%s", StageLesson(p.stage));
   if (k == 8) {
-    ImGui::TextWrapped("K = 8 counts Adam's m and v only, as the seed texts do; this run also keeps an fp32 "
-                       "master copy of what each GPU updates (4 bytes a parameter more: the paper's K = 12).");
+    ImGui::TextWrapped(Tr("K = 8 counts Adam's m and v only, as the seed texts do; this run also keeps an fp32 "
+                       "master copy of what each GPU updates (4 bytes a parameter more: the paper's K = 12)."));
   }
   ImGui::PopStyleColor();
 }
