@@ -197,6 +197,9 @@ class Session {
   /// formula); 0 without a run. Paces the replay.
   TimeNs expected_ns() const;
 
+  /// The collective run's stragglers and failures, resolved against its
+  /// machine (empty for other scenarios); the views mark them.
+  const Faults& faults() const { return faults_; }
   /// The collective run, or null (no run, or a pipeline).
   const PreparedCollective* prepared() const { return prepared_.get(); }
   /// The pipeline run, or null (no run, or a collective).
