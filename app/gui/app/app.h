@@ -84,6 +84,9 @@ class App {
   bool StartLabRunIfAsked();
   /// Puts back the scenario fields the lab step locks, saying so.
   void EnforceLabLocks();
+  /// --select-op / --select-link once the first run is recorded; false (and a
+  /// message) when the run has no such op or link.
+  bool ApplyStartupSelection(std::string* message);
 
   AppFlags flags_;
   GLFWwindow* window_ = nullptr;
@@ -100,6 +103,7 @@ class App {
   TransportBarState transport_state_;
   TopologyViewState topology_state_;
   GanttViewState gantt_state_;
+  RunInsight insight_;                // critical path, selection, pattern: shared by the views
   TpWeightsViewState tp_weights_state_;
   ZeroMemoryViewState zero_memory_state_;
   PlannerPanelState planner_state_;

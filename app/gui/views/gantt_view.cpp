@@ -129,6 +129,9 @@ struct RowPass {
   const PipelineBubbles* bubbles = nullptr;   // with pipeline
   const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers
   const CompareOverlay* overlay = nullptr;    // a second run of the plan: outlines
+  const CriticalPathView* path = nullptr;     // non-null: outline the path, dim the rest
+  OpId selected = kNoOp;                      // the selected op (and its Send) get a frame
+  OpId selected_match = kNoOp;
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
   float left_x_px = 0;       // screen x of the label column
@@ -302,6 +305,19 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     const Op* op = OpOf(*pass.plan, e);
     const Color fill = OpFill(theme, op, pass.pipeline != nullptr);
     list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), fill);
+    if (pass.path != nullptr) {
+      // The critical path: its ops outlined, the others dimmed behind a veil.
+      if (pass.path->OnPath(e.op)) {
+        list->AddRect(ImVec2(x0 - 1, by0 - 1), ImVec2(std::max(x1, x0 + 2.0f) + 1, by1 + 1), theme.path, 0.0f, 0,
+                      2.0f);
+      } else {
+        list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), WithAlpha(theme.background, 0.6f));
+      }
+    }
+    if (e.op == pass.selected || e.op == pass.selected_match) {
+      list->AddRect(ImVec2(x0 - 2, by0 - 2), ImVec2(std::max(x1, x0 + 2.0f) + 2, by1 + 2), theme.selected, 0.0f, 0,
+                    3.0f);
+    }
     if (box.in_flight && width >= 3.0f) {
       // The op the cursor cuts: a bright leading edge says "still running".
       list->AddRectFilled(ImVec2(x1 - 2, by0), ImVec2(x1, by1), theme.cursor);
@@ -559,8 +575,13 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::SameLine();
   ImGui::Checkbox("Follow cursor", &state.follow_cursor);
   ImGui::SameLine();
+  if (ctx.insight != nullptr && ctx.insight->critical() != nullptr) {
+    ImGui::Checkbox("Critical path", &ctx.insight->show_critical_path);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("outline the chain of ops that sets the run's end (Metrics: its split)");
+    ImGui::SameLine();
+  }
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
-                     "%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek",
+                     "%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek, click an op: select",
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   if (pipeline != nullptr) DrawPipelineLegend(theme, *pipeline);
@@ -619,6 +640,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::SetCursorPos(ImVec2(label_w, 0));
   ImGui::InvisibleButton("##gantt_canvas", ImVec2(timeline_w, content_h));
   const bool canvas_hovered = ImGui::IsItemHovered();
+  // A click (a press and release without a drag) selects the op under it.
+  const bool clicked = ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < 9.0f;
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f)) {
     state.frame.view_start_ns -= io.MouseDelta.x * state.frame.ns_per_px;
     ImGui::SetScrollY(scroll_y - io.MouseDelta.y);
@@ -666,6 +689,13 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     pass.three_d = &ctx.session.three_d()->three_d;
   }
   pass.overlay = ctx.session.compare();
+  if (ctx.insight != nullptr) {
+    if (ctx.insight->show_critical_path) pass.path = ctx.insight->critical();
+    pass.selected = ctx.insight->selection().op;
+    if (pass.selected >= 0 && static_cast<std::size_t>(pass.selected) < plan.ops.size()) {
+      pass.selected_match = plan.ops[static_cast<std::size_t>(pass.selected)].match;
+    }
+  }
   pass.left_x_px = rows_pos.x;
   pass.timeline_x_px = rows_pos.x + label_w;
   pass.row_h_px = row_h;
@@ -716,6 +746,10 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::EndChild();
   ImGui::PopStyleVar(2);
 
+  if (clicked && ctx.insight != nullptr && pass.hovered_row >= 0 && pass.hovered_event >= 0) {
+    const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
+    ctx.insight->SelectOp(row.events[static_cast<std::size_t>(pass.hovered_event)].op);
+  }
   if (pass.hovered_row >= 0 && pass.hovered_event >= 0) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];
