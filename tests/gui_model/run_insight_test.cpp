@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "app/gui/model/fault_marks.h"
 #include "app/gui/model/scenario_fields.h"
 #include "engine/topology/presets.h"
 #include "tests/gui_model/ring_settings.h"
@@ -323,6 +324,54 @@ TEST(CommPattern, MeshPipelineAndGridGroups) {
     if (kind == 1) EXPECT_NE(a.pp, b.pp);
     if (kind == 2) EXPECT_NE(a.dp, b.dp);
   }
+}
+
+
+// The Faults panel's switches are the spec's fault parameters, and the
+// views mark exactly the rank and the link they name (nothing else).
+TEST(FaultMarks, TheViewsMarkExactlyTheNamedRankAndLink) {
+  const ScenarioSpec* spec = FindScenario(kCollectiveSpec);
+  ASSERT_NE(spec, nullptr);
+  int switches = 0;
+  for (const ParamSpec& p : spec->params) switches += IsFaultParam(p.name);
+  EXPECT_EQ(switches, 4);
+  EXPECT_FALSE(IsFaultParam("ranks"));
+
+  Session session;
+  ScenarioSettings s = RingOnDgx1();
+  s.other_params[std::string(kCollectiveSpec) + ".slow_rank"] = "2:4";
+  s.other_params[std::string(kCollectiveSpec) + ".throttle_link"] = "0-3:5";
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session)) << session.error();
+  const Topology& topology = *session.topology();
+  const FaultMarks marks = MarkFaults(session.faults(), topology, session.plan()->num_ranks);
+  EXPECT_TRUE(marks.any);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(marks.RankMarked(r), r == 2) << r;
+  EXPECT_EQ(RankFaultText(marks, 2), "x4 slow");
+  const int gpu0 = topology.gpus[0];
+  const int gpu3 = topology.gpus[3];
+  int marked = 0;
+  for (std::size_t i = 0; i < topology.links.size(); ++i) {
+    const Link& l = topology.links[i];
+    const bool named = (l.a == gpu0 && l.b == gpu3) || (l.a == gpu3 && l.b == gpu0);
+    EXPECT_EQ(marks.LinkMarked(static_cast<int>(i)), named) << LinkWords(topology, static_cast<int>(i));
+    if (named) {
+      EXPECT_DOUBLE_EQ(l.gbps, 5.0) << "the machine the run used has the throttled link";
+      EXPECT_EQ(LinkFaultText(marks, static_cast<int>(i)), "throttled to 5 GB/s");
+    }
+    marked += marks.LinkMarked(static_cast<int>(i));
+  }
+  EXPECT_EQ(marked, 1);
+  // The links a teacher picks from: every link with a GPU at an end, by name.
+  const std::vector<FaultLinkChoice> choices = FaultLinkChoices(topology);
+  bool found = false;
+  for (const FaultLinkChoice& c : choices) {
+    const Link& l = topology.links[static_cast<std::size_t>(c.link)];
+    EXPECT_TRUE(topology.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::kGpu ||
+                topology.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::kGpu);
+    found = found || c.ref == "gpu0-gpu3";
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -43,6 +43,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/compare_overlay.h"
+#include "app/gui/model/fault_marks.h"
 #include "app/gui/model/pipeline_gantt.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
@@ -130,6 +131,7 @@ struct RowPass {
   const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers
   const CompareOverlay* overlay = nullptr;    // a second run of the plan: outlines
   const CriticalPathView* path = nullptr;     // non-null: outline the path, dim the rest
+  const FaultMarks* faults = nullptr;         // stragglers and failed ranks: their rows tinted
   OpId selected = kNoOp;                      // the selected op (and its Send) get a frame
   OpId selected_match = kNoOp;
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
@@ -249,6 +251,19 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
   // Alternating stripes per rank; idle time shows as this background.
   if (row.rank % 2 == 1) {
     list->AddRectFilled(ImVec2(pass.timeline_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.grid, 0.18f));
+  }
+  const bool rank_starts = r == 0 || store.rows()[static_cast<std::size_t>(r - 1)].rank != row.rank;
+  if (pass.faults != nullptr && pass.faults->RankMarked(row.rank)) {
+    // A straggler's or failed rank's rows: a tint, and its badge at the right of its first row.
+    list->AddRectFilled(ImVec2(pass.timeline_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.fault, 0.10f));
+  }
+  if (pass.faults != nullptr && pass.faults->RankMarked(row.rank) && rank_starts) {
+    const std::string badge = RankFaultText(*pass.faults, row.rank);
+    const ImVec2 size = ImGui::CalcTextSize(badge.c_str());
+    const ImVec2 at(right_px - size.x - 8, y0 + (pass.row_h_px - size.y) * 0.5f);
+    list->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + size.x + 3, at.y + size.y), WithAlpha(theme.fault, 0.85f),
+                        3.0f);
+    list->AddText(at, ContrastText(theme.fault), badge.c_str());
   }
   const bool first_of_rank = r == 0 || store.rows()[static_cast<std::size_t>(r - 1)].rank != row.rank;
   if (first_of_rank) list->AddLine(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y0), theme.grid);
@@ -689,6 +704,11 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     pass.three_d = &ctx.session.three_d()->three_d;
   }
   pass.overlay = ctx.session.compare();
+  FaultMarks faults;
+  if (!ctx.session.faults().empty() && ctx.session.topology() != nullptr) {
+    faults = MarkFaults(ctx.session.faults(), *ctx.session.topology(), plan.num_ranks);
+    pass.faults = &faults;
+  }
   if (ctx.insight != nullptr) {
     if (ctx.insight->show_critical_path) pass.path = ctx.insight->critical();
     pass.selected = ctx.insight->selection().op;

@@ -28,6 +28,7 @@
 #include <imgui.h>
 
 #include "app/gui/gl/link_renderer.h"
+#include "app/gui/model/fault_marks.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
@@ -848,6 +849,34 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
                   2 * g.lane_width_px[static_cast<std::size_t>(hovered_link)] + 6.0f);
   }
 
+  // Stragglers and failures: the links they name, striped in the fault colour.
+  const FaultMarks faults = ctx.session.faults().empty()
+                                ? FaultMarks{}
+                                : MarkFaults(ctx.session.faults(), topology, plan.num_ranks);
+  if (faults.any) {
+    for (std::size_t i = 0; i < topology.links.size(); ++i) {
+      if (!faults.LinkMarked(static_cast<int>(i))) continue;
+      const Link& link = topology.links[i];
+      const ImVec2 p = g.center_px[static_cast<std::size_t>(link.a)];
+      const ImVec2 q = g.center_px[static_cast<std::size_t>(link.b)];
+      const float w = 2 * g.lane_width_px[i] + 6.0f;
+      // Stripes across the link: a throttle's slow road, a failure's break.
+      const float length = std::hypot(q.x - p.x, q.y - p.y);
+      const int stripes = static_cast<int>(length / 9.0f);
+      for (int k = 1; k < stripes; k += 2) {
+        const float t0 = static_cast<float>(k) / stripes, t1 = static_cast<float>(k + 1) / stripes;
+        list->AddLine(ImVec2(p.x + (q.x - p.x) * t0, p.y + (q.y - p.y) * t0),
+                      ImVec2(p.x + (q.x - p.x) * t1, p.y + (q.y - p.y) * t1), WithAlpha(theme.fault, 0.75f), w);
+      }
+      if (faults.link_fail_step[i] >= 0) {
+        const ImVec2 m((p.x + q.x) * 0.5f, (p.y + q.y) * 0.5f);
+        const float r = 9.0f;
+        list->AddLine(ImVec2(m.x - r, m.y - r), ImVec2(m.x + r, m.y + r), theme.fault, 4.0f);
+        list->AddLine(ImVec2(m.x - r, m.y + r), ImVec2(m.x + r, m.y - r), theme.fault, 4.0f);
+      }
+    }
+  }
+
   RunInsight* insight = ctx.insight;
   if (insight != nullptr && canvas_clicked && hovered_node < 0 && hovered_link >= 0) insight->SelectLink(hovered_link);
   if (insight != nullptr && insight->show_pattern) {
@@ -940,6 +969,36 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
         list->AddRectFilled(ImVec2(r.Min.x + inset, r.Max.y - 5), ImVec2(r.Max.x - inset, r.Max.y - 2),
                             theme.RankColor(rank), 1.5f);
       }
+    }
+  }
+
+  // Fault badges: on a marked GPU (frame, "x4 slow", a cross when it
+  // fails) and at a marked link's midpoint.
+  if (faults.any && g.labelled) {
+    for (int r = 0; r < topology.num_gpus() && r < plan.num_ranks; ++r) {
+      if (!faults.RankMarked(r)) continue;
+      const PxRect& t = g.tile_px[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(r)])];
+      list->AddRect(ImVec2(t.Min.x - 4, t.Min.y - 4), ImVec2(t.Max.x + 4, t.Max.y + 4), theme.fault, 8.0f, 0, 3.0f);
+      if (faults.fail_step[static_cast<std::size_t>(r)] >= 0) {
+        list->AddLine(t.Min, t.Max, theme.fault, 3.0f);
+        list->AddLine(ImVec2(t.Min.x, t.Max.y), ImVec2(t.Max.x, t.Min.y), theme.fault, 3.0f);
+      }
+      const std::string text = RankFaultText(faults, r);
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      const ImVec2 at(t.GetCenter().x - size.x * 0.5f, t.Min.y - size.y - 6.0f);
+      list->AddRectFilled(ImVec2(at.x - 4, at.y - 1), ImVec2(at.x + size.x + 4, at.y + size.y + 1), theme.fault, 4.0f);
+      list->AddText(at, ContrastText(theme.fault), text.c_str());
+    }
+    for (std::size_t i = 0; i < topology.links.size(); ++i) {
+      if (!faults.LinkMarked(static_cast<int>(i))) continue;
+      const Link& link = topology.links[i];
+      const ImVec2 p = g.center_px[static_cast<std::size_t>(link.a)];
+      const ImVec2 q = g.center_px[static_cast<std::size_t>(link.b)];
+      const std::string text = LinkFaultText(faults, static_cast<int>(i));
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      const ImVec2 at((p.x + q.x) * 0.5f - size.x * 0.5f, (p.y + q.y) * 0.5f + 10.0f);
+      list->AddRectFilled(ImVec2(at.x - 4, at.y - 1), ImVec2(at.x + size.x + 4, at.y + size.y + 1), theme.fault, 4.0f);
+      list->AddText(at, ContrastText(theme.fault), text.c_str());
     }
   }
 
