@@ -374,5 +374,29 @@ TEST(FaultMarks, TheViewsMarkExactlyTheNamedRankAndLink) {
   EXPECT_TRUE(found);
 }
 
+
+// A trace read back from a file pairs no Send with its Recv: the path is
+// paired again from the events, and still names the ring's slowest hop.
+TEST(RunInsight, ATracesUnpairedTransfersArePairedByTheirEvents) {
+  Session session;
+  ScenarioSettings s = RingOnDgx1();
+  s.ring_order = "0,1,2,3,4,5,6,7";
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  Plan unpaired = *session.plan();
+  for (Op& op : unpaired.ops) op.match = kNoOp;
+  const CriticalPathView paired = PrepareCriticalPath(*session.plan(), session.store(), session.topology(), nullptr, false);
+  const CriticalPathView view = PrepareCriticalPath(unpaired, session.store(), session.topology(), nullptr, false);
+  ASSERT_FALSE(view.empty());
+  EXPECT_DOUBLE_EQ(view.path.end_ns, paired.path.end_ns);
+  int transfers = 0;
+  for (const CriticalPathStep& step : view.path.steps) transfers += step.peer >= 0;
+  EXPECT_GT(transfers, 0) << "the path reaches senders through their transfers";
+  EXPECT_NE(view.bound.find("slowest hop GPU"), std::string::npos) << view.bound;
+  // The hop the ring waits on crosses PCIe and the CPUs' link: 3 -> 4 or 7 -> 0.
+  const CriticalPathHop hop = view.path.slowest_hop;
+  EXPECT_TRUE((hop.src == 3 && hop.dst == 4) || (hop.src == 7 && hop.dst == 0)) << hop.src << " -> " << hop.dst;
+}
+
 }  // namespace
 }  // namespace shardlab::gui

@@ -439,7 +439,7 @@ void App::DrawPanels(ViewContext& ctx) {
   if (!insight_.selection().empty()) {
     // The details of the selection float over the machine's right side.
     Rect details = layout.topology;
-    const float w = std::clamp(details.width() * 0.5f, std::min(details.width(), 22.0f * ImGui::GetFontSize()),
+    const float w = std::clamp(details.width() * 0.42f, std::min(details.width(), 22.0f * ImGui::GetFontSize()),
                                40.0f * ImGui::GetFontSize());
     details.min.x = details.max.x - w;
     details.min.y += ImGui::GetTextLineHeightWithSpacing() * 3.0f;
@@ -450,7 +450,7 @@ void App::DrawPanels(ViewContext& ctx) {
     // behind the others, and this one floats over the machine.
     ImGui::SetNextWindowPos(ImVec2(details.min.x, details.min.y));
     ImGui::SetNextWindowSize(ImVec2(std::max(details.width(), 1.0f), std::max(details.height(), 1.0f)));
-    ImGui::SetNextWindowBgAlpha(0.94f);
+    ImGui::SetNextWindowBgAlpha(1.0f);
     if (ImGui::Begin(title, nullptr, kPanelFlags & ~ImGuiWindowFlags_NoBringToFrontOnFocus)) DrawDetailsPanel(ctx);
     ImGui::End();
   }

@@ -1,15 +1,51 @@
 #include "app/gui/model/critical_path_view.h"
 
+#include <cmath>
 #include <exception>
+#include <map>
+#include <memory>
+#include <tuple>
 
 namespace shardlab::gui {
 
-CriticalPathView PrepareCriticalPath(const Plan& plan, const TimelineStore& store, const Topology* topology,
+namespace {
+
+/// A trace read back from a file has its transfers' Send and Recv as two
+/// unpaired ops; pairs them again by their events (sender, receiver, step
+/// and start agree), so the path follows a transfer from its receiver to
+/// its sender. Null when the plan pairs its transfers already.
+std::unique_ptr<Plan> PairTransfers(const Plan& plan, const std::vector<Event>& events) {
+  for (const Op& op : plan.ops) {
+    if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) && op.match != kNoOp) return nullptr;
+  }
+  using Key = std::tuple<int, int, int, long long>;  // sender, receiver, step, start (ns)
+  std::map<Key, OpId> sends;
+  for (const Event& e : events) {
+    if (e.kind == OpKind::kSend && e.peer >= 0)
+      sends[{e.rank, e.peer, e.step, std::llround(e.start_ns)}] = e.op;
+  }
+  if (sends.empty()) return nullptr;
+  auto paired = std::make_unique<Plan>(plan);
+  for (const Event& e : events) {
+    if (e.kind != OpKind::kRecv || e.peer < 0) continue;
+    const auto it = sends.find({e.peer, e.rank, e.step, std::llround(e.start_ns)});
+    if (it == sends.end()) continue;
+    paired->ops[static_cast<std::size_t>(e.op)].match = it->second;
+    paired->ops[static_cast<std::size_t>(it->second)].match = e.op;
+  }
+  return paired;
+}
+
+}  // namespace
+
+CriticalPathView PrepareCriticalPath(const Plan& original, const TimelineStore& store, const Topology* topology,
                                      const Faults* faults, bool pipeline) {
   CriticalPathView view;
   std::vector<Event> events;
   events.reserve(store.event_count());
   for (const TimelineRow& row : store.rows()) events.insert(events.end(), row.events.begin(), row.events.end());
+  const std::unique_ptr<Plan> paired = PairTransfers(original, events);
+  const Plan& plan = paired ? *paired : original;
   view.path = FindCriticalPath(plan, events, topology, faults);
   view.on_path.assign(plan.ops.size(), 0);
   for (const CriticalPathStep& s : view.path.steps) {

@@ -257,14 +257,6 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     // A straggler's or failed rank's rows: a tint, and its badge at the right of its first row.
     list->AddRectFilled(ImVec2(pass.timeline_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.fault, 0.10f));
   }
-  if (pass.faults != nullptr && pass.faults->RankMarked(row.rank) && rank_starts) {
-    const std::string badge = RankFaultText(*pass.faults, row.rank);
-    const ImVec2 size = ImGui::CalcTextSize(badge.c_str());
-    const ImVec2 at(right_px - size.x - 8, y0 + (pass.row_h_px - size.y) * 0.5f);
-    list->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + size.x + 3, at.y + size.y), WithAlpha(theme.fault, 0.85f),
-                        3.0f);
-    list->AddText(at, ContrastText(theme.fault), badge.c_str());
-  }
   const bool first_of_rank = r == 0 || store.rows()[static_cast<std::size_t>(r - 1)].rank != row.rank;
   if (first_of_rank) list->AddLine(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y0), theme.grid);
 
@@ -365,6 +357,15 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     }
   }
 
+  // The fault badge on top of the boxes.
+  if (pass.faults != nullptr && pass.faults->RankMarked(row.rank) && rank_starts) {
+    const std::string badge = RankFaultText(*pass.faults, row.rank);
+    const ImVec2 size = ImGui::CalcTextSize(badge.c_str());
+    const ImVec2 at(right_px - size.x - 8, y0 + (pass.row_h_px - size.y) * 0.5f);
+    list->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + size.x + 3, at.y + size.y), WithAlpha(theme.fault, 0.85f),
+                        3.0f);
+    list->AddText(at, ContrastText(theme.fault), badge.c_str());
+  }
   if (pass.mouse_in_rows && pass.mouse.y >= y0 && pass.mouse.y < y1) {
     pass.hovered_row = r;
     const double x = pass.mouse.x - pass.timeline_x_px;
