@@ -128,18 +128,18 @@ CommPattern GridPattern(const Topology& topology, const ParallelGrid& grid) {
   int group = 0;
   const std::vector<std::vector<int>> tp = grid.TpGroups();
   for (std::size_t g = 0; g < tp.size() && grid.tp > 1; ++g) {
-    p.groups.push_back({"TP group " + std::to_string(g) + " = ranks " + RankWords(tp[g]), 0});
+    p.groups.push_back({"TP group " + std::to_string(g) + " = ranks " + RankWords(tp[g]), 0, "TP groups", RankWords(tp[g])});
     AddRing(topology, p, tp[g], group++);
   }
   for (const std::vector<int>& chain : grid.pp > 1 ? grid.PpGroups() : std::vector<std::vector<int>>{}) {
-    p.groups.push_back({"PP chain " + RankWords(chain), 1});
+    p.groups.push_back({"PP chain " + RankWords(chain), 1, "PP chains", RankWords(chain)});
     for (std::size_t s = 0; s + 1 < chain.size(); ++s)
       AddHop(topology, p, chain[s], chain[s + 1], group, static_cast<int>(s) + 1);
     ++group;
   }
   const std::vector<std::vector<int>> dp = grid.DpGroups();
   for (std::size_t g = 0; g < dp.size() && grid.dp > 1; ++g) {
-    p.groups.push_back({"DP group " + std::to_string(g) + " = ranks " + RankWords(dp[g]), 2});
+    p.groups.push_back({"DP group " + std::to_string(g) + " = ranks " + RankWords(dp[g]), 2, "DP groups", RankWords(dp[g])});
     AddRing(topology, p, dp[g], group++);
   }
   return p;

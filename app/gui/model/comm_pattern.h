@@ -35,6 +35,8 @@ struct PatternHop {
 struct PatternGroup {
   std::string name;            // "ring 0 3 2 1 5 6 7 4", "tree A", "TP group 1 = ranks 2,3"
   int kind = 0;                // colour family: 0 ring/tree A/TP, 1 tree B/PP, 2 DP, 3 mesh
+  std::string family;          // a grid's groups: "TP groups", "PP chains", "DP groups"; else ""
+  std::string members;         // its ranks, "2,3"
 };
 
 struct CommPattern {

@@ -336,8 +336,14 @@ void Arrowhead(ImDrawList* list, ImVec2 from, ImVec2 tip, float size, Color colo
                           ImVec2(tip.x - ux * size + uy * size * 0.55f, tip.y - uy * size - ux * size * 0.55f), color);
 }
 
-/// The colour of pattern group `group` of `pattern`.
+Color GroupKindColor(const Theme& theme, GroupKind kind);  // below: the 3D view's TP, PP, DP colours
+
+/// The colour of pattern group `group` of `pattern`: a grid's groups by
+/// kind (TP, PP, DP as the 3D view colours them), a ring's or a tree's
+/// fixed, many groups each its own.
 Color PatternColor(const Theme& theme, const CommPattern& pattern, int group) {
+  const PatternGroup& g = pattern.groups[static_cast<std::size_t>(group)];
+  if (!g.family.empty()) return GroupKindColor(theme, static_cast<GroupKind>(std::clamp(g.kind, 0, kGroupKindCount - 1)));
   if (pattern.groups.size() <= 2) return group == 0 ? theme.PhaseColor(Phase::kAllGather) : theme.PhaseColor(Phase::kForward);
   return theme.RankColor(group);
 }
@@ -394,12 +400,23 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
   const PatternHop* slowest = SlowestHop(pattern);
   std::vector<std::pair<Color, std::string>> lines;
   lines.push_back({theme.text, "algorithm on the machine: " + pattern.title});
-  constexpr std::size_t kMaxGroupLines = 6;
-  for (std::size_t i = 0; i < pattern.groups.size() && i < kMaxGroupLines; ++i) {
-    lines.push_back({PatternColor(theme, pattern, static_cast<int>(i)), pattern.groups[i].name});
-  }
-  if (pattern.groups.size() > kMaxGroupLines) {
-    lines.push_back({theme.text_dim, "+" + std::to_string(pattern.groups.size() - kMaxGroupLines) + " more groups"});
+  constexpr std::size_t kMaxGroupLines = 3;
+  if (!pattern.groups.empty() && !pattern.groups.front().family.empty()) {
+    // A grid: one line per kind, its groups' ranks side by side.
+    for (std::size_t i = 0; i < pattern.groups.size();) {
+      const std::string& family = pattern.groups[i].family;
+      std::string text = family + ":";
+      const Color colour = PatternColor(theme, pattern, static_cast<int>(i));
+      for (; i < pattern.groups.size() && pattern.groups[i].family == family; ++i) text += " [" + pattern.groups[i].members + "]";
+      lines.push_back({colour, text});
+    }
+  } else {
+    for (std::size_t i = 0; i < pattern.groups.size() && i < kMaxGroupLines; ++i) {
+      lines.push_back({PatternColor(theme, pattern, static_cast<int>(i)), pattern.groups[i].name});
+    }
+    if (pattern.groups.size() > kMaxGroupLines) {
+      lines.push_back({theme.text_dim, "+" + std::to_string(pattern.groups.size() - kMaxGroupLines) + " more groups"});
+    }
   }
   if (slowest != nullptr) {
     std::string via;
