@@ -790,7 +790,8 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
       "slow motion. The run itself took microseconds.",
       "Machine: dots are chunks in flight along their route; a link's colour is its load.",
       "Buffers: what each GPU holds after the step shown.",
-      "Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth.",
+      "Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth, click it to "
+      "follow it (Details, its route on the machine); Critical path outlines what sets the end.",
       "Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula.",
   };
   static const char* const kTpLines[] = {
