@@ -480,5 +480,56 @@ TEST(GuiAppFlags, ThreeDAndMoeFieldsAreNamedAsFlags) {
   ExpectUsageError({"--scenario", "moe", "--skew", "spiky"}, "--skew: ");
 }
 
+
+// --- Why is it slow? -----------------------------------------------------------
+
+/// A rank-order ring on a DGX-1 (GPU3 -> GPU4 crosses PCIe and the CPUs),
+/// recorded to its end, with `extra` flags; the window's picture.
+Image WhyShot(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"--topology", "dgx1-v100", "--ring-order", "0,1,2,3,4,5,6,7", "--size", "1M",
+                                   "--step", "14", "--frames", "2", "--window-width", std::to_string(kWidth),
+                                   "--window-height", std::to_string(kHeight), "--screenshot",
+                                   (dir.path() / name).string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const AppResult result = RunApp(args, dir.path());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return Image::Load(dir.path() / name);
+}
+
+// The critical path outlines ops in the timeline in its own colour; a
+// selected op frames its bars and lights its route on the machine and its
+// chunk in the buffers in the selection colour. Without the flags, neither
+// colour is on screen.
+TEST(GuiWhy, TheCriticalPathAndASelectedOpAreDrawn) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  const Theme& theme = GetTheme(ThemeKind::kDark);
+  const PanelLayout layout = Layout();
+  const Image plain = WhyShot(dir, "plain.png", {});
+  const Image marked = WhyShot(dir, "marked.png", {"--critical-path", "--select-op", "23"});
+  ASSERT_EQ(marked.width, kWidth);
+  EXPECT_LT(CountNear(plain, layout.gantt, theme.path, 6), 50);
+  EXPECT_GT(CountNear(marked, layout.gantt, theme.path, 6), 2000) << "the path's outlines";
+  EXPECT_LT(CountNear(plain, layout.topology, theme.selected, 6), 50);
+  EXPECT_GT(CountNear(marked, layout.topology, theme.selected, 6), 500) << "the lit route";
+  EXPECT_GT(CountNear(marked, layout.buffers, theme.selected, 6), 40) << "the lit chunk";
+}
+
+TEST(GuiWhy, AnOpOrLinkTheRunLacksIsOneLineAndExitOne) {
+  SKIP_WITHOUT_DISPLAY();
+  ScratchDir dir;
+  AppResult result = RunApp({"--ranks", "2", "--size", "1K", "--frames", "2", "--select-op", "999"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("shardlab: error: --select-op: the run has ops 0-"), std::string::npos) << result.err;
+  result = RunApp({"--ranks", "2", "--size", "1K", "--frames", "2", "--select-link", "gpu0-cpu7"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("--select-link: no link 'gpu0-cpu7'"), std::string::npos) << result.err;
+}
+
+TEST(GuiWhy, ASelectLinkWithoutTwoEndsIsAUsageError) {
+  ExpectUsageError({"--select-link", "gpu0"}, "--select-link: expected A-B");
+  ExpectUsageError({"--select-op", "-3"}, "--select-op");
+}
+
 }  // namespace
 }  // namespace shardlab::gui

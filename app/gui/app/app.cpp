@@ -87,6 +87,8 @@ App::App(AppFlags flags) : flags_(std::move(flags)) {
   theme_ = flags_.theme;
   font_scale_ = flags_.font_scale;
   planner_open_ = flags_.planner;
+  insight_.show_critical_path = flags_.critical_path;
+  insight_.show_pattern = flags_.show_pattern;
   scenario_state_.edit = flags_.settings;
   const std::string& order = flags_.settings.ring_order;
   if (order != "auto" && order != "rank") scenario_state_.custom_ring_order = order;
@@ -329,13 +331,20 @@ void App::Frame(double dt_s) {
   const double poll_start_s = glfwGetTime();
   session_.Poll();
   last_poll_ms_ = (glfwGetTime() - poll_start_s) * 1000.0;
+  insight_.Refresh(session_);
+  // Escape clears the selection (a popup or a field takes it first).
+  if (!insight_.selection().empty() && !ImGui::GetIO().WantTextInput &&
+      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) &&
+      ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    insight_.Clear();
+  }
   SyncClock();
   HandleShortcuts();
   clock_.Advance(dt_s);
 
   const Theme& theme = GetTheme(theme_);
   LinkRenderer* links = link_renderer_ && link_renderer_->ready() ? link_renderer_.get() : nullptr;
-  ViewContext ctx{session_, clock_, theme, links, glfwGetTime(), &panel_states_};
+  ViewContext ctx{session_, clock_, theme, links, glfwGetTime(), &panel_states_, &insight_};
 
   MenuBarInfo menu;
   menu.theme = theme_;
@@ -461,6 +470,25 @@ void App::DrawPanels(ViewContext& ctx) {
     DrawTopologyView(ctx, topology_state_);
   }
   ImGui::End();
+  if (!insight_.selection().empty()) {
+    // The details of the selection float over the machine's right side.
+    Rect details = layout.topology;
+    const float w = std::clamp(details.width() * 0.42f, std::min(details.width(), 22.0f * ImGui::GetFontSize()),
+                               40.0f * ImGui::GetFontSize());
+    details.min.x = details.max.x - w;
+    details.min.y += ImGui::GetTextLineHeightWithSpacing() * 3.0f;
+    details.max.y -= ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+    const std::string title = Title(insight_.selection().op != kNoOp ? Tr("Details: the selected op")
+                                                                     : Tr("Details: the selected link"),
+                                    "details");
+    // Not a BeginPanel: ImGui puts a window that never comes to the front
+    // behind the others, and this one floats over the machine.
+    ImGui::SetNextWindowPos(ImVec2(details.min.x, details.min.y));
+    ImGui::SetNextWindowSize(ImVec2(std::max(details.width(), 1.0f), std::max(details.height(), 1.0f)));
+    ImGui::SetNextWindowBgAlpha(1.0f);
+    if (ImGui::Begin(title.c_str(), nullptr, kPanelFlags & ~ImGuiWindowFlags_NoBringToFrontOnFocus)) DrawDetailsPanel(ctx);
+    ImGui::End();
+  }
   if (BeginPanel(Title(Tr("Metrics"), "metrics").c_str(), layout.metrics)) DrawMetricsPanel(ctx);
   ImGui::End();
   if (layout.buffers.height() >= 1.0f) {
@@ -592,6 +620,11 @@ void App::SyncClock() {
     if (!clock_.Step()) break;
   }
   if (flags_.play) clock_.Play();
+  if (std::string message; !ApplyStartupSelection(&message)) {
+    std::cerr << kAppProgram << ": error: " << message << "\n";
+    if (flags_.scripted()) exit_code_ = 1;
+    SetStatus(message, true);
+  }
   if (!flags_.trace_path.empty()) {
     if (const std::string failed = WriteSessionTrace(session_, flags_.trace_path); !failed.empty()) {
       SetStatus(failed, true);
@@ -690,6 +723,46 @@ std::string App::DefaultExportName(ExportKind kind) const {
                              std::to_string(s.moe_ranks) + "gpu-" + s.moe_skew + "-" + topology
                   : "shardlab-" + s.scenario + "-" + s.algo + "-" + std::to_string(s.ranks) + "gpu-" + topology;
   return FileSafe(stem) + (kind == ExportKind::kScreenshot ? ".png" : ".json");
+}
+
+bool App::ApplyStartupSelection(std::string* message) {
+  const Plan* plan = session_.plan();
+  const Topology* topology = session_.topology();
+  if (plan == nullptr || topology == nullptr) return true;
+  if (flags_.select_op >= 0) {
+    if (static_cast<std::size_t>(flags_.select_op) >= plan->ops.size()) {
+      *message = "--select-op: the run has ops 0-" + std::to_string(plan->ops.size() - 1) + " (got " +
+                 std::to_string(flags_.select_op) + ")";
+      return false;
+    }
+    insight_.SelectOp(flags_.select_op);
+  }
+  if (!flags_.select_link.empty()) {
+    // A node by name, or a GPU by its rank.
+    auto node_of = [&](const std::string& word) {
+      const int named = topology->FindNode(word);
+      if (named >= 0) return named;
+      if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos) return -1;
+      const int rank = std::stoi(word);
+      return rank < topology->num_gpus() ? topology->gpus[static_cast<std::size_t>(rank)] : -1;
+    };
+    const std::string& text = flags_.select_link;
+    for (std::size_t dash = text.find('-'); dash != std::string::npos; dash = text.find('-', dash + 1)) {
+      const int a = node_of(text.substr(0, dash));
+      const int b = node_of(text.substr(dash + 1));
+      if (a < 0 || b < 0) continue;
+      for (std::size_t i = 0; i < topology->links.size(); ++i) {
+        const Link& l = topology->links[i];
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) {
+          insight_.SelectLink(static_cast<int>(i));
+          return true;
+        }
+      }
+    }
+    *message = "--select-link: no link '" + text + "' in " + topology->name;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace shardlab::gui

@@ -92,6 +92,9 @@ class App {
   bool StartLabRunIfAsked();
   /// Puts back the scenario fields the lab step locks, saying so.
   void EnforceLabLocks();
+  /// --select-op / --select-link once the first run is recorded; false (and a
+  /// message) when the run has no such op or link.
+  bool ApplyStartupSelection(std::string* message);
 
   AppFlags flags_;
   GLFWwindow* window_ = nullptr;
@@ -112,6 +115,7 @@ class App {
   TopologyViewState topology_state_;
   GanttViewState gantt_state_;
   ScenarioPanelStates panel_states_;  // the scenario views' (scenario_panels.h)
+  RunInsight insight_;                // critical path, selection, pattern: shared by the views
   PlannerPanelState planner_state_;
   bool planner_open_ = false;
   ExportDialog export_dialog_;

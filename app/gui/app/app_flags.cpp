@@ -202,6 +202,10 @@ const CommandSpec& AppSpec() {
         {"compare-trace", 0, "FILE.json", "with --open-trace: lay a second run of the same plan over it (outlines on the Gantt, summary in the metrics panel)"},
         {"planner", 0, "", "open the 3D layout planner window (View > 3D layout planner)"},
         {"play", 0, "", "start playing the replay once the run is recorded"},
+        {"critical-path", 0, "", "outline the critical path (the chain of ops that sets the run's end) in the timeline"},
+        {"select-op", 0, "N", "once the run is recorded, select op N: its details, its route lit on the machine, its chunk in the buffers"},
+        {"select-link", 0, "A-B", "once the run is recorded, select the link between nodes A and B (names such as gpu2-nvswitch, or GPU ranks 2-3): the transfers that crossed it"},
+        {"show-pattern", 0, "", "draw the run's communication pattern (ring, trees, stages, groups) over the machine's links"},
         {"step", 0, "N", "advance the replay N logical steps once the run is recorded"},
         {"speed", 0, "X", "replay speed in nanoseconds of run per second of wall time (default: the whole run in about 20 s)"},
         {"frames", 0, "N", "scripted mode: render N frames, write --screenshot/--trace, exit"},
@@ -291,6 +295,17 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     flags.planner = true;
   } else if (name == "play") {
     flags.play = true;
+  } else if (name == "critical-path") {
+    flags.critical_path = true;
+  } else if (name == "select-op") {
+    flags.select_op = static_cast<int>(ParseIntValue(spelling, value, 0, 1 << 30));
+  } else if (name == "select-link") {
+    if (value.find('-') == std::string::npos || value.front() == '-' || value.back() == '-') {
+      throw UsageError(spelling + ": expected A-B, two node names or GPU ranks (got '" + value + "')");
+    }
+    flags.select_link = value;
+  } else if (name == "show-pattern") {
+    flags.show_pattern = true;
   } else if (name == "step") {
     flags.step = static_cast<int>(ParseIntValue(spelling, value, 0, 1 << 24));
   } else if (name == "speed") {

@@ -6,6 +6,7 @@
 //            [--backend sim] [--worker [--worker-fault KIND]]  (collectives: run in `shardlab-cli worker`)
 //            [--open-trace FILE.json]           (show a recorded trace instead of a run)
 //            [--play] [--step N] [--speed X]
+//            [--critical-path] [--select-op N] [--select-link A-B] [--show-pattern]
 //            [--frames N --screenshot out.png] [--trace out.json]
 //            [--lab labs/01-ring-allreduce] [--labs-dir DIR] [--progress-dir DIR]
 //            [--lang zh-CN|en] [--cjk-font FILE] [--glyph-check]
@@ -58,6 +59,11 @@ struct AppFlags {
   int width_px = 1600;
   int height_px = 1000;
   bool planner = false;             // open the 3D layout planner window
+  // "Why is it slow?" at start-up, once the run is recorded (for screenshots):
+  bool critical_path = false;       // outline the critical path in the timeline
+  int select_op = -1;               // select this op (details, lit route and chunk)
+  std::string select_link;          // select the link "A-B" (node names or GPU ranks): its transfers
+  bool show_pattern = false;        // draw the run's communication pattern on the machine
   bool help = false;
   bool version = false;
   /// One line each for an old spelling used, as shardlab-cli words it

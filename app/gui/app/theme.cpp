@@ -99,6 +99,9 @@ Theme MakeDark() {
   t.folded = Rgb(0x7C838D);
   t.bubble = Rgb(0xFF5C5C);
   t.error = Rgb(0xFF6B6B);
+  t.path = Rgb(0xFFB020);
+  t.selected = Rgb(0x3FD8FF);
+  t.fault = Rgb(0xFF3FA0);
   return t;
 }
 
@@ -121,6 +124,9 @@ Theme MakeLight() {
   t.folded = Rgb(0x777777);
   t.bubble = Rgb(0xD0101A);
   t.error = Rgb(0xC00000);
+  t.path = Rgb(0xB35900);
+  t.selected = Rgb(0x0057C8);
+  t.fault = Rgb(0xC0007A);
   return t;
 }
 

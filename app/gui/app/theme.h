@@ -32,6 +32,9 @@ struct Theme {
   Color folded = 0;           // folded blocks of tiny ops in the Gantt
   Color bubble = 0;           // a pipeline stage's idle time (hatched in the Gantt)
   Color error = 0;
+  Color path = 0;             // the critical path's outline (Gantt)
+  Color selected = 0;         // the selected op, its route and chunk, a selected link
+  Color fault = 0;            // a straggler, a throttled or failed link or rank
 
   /// Op colour by phase (reduce-scatter, all-gather, forward, ...).
   Color PhaseColor(Phase phase) const;

@@ -96,8 +96,8 @@ constexpr PhraseEntry kPhrases[] = {
     {"%s: %s of GPU %d",
      "%s：%s，属于 GPU %d"},
     {"%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, "
-     "click ruler: seek",
-     "%zu 个操作  |  视野宽 %s  |  滚轮：缩放，拖动：平移，双击：适应，点标尺：跳转"},
+     "click ruler: seek, click an op: select",
+     "%zu 个操作  |  视野宽 %s  |  滚轮：缩放，拖动：平移，双击：适应，点标尺：跳转，点操作：选中"},
     {"(done)",
      "（已完成）"},
     {".",
@@ -643,8 +643,14 @@ constexpr PhraseEntry kPhrases[] = {
      "a stage waiting.",
      "时间线：F3 是微批次 3 的前向，B3 是它的反向（ZB-H1 里 W3 是它的权重梯度）；每个微批次一种颜色。带斜线的空隙就是气泡：阶段在等待。"},
     {"Timeline: every send and receive per GPU; hover an op for its bytes and "
-     "bandwidth.",
-     "时间线：每个 GPU 的每次发送和接收；鼠标悬停在操作上可以看到字节数和带宽。"},
+     "bandwidth, click it to follow it (Details, its route on the machine); Critical path "
+     "outlines what sets the end.",
+     "时间线：每个 GPU 的每次发送和接收；鼠标悬停在操作上可以看到字节数和带宽，点击它可以跟踪它（详情面板、它在机器上走的路线）；"
+     "“关键路径”会勾出决定结束时间的那条操作链。"},
+    {"Details: the selected op",
+     "详情：选中的操作"},
+    {"Details: the selected link",
+     "详情：选中的链路"},
     {"Timeline: one row per GPU and lane",
      "时间线：每个 GPU 和通道一行"},
     {"Timeline: router, dispatch, expert and combine have their own colours; "

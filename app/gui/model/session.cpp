@@ -431,6 +431,7 @@ void Session::ResetRun() {
   worker_chunks_.reset();
   worker_buffers_.clear();
   worker_failure_.clear();
+  faults_ = Faults{};  // a new run names its own
   worker_error_record_seen_ = false;
   worker_error_record_ = ErrorRecord{};
   worker_sent_ = ScenarioRecord{};

@@ -202,6 +202,9 @@ class Session {
   /// pick its panels by it (app/gui/views/scenario_panels.h). "" without a
   /// run and for an opened trace.
   const std::string& run_scenario() const { return run_scenario_; }
+  /// The collective run's stragglers and failures, resolved against its
+  /// machine (empty for other scenarios); the views mark them.
+  const Faults& faults() const { return faults_; }
   /// The collective run, or null (no run, or a pipeline).
   const PreparedCollective* prepared() const { return prepared_.get(); }
   /// The pipeline run, or null (no run, or a collective).

@@ -184,6 +184,18 @@ void DrawBufferView(ViewContext& ctx) {
 
   int hover_rank = -1;
   int hover_chunk = -1;
+  // The selected op's chunk: on its rank, and a transfer's on its sender too.
+  int lit_chunk = -1, lit_rank = -1, lit_peer = -1;
+  if (ctx.insight != nullptr && ctx.session.plan() != nullptr) {
+    const OpId sel = ctx.insight->selection().op;
+    const Plan& plan = *ctx.session.plan();
+    if (sel >= 0 && static_cast<std::size_t>(sel) < plan.ops.size()) {
+      const Op& op = plan.ops[static_cast<std::size_t>(sel)];
+      lit_chunk = op.tags.chunk;
+      lit_rank = op.rank;
+      lit_peer = op.kind == OpKind::kRecv || op.kind == OpKind::kSend ? op.peer : -1;
+    }
+  }
   for (int r = 0; r < n && r < static_cast<int>(snap->ranks.size()); ++r) {
     const float y0 = origin.y + header_h + row_h * static_cast<float>(r);
     const std::string gpu = "GPU" + std::to_string(r);
@@ -212,6 +224,9 @@ void DrawBufferView(ViewContext& ctx) {
                   cell.contributors;
       }
       if (changed) list->AddRect(a, b, theme.text, 2.0f, 0, 2.0f);
+      if (c == lit_chunk && (r == lit_rank || r == lit_peer)) {
+        list->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), theme.selected, 2.0f, 0, 3.0f);
+      }
 
       // The label, or shorter stand-ins when the cell is narrow.
       if (row_h >= font * 0.8f) {

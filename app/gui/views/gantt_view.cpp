@@ -43,6 +43,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/compare_overlay.h"
+#include "app/gui/model/fault_marks.h"
 #include "app/gui/model/pipeline_gantt.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
@@ -131,6 +132,10 @@ struct RowPass {
   const PipelineBubbles* bubbles = nullptr;   // with pipeline
   const ThreeDPlan* three_d = nullptr;        // a 3D run: group headers
   const CompareOverlay* overlay = nullptr;    // a second run of the plan: outlines
+  const CriticalPathView* path = nullptr;     // non-null: outline the path, dim the rest
+  const FaultMarks* faults = nullptr;         // stragglers and failed ranks: their rows tinted
+  OpId selected = kNoOp;                      // the selected op (and its Send) get a frame
+  OpId selected_match = kNoOp;
   float timeline_x_px = 0;   // screen x of the view's left edge (t = view start)
   float row_h_px = 0;
   float left_x_px = 0;       // screen x of the label column
@@ -249,6 +254,11 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
   if (row.rank % 2 == 1) {
     list->AddRectFilled(ImVec2(pass.timeline_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.grid, 0.18f));
   }
+  const bool rank_starts = r == 0 || store.rows()[static_cast<std::size_t>(r - 1)].rank != row.rank;
+  if (pass.faults != nullptr && pass.faults->RankMarked(row.rank)) {
+    // A straggler's or failed rank's rows: a tint, and its badge at the right of its first row.
+    list->AddRectFilled(ImVec2(pass.timeline_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.fault, 0.10f));
+  }
   const bool first_of_rank = r == 0 || store.rows()[static_cast<std::size_t>(r - 1)].rank != row.rank;
   if (first_of_rank) list->AddLine(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y0), theme.grid);
 
@@ -304,6 +314,19 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     const Op* op = OpOf(*pass.plan, e);
     const Color fill = OpFill(theme, op, pass.pipeline != nullptr);
     list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), fill);
+    if (pass.path != nullptr) {
+      // The critical path: its ops outlined, the others dimmed behind a veil.
+      if (pass.path->OnPath(e.op)) {
+        list->AddRect(ImVec2(x0 - 1, by0 - 1), ImVec2(std::max(x1, x0 + 2.0f) + 1, by1 + 1), theme.path, 0.0f, 0,
+                      2.0f);
+      } else {
+        list->AddRectFilled(ImVec2(x0, by0), ImVec2(x1, by1), WithAlpha(theme.background, 0.6f));
+      }
+    }
+    if (e.op == pass.selected || e.op == pass.selected_match) {
+      list->AddRect(ImVec2(x0 - 2, by0 - 2), ImVec2(std::max(x1, x0 + 2.0f) + 2, by1 + 2), theme.selected, 0.0f, 0,
+                    3.0f);
+    }
     if (box.in_flight && width >= 3.0f) {
       // The op the cursor cuts: a bright leading edge says "still running".
       list->AddRectFilled(ImVec2(x1 - 2, by0), ImVec2(x1, by1), theme.cursor);
@@ -336,6 +359,15 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
     }
   }
 
+  // The fault badge on top of the boxes.
+  if (pass.faults != nullptr && pass.faults->RankMarked(row.rank) && rank_starts) {
+    const std::string badge = RankFaultText(*pass.faults, row.rank);
+    const ImVec2 size = ImGui::CalcTextSize(badge.c_str());
+    const ImVec2 at(right_px - size.x - 8, y0 + (pass.row_h_px - size.y) * 0.5f);
+    list->AddRectFilled(ImVec2(at.x - 3, at.y), ImVec2(at.x + size.x + 3, at.y + size.y), WithAlpha(theme.fault, 0.85f),
+                        3.0f);
+    list->AddText(at, ContrastText(theme.fault), badge.c_str());
+  }
   if (pass.mouse_in_rows && pass.mouse.y >= y0 && pass.mouse.y < y1) {
     pass.hovered_row = r;
     const double x = pass.mouse.x - pass.timeline_x_px;
@@ -572,8 +604,13 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::SameLine();
   ImGui::Checkbox(Tr("Follow cursor"), &state.follow_cursor);
   ImGui::SameLine();
+  if (ctx.insight != nullptr && ctx.insight->critical() != nullptr) {
+    ImGui::Checkbox("Critical path", &ctx.insight->show_critical_path);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("outline the chain of ops that sets the run's end (Metrics: its split)");
+    ImGui::SameLine();
+  }
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
-                     Tr("%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek"),
+                     Tr("%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek, click an op: select"),
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
   const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
   // The scenario's key line (its spec names it: scenario_panels.h).
@@ -630,6 +667,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::SetCursorPos(ImVec2(label_w, 0));
   ImGui::InvisibleButton("##gantt_canvas", ImVec2(timeline_w, content_h));
   const bool canvas_hovered = ImGui::IsItemHovered();
+  // A click (a press and release without a drag) selects the op under it.
+  const bool clicked = ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < 9.0f;
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f)) {
     state.frame.view_start_ns -= io.MouseDelta.x * state.frame.ns_per_px;
     ImGui::SetScrollY(scroll_y - io.MouseDelta.y);
@@ -677,6 +716,18 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     pass.three_d = &ctx.session.three_d()->three_d;
   }
   pass.overlay = ctx.session.compare();
+  FaultMarks faults;
+  if (!ctx.session.faults().empty() && ctx.session.topology() != nullptr) {
+    faults = MarkFaults(ctx.session.faults(), *ctx.session.topology(), plan.num_ranks);
+    pass.faults = &faults;
+  }
+  if (ctx.insight != nullptr) {
+    if (ctx.insight->show_critical_path) pass.path = ctx.insight->critical();
+    pass.selected = ctx.insight->selection().op;
+    if (pass.selected >= 0 && static_cast<std::size_t>(pass.selected) < plan.ops.size()) {
+      pass.selected_match = plan.ops[static_cast<std::size_t>(pass.selected)].match;
+    }
+  }
   pass.left_x_px = rows_pos.x;
   pass.timeline_x_px = rows_pos.x + label_w;
   pass.row_h_px = row_h;
@@ -727,6 +778,10 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::EndChild();
   ImGui::PopStyleVar(2);
 
+  if (clicked && ctx.insight != nullptr && pass.hovered_row >= 0 && pass.hovered_event >= 0) {
+    const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
+    ctx.insight->SelectOp(row.events[static_cast<std::size_t>(pass.hovered_event)].op);
+  }
   if (pass.hovered_row >= 0 && pass.hovered_event >= 0) {
     const TimelineRow& row = store.rows()[static_cast<std::size_t>(pass.hovered_row)];
     const Event& e = row.events[static_cast<std::size_t>(pass.hovered_event)];

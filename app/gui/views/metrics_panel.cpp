@@ -82,7 +82,8 @@ void DrawTraceMetrics(const ViewContext& ctx, const LoadedTrace& trace) {
 
 }  // namespace
 
-void DrawMetricsPanel(ViewContext& ctx) {
+/// The run's own metrics (a scenario's panel, or the collective's).
+static void DrawRunMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
   const PreparedCollective* prepared = session.prepared();
@@ -165,6 +166,16 @@ void DrawMetricsPanel(ViewContext& ctx) {
     if (!gap.empty()) ImGui::TextWrapped("%s", gap.c_str());
     ImGui::PopStyleColor();
   }
+}
+
+void DrawMetricsPanel(ViewContext& ctx) {
+  // Whatever the scenario: the chain that sets its end, first while the
+  // timeline outlines it, else after the run's own metrics.
+  const bool path_first = ctx.insight != nullptr && ctx.insight->show_critical_path &&
+                          ctx.insight->critical() != nullptr;
+  if (path_first) DrawCriticalPathSummary(ctx);
+  DrawRunMetrics(ctx);
+  if (!path_first && ctx.session.plan() != nullptr) DrawCriticalPathSummary(ctx);
 }
 
 }  // namespace shardlab::gui

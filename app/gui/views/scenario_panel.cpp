@@ -14,6 +14,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "app/gui/model/fault_marks.h"
 #include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/zero_view.h"
 #include "app/gui/views/metrics_row.h"
@@ -26,6 +27,7 @@
 #include "engine/model/tp_layer.h"
 #include "engine/model/zero_memory.h"
 #include "engine/run/backend.h"
+#include "engine/run/faults.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/topology/presets.h"
 #include "app/gui/i18n/language.h"
@@ -595,6 +597,154 @@ void RingOrderField(ScenarioPanelState& state) {
   }
 }
 
+/// The topology named `name`, loaded once per name (null when it cannot be).
+const Topology* PanelTopology(const std::string& name) {
+  static std::string loaded;
+  static std::unique_ptr<Topology> topology;
+  if (name != loaded || !topology) {
+    loaded = name;
+    try {
+      topology = std::make_unique<Topology>(LoadScenarioTopology(name));
+    } catch (const std::exception&) {
+      topology.reset();  // Check explains why
+    }
+  }
+  return topology.get();
+}
+
+/// A GPU picker: "none" or GPU0..GPU(n-1); returns the rank or -1.
+int RankCombo(const char* id, int rank, int gpus) {
+  const std::string shown = rank >= 0 ? "GPU" + std::to_string(rank) : "none";
+  if (ImGui::BeginCombo(id, shown.c_str())) {
+    if (ImGui::Selectable("none", rank < 0)) rank = -1;
+    for (int r = 0; r < gpus; ++r) {
+      if (ImGui::Selectable(("GPU" + std::to_string(r)).c_str(), r == rank)) rank = r;
+    }
+    ImGui::EndCombo();
+  }
+  return rank;
+}
+
+/// A link picker over the links with a GPU at an end; returns the index
+/// into `choices` or -1.
+int LinkCombo(const char* id, int chosen, const std::vector<FaultLinkChoice>& choices) {
+  const std::string shown = chosen >= 0 ? choices[static_cast<std::size_t>(chosen)].ref : "none";
+  if (ImGui::BeginCombo(id, shown.c_str())) {
+    if (ImGui::Selectable("none", chosen < 0)) chosen = -1;
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      if (ImGui::Selectable(choices[i].words.c_str(), static_cast<int>(i) == chosen)) chosen = static_cast<int>(i);
+    }
+    ImGui::EndCombo();
+  }
+  return chosen;
+}
+
+/// The index in `choices` of the link `text` names first ("gpu0-gpu3:5",
+/// "0-3@2"), or -1.
+int ChosenLink(const std::string& text, const std::vector<FaultLinkChoice>& choices, const Topology& topology) {
+  const std::size_t end = text.find_first_of(":@,");
+  const std::string ref = text.substr(0, end);
+  for (std::size_t dash = ref.find('-'); dash != std::string::npos; dash = ref.find('-', dash + 1)) {
+    auto node = [&](const std::string& word) {
+      const int named = topology.FindNode(word);
+      if (named >= 0 || word.empty() || word.find_first_not_of("0123456789") != std::string::npos) return named;
+      const int rank = std::atoi(word.c_str());
+      return rank < topology.num_gpus() ? topology.gpus[static_cast<std::size_t>(rank)] : -1;
+    };
+    const int a = node(ref.substr(0, dash));
+    const int b = node(ref.substr(dash + 1));
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      const Link& l = topology.links[static_cast<std::size_t>(choices[i].link)];
+      if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::string Real(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+/// The Faults panel: the scenario's fault switches (the spec's slow_rank,
+/// throttle_link, fail_link, fail_rank), each with a picker that writes its
+/// text as the CLI spells it, and the text itself for lists.
+void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& spec,
+                 const std::vector<PanelField>& fields) {
+  bool any = false;
+  for (const PanelField& f : fields) any = any || f.value != "none";
+  ImGui::Spacing();
+  if (!ImGui::CollapsingHeader("Faults: stragglers and failures", any ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  const Topology* topology = PanelTopology(s.topology);
+  const int gpus = topology != nullptr ? topology->num_gpus() : 0;
+  const std::vector<FaultLinkChoice> links =
+      topology != nullptr ? FaultLinkChoices(*topology) : std::vector<FaultLinkChoice>{};
+  for (const PanelField& f : fields) {
+    const ParamSpec* param = spec.FindParam(f.name);
+    if (param == nullptr) continue;
+    std::string text = f.value;
+    const bool single = text.find(',') == std::string::npos;
+    ImGui::PushID(f.name.c_str());
+    ImGui::TextUnformatted(f.label.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.help.c_str());
+    const float half = ImGui::GetContentRegionAvail().x * 0.55f;
+    try {
+      if (f.name == "slow_rank" && single) {
+        SlowRank v = text == "none" ? SlowRank{-1, 2.0} : ParseSlowRank(text);
+        ImGui::SetNextItemWidth(half);
+        const int rank = RankCombo("##rank", v.rank, gpus);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        float factor = static_cast<float>(v.factor);
+        const bool slid = ImGui::SliderFloat("##factor", &factor, 1.0f, 10.0f, "x%.2g slower", ImGuiSliderFlags_Logarithmic);
+        if (rank != v.rank || slid) text = rank < 0 ? "none" : std::to_string(rank) + ":" + Real(std::max(1.0f, factor));
+      } else if (f.name == "fail_rank" && single) {
+        RankFailure v = text == "none" ? RankFailure{-1, 1} : ParseRankFailure(text);
+        ImGui::SetNextItemWidth(half);
+        const int rank = RankCombo("##rank", v.rank, gpus);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        int step = v.step;
+        const bool stepped = ImGui::InputInt("##step", &step);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the logical step it fails at");
+        if (rank != v.rank || stepped) text = rank < 0 ? "none" : std::to_string(rank) + "@" + std::to_string(std::max(0, step));
+      } else if ((f.name == "throttle_link" || f.name == "fail_link") && single && topology != nullptr) {
+        const bool throttle = f.name == "throttle_link";
+        const int chosen = text == "none" ? -1 : ChosenLink(text, links, *topology);
+        ImGui::SetNextItemWidth(half);
+        const int picked = LinkCombo("##link", chosen, links);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (throttle) {
+          double gbps = text == "none" ? 5.0 : ParseLinkThrottle(text).gbps;
+          const bool typed_gbps = ImGui::InputDouble("##gbps", &gbps, 0, 0, "%g GB/s");
+          if (picked != chosen || (typed_gbps && picked >= 0))
+            text = picked < 0 ? "none" : links[static_cast<std::size_t>(picked)].ref + ":" + Real(std::max(gbps, 1e-3));
+        } else {
+          int step = text == "none" ? 1 : ParseLinkFailure(text).step;
+          const bool stepped = ImGui::InputInt("##step", &step);
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("the logical step it fails at");
+          if (picked != chosen || (stepped && picked >= 0))
+            text = picked < 0 ? "none" : links[static_cast<std::size_t>(picked)].ref + "@" + std::to_string(std::max(0, step));
+        }
+      }
+    } catch (const std::exception&) {
+      // A value the picker cannot read (being typed): the text field below has it.
+    }
+    // The text as the CLI and a lab spell it; a list ("3:2,5:1.5") only here.
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    std::string typed = text;
+    ImGui::InputTextWithHint("##text", param->value_name.c_str(), &typed);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(a comma-separated list, or none)", f.help.c_str());
+    if (typed != text) text = typed;
+    if (text != f.value) SetParamText(&s, spec, *param, text.empty() ? "none" : text);
+    ImGui::PopID();
+  }
+  DimWrapped(theme, "The simulator applies all four; a throttle also moves the automatic ring. The views mark "
+                    "the affected GPU or link.");
+}
+
 /// The scenario's fields, from its spec: a few with a widget of their own
 /// (the algorithm, size, ring order, schedule, tp layer, ZeRO stage, K),
 /// every other one drawn from its type, range, unit and help.
@@ -604,8 +754,11 @@ void SpecFields(ViewContext& ctx, ScenarioPanelState& state) {
   const ScenarioSpec* spec = SpecOf(s.scenario);
   if (spec == nullptr) return;
   const bool collective = s.is_collective();
+  std::vector<PanelField> fault_fields;
   for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
-    if (collective && f.name == "algo") {
+    if (IsFaultParam(f.name)) {
+      fault_fields.push_back(f);  // drawn together in the Faults panel below
+    } else if (collective && f.name == "algo") {
       AlgoCombo(s);
     } else if (collective && f.name == "size") {
       SizeField(theme, s);
@@ -627,6 +780,7 @@ void SpecFields(ViewContext& ctx, ScenarioPanelState& state) {
   }
   // The scenario's own lines under its fields (its spec names them: scenario_panels.h).
   if (const ScenarioPanel* summary = PanelOf(spec->name, PanelSlot::kSummary)) summary->draw(ctx, &s);
+  if (!fault_fields.empty()) FaultsPanel(theme, s, *spec, fault_fields);
 }
 
 /// A few lines for someone who has never seen the app: what each panel says.
@@ -639,7 +793,8 @@ void HowToRead(const Theme& theme, const ScenarioSettings& s) {
       "slow motion. The run itself took microseconds."),
       Tr("Machine: dots are chunks in flight along their route; a link's colour is its load."),
       Tr("Buffers: what each GPU holds after the step shown."),
-      Tr("Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth."),
+      Tr("Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth, click it to "
+         "follow it (Details, its route on the machine); Critical path outlines what sets the end."),
       Tr("Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula."),
   };
   const char* const kTpLines[] = {

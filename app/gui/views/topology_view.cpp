@@ -28,6 +28,7 @@
 #include <imgui.h>
 
 #include "app/gui/gl/link_renderer.h"
+#include "app/gui/model/fault_marks.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/run_key.h"
@@ -325,6 +326,125 @@ ImVec2 PointAlongLanes(const std::vector<ImVec2>& points, double progress) {
   return points.back();
 }
 
+/// An arrowhead at `tip`, pointing from `from`.
+void Arrowhead(ImDrawList* list, ImVec2 from, ImVec2 tip, float size, Color color) {
+  const float dx = tip.x - from.x;
+  const float dy = tip.y - from.y;
+  const float length = std::sqrt(dx * dx + dy * dy);
+  if (length < 1e-3f) return;
+  const float ux = dx / length, uy = dy / length;
+  list->AddTriangleFilled(tip, ImVec2(tip.x - ux * size - uy * size * 0.55f, tip.y - uy * size + ux * size * 0.55f),
+                          ImVec2(tip.x - ux * size + uy * size * 0.55f, tip.y - uy * size - ux * size * 0.55f), color);
+}
+
+Color GroupKindColor(const Theme& theme, GroupKind kind);  // below: the 3D view's TP, PP, DP colours
+
+/// The colour of pattern group `group` of `pattern`: a grid's groups by
+/// kind (TP, PP, DP as the 3D view colours them), a ring's or a tree's
+/// fixed, many groups each its own.
+Color PatternColor(const Theme& theme, const CommPattern& pattern, int group) {
+  const PatternGroup& g = pattern.groups[static_cast<std::size_t>(group)];
+  if (!g.family.empty()) return GroupKindColor(theme, static_cast<GroupKind>(std::clamp(g.kind, 0, kGroupKindCount - 1)));
+  if (pattern.groups.size() <= 2) return group == 0 ? theme.PhaseColor(Phase::kAllGather) : theme.PhaseColor(Phase::kForward);
+  return theme.RankColor(group);
+}
+
+/// The run's communication pattern: each logical hop drawn along its
+/// physical route's lanes, with an arrowhead, its number in its group when
+/// there are few, and the legend (groups, the slowest hop) at the top left.
+/// The hop whose route is slowest, when it is slower than the fastest (null
+/// when every hop runs at the same speed: none holds the others back).
+const PatternHop* SlowestHop(const CommPattern& pattern) {
+  const PatternHop* slowest = nullptr;
+  Gbps fastest = 0;
+  for (const PatternHop& hop : pattern.hops) {
+    if (hop.route.hops.empty()) continue;
+    fastest = std::max(fastest, hop.route.bottleneck_gbps);
+    if (slowest == nullptr || hop.route.bottleneck_gbps < slowest->route.bottleneck_gbps) slowest = &hop;
+  }
+  return slowest != nullptr && slowest->route.bottleneck_gbps < fastest * 0.999 ? slowest : nullptr;
+}
+
+void DrawPatternHops(ImDrawList* list, const FrameGeometry& g, const CommPattern& pattern, const Theme& theme) {
+  if (pattern.empty()) return;
+  const bool numbered = pattern.hops.size() <= 24;
+  const PatternHop* slowest = SlowestHop(pattern);
+  for (const PatternHop& hop : pattern.hops) {
+    if (hop.route.hops.empty()) continue;
+    const std::vector<ImVec2> lanes = RouteLanePoints(g, hop.route, 3.0f);
+    if (lanes.size() < 2) continue;
+    const Color colour = WithAlpha(PatternColor(theme, pattern, hop.group), 0.9f);
+    // The slowest hop is drawn dashed-looking: a thinner line with a halo.
+    const bool slow = slowest != nullptr && hop.route.bottleneck_gbps <= slowest->route.bottleneck_gbps * 1.001;
+    for (std::size_t i = 0; i + 1 < lanes.size(); i += 2) {
+      if (slow) list->AddLine(lanes[i], lanes[i + 1], WithAlpha(theme.fault, 0.55f), 7.0f);
+      list->AddLine(lanes[i], lanes[i + 1], colour, 3.0f);
+    }
+    Arrowhead(list, lanes[lanes.size() - 2], lanes.back(), 9.0f, colour);
+    if (numbered && g.labelled) {
+      const ImVec2 a = lanes[0];
+      const ImVec2 b = lanes[1];
+      const ImVec2 mid((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f);
+      const std::string n = std::to_string(hop.order);
+      const float r = ImGui::GetTextLineHeight() * 0.45f + 2.0f;
+      list->AddCircleFilled(mid, r, colour);
+      DrawCenteredText(list, mid, ContrastText(colour), n);
+    }
+  }
+}
+
+using LegendLines = std::vector<std::pair<Color, std::string>>;
+
+/// The pattern's legend: what is drawn, its groups, the slowest hop.
+LegendLines PatternLegendLines(const Topology& topology, const CommPattern& pattern, const Theme& theme) {
+  if (pattern.empty()) return {};
+  const PatternHop* slowest = SlowestHop(pattern);
+  std::vector<std::pair<Color, std::string>> lines;
+  lines.push_back({theme.text, "algorithm on the machine: " + pattern.title});
+  constexpr std::size_t kMaxGroupLines = 3;
+  if (!pattern.groups.empty() && !pattern.groups.front().family.empty()) {
+    // A grid: one line per kind, its groups' ranks side by side.
+    for (std::size_t i = 0; i < pattern.groups.size();) {
+      const std::string& family = pattern.groups[i].family;
+      std::string text = family + ":";
+      const Color colour = PatternColor(theme, pattern, static_cast<int>(i));
+      for (; i < pattern.groups.size() && pattern.groups[i].family == family; ++i) text += " [" + pattern.groups[i].members + "]";
+      lines.push_back({colour, text});
+    }
+  } else {
+    for (std::size_t i = 0; i < pattern.groups.size() && i < kMaxGroupLines; ++i) {
+      lines.push_back({PatternColor(theme, pattern, static_cast<int>(i)), pattern.groups[i].name});
+    }
+    if (pattern.groups.size() > kMaxGroupLines) {
+      lines.push_back({theme.text_dim, "+" + std::to_string(pattern.groups.size() - kMaxGroupLines) + " more groups"});
+    }
+  }
+  if (slowest != nullptr) {
+    std::string via;
+    for (const LinkHop& h : slowest->route.hops) {
+      via += (via.empty() ? "" : ", ") + std::string(LinkKindName(topology.links[static_cast<std::size_t>(h.link)].kind));
+    }
+    lines.push_back({theme.fault, "slowest hop GPU" + std::to_string(slowest->from_rank) + " -> GPU" +
+                                      std::to_string(slowest->to_rank) + ": " +
+                                      FormatGbps(slowest->route.bottleneck_gbps) + " over " + via});
+  }
+  return lines;
+}
+
+/// Draws the legend lines from `legend_at` down, each group with its colour.
+void DrawPatternLegend(ImDrawList* list, const LegendLines& lines, const Theme& theme, ImVec2 legend_at) {
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const float y = legend_at.y + line_h * static_cast<float>(i);
+    if (i > 0) {
+      list->AddLine(ImVec2(legend_at.x, y + line_h * 0.45f), ImVec2(legend_at.x + 14, y + line_h * 0.45f),
+                    lines[i].first, 3.0f);
+    }
+    list->AddText(ImVec2(legend_at.x + (i > 0 ? 18.0f : 0.0f), y), i == 0 ? theme.text : theme.text_dim,
+                  lines[i].second.c_str());
+  }
+}
+
 void DrawTile(ImDrawList* list, const PxRect& r, const Node& node, const NodeTile& tile,
               const Theme& theme, bool labelled, bool hovered) {
   const Color fill = TileColor(theme, node.kind);
@@ -613,6 +733,13 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     caption_h += ImGui::GetFrameHeightWithSpacing() +
                  ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(GridLegendLines(colouring, avail.x));
   }
+  // The communication pattern's legend takes lines under the caption.
+  LegendLines pattern_lines;
+  if (ctx.insight != nullptr && ctx.insight->show_pattern) {
+    pattern_lines = PatternLegendLines(topology, ctx.insight->pattern(), theme);
+  }
+  const float pattern_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(pattern_lines.size());
+  caption_h += pattern_h;
   const float legend_h = LayoutLegend(nullptr, ImVec2(0, 0), avail.x, theme, pipeline, tp, zero);
   const PxRect canvas{ImVec2(origin.x, origin.y + caption_h),
                       ImVec2(origin.x + avail.x, origin.y + avail.y - legend_h)};
@@ -623,6 +750,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   ImGui::SetCursorScreenPos(canvas.Min);
   ImGui::InvisibleButton("##topology_canvas", canvas.GetSize());
   const bool canvas_hovered = ImGui::IsItemHovered();
+  const bool canvas_clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
 
   const CanvasTransform to_px{
@@ -739,6 +867,59 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
                   2 * g.lane_width_px[static_cast<std::size_t>(hovered_link)] + 6.0f);
   }
 
+  // Stragglers and failures: the links they name, striped in the fault colour.
+  const FaultMarks faults = ctx.session.faults().empty()
+                                ? FaultMarks{}
+                                : MarkFaults(ctx.session.faults(), topology, plan.num_ranks);
+  if (faults.any) {
+    for (std::size_t i = 0; i < topology.links.size(); ++i) {
+      if (!faults.LinkMarked(static_cast<int>(i))) continue;
+      const Link& link = topology.links[i];
+      const ImVec2 p = g.center_px[static_cast<std::size_t>(link.a)];
+      const ImVec2 q = g.center_px[static_cast<std::size_t>(link.b)];
+      const float w = 2 * g.lane_width_px[i] + 6.0f;
+      // Stripes across the link: a throttle's slow road, a failure's break.
+      const float length = std::hypot(q.x - p.x, q.y - p.y);
+      const int stripes = static_cast<int>(length / 9.0f);
+      for (int k = 1; k < stripes; k += 2) {
+        const float t0 = static_cast<float>(k) / stripes, t1 = static_cast<float>(k + 1) / stripes;
+        list->AddLine(ImVec2(p.x + (q.x - p.x) * t0, p.y + (q.y - p.y) * t0),
+                      ImVec2(p.x + (q.x - p.x) * t1, p.y + (q.y - p.y) * t1), WithAlpha(theme.fault, 0.75f), w);
+      }
+      if (faults.link_fail_step[i] >= 0) {
+        const ImVec2 m((p.x + q.x) * 0.5f, (p.y + q.y) * 0.5f);
+        const float r = 9.0f;
+        list->AddLine(ImVec2(m.x - r, m.y - r), ImVec2(m.x + r, m.y + r), theme.fault, 4.0f);
+        list->AddLine(ImVec2(m.x - r, m.y + r), ImVec2(m.x + r, m.y - r), theme.fault, 4.0f);
+      }
+    }
+  }
+
+  RunInsight* insight = ctx.insight;
+  if (insight != nullptr && canvas_clicked && hovered_node < 0 && hovered_link >= 0) insight->SelectLink(hovered_link);
+  if (insight != nullptr && insight->show_pattern) {
+    DrawPatternHops(list, g, insight->pattern(), theme);
+  }
+  // The selection: a selected link both lanes; a selected op the lanes its
+  // transfer crossed (labelled with their load after the tiles).
+  if (insight != nullptr && insight->selection().link >= 0 &&
+      insight->selection().link < static_cast<int>(topology.links.size())) {
+    const int id = insight->selection().link;
+    const Link& link = topology.links[static_cast<std::size_t>(id)];
+    list->AddLine(g.center_px[static_cast<std::size_t>(link.a)], g.center_px[static_cast<std::size_t>(link.b)],
+                  WithAlpha(theme.selected, 0.8f), 2 * g.lane_width_px[static_cast<std::size_t>(id)] + 8.0f);
+  }
+  if (insight != nullptr) {
+    for (const LitLink& l : insight->details().route) {
+      const Link& link = topology.links[static_cast<std::size_t>(l.link)];
+      ImVec2 a, b;
+      LaneEnds(g, l.forward ? link.a : link.b, l.forward ? link.b : link.a,
+               g.lane_width_px[static_cast<std::size_t>(l.link)], &a, &b);
+      list->AddLine(a, b, theme.selected, g.lane_width_px[static_cast<std::size_t>(l.link)] + 5.0f);
+      Arrowhead(list, a, ImVec2(a.x + (b.x - a.x) * 0.62f, a.y + (b.y - a.y) * 0.62f), 12.0f, theme.selected);
+    }
+  }
+
   // A 3D run: the links each shown group kind's traffic uses, one
   // parallel stripe per kind so a link carrying two kinds shows both.
   if (three_d != nullptr) {
@@ -809,6 +990,51 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     }
   }
 
+  // Fault badges: on a marked GPU (frame, "x4 slow", a cross when it
+  // fails) and at a marked link's midpoint.
+  if (faults.any && g.labelled) {
+    for (int r = 0; r < topology.num_gpus() && r < plan.num_ranks; ++r) {
+      if (!faults.RankMarked(r)) continue;
+      const PxRect& t = g.tile_px[static_cast<std::size_t>(topology.gpus[static_cast<std::size_t>(r)])];
+      list->AddRect(ImVec2(t.Min.x - 4, t.Min.y - 4), ImVec2(t.Max.x + 4, t.Max.y + 4), theme.fault, 8.0f, 0, 3.0f);
+      if (faults.fail_step[static_cast<std::size_t>(r)] >= 0) {
+        list->AddLine(t.Min, t.Max, theme.fault, 3.0f);
+        list->AddLine(ImVec2(t.Min.x, t.Max.y), ImVec2(t.Max.x, t.Min.y), theme.fault, 3.0f);
+      }
+      const std::string text = RankFaultText(faults, r);
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      const ImVec2 at(t.GetCenter().x - size.x * 0.5f, t.Min.y - size.y - 6.0f);
+      list->AddRectFilled(ImVec2(at.x - 4, at.y - 1), ImVec2(at.x + size.x + 4, at.y + size.y + 1), theme.fault, 4.0f);
+      list->AddText(at, ContrastText(theme.fault), text.c_str());
+    }
+    for (std::size_t i = 0; i < topology.links.size(); ++i) {
+      if (!faults.LinkMarked(static_cast<int>(i))) continue;
+      const Link& link = topology.links[i];
+      const ImVec2 p = g.center_px[static_cast<std::size_t>(link.a)];
+      const ImVec2 q = g.center_px[static_cast<std::size_t>(link.b)];
+      const std::string text = LinkFaultText(faults, static_cast<int>(i));
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      const ImVec2 at((p.x + q.x) * 0.5f - size.x * 0.5f, (p.y + q.y) * 0.5f + 10.0f);
+      list->AddRectFilled(ImVec2(at.x - 4, at.y - 1), ImVec2(at.x + size.x + 4, at.y + size.y + 1), theme.fault, 4.0f);
+      list->AddText(at, ContrastText(theme.fault), text.c_str());
+    }
+  }
+
+  // The selected op's links: each one's load at the op's midpoint.
+  if (insight != nullptr && g.labelled) {
+    for (const LitLink& l : insight->details().route) {
+      const Link& link = topology.links[static_cast<std::size_t>(l.link)];
+      ImVec2 a, b;
+      LaneEnds(g, l.forward ? link.a : link.b, l.forward ? link.b : link.a,
+               g.lane_width_px[static_cast<std::size_t>(l.link)], &a, &b);
+      const std::string text = FormatGbps(l.load_gbps) + " (" + FormatPercent(l.utilization) + ")";
+      const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+      const ImVec2 at((a.x + b.x) * 0.5f - size.x * 0.5f, (a.y + b.y) * 0.5f - size.y - 6.0f);
+      list->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(at.x + size.x + 4, at.y + size.y + 2), theme.selected, 4.0f);
+      list->AddText(at, ContrastText(theme.selected), text.c_str());
+    }
+  }
+
   // Chunks in flight: a pill on the sender's lane, labelled with the chunk.
   // A pill whose full label would cover one drawn before it says only its
   // compact label (the chunk letter), so crowded pills stay readable.
@@ -851,6 +1077,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     DrawCenteredText(list, p, ContrastText(fill), *text);
   }
   list->PopClipRect();
+  DrawPatternLegend(list, pattern_lines, theme, ImVec2(origin.x, canvas.Min.y - pattern_h));
 
   // Caption: what machine, which arrangement, where the replay is.
   char caption[256];
@@ -861,6 +1088,21 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
                 FormatTime(cursor_ns).c_str(), ctx.clock.steps_shown(), ctx.clock.num_steps(),
                 activity.in_flight().size());
   list->AddText(origin, theme.text_dim, caption);
+  if (insight != nullptr && !insight->pattern().empty()) {
+    // The switch sits at the caption line's right end, as tall as its text.
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(2, 0));
+    const char* label = "algorithm on the machine";
+    const float w = ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x + 4;
+    const float caption_w = ImGui::CalcTextSize(caption).x;
+    const float x = std::max(origin.x + caption_w + 12, origin.x + avail.x - w);
+    ImGui::SetCursorScreenPos(ImVec2(x, origin.y));
+    ImGui::Checkbox(label, &insight->show_pattern);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("draw the run's communication pattern (the ring's order, both trees, the stages, the groups)\n"
+                        "over the real links: each logical hop along the physical route it takes");
+    }
+    ImGui::PopStyleVar();
+  }
   if (tp != nullptr || zero != nullptr) {
     const std::string now = tp != nullptr ? TpNowLine(ctx, plan, activity, state.tp_collectives, cursor_ns)
                                           : ZeroNowLine(ctx, plan, activity, state.zero_collectives, cursor_ns);

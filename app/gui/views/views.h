@@ -13,6 +13,7 @@
 #include "app/gui/model/gantt_layout.h"
 #include "app/gui/model/link_activity.h"
 #include "app/gui/model/replay_clock.h"
+#include "app/gui/model/run_insight.h"
 #include "app/gui/model/session.h"
 #include "app/gui/model/topology_layout.h"
 #include "app/gui/model/memory_timeline.h"
@@ -32,6 +33,7 @@ struct ViewContext {
   LinkRenderer* link_renderer = nullptr;  // draws links with shaders/link.*
   double time_s = 0;                      // wall time, for animations
   ScenarioPanelStates* panel_states = nullptr;  // the scenario views' UI state (the App's)
+  RunInsight* insight = nullptr;          // critical path, selection, pattern (null: none)
 };
 
 struct TopologyViewState {
@@ -69,6 +71,14 @@ struct ZeroMemoryViewState {
 };
 
 void DrawTopologyView(ViewContext& ctx, TopologyViewState& state);
+/// The selected op (bytes, times, achieved GB/s, its alpha-beta formula
+/// with numbers, its route's links and their load, the ops it waited for:
+/// click to follow) or link (the transfers that crossed it, busiest first).
+void DrawDetailsPanel(ViewContext& ctx);
+/// The critical path in the metrics panel: its four parts as a bar and
+/// rows, what bounds it (a pipeline's stage, a ring's hop), and the switch
+/// that outlines it in the timeline.
+void DrawCriticalPathSummary(ViewContext& ctx);
 void DrawGanttView(ViewContext& ctx, GanttViewState& state);
 void DrawBufferView(ViewContext& ctx);
 void DrawMetricsPanel(ViewContext& ctx);
