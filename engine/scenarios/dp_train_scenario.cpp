@@ -214,7 +214,7 @@ DpTrainSummary SummarizeDpTrain(const PreparedDpTrain& prepared, std::span<const
   std::string& x = s.text;
   x += std::to_string(c.ranks) + " ranks, MLP " + std::to_string(c.model.layers) + "x" + std::to_string(c.model.width) +
        " (" + std::to_string(psi) + " parameters), batch " + std::to_string(c.model.batch) + " = " +
-       std::to_string(c.ranks) + " ranks x " + std::to_string(c.accumulate) + " micro-batches x " +
+       std::to_string(c.ranks) + " ranks x " + std::to_string(c.accumulate) + (c.accumulate == 1 ? " micro-batch x " : " micro-batches x ") +
        std::to_string(split.microbatch_rows) + " rows, SGD lr " + Num(c.model.learning_rate) + ", " +
        prepared.topology.name + "\n";
   x += " step        loss    baseline" + std::string(c.mixed_precision ? "   loss scale" : "") + "   sent (bytes)\n";
@@ -294,7 +294,7 @@ void RegisterScenario_dp_train_scenario() {
           .Range(0, 1).ValueName("F"),
       Param("compress_bucket", T::kInteger, "1024", "int8: elements that share one scale").Range(1, 1 << 24).Unit("elements"),
       Param("error_feedback", T::kBool, "true",
-            "keep what top-k did not send and add it to the next step's gradient (the CLI: --no-error-feedback)"),
+            "top-k: keep what a rank did not send and add it to its next gradient (error feedback)"),
       Param("local_steps", T::kInteger, "1", "local SGD: steps between averaging the ranks' parameters (H)")
           .Range(1, 1000).Unit("steps").ValueName("H"),
       Param("staleness", T::kInteger, "0",
