@@ -113,6 +113,10 @@ void DrawMetricsPanel(ViewContext& ctx) {
     DrawMoeMetrics(ctx);
     return;
   }
+  if (session.dp_train() != nullptr) {
+    DrawDpTrainMetrics(ctx);
+    return;
+  }
   if (const LoadedTrace* trace = session.trace()) {
     DrawTraceMetrics(ctx, *trace);
     return;
