@@ -180,12 +180,13 @@ DpTrainSummary SummarizeDpTrain(const PreparedDpTrain& prepared, std::span<const
   for (const char x : r.communicated) comm_steps += x ? 1 : 0;
   m["communicating_steps"] = comm_steps;
   m["max_staleness"] = r.max_staleness;
-  if (c.staleness > 0) {
-    // Time of the whole run in steps of a fast rank: SSP against lock-step
-    // (every step as long as the slowest rank's).
+  {
+    // Time of the whole run in steps of a fast rank: stale-synchronous SGD
+    // against lock-step (every step as long as the slowest rank's), which
+    // every other mode is.
     double slowest = 1;
     for (const double x : c.step_time) slowest = std::max(slowest, x);
-    m["makespan_steps"] = r.makespan;
+    m["makespan_steps"] = c.staleness > 0 ? r.makespan : slowest * c.steps;
     m["sync_makespan_steps"] = slowest * c.steps;
   }
   (void)ran;
@@ -326,7 +327,7 @@ void RegisterScenario_dp_train_scenario() {
       {"compression_error_ratio", "", "largest |compressed sum - sum| / its quantisation bound (<= 1)"},
       {"communicating_steps", "steps", "steps that all-reduced (local SGD: averaged)"},
       {"max_staleness", "steps", "largest lead of a rank over the slowest (<= staleness)"},
-      {"makespan_steps", "steps", "stale-synchronous: the run's length in a fast rank's steps"},
+      {"makespan_steps", "steps", "the run's length in a fast rank's steps (lock-step unless stale-synchronous)"},
       {"sync_makespan_steps", "steps", "the same in lock-step"},
       {"correct", "", "1 when the weights match the single-device batch's within their bounds"},
   };
