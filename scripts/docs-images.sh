@@ -41,6 +41,10 @@ shot ring-dgx1 --topology dgx1-v100 --size 64M --step 3 --frames 20
 shot pipeline-1f1b --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8 --step 40 --frames 30
 # ZeRO-3 on 8 GPUs: the memory chart by kind against the formula.
 shot zero3-memory --scenario zero --zero-stage 3 --ranks 8 --layers 4 --width 64 --batch 32 --step 60 --frames 30
+# dp-train with fp16 and a loss scale: an overflow on rank 2 at step 3 skips the step on every
+# rank (the red line on the loss curve; the flag's all-reduce alone on the timeline).
+shot dp-train-loss-scale --scenario dp-train --precision fp16 --loss-scale 1024 --scale-growth-interval 4 \
+  --overflow 2@3 --steps 12 --play --speed 40000 --frames 120
 # The recorded H200 ring with the simulator's model of that machine as outlines (docs/compare.md).
 model=$(mktemp --suffix=.json)
 "$(dirname "$app")/../cli/shardlab-cli" run allreduce --ranks 8 --size 64M --topology this \

@@ -140,17 +140,19 @@ const char* PipelineScheduleName(PipelineSchedule s) {
     case PipelineSchedule::k1F1B: return "1f1b";
     case PipelineSchedule::kInterleaved1F1B: return "interleaved";
     case PipelineSchedule::kZeroBubbleH1: return "zb-h1";
+    case PipelineSchedule::kNaive: return "naive";
   }
   return "?";
 }
 
 PipelineSchedule ParsePipelineSchedule(std::string_view name) {
   for (const PipelineSchedule s : {PipelineSchedule::kGPipe, PipelineSchedule::k1F1B,
-                                   PipelineSchedule::kInterleaved1F1B, PipelineSchedule::kZeroBubbleH1}) {
+                                   PipelineSchedule::kInterleaved1F1B, PipelineSchedule::kZeroBubbleH1,
+                                   PipelineSchedule::kNaive}) {
     if (name == PipelineScheduleName(s)) return s;
   }
   throw Error("schedule: unknown schedule '" + std::string(name) +
-                  "' (choose gpipe, 1f1b, interleaved, zb-h1)",
+                  "' (choose gpipe, 1f1b, interleaved, zb-h1, naive)",
               ErrorKind::kInvalidInput);
 }
 
@@ -160,6 +162,7 @@ const char* PipelineScheduleTitle(PipelineSchedule s) {
     case PipelineSchedule::k1F1B: return "1F1B (PipeDream-Flush)";
     case PipelineSchedule::kInterleaved1F1B: return "interleaved 1F1B";
     case PipelineSchedule::kZeroBubbleH1: return "ZB-H1 (zero bubble)";
+    case PipelineSchedule::kNaive: return "naive model parallel (one micro-batch)";
   }
   return "?";
 }
@@ -174,6 +177,10 @@ void CheckPipelineShape(PipelineSchedule s, const PipelineShape& shape) {
   if (shape.microbatches < 1 || shape.microbatches > kMaxMicrobatches)
     throw Error("microbatches: " + std::to_string(shape.microbatches) + " is outside 1.." +
                     std::to_string(kMaxMicrobatches),
+                ErrorKind::kInvalidInput);
+  if (s == PipelineSchedule::kNaive && shape.microbatches != 1)
+    throw Error("microbatches: naive model parallelism runs the whole batch as one micro-batch (got " +
+                    std::to_string(shape.microbatches) + "); gpipe or 1f1b split it",
                 ErrorKind::kInvalidInput);
   if (s == PipelineSchedule::kInterleaved1F1B) {
     if (shape.chunks < 2)
@@ -199,7 +206,8 @@ std::vector<std::vector<PipelineSlot>> PipelineOrder(PipelineSchedule s,
   orders.reserve(static_cast<std::size_t>(shape.stages));
   for (int stage = 0; stage < shape.stages; ++stage) {
     switch (s) {
-      case PipelineSchedule::kGPipe: orders.push_back(GPipeStage(shape)); break;
+      case PipelineSchedule::kGPipe:
+      case PipelineSchedule::kNaive: orders.push_back(GPipeStage(shape)); break;
       case PipelineSchedule::k1F1B: orders.push_back(OneFOneBStage(shape, stage)); break;
       case PipelineSchedule::kInterleaved1F1B:
         orders.push_back(InterleavedStage(shape, stage));
@@ -254,7 +262,8 @@ const char* FormulaBubbleOfStepText(PipelineSchedule s) {
 
 int FormulaPeakInFlight(PipelineSchedule s, const PipelineShape& shape, int stage) {
   switch (s) {
-    case PipelineSchedule::kGPipe: return shape.microbatches;
+    case PipelineSchedule::kGPipe:
+    case PipelineSchedule::kNaive: return shape.microbatches;
     case PipelineSchedule::k1F1B: return std::min(shape.microbatches, shape.stages - stage);
     case PipelineSchedule::kInterleaved1F1B: break;
     case PipelineSchedule::kZeroBubbleH1: return std::min(shape.microbatches, shape.stages);

@@ -48,9 +48,16 @@
 
 namespace shardlab {
 
-enum class PipelineSchedule : std::uint8_t { kGPipe, k1F1B, kInterleaved1F1B, kZeroBubbleH1 };
+// Naive model parallelism (seed 000 §2) is the same cut of the layers over
+// the GPUs with the whole batch as one micro-batch: F then B, one stage
+// at a time, every other GPU idle, (p-1)/p of the step:
+//     s0  0......a
+//     s1  .0....a.
+//     s2  ..0..a..
+//     s3  ...0a...
+enum class PipelineSchedule : std::uint8_t { kGPipe, k1F1B, kInterleaved1F1B, kZeroBubbleH1, kNaive };
 
-/// "gpipe", "1f1b", "interleaved", "zb-h1" (CLI spelling).
+/// "gpipe", "1f1b", "interleaved", "zb-h1", "naive" (CLI spelling).
 const char* PipelineScheduleName(PipelineSchedule s);
 /// Parses the CLI spelling; throws Error(kInvalidInput) listing the valid ones.
 PipelineSchedule ParsePipelineSchedule(std::string_view name);

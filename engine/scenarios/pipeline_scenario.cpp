@@ -96,6 +96,7 @@ PipelineScenario PipelineFromParams(const ScenarioParams &p) {
   pp.schedule = ParsePipelineSchedule(p.Text("schedule"));
   pp.shape.stages = static_cast<int>(p.Int("stages"));
   pp.shape.microbatches = static_cast<int>(p.Int("microbatches"));
+  if (pp.schedule == PipelineSchedule::kNaive) pp.shape.microbatches = 1;  // the whole batch at once
   pp.shape.chunks = static_cast<int>(p.Int("chunks"));
   if (pp.shape.chunks == 0)
     pp.shape.chunks = pp.schedule == PipelineSchedule::kInterleaved1F1B ? 2 : 1;
@@ -119,8 +120,9 @@ void RegisterScenario_pipeline_scenario() {
   s.title = "Pipeline parallel";
   s.summary = "pipeline-parallel training of a small MLP for one step";
   s.params = {
-      Param("schedule", T::kChoice, "1f1b", "the pipeline schedule")
-          .Choices({"gpipe", "1f1b", "interleaved", "zb-h1"}),
+      Param("schedule", T::kChoice, "1f1b",
+            "the pipeline schedule; naive: layers split over the GPUs, one micro-batch (microbatches is 1)")
+          .Choices({"gpipe", "1f1b", "interleaved", "zb-h1", "naive"}),
       Param("stages", T::kInteger, "4",
             "pipeline stages p, one GPU each (stage s on GPU s)")
           .Range(1, 4096)

@@ -117,7 +117,7 @@ void ExpectInvalid(const std::function<void()>& fn, const std::string& prefix) {
 
 TEST(PipelineScheduleTest, BadInputThrowsWithField) {
   ExpectInvalid([] { ParsePipelineSchedule("zb"); },
-                "schedule: unknown schedule 'zb' (choose gpipe, 1f1b, interleaved, zb-h1)");
+                "schedule: unknown schedule 'zb' (choose gpipe, 1f1b, interleaved, zb-h1, naive)");
   const auto order = [](PipelineSchedule s, PipelineShape shape) {
     return [=] { PipelineOrder(s, shape); };
   };

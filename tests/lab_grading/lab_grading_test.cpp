@@ -179,6 +179,7 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
         {"gpus", LabParamType::kNumber, "", 16, false, 0},
         {"topology", LabParamType::kString, "2x-dgx-a100-ib", 0, false, 0}}},
       {"moe", {}},
+      {"dp-train", {{"steps", LabParamType::kNumber, "", 3, false, 0}}},
   };
   for (const LabScenarioSpec& spec : LabScenarios()) {
     const LabRunResult r = RunLabScenario(spec.name, small.at(spec.name));

@@ -170,7 +170,7 @@ TEST(ScenarioSpecs, BadValuesNameTheParameter) {
   EXPECT_EQ(message("stages", "4097"), "stages: must be at most 4096 (got 4097)");
   EXPECT_EQ(message("stages", "two"), "stages: must be an integer (got 'two')");
   EXPECT_EQ(message("schedule", "zb"),
-            "schedule: unknown schedule 'zb' (gpipe, 1f1b, interleaved or zb-h1)");
+            "schedule: unknown schedule 'zb' (gpipe, 1f1b, interleaved, zb-h1 or naive)");
   EXPECT_EQ(message("lr", "fast"), "lr: not a number: 'fast'");
   EXPECT_EQ(message("timing_only", "yes"), "timing_only: 'yes' is not true or false");
   EXPECT_EQ(message("dtype", "fp16"), "dtype: scenario 'pipeline' has no such parameter");

@@ -647,6 +647,10 @@ constexpr PhraseEntry kPhrases[] = {
      "outlines what sets the end.",
      "时间线：每个 GPU 的每次发送和接收；鼠标悬停在操作上可以看到字节数和带宽，点击它可以跟踪它（详情面板、它在机器上走的路线）；"
      "“关键路径”会勾出决定结束时间的那条操作链。"},
+    {"Naive model parallelism: the layers split over the GPUs, the whole batch\n"
+     "as one micro-batch; one GPU works at a time, the others idle (p-1)/p.",
+     "朴素模型并行：把各层切分到多个 GPU 上，整个批次作为一个微批次；\n"
+     "同一时刻只有一个 GPU 在工作，其余空闲 (p-1)/p。"},
     {"Details: the selected op",
      "详情：选中的操作"},
     {"Details: the selected link",

@@ -264,6 +264,7 @@ const Plan* Session::plan() const {
   if (zero_) return &zero_->zero.plan;
   if (three_d_) return &three_d_->three_d.plan;
   if (moe_) return &moe_->layer.plan;
+  if (dp_train_) return &dp_train_->plan.plan;
   if (trace_) return &trace_->plan;
   return nullptr;
 }
@@ -275,6 +276,7 @@ const Topology* Session::topology() const {
   if (zero_) return &zero_->topology;
   if (three_d_) return &three_d_->topology;
   if (moe_) return &moe_->topology;
+  if (dp_train_) return &dp_train_->topology;
   if (trace_) return &trace_->topology;
   return nullptr;
 }
@@ -287,6 +289,7 @@ std::string Session::backend() const {
   if (zero_) return zero_->scenario.backend;
   if (three_d_) return three_d_->scenario.backend;
   if (moe_) return moe_->scenario.backend;
+  if (dp_train_) return "sim";
   if (trace_) return trace_->backend;
   return "";
 }
@@ -309,6 +312,7 @@ std::string Session::Title() const {
   }
   if (three_d_) return three_d_->three_d.plan.name + " on " + three_d_->topology.name;
   if (moe_) return moe_->layer.plan.name + " on " + moe_->topology.name;
+  if (dp_train_) return dp_train_->plan.plan.name + " on " + dp_train_->topology.name;
   if (trace_) return "trace " + trace_->source + ": " + (trace_->title.empty() ? trace_->plan.name : trace_->title);
   return "";
 }
@@ -348,12 +352,13 @@ TimeNs Session::expected_ns() const {
         hop && route.bottleneck_gbps > 0 ? elements * DTypeBytes(DType::kF16) / route.bottleneck_gbps : 0;
     return (tflops > 0 ? busiest / (tflops * 1e3) : 0) + comm_ns;
   }
-  if (three_d_ || moe_) {
+  if (three_d_ || moe_ || dp_train_) {
     // The busiest rank's compute at the topology's speed: enough to pace
     // the replay until the run is recorded.
-    const Plan& plan = three_d_ ? three_d_->three_d.plan : moe_->layer.plan;
+    const Plan& plan = three_d_ ? three_d_->three_d.plan : moe_ ? moe_->layer.plan : dp_train_->plan.plan;
     const std::vector<double> flops = ComputeFlopsPerRank(plan);
-    const double tflops = Fp32Tflops(three_d_ ? three_d_->topology : moe_->topology);
+    const double tflops =
+        Fp32Tflops(three_d_ ? three_d_->topology : moe_ ? moe_->topology : dp_train_->topology);
     const double busiest = flops.empty() ? 0 : *std::max_element(flops.begin(), flops.end());
     return tflops > 0 ? busiest / (tflops * 1e3) : 0;
   }
@@ -403,6 +408,11 @@ std::string Session::Check(const ScenarioSettings& settings) {
     } else if (spec == kMoeScenario) {
       MoeScenario scenario = MoeScenarioFrom(params, settings);
       CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckMoeScenario, &timed_only);
+    } else if (spec == kDpTrainScenario) {
+      // The spec's checks and the scenario's own (no training yet).
+      const DpTrainScenario scenario = DpTrainFromParams(params);
+      CheckRanksFitTopology("ranks", scenario.config.ranks, "rank", scenario.topology,
+                            CachedTopology(scenario.topology));
     } else if (spec == kCollectiveSpec) {
       // No plan: a 1,024-rank check stays cheap.
       CollectiveScenario scenario = ScenarioFrom(params, settings, CachedTopology(settings.topology));
@@ -445,6 +455,7 @@ void Session::ResetRun() {
   zero_.reset();
   three_d_.reset();
   moe_.reset();
+  dp_train_.reset();
   store_.Clear();
   snapshots_.clear();
   outcome_ = CollectiveOutcomeSummary{};
@@ -453,6 +464,7 @@ void Session::ResetRun() {
   zero_outcome_ = ZeroSummary{};
   three_d_outcome_ = ThreeDSummary{};
   moe_outcome_ = MoeSummary{};
+  dp_train_outcome_ = DpTrainSummary{};
   error_.clear();
   timing_only_reason_.clear();
   {
@@ -465,6 +477,7 @@ void Session::ResetRun() {
     worker_zero_outcome_ = ZeroSummary{};
     worker_three_d_outcome_ = ThreeDSummary{};
     worker_moe_outcome_ = MoeSummary{};
+    worker_dp_train_outcome_ = DpTrainSummary{};
   }
   steps_done_ = 0;
   worker_finished_ = false;
@@ -565,6 +578,11 @@ bool Session::Start(const ScenarioSettings& settings) {
       moe_ = PrepareMoe(scenario, topology);
       plan = &moe_->layer.plan;
       timing_only = &moe_->scenario.timing_only;
+    } else if (spec == kDpTrainScenario) {
+      // The arithmetic runs here (the training and its baseline, real
+      // numbers on the host); the plan that times it runs timing only.
+      dp_train_ = PrepareDpTrain(DpTrainFromParams(params));
+      plan = &dp_train_->plan.plan;
     } else if (spec == kCollectiveSpec) {
       Topology topology = CachedTopology(settings.topology);
       CollectiveScenario scenario = ScenarioFrom(params, settings, topology);
@@ -588,6 +606,7 @@ bool Session::Start(const ScenarioSettings& settings) {
     zero_.reset();
     three_d_.reset();
     moe_.reset();
+    dp_train_.reset();
     timing_only_reason_.clear();
     error_ = e.what();
     state_ = SessionState::kFailed;
@@ -615,6 +634,8 @@ bool Session::Start(const ScenarioSettings& settings) {
     worker_ = std::thread([this] { RunThreeDWorker(); });
   } else if (moe_) {
     worker_ = std::thread([this] { RunMoeWorker(); });
+  } else if (dp_train_) {
+    worker_ = std::thread([this] { RunDpTrainWorker(); });
   } else {
     worker_ = std::thread([this] { RunPipelineWorker(); });
   }
@@ -747,6 +768,7 @@ void Session::Poll() {
     zero_outcome_ = worker_zero_outcome_;
     three_d_outcome_ = worker_three_d_outcome_;
     moe_outcome_ = worker_moe_outcome_;
+    dp_train_outcome_ = worker_dp_train_outcome_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -937,6 +959,29 @@ void Session::RunMoeWorker() {
                     [](const PreparedMoe& p, std::span<const Event> e, const Backend& b, const Plan* ran) {
                       return SummarizeMoe(p, e, b, ran);
                     });
+}
+
+// dp-train: the plan runs timing only with the run's stragglers; the
+// baseline's plan runs beside it (not streamed) for the time it saves.
+void Session::RunDpTrainWorker() {
+  WorkerGuard([this] {
+    const PreparedDpTrain& prepared = *dp_train_;
+    RunOptions options;
+    options.timing_only = true;
+    options.faults = prepared.scenario.faults;
+    Executor executor(CreateBackend("sim"), prepared.plan.plan, prepared.topology, options);
+    QueueSink to_queue(*queue_);
+    VectorSink events;
+    TeeSink sink(to_queue, events);
+    if (!StepToEnd(executor, sink, [](int) {})) return;
+    Executor baseline(CreateBackend("sim"), prepared.baseline_plan.plan, prepared.topology, options);
+    VectorSink baseline_events;
+    baseline.RunToEnd(baseline_events);
+    DpTrainSummary outcome =
+        SummarizeDpTrain(prepared, events.events, executor.backend(), baseline_events.events, executor.plan());
+    std::lock_guard lock(mutex_);
+    worker_dp_train_outcome_ = std::move(outcome);
+  });
 }
 
 }  // namespace shardlab::gui

@@ -38,6 +38,7 @@
 #include "engine/core/event_queue.h"
 #include "engine/run/chunk_state.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/dp_train_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/scenarios/moe_scenario.h"
 #include "engine/scenarios/pipeline_scenario.h"
@@ -57,6 +58,8 @@ inline constexpr const char* kZeroScenario = "zero";
 /// DP x PP x TP training of the small MLP, and one expert-parallel MoE layer.
 inline constexpr const char* kThreeDScenario = "3d";
 inline constexpr const char* kMoeScenario = "moe";
+/// Multi-step data-parallel SGD with the training techniques.
+inline constexpr const char* kDpTrainScenario = "dp-train";
 
 /// What the scenario panel edits; text fields stay text until Check.
 /// Every field bound to a scenario spec's parameter (scenario_fields.cpp)
@@ -227,6 +230,11 @@ class Session {
   /// The MoE layer run, or null; its summary when state() == kDone.
   const PreparedMoe* moe() const { return moe_.get(); }
   const MoeSummary& moe_outcome() const { return moe_outcome_; }
+  /// The data-parallel training-techniques run (always timing only on the
+  /// simulator: the arithmetic ran in Prepare), or null; its summary when
+  /// state() == kDone.
+  const PreparedDpTrain* dp_train() const { return dp_train_.get(); }
+  const DpTrainSummary& dp_train_outcome() const { return dp_train_outcome_; }
   /// The K (optimizer bytes per parameter) the views draw the memory
   /// formula with: 12 (the ZeRO paper) or 8 (the seed texts); set by Start.
   int zero_k() const { return zero_k_; }
@@ -344,6 +352,7 @@ class Session {
   void RunZeroWorker();
   void RunThreeDWorker();
   void RunMoeWorker();
+  void RunDpTrainWorker();
   template <class Prepared, class Summary, class Summarize>
   void RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summary& slot, Summarize summarize);
   /// Runs `body` on the worker thread, turning its errors into worker_error_.
@@ -371,6 +380,8 @@ class Session {
   ThreeDSummary three_d_outcome_;
   std::unique_ptr<PreparedMoe> moe_;
   MoeSummary moe_outcome_;
+  std::unique_ptr<PreparedDpTrain> dp_train_;
+  DpTrainSummary dp_train_outcome_;
   std::unique_ptr<LoadedTrace> trace_;
   std::unique_ptr<CompareOverlay> compare_;
   std::unique_ptr<EventQueue> queue_;
@@ -426,6 +437,7 @@ class Session {
   ZeroSummary worker_zero_outcome_;
   ThreeDSummary worker_three_d_outcome_;
   MoeSummary worker_moe_outcome_;
+  DpTrainSummary worker_dp_train_outcome_;
   Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
 };
 

@@ -102,6 +102,10 @@ static void DrawRunMetrics(ViewContext& ctx) {
     metrics->draw(ctx, nullptr);
     return;
   }
+  if (session.dp_train() != nullptr) {
+    DrawDpTrainMetrics(ctx);
+    return;
+  }
   if (const LoadedTrace* trace = session.trace()) {
     DrawTraceMetrics(ctx, *trace);
     return;

@@ -92,7 +92,7 @@ int TopologyGpus(const std::string& name) {
 
 constexpr PipelineSchedule kSchedules[] = {
     PipelineSchedule::kGPipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved1F1B,
-    PipelineSchedule::kZeroBubbleH1,
+    PipelineSchedule::kZeroBubbleH1, PipelineSchedule::kNaive,
 };
 
 const char* ScheduleTooltip(PipelineSchedule s) {
@@ -108,6 +108,9 @@ const char* ScheduleTooltip(PipelineSchedule s) {
     case PipelineSchedule::kZeroBubbleH1:
       return Tr("Zero bubble (ZB-H1): the backward split into input gradient (B) and\n"
              "weight gradient (W); W waits to fill the gaps: bubble (p-1)/(3m).");
+    case PipelineSchedule::kNaive:
+      return Tr("Naive model parallelism: the layers split over the GPUs, the whole batch\n"
+             "as one micro-batch; one GPU works at a time, the others idle (p-1)/p.");
   }
   return "";
 }

@@ -95,6 +95,8 @@ void DrawZeroMetrics(ViewContext& ctx);
 void DrawThreeDMetrics(ViewContext& ctx);
 /// The metrics panel of one MoE layer (DrawMetricsPanel calls it).
 void DrawMoeMetrics(ViewContext& ctx);
+/// dp-train: the loss curves (run and baseline), the step's bytes and time, and each technique's quantity beside its formula.
+void DrawDpTrainMetrics(ViewContext& ctx);
 /// A ZeRO run's memory per GPU: stacked bars by category, measured from
 /// what the backend allocated, the formula as a line; live while the
 /// replay plays, the peak at its ends.
