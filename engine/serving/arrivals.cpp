@@ -33,7 +33,11 @@ int Length(std::uint64_t seed, std::int64_t stream, int index, int mean) {
 
 void CheckArrivalSpec(const ArrivalSpec& s) {
   if (!(s.rate_per_s > 0) || !std::isfinite(s.rate_per_s))
-    Fail("rate: " + std::to_string(s.rate_per_s) + " requests/s: the rate must be above 0");
+  {
+    std::ostringstream rate;
+    rate << s.rate_per_s;
+    Fail("rate: " + rate.str() + " requests/s: the rate must be above 0");
+  }
   if (s.requests < 1 || s.requests > 10'000'000) Fail("requests: " + std::to_string(s.requests) + " is outside 1..10000000");
   if (s.prompt_mean < 1 || s.prompt_mean > 1'000'000) Fail("prompt-mean: " + std::to_string(s.prompt_mean) + " is outside 1..1000000");
   if (s.output_mean < 1 || s.output_mean > 1'000'000) Fail("output-mean: " + std::to_string(s.output_mean) + " is outside 1..1000000");
