@@ -357,6 +357,8 @@ void RegisterScenario_inference_scenario() {
   s.measure = [](const ScenarioParams& p, std::string* summary) {
     InferenceScenario sc = InferenceFromParams(p);
     const InferenceRun run = RunInference(sc);
+    if (run.check.checked && !run.check.verdict.correct())
+      throw Error("inference: the served decoder's logits are WRONG: " + run.check.verdict.Detail(), ErrorKind::kRuntime);
     if (summary != nullptr)
       *summary = "tp " + std::to_string(sc.layout.tp) + " x pp " + std::to_string(sc.layout.pp) + " x " +
                  std::to_string(sc.layout.replicas) + " replicas, " + std::to_string(run.arrivals.size()) + " requests, " +
