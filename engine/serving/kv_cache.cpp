@@ -11,10 +11,7 @@ PagedKvCache::PagedKvCache(std::int64_t total_blocks, int block_tokens) : block_
   if (block_tokens < 1) throw Error("kv-block: " + std::to_string(block_tokens) + " tokens per block must be at least 1", ErrorKind::kInvalidInput);
   if (total_blocks < 1 || total_blocks > (std::int64_t{1} << 31))
     throw Error("kv-cache: " + std::to_string(total_blocks) + " blocks: the cache must hold at least one block", ErrorKind::kInvalidInput);
-  owner_.assign(static_cast<std::size_t>(total_blocks), -1);
-  refs_.assign(static_cast<std::size_t>(total_blocks), 0);
-  free_.reserve(static_cast<std::size_t>(total_blocks));
-  for (std::int64_t b = total_blocks - 1; b >= 0; --b) free_.push_back(b);
+  total_ = total_blocks;
 }
 
 std::int64_t PagedKvCache::BlocksNeeded(std::int64_t tokens, int prefix_group, int prefix_tokens) const {
@@ -26,8 +23,14 @@ std::int64_t PagedKvCache::BlocksNeeded(std::int64_t tokens, int prefix_group, i
 }
 
 std::int64_t PagedKvCache::Take(int owner) {
-  const std::int64_t b = free_.back();
-  free_.pop_back();
+  std::int64_t b = static_cast<std::int64_t>(owner_.size());
+  if (!free_.empty()) {
+    b = free_.back();
+    free_.pop_back();
+  } else {
+    owner_.push_back(-1);
+    refs_.push_back(0);
+  }
   owner_[static_cast<std::size_t>(b)] = owner;
   refs_[static_cast<std::size_t>(b)] = 1;
   ++used_;

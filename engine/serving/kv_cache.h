@@ -25,7 +25,7 @@ class PagedKvCache {
   PagedKvCache(std::int64_t total_blocks, int block_tokens);
 
   int block_tokens() const { return block_tokens_; }
-  std::int64_t total_blocks() const { return static_cast<std::int64_t>(owner_.size()); }
+  std::int64_t total_blocks() const { return total_; }
   std::int64_t used_blocks() const { return used_; }
   std::int64_t free_blocks() const { return total_blocks() - used_; }
 
@@ -46,7 +46,8 @@ class PagedKvCache {
   /// this is the internal fragmentation (0 when nothing is used).
   double Occupancy() const;
   std::int64_t tokens_held() const;
-  /// Per block: -1 free, -2 a shared prefix block, else the sequence.
+  /// Per block ever used (blocks are handed out lowest first; the rest are
+  /// free): -1 free, -2 a shared prefix block, else the sequence.
   const std::vector<int>& owners() const { return owner_; }
   int refcount(std::int64_t block) const { return refs_[static_cast<std::size_t>(block)]; }
 
@@ -67,7 +68,8 @@ class PagedKvCache {
   int block_tokens_ = 16;
   std::vector<int> owner_;
   std::vector<int> refs_;
-  std::vector<std::int64_t> free_;  // a stack of free block ids
+  std::vector<std::int64_t> free_;  // a stack of returned block ids; then never-used ones from owner_.size()
+  std::int64_t total_ = 0;
   std::int64_t used_ = 0;
   std::map<int, Sequence> seqs_;
   std::map<int, Prefix> prefixes_;

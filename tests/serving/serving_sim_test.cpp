@@ -116,7 +116,7 @@ TEST(PagedKvCache, PrefixSharingHoldsTheSharedBlocksOnce) {
   for (int seq = 0; seq < 3; ++seq) ASSERT_TRUE(cache.Admit(seq, 14, 0, 10));
   EXPECT_EQ(cache.used_blocks(), 2 + 3 * 2);  // without sharing: 3 × 4 = 12
   int shared = 0;
-  for (std::int64_t b = 0; b < cache.total_blocks(); ++b)
+  for (std::int64_t b = 0; b < static_cast<std::int64_t>(cache.owners().size()); ++b)
     if (cache.owners()[static_cast<std::size_t>(b)] == -2) {
       ++shared;
       EXPECT_EQ(cache.refcount(b), 3);
