@@ -64,8 +64,8 @@ void PrintText(std::ostream& out, const InferenceRun& run) {
       << m.ffn_width() << ", V " << m.vocab << ", " << DTypeName(s.dtype) << ", the same layout\n";
   out << "#   " << run.arrivals.size() << " requests"
       << (s.requests_file.empty() ? " at " + Fixed(s.arrivals.rate_per_s, 1) + "/s (Poisson, seed " +
-                                        std::to_string(s.seed) + "), prompt ~" + std::to_string(s.arrivals.prompt_mean) +
-                                        ", output ~" + std::to_string(s.arrivals.output_mean) + " tokens"
+                                        std::to_string(s.seed) + "), prompt mean " + std::to_string(s.arrivals.prompt_mean) +
+                                        ", output mean " + std::to_string(s.arrivals.output_mean) + " tokens"
                                   : " from " + s.requests_file)
       << "; max batch " << s.batcher.max_batch << " per replica\n";
   out << "#\n# Real run: prefill then decode with a KV cache, on the simulator\n";
@@ -116,6 +116,13 @@ void PrintText(std::ostream& out, const InferenceRun& run) {
         << Pad(FormatBytes(r.peak_kv_blocks * run.kv_bytes_per_block), 10)
         << Pad(Fixed(100 * (1 - r.kv_occupancy), 0) + "%", 6) << "\n";
   }
+  if (run.kv_peak_unshared_blocks >= 0) {
+    const ServingResult& last = run.results.back();
+    out << "#   prefix sharing (" << s.arrivals.prefix_tokens << " tokens, " << s.arrivals.prefix_tokens / s.kv_block_tokens
+        << " full blocks shared): " << BatchingPolicyName(last.policy) << "'s KV peak "
+        << FormatBytes(last.peak_kv_blocks * run.kv_bytes_per_block) << " per GPU, "
+        << FormatBytes(run.kv_peak_unshared_blocks * run.kv_bytes_per_block) << " if each request held its own copy\n";
+  }
   out << "#   useful: real tokens / tokens computed (static and dynamic pad to the batch's longest prompt and output)\n";
   out << "#   frag: KV positions allocated but empty at the peak (the last block of each request)\n";
 }
@@ -152,6 +159,8 @@ void WriteJson(std::ostream& out, const InferenceRun& run) {
   } else {
     w.Field("not_checked_reason", run.check.not_checked_reason);
   }
+  if (run.kv_peak_unshared_blocks >= 0)
+    w.Field("kv_peak_unshared_bytes_per_gpu", run.kv_peak_unshared_blocks * run.kv_bytes_per_block);
   w.Key("policies");
   w.BeginArray();
   for (const ServingResult& r : run.results) {

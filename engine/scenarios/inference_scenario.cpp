@@ -214,6 +214,12 @@ InferenceRun RunInference(const InferenceScenario& s) {
     sc.batcher.policy = p;
     run.results.push_back(SimulateServing(run.arrivals, sc, cost));
   }
+  if (std::any_of(run.arrivals.begin(), run.arrivals.end(), [](const RequestArrival& a) { return a.prefix_group >= 0; })) {
+    std::vector<RequestArrival> alone = run.arrivals;
+    for (RequestArrival& a : alone) a.prefix_group = -1;
+    sc.record_steps = false;
+    run.kv_peak_unshared_blocks = SimulateServing(alone, sc, cost).peak_kv_blocks;
+  }
   StepWork w;
   w.decode_rows = 1;
   w.decode_context = s.arrivals.prompt_mean;
@@ -240,6 +246,8 @@ std::map<std::string, double> InferenceMeasured(const InferenceRun& run) {
   m["e2e_p99_ms"] = r.e2e_ns.p99 / 1e6;
   m["busy"] = r.busy;
   m["kv_cache_peak_bytes"] = static_cast<double>(r.peak_kv_blocks * run.kv_bytes_per_block);
+  if (run.kv_peak_unshared_blocks >= 0)
+    m["kv_cache_peak_unshared_bytes"] = static_cast<double>(run.kv_peak_unshared_blocks * run.kv_bytes_per_block);
   m["decode_step_us"] = static_cast<double>(run.decode_1.total_ns()) / 1e3;
   m["decode_allreduce_us"] = static_cast<double>(run.cost.AllReduceNs(1)) / 1e3;
   m["prefill_step_us"] = static_cast<double>(run.prefill_1.total_ns()) / 1e3;
@@ -337,6 +345,7 @@ void RegisterScenario_inference_scenario() {
       {"e2e_p99_ms", "ms", "end-to-end latency, 99th percentile"},
       {"busy", "", "fraction of the makespan the GPUs run steps"},
       {"kv_cache_peak_bytes", "bytes", "KV cache per GPU at the busiest moment (paged blocks)"},
+      {"kv_cache_peak_unshared_bytes", "bytes", "the same peak if every request held the shared prefix itself (prefix_tokens > 0)"},
       {"decode_step_us", "us", "one decode token at batch 1 (cost model)"},
       {"decode_allreduce_us", "us", "one decode all-reduce of 1 x H x dtype bytes (ring formula)"},
       {"prefill_step_us", "us", "the prefill of one prompt of prompt_mean tokens (cost model)"},

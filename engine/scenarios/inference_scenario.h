@@ -78,6 +78,9 @@ struct InferenceRun {
   Bytes kv_bytes_per_block = 0;      // per GPU
   std::vector<ServingResult> results;  // the chosen policy, or static, dynamic, continuous
   InferenceCheck check;
+  /// With a shared prefix: the last policy's KV peak (blocks per replica)
+  /// when every request holds its prefix itself; -1 without a prefix.
+  std::int64_t kv_peak_unshared_blocks = -1;
   // The cost model's steps, for the lesson: one decode token at batch 1 and
   // at max_batch, one prompt of prompt_mean tokens.
   StepCostModel::Parts decode_1, decode_batch, prefill_1;
