@@ -103,6 +103,16 @@ void PrintText(std::ostream& out, const InferenceRun& run) {
           : run.prefill_1.compute_ns > run.prefill_1.memory_ns                                   ? "FLOPs"
                                                                                                   : "memory")
       << "\n";
+  if (s.int8_weights) {
+    const Int8Report& q = run.int8;
+    out << "#   int8 weights: " << FormatBytes(q.weight_bytes_fp) << " -> " << FormatBytes(q.weight_bytes_int8)
+        << " per GPU; decode x1 " << FormatTime(q.decode_fp_ns) << " -> " << FormatTime(q.decode_int8_ns) << " ("
+        << Fixed(q.speedup, 2) << "x, the bytes read per step)\n";
+    if (q.accuracy_checked)
+      out << "#   int8 accuracy (small decoder, " << q.positions << " positions): max |logit error| "
+          << Fixed(100 * q.logit_error, 2) << "% of the largest logit, top-1 token kept at "
+          << Fixed(100 * q.top1_agreement, 1) << "% of positions\n";
+  }
   out << "#   KV cache: " << FormatBytes(run.kv_cache_bytes) << " per GPU = " << run.kv_blocks << " blocks of "
       << s.kv_block_tokens << " tokens (" << FormatBytes(run.kv_bytes_per_block) << " each)\n";
   out << "#\n# Serving (timing only)\n"
@@ -148,6 +158,17 @@ void WriteJson(std::ostream& out, const InferenceRun& run) {
   w.Field("decode_step_us", static_cast<double>(run.decode_1.total_ns()) / 1e3);
   w.Field("decode_allreduce_us", static_cast<double>(run.cost.AllReduceNs(1)) / 1e3);
   w.Field("prefill_step_us", static_cast<double>(run.prefill_1.total_ns()) / 1e3);
+  if (s.int8_weights) {
+    w.Field("int8_weight_bytes_fp", run.int8.weight_bytes_fp);
+    w.Field("int8_weight_bytes", run.int8.weight_bytes_int8);
+    w.Field("int8_decode_fp_us", static_cast<double>(run.int8.decode_fp_ns) / 1e3);
+    w.Field("int8_decode_us", static_cast<double>(run.int8.decode_int8_ns) / 1e3);
+    w.Field("int8_decode_speedup", run.int8.speedup);
+    if (run.int8.accuracy_checked) {
+      w.Field("int8_logit_error", run.int8.logit_error);
+      w.Field("int8_top1_agreement", run.int8.top1_agreement);
+    }
+  }
   w.Field("checked", run.check.checked);
   if (run.check.checked) {
     w.Field("correct", run.check.verdict.correct());

@@ -121,6 +121,31 @@ void RealRun(InferenceRun& run, const Topology& topology) {
   }
   c.verdict = judge.Finish();
   c.checked = true;
+  if (s.int8_weights) {
+    // The accuracy cost: the same requests with int8 matrices, against fp (both in double).
+    double worst = 0, largest = 0;
+    int agree = 0, positions = 0;
+    for (const ServedRequest& q : pc.requests) {
+      const DecoderLogits fp = DecoderReferenceLogits(s.model, s.seed, q.tokens, 0);
+      const DecoderLogits i8 = DecoderReferenceLogits(s.model, s.seed, q.tokens, 0, true);
+      for (std::int64_t r = 0; r < fp.rows; ++r) {
+        std::int64_t best_fp = 0, best_i8 = 0;
+        for (std::int64_t v = 0; v < fp.cols; ++v) {
+          const std::size_t at = static_cast<std::size_t>(r * fp.cols + v);
+          worst = std::max(worst, std::abs(i8.value[at] - fp.value[at]));
+          largest = std::max(largest, std::abs(fp.value[at]));
+          if (fp.value[at] > fp.value[static_cast<std::size_t>(r * fp.cols + best_fp)]) best_fp = v;
+          if (i8.value[at] > i8.value[static_cast<std::size_t>(r * fp.cols + best_i8)]) best_i8 = v;
+        }
+        agree += best_fp == best_i8;
+        ++positions;
+      }
+    }
+    run.int8.accuracy_checked = true;
+    run.int8.logit_error = largest > 0 ? worst / largest : 0;
+    run.int8.positions = positions;
+    run.int8.top1_agreement = positions > 0 ? static_cast<double>(agree) / positions : 0;
+  }
   // The hand count: every pass of every micro-batch, 2 per layer (tp > 1).
   std::map<std::tuple<int, int, int>, int> passes;  // (replica, mb, pass)
   for (std::size_t i = 0; i < pc.requests.size(); ++i)
@@ -186,6 +211,18 @@ InferenceRun RunInference(const InferenceScenario& s) {
     }
   }
   run.cost = MakeCost(s, run.served, s.serve_model == "small" ? s.dtype : DType::kF16, topology);
+  if (s.int8_weights) {
+    StepWork one;
+    one.decode_rows = 1;
+    one.decode_context = s.arrivals.prompt_mean;
+    run.int8.weight_bytes_fp = run.cost.WeightBytesPerGpu();
+    run.int8.decode_fp_ns = run.cost.StepNs(one);
+    // One byte a weight, and an fp16 scale per output channel (about 2/H more).
+    run.cost.weight_bytes_per_param = 1.0 + 2.0 / run.served.hidden;
+    run.int8.weight_bytes_int8 = run.cost.WeightBytesPerGpu();
+    run.int8.decode_int8_ns = run.cost.StepNs(one);
+    run.int8.speedup = run.int8.decode_int8_ns > 0 ? static_cast<double>(run.int8.decode_fp_ns) / run.int8.decode_int8_ns : 0;
+  }
   if (s.kv_block_tokens < 1) Fail("kv-block: " + std::to_string(s.kv_block_tokens) + " must be at least 1");
   run.kv_bytes_per_block = run.cost.KvBytesPerToken() * s.kv_block_tokens;
   Bytes kv = s.kv_cache_bytes;
@@ -256,6 +293,14 @@ std::map<std::string, double> InferenceMeasured(const InferenceRun& run) {
     m["allreduces"] = run.check.allreduces;
     m["kv_cache_plan_bytes"] = static_cast<double>(run.check.kv_cache_bytes_per_gpu);
   }
+  if (run.scenario.int8_weights) {
+    m["int8_weight_bytes"] = static_cast<double>(run.int8.weight_bytes_int8);
+    m["int8_decode_speedup"] = run.int8.speedup;
+    if (run.int8.accuracy_checked) {
+      m["int8_logit_error"] = run.int8.logit_error;
+      m["int8_top1_agreement"] = run.int8.top1_agreement;
+    }
+  }
   for (const ServingResult& x : run.results) {
     const std::string p = BatchingPolicyName(x.policy);
     m[p + "_tokens_per_s"] = x.tokens_per_s;
@@ -295,6 +340,7 @@ InferenceScenario InferenceFromParams(const ScenarioParams& p) {
   s.timing_only = p.Bool("timing_only");
   s.check_requests = static_cast<int>(p.Int("check_requests"));
   s.seed = static_cast<std::uint64_t>(p.Int("seed"));
+  s.int8_weights = p.Bool("int8");
   return s;
 }
 
@@ -333,6 +379,8 @@ void RegisterScenario_inference_scenario() {
       DTypeParam("the small decoder's element type: fp32 (the real run), fp16 (timing only)", {"fp32", "fp16"}),
       TopologyParam("a topology preset or file; replica r's rank (s, t) on GPU (r pp + s) tp + t"),
       TimingOnlyParam("skip the real run of the decoder: the serving simulation only"),
+      Param("int8", T::kBool, "false",
+            "the served model's matrices in int8 with per-channel scales: memory, decode speed-up, accuracy"),
       Param("check_requests", T::kInteger, "4", "requests of the trace the real run serves and checks").Range(1, 64),
       Param("seed", T::kInteger, "1", "seed of the arrivals, the weights and the token ids").Range(0, 9e15),
   };
@@ -352,6 +400,10 @@ void RegisterScenario_inference_scenario() {
       {"correct", "", "1 when every logit of the real run is within its bound"},
       {"allreduces", "", "all-reduces in the real run's plan"},
       {"kv_cache_plan_bytes", "bytes", "the real run's K and V buffers on GPU 0"},
+      {"int8_weight_bytes", "bytes", "the served model's weights per GPU in int8 (int8 = true)"},
+      {"int8_decode_speedup", "", "decode step fp / int8 at batch 1 (cost model; int8 = true)"},
+      {"int8_logit_error", "", "max |int8 - fp| over max |fp| of the real run's logits (int8 = true)"},
+      {"int8_top1_agreement", "", "share of positions whose top token int8 keeps (int8 = true)"},
       {"static_tokens_per_s", "tokens/s", "static batching's throughput (batching static or all)"},
       {"static_e2e_p50_ms", "ms", "static batching's median end-to-end latency"},
       {"dynamic_tokens_per_s", "tokens/s", "dynamic batching's throughput (batching dynamic or all)"},

@@ -49,6 +49,18 @@ struct InferenceScenario {
   int check_requests = 4;
   std::uint64_t seed = 1;
   bool record_steps = false;         // keep the serving steps (the app's view)
+  bool int8_weights = false;         // the served model's matrices in int8, per-channel scales
+};
+
+/// Int8 decode weights (quantize.h): what they save and what they cost.
+struct Int8Report {
+  Bytes weight_bytes_fp = 0, weight_bytes_int8 = 0;  // per GPU, the served model
+  TimeNs decode_fp_ns = 0, decode_int8_ns = 0;       // one decode token at batch 1 (cost model)
+  double speedup = 0;                                // decode_fp / decode_int8
+  bool accuracy_checked = false;                     // the real run's requests, small decoder
+  double logit_error = 0;                            // max |int8 − fp| / max |fp| over every logit
+  double top1_agreement = 0;                         // positions whose argmax agrees
+  int positions = 0;
 };
 
 InferenceScenario InferenceFromParams(const ScenarioParams& params);
@@ -81,6 +93,7 @@ struct InferenceRun {
   /// With a shared prefix: the last policy's KV peak (blocks per replica)
   /// when every request holds its prefix itself; -1 without a prefix.
   std::int64_t kv_peak_unshared_blocks = -1;
+  Int8Report int8;                   // int8_weights only
   // The cost model's steps, for the lesson: one decode token at batch 1 and
   // at max_batch, one prompt of prompt_mean tokens.
   StepCostModel::Parts decode_1, decode_batch, prefill_1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/model/quantize.h"
 #include "engine/verify/bounds.h"
 
 namespace shardlab {
@@ -18,8 +19,8 @@ struct BMat {
 
 class Forward {
  public:
-  Forward(const DecoderConfig& c, std::uint64_t seed, double u)
-      : c_(c), seed_(seed), u_(u), tensors_(DecoderTensors(c)) {}
+  Forward(const DecoderConfig& c, std::uint64_t seed, double u, bool int8)
+      : c_(c), seed_(seed), u_(u), int8_(int8), tensors_(DecoderTensors(c)) {}
 
   DecoderLogits Run(const std::vector<int>& tokens) {
     const std::int64_t t = static_cast<std::int64_t>(tokens.size()), h = c_.hidden;
@@ -54,6 +55,7 @@ class Forward {
     const DecoderTensor& w = Find(name, layer);
     BMat m(static_cast<std::size_t>(w.rows * w.cols));
     for (std::size_t i = 0; i < m.v.size(); ++i) m.v[i] = DecoderWeight(seed_, w, static_cast<std::int64_t>(i));
+    if (int8_ && w.rows > 1 && w.name != "embed" && w.name != "pos") m.v = QuantizeInt8PerChannel(m.v, w.rows, w.cols);
     return m;
   }
 
@@ -201,14 +203,15 @@ class Forward {
   DecoderConfig c_;
   std::uint64_t seed_;
   double u_;
+  bool int8_;
   std::vector<DecoderTensor> tensors_;
 };
 
 }  // namespace
 
 DecoderLogits DecoderReferenceLogits(const DecoderConfig& config, std::uint64_t seed,
-                                     const std::vector<int>& tokens, double unit_roundoff) {
-  return Forward(config, seed, unit_roundoff).Run(tokens);
+                                     const std::vector<int>& tokens, double unit_roundoff, bool int8_weights) {
+  return Forward(config, seed, unit_roundoff, int8_weights).Run(tokens);
 }
 
 }  // namespace shardlab

@@ -29,7 +29,11 @@ struct DecoderLogits {
 
 /// Logits of positions 0..tokens.size()-1 of one sequence; `unit_roundoff`
 /// of the dtype the backend computes in (0: no bound, value only).
+/// `int8_weights`: the layers' matrices (Wq, Wk, Wv, Wo, A, B) and the head
+/// as int8 with per-channel scales (quantize.h), for the accuracy cost of
+/// quantised decode weights; biases and embeddings stay exact.
 DecoderLogits DecoderReferenceLogits(const DecoderConfig& config, std::uint64_t seed,
-                                     const std::vector<int>& tokens, double unit_roundoff);
+                                     const std::vector<int>& tokens, double unit_roundoff,
+                                     bool int8_weights = false);
 
 }  // namespace shardlab

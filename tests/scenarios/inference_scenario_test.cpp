@@ -85,6 +85,26 @@ TEST(InferenceScenario, ASharedPrefixLowersTheKvPeakByItsBlocks) {
   EXPECT_EQ(without.peak_kv_blocks - with.peak_kv_blocks, (4 - 1) * 2);
 }
 
+TEST(InferenceScenario, Int8WeightsHalveTheBytesAndCostALittleAccuracy) {
+  InferenceScenario s = Small();
+  s.serve_model = "llama-7b-ish";
+  s.kv_cache_bytes = 0;
+  s.int8_weights = true;
+  const InferenceRun run = RunInference(s);
+  const Int8Report& q = run.int8;
+  // fp16 → one byte and an fp16 scale per output channel: 1 + 2/H of half.
+  EXPECT_NEAR(static_cast<double>(q.weight_bytes_int8) / q.weight_bytes_fp, (1 + 2.0 / 4096) / 2, 1e-6);
+  // Decode at batch 1 reads the weights and little else: nearly 2x faster.
+  EXPECT_GT(q.speedup, 1.9);
+  EXPECT_LT(q.speedup, 2.0);
+  // The small decoder's logits move, a little; the top token mostly stays.
+  ASSERT_TRUE(q.accuracy_checked);
+  EXPECT_GT(q.logit_error, 1e-4);
+  EXPECT_LT(q.logit_error, 0.05);
+  EXPECT_GT(q.top1_agreement, 0.9);
+  EXPECT_GT(q.positions, 0);
+}
+
 TEST(InferenceScenario, TheLabRunnerReadsItsMeasuredQuantities) {
   std::vector<LabParam> params;
   auto number = [&](const char* name, double v) {
