@@ -12,9 +12,11 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
 #include "engine/core/error.h"
 #include "engine/core/json.h"
+#include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/inference_scenario.h"
 
 namespace shardlab::cli {
@@ -228,6 +230,7 @@ const CommandSpec& InferenceRunSpec() {
         "Exit code 0 when the logits are correct (or not checked), 1 when they are wrong.";
     AddScenarioFlags(s.flags, ScenarioSpecOf("inference"));
     s.flags.push_back({"json", 0, "", "print one JSON object instead of the tables"});
+    s.flags.push_back({"trace", 0, "FILE", "write the real run's Chrome trace (its all-reduces on the app's Gantt)"});
     s.examples =
         "  shardlab-cli run inference\n"
         "  shardlab-cli run inference --tp 4 --replicas 2 --batching continuous --rate 50 --requests 200\n"
@@ -244,11 +247,18 @@ int InferenceRunMain(std::span<const std::string> words) {
     std::cout << FormatHelp(InferenceRunSpec());
     return 0;
   }
+  const std::string trace_path = args.Get("trace");
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
   InferenceRun run;
   try {
     run = RunInference(InferenceFromParams(ParamsFromArgs(ScenarioSpecOf("inference"), args)));
   } catch (const Error& e) {
     throw FieldErrorAsFlagError(e, args, kFieldFlags);
+  }
+  if (args.Has("trace")) {
+    if (run.real_plan.ops.empty()) throw UsageError("--trace: there is no real run to trace (--timing-only)");
+    WriteRunTrace(trace_path, run.real_plan, LoadScenarioTopology(run.scenario.topology), run.real_events,
+                  run.scenario.topology, "sim");
   }
   if (args.Has("json")) {
     WriteJson(std::cout, run);

@@ -179,6 +179,8 @@ void RealRun(InferenceRun& run, const Topology& topology) {
     c.decode_allreduce_ns = static_cast<TimeNs>(sum / n);
     c.decode_allreduce_formula_ns = run.cost.AllReduceNs(c.decode_allreduce_tokens);
   }
+  run.real_plan = ex.plan();
+  run.real_events = std::move(sink.events);
 }
 
 }  // namespace

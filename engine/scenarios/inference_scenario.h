@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/algorithms/decode_plan.h"
+#include "engine/core/event.h"
 #include "engine/scenarios/scenario_spec.h"
 #include "engine/serving/serving_sim.h"
 #include "engine/verify/verdict.h"
@@ -94,6 +95,10 @@ struct InferenceRun {
   /// when every request holds its prefix itself; -1 without a prefix.
   std::int64_t kv_peak_unshared_blocks = -1;
   Int8Report int8;                   // int8_weights only
+  /// The real run's plan and events (a trace of them shows its all-reduces
+  /// on the Gantt and topology views); empty when not run.
+  Plan real_plan;
+  std::vector<Event> real_events;
   // The cost model's steps, for the lesson: one decode token at batch 1 and
   // at max_batch, one prompt of prompt_mean tokens.
   StepCostModel::Parts decode_1, decode_batch, prefill_1;
