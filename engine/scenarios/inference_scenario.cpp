@@ -384,7 +384,7 @@ void RegisterScenario_inference_scenario() {
       Param("int8", T::kBool, "false",
             "the served model's matrices in int8 with per-channel scales: memory, decode speed-up, accuracy"),
       Param("check_requests", T::kInteger, "4", "requests of the trace the real run serves and checks").Range(1, 64),
-      Param("seed", T::kInteger, "1", "seed of the arrivals, the weights and the token ids").Range(0, 9e15),
+      Param("seed", T::kInteger, "1", "seed of the arrivals, the weights and the token ids").Range(0, 999999999),
   };
   s.measured = {
       {"tokens_per_s", "tokens/s", "output tokens over the makespan (the chosen policy; continuous with 'all')"},
