@@ -80,7 +80,9 @@ void PrintText(std::ostream& out, const InferenceRun& run) {
       out << "#   a decode all-reduce (T = " << run.check.decode_allreduce_tokens << "): "
           << FormatTime(run.check.decode_allreduce_ns) << " simulated, ring formula 2(n-1)/n M/B + 2(n-1) alpha = "
           << FormatTime(run.check.decode_allreduce_formula_ns) << "\n";
-    out << "#   KV cache of the real run on GPU 0: " << FormatBytes(run.check.kv_cache_bytes_per_gpu) << " (2 x "
+    out << "#   KV cache of the real run on GPU 0: " << FormatBytes(run.check.kv_cache_bytes_per_gpu)
+        << (run.check.kv_cache_tracked_bytes >= 0 ? ", memory tracker " + FormatBytes(run.check.kv_cache_tracked_bytes) : std::string())
+        << " (2 x "
         << (m.layers + s.layout.pp - 1) / s.layout.pp << " layers x requests x " << m.max_context << " positions x H/tp x "
         << DTypeBytes(s.dtype) << " B)\n";
   }
@@ -179,6 +181,7 @@ void WriteJson(std::ostream& out, const InferenceRun& run) {
     w.Field("allreduces_expected", run.check.allreduces_expected);
     w.Field("allreduce_bytes_ok", run.check.allreduce_bytes_ok);
     w.Field("kv_cache_plan_bytes", run.check.kv_cache_bytes_per_gpu);
+    w.Field("kv_cache_tracked_bytes", run.check.kv_cache_tracked_bytes);
   } else {
     w.Field("not_checked_reason", run.check.not_checked_reason);
   }

@@ -127,9 +127,12 @@ class DecodeBuilder {
     return builder_.AddBuffer(b);
   }
 
-  BufferId Scratch(int rank, const std::string& name, std::int64_t count) {
+  // The memory tracker's activations are exactly the KV cache; working
+  // buffers (hidden states, scores, logits) count as other.
+  BufferId Scratch(int rank, const std::string& name, std::int64_t count,
+                   MemoryCategory category = MemoryCategory::kOther) {
     Buffer b{name, rank, std::max<std::int64_t>(count, 1), c_.dtype};
-    b.category = MemoryCategory::kActivations;
+    b.category = category;
     return builder_.AddBuffer(b);
   }
 
@@ -164,8 +167,8 @@ class DecodeBuilder {
           weights_[{rank, l}] = w;
           // The KV cache: every request of the replica a slot of max_context rows × H/tp.
           const std::int64_t count = std::int64_t{slots} * m.max_context * w_;
-          kcache_[{rank, l}] = Scratch(rank, "kv.K.L" + std::to_string(l), count);
-          vcache_[{rank, l}] = Scratch(rank, "kv.V.L" + std::to_string(l), count);
+          kcache_[{rank, l}] = Scratch(rank, "kv.K.L" + std::to_string(l), count, MemoryCategory::kActivations);
+          vcache_[{rank, l}] = Scratch(rank, "kv.V.L" + std::to_string(l), count, MemoryCategory::kActivations);
           out_.kv_cache_bytes[static_cast<std::size_t>(rank)] += 2 * count * DTypeBytes(c_.dtype);
         }
         for (int mb = 0; mb < static_cast<int>(mbs.size()); ++mb) {

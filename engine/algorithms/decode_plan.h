@@ -87,7 +87,8 @@ struct DecodePlan {
   std::vector<int> microbatch_of;  // per request
   std::vector<DecodeLogitsBuffer> logits;
   std::vector<DecodeAllReduce> allreduces;
-  std::vector<Bytes> kv_cache_bytes;  // per rank: its K and V caches
+  std::vector<Bytes> kv_cache_bytes;  // per rank: its K and V caches (the buffers of
+                                      // category kActivations: the memory tracker counts them)
   std::vector<Bytes> weight_bytes;    // per rank
   int passes = 0;                     // 1 + the most decode steps
 };

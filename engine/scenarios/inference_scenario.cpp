@@ -7,6 +7,7 @@
 #include "engine/core/error.h"
 #include "engine/model/model_presets.h"
 #include "engine/run/executor.h"
+#include "engine/run/memory_tracker.h"
 #include "engine/run/vector_sink.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/verify/bounds.h"
@@ -179,6 +180,10 @@ void RealRun(InferenceRun& run, const Topology& topology) {
     c.decode_allreduce_ns = static_cast<TimeNs>(sum / n);
     c.decode_allreduce_formula_ns = run.cost.AllReduceNs(c.decode_allreduce_tokens);
   }
+  if (const MemoryUsage* memory = ex.backend().memory(); memory != nullptr && !memory->ranks.empty())
+    c.kv_cache_tracked_bytes = memory->ranks.front().peak[static_cast<int>(MemoryCategory::kActivations)];
+  else
+    c.kv_cache_tracked_bytes = -1;
   run.real_plan = ex.plan();
   run.real_events = std::move(sink.events);
 }

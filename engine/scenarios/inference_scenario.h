@@ -79,6 +79,7 @@ struct InferenceCheck {
   TimeNs decode_allreduce_formula_ns = 0;  // the ring formula at the same T
   std::int64_t decode_allreduce_tokens = 0;
   Bytes kv_cache_bytes_per_gpu = 0;  // the plan's K and V buffers, rank 0
+  Bytes kv_cache_tracked_bytes = 0;  // the memory tracker's peak of them on rank 0 (-1: no tracker)
 };
 
 struct InferenceRun {

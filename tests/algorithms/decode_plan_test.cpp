@@ -11,6 +11,7 @@
 #include "engine/algorithms/decode_plan.h"
 #include "engine/core/error.h"
 #include "engine/run/executor.h"
+#include "engine/run/memory_tracker.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
 #include "engine/verify/bounds.h"
@@ -171,6 +172,14 @@ TEST(DecodePlan, KvCacheIsShardedByHeads) {
     // 2 (K, V) × layers × requests × max_context × H/tp × 4 bytes on each rank.
     for (Bytes b : d.kv_cache_bytes) EXPECT_EQ(b, 2 * 2 * 3 * 16 * (32 / tp) * 4) << "tp " << tp;
   }
+  // The memory tracker of a run counts the same bytes, on every rank.
+  c.layout = {2, 1, 1};
+  const auto ran = Serve(c);
+  const MemoryUsage* memory = ran->executor->backend().memory();
+  ASSERT_NE(memory, nullptr);
+  ASSERT_EQ(memory->ranks.size(), 2u);
+  for (const RankMemory& r : memory->ranks)
+    EXPECT_EQ(r.peak[static_cast<int>(MemoryCategory::kActivations)], 2 * 2 * 3 * 16 * 16 * 4);
 }
 
 TEST(DecodePlan, BadLayoutsAreRefusedWithTheField) {
