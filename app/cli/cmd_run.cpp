@@ -170,6 +170,7 @@ int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front() == "zero") return ZeroRunMain(words.subspan(1));
   if (!words.empty() && words.front() == "3d") return ThreeDMain(words.subspan(1));
   if (!words.empty() && words.front() == "moe") return MoeRunMain(words.subspan(1));
+  if (!words.empty() && words.front() == "inference") return InferenceRunMain(words.subspan(1));
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpRunMain(words.front(), words.subspan(1));
   }

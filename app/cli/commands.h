@@ -31,6 +31,7 @@ const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
 const CommandSpec& ZeroRunSpec();
 const CommandSpec& MoeRunSpec();
+const CommandSpec& InferenceRunSpec();
 const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
 const CommandSpec& WorkerSpec();
@@ -60,6 +61,9 @@ int ThreeDMain(std::span<const std::string> args);
 /// expert, all-to-all bytes per rank, the straggler, a checked result
 /// (run's first word "moe" hands the rest of the words here).
 int MoeRunMain(std::span<const std::string> args);
+/// `run inference`: a small decoder served on tp x pp x replicas GPUs: the
+/// real run checked, then serving simulated per batching policy.
+int InferenceRunMain(std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
 int MemoryMain(std::span<const std::string> args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.

@@ -180,6 +180,13 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
         {"topology", LabParamType::kString, "2x-dgx-a100-ib", 0, false, 0}}},
       {"moe", {}},
       {"dp-train", {{"steps", LabParamType::kNumber, "", 3, false, 0}}},
+      // Every policy and a shared prefix, so every quantity is measured.
+      {"inference",
+       {{"batching", LabParamType::kString, "all", 0, false, 0},
+        {"requests", LabParamType::kNumber, "", 40, false, 0},
+        {"prefix_tokens", LabParamType::kNumber, "", 16, false, 0},
+        {"check_requests", LabParamType::kNumber, "", 2, false, 0},
+        {"int8", LabParamType::kBool, "", 0, true, 0}}},
   };
   for (const LabScenarioSpec& spec : LabScenarios()) {
     const LabRunResult r = RunLabScenario(spec.name, small.at(spec.name));
