@@ -11,6 +11,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "app/cli/machine_args.h"
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
@@ -231,6 +232,7 @@ const CommandSpec& PipelineSpec() {
                                  "that bounds it"},
     });
     AddIterationFlags(s.flags);
+    AddThisMachineRunFlags(s.flags);
     s.examples =
         "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
         "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
@@ -255,6 +257,7 @@ int PipelineMain(std::span<const std::string> words) {
     throw UsageError(args.Spelling("trace") + ": missing value (FILE)");
 
   std::unique_ptr<PreparedPipeline> prepared;
+  std::optional<ThisMachine> machine;  // --topology this
   std::string not_checked;
   try {
     PipelineScenario scenario = ScenarioFromArgs(args);
@@ -267,7 +270,8 @@ int PipelineMain(std::span<const std::string> words) {
                     " GFLOP of host arithmetic, above the 20 GFLOP this command computes; "
                     "choose a smaller --width, --layers or --batch to check the result";
     }
-    prepared = PreparePipeline(scenario);
+    machine = ThisMachineForRun(args, scenario.topology, scenario.params.shape.stages);
+    prepared = machine ? PreparePipeline(scenario, machine->plan_topology) : PreparePipeline(scenario);
   } catch (const Error& e) {
     throw FieldErrorAsFlagError(e, args, kFieldFlags);
   }
@@ -282,6 +286,7 @@ int PipelineMain(std::span<const std::string> words) {
         << ", " << params.model.batch / params.shape.microbatches << " rows per micro-batch, "
         << OptimizerName(params.model.optimizer) << ") on " << prepared->scenario.topology
         << ", backend " << prepared->scenario.backend << "\n";
+    if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
     if (!plan_dump.empty()) out << "#\n" << plan_dump;
     out.flush();
   }
@@ -289,8 +294,10 @@ int PipelineMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = prepared->scenario.seed;
   options.timing_only = prepared->scenario.timing_only;
+  Topology run_topology = prepared->topology;
+  if (machine) ApplyThisMachine(*machine, prepared->scenario.backend, &options, &run_topology);
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->pipeline.plan),
-                    prepared->topology, options);
+                    std::move(run_topology), options);
   VectorSink sink;
   const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
   const Plan& plan = executor.plan();
@@ -298,7 +305,8 @@ int PipelineMain(std::span<const std::string> words) {
       SummarizePipeline(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
-                  prepared->scenario.backend, {}, executor.backend().host_lane());
+                  prepared->scenario.backend, {}, executor.backend().host_lane(),
+                  TraceMachine(machine, prepared->scenario.backend, params.shape.stages));
   }
   std::optional<CriticalPath> critical;
   if (args.Has("critical-path")) {

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/machine_args.h"
 #include "app/cli/commands.h"
 #include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
@@ -270,6 +271,7 @@ const CommandSpec& TpRunSpec() {
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
     AddIterationFlags(s.flags);
+    AddThisMachineRunFlags(s.flags);
     s.examples =
         "  shardlab-cli run tp-mlp\n"
         "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
@@ -293,6 +295,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   const std::string trace_path = args.Get("trace");
 
   std::unique_ptr<PreparedTp> prepared;
+  std::optional<ThisMachine> machine;  // --topology this
   try {
     if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
       throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
@@ -313,7 +316,8 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     }
     scenario.backend = args.Get("backend", "sim");
     if (args.Has("seed")) scenario.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-    prepared = PrepareTp(scenario);
+    machine = ThisMachineForRun(args, scenario.topology, scenario.layer.tp);
+    prepared = machine ? PrepareTp(scenario, machine->plan_topology) : PrepareTp(scenario);
   } catch (const Error& e) {
     throw TpFlagError(e, args);
   }
@@ -329,6 +333,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
         << TpDTypeName(c.dtype) << ", sequence parallelism " << (c.sequence_parallel ? "on" : "off")
         << ", on " << sc.topology << ", backend " << sc.backend << "\n"
         << "#   " << TpShapeText(c) << "\n";
+    if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
     if (!plan_dump.empty()) out << "#\n" << plan_dump;
     out.flush();
   }
@@ -336,7 +341,9 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
-  Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
+  Topology run_topology = prepared->topology;
+  if (machine) ApplyThisMachine(*machine, sc.backend, &options, &run_topology);
+  Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), std::move(run_topology),
                     options);
   VectorSink sink;
   const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
@@ -345,7 +352,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   const TpEstimate estimate = Estimate(*prepared, s.metrics);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane());
+                  sc.backend, {}, executor.backend().host_lane(), TraceMachine(machine, sc.backend, c.tp));
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/machine_args.h"
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
 #include "app/cli/scenario_flags.h"
@@ -485,6 +486,7 @@ const CommandSpec& ZeroRunSpec() {
         {"plan", 0, "", "print the plan, one op per line, before running it"},
     });
     AddIterationFlags(s.flags);
+    AddThisMachineRunFlags(s.flags);
     s.examples =
         "  shardlab-cli run zero\n"
         "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
@@ -508,8 +510,11 @@ int ZeroRunMain(std::span<const std::string> words) {
   const std::string trace_path = args.Get("trace");
   std::unique_ptr<PreparedZero> prepared;
   double asked = 0;  // --params, when given
+  std::optional<ThisMachine> machine;  // --topology this
   try {
-    prepared = PrepareZero(ScenarioFromArgs(args, &asked));
+    const ZeroScenario scenario = ScenarioFromArgs(args, &asked);
+    machine = ThisMachineForRun(args, scenario.topology, scenario.params.ranks);
+    prepared = machine ? PrepareZero(scenario, machine->plan_topology) : PrepareZero(scenario);
   } catch (const Error& e) {
     throw ZeroFlagError(e, args, SizeFlag(args));
   }
@@ -522,6 +527,7 @@ int ZeroRunMain(std::span<const std::string> words) {
   if (args.Has("plan")) plan_dump = DumpPlan(prepared->zero.plan);
   if (!json) {
     PrintHeader(out, *prepared, asked);
+    if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
     if (!plan_dump.empty()) out << "#\n" << plan_dump;
     out.flush();
   }
@@ -529,7 +535,9 @@ int ZeroRunMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
-  Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), prepared->topology,
+  Topology run_topology = prepared->topology;
+  if (machine) ApplyThisMachine(*machine, sc.backend, &options, &run_topology);
+  Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), std::move(run_topology),
                     options);
   VectorSink sink;
   const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
@@ -537,7 +545,8 @@ int ZeroRunMain(std::span<const std::string> words) {
   const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor.backend(), &plan);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane());
+                  sc.backend, {}, executor.backend().host_lane(),
+                  TraceMachine(machine, sc.backend, sc.params.ranks));
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);

@@ -126,6 +126,43 @@ std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& pro
   return record;
 }
 
+void AddThisMachineRunFlags(std::vector<FlagSpec>& flags) {
+  flags.push_back({"device-profile", 0, "FILE", "--topology this: the GPU's figures 'calibrate' measured "
+                                                "(without a GPU here, the machine to model)"});
+  AddMachineFlags(flags);
+}
+
+std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::string& topology, int ranks) {
+  if (topology != "this") {
+    for (const char* flag : {"device-profile", "gpus", "machine-from", "issue"}) {
+      if (args.Has(flag)) throw UsageError(args.Spelling(flag) + ": only with --topology this");
+    }
+    return std::nullopt;
+  }
+  return ThisMachineFromArgs(args, ranks);
+}
+
+void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
+                      Topology* run_topology) {
+  if (backend != "sim") return;
+  options->rank_to_gpu = machine.record.rank_to_gpu;
+  options->shared_device_memory = true;
+  options->op_issue_ns = ModelOpIssueNs(machine.record);
+  options->graph_op_ns = ModelGraphOpNs(machine.record);
+  *run_topology = machine.machine;
+}
+
+std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& machine, const std::string& backend,
+                                          int ranks) {
+  if (machine) {
+    MachineRecord record = machine->record;
+    if (backend == "cuda") record.issue = CudaIssueMode();
+    return record;
+  }
+  if (backend == "cuda") return RecordRealMachine(ranks, "");
+  return std::nullopt;
+}
+
 std::string CudaIssueMode() {
   // As the CUDA backend reads it (engine/backends/cuda/cuda_backend.cpp).
   const char* graph = std::getenv("SHARDLAB_CUDA_GRAPH");

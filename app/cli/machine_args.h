@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/common/args.h"
+#include "engine/run/backend.h"
 #include "engine/topology/detect.h"
 #include "engine/topology/this_machine.h"
 
@@ -31,6 +32,26 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks);
 /// placement rank r on GPU r mod N, the profile when given. Empty without a
 /// GPU.
 std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path);
+
+/// `--topology this` on a training command (run pipeline, tp-*, zero): the
+/// flags --device-profile, --gpus, --machine-from and --issue.
+void AddThisMachineRunFlags(std::vector<FlagSpec>& flags);
+
+/// The model for a training command's run when its topology is "this",
+/// for `ranks` ranks; nullopt for any other topology (whose --device-profile
+/// and machine flags are then refused, naming the flag).
+std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::string& topology, int ranks);
+
+/// On the simulator, runs the model of the machine: the placement, shared
+/// HBM and the issue costs into *options, the machine's GPUs into
+/// *run_topology. A real backend runs as it is.
+void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
+                      Topology* run_topology);
+
+/// What a training command's trace records of its machine: the model's,
+/// or, for a CUDA run, the detected GPUs (with how the run issued its ops).
+std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& machine, const std::string& backend,
+                                          int ranks);
 
 /// How the CUDA backend puts a run's ops on the GPU: "graph", or "eager"
 /// under SHARDLAB_CUDA_GRAPH=0 (MachineRecord::issue).

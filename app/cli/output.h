@@ -87,6 +87,7 @@ void RunToEndOrThrow(Executor& executor, VectorSink& sink);
 void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
                    std::span<const Event> events, const std::string& topology_name,
                    const std::string& backend, std::vector<std::string> rank_labels = {},
-                   std::vector<HostEnqueueSpan> host_lane = {});
+                   std::vector<HostEnqueueSpan> host_lane = {},
+                   std::optional<MachineRecord> machine = std::nullopt);
 
 }  // namespace shardlab::cli
