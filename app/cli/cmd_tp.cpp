@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
@@ -336,6 +337,8 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
+  options.faults = FaultsFromFlags(ScenarioSpecOf("tp"), args, sc.backend, prepared->topology,
+                                   prepared->layer.plan);
   Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
                     options);
   VectorSink sink;

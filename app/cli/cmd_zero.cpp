@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
 #include "app/cli/scenario_flags.h"
@@ -529,6 +530,8 @@ int ZeroRunMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
+  options.faults = FaultsFromFlags(ScenarioSpecOf("zero"), args, sc.backend, prepared->topology,
+                                   prepared->zero.plan);
   Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), prepared->topology,
                     options);
   VectorSink sink;
