@@ -178,6 +178,7 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
        {{"model", LabParamType::kString, "gpt3-1.3b", 0, false, 0},
         {"gpus", LabParamType::kNumber, "", 16, false, 0},
         {"topology", LabParamType::kString, "2x-dgx-a100-ib", 0, false, 0}}},
+      {"elastic", {}},
   };
   for (const LabScenarioSpec& spec : LabScenarios()) {
     const LabRunResult r = RunLabScenario(spec.name, small.at(spec.name));
