@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
@@ -285,6 +286,8 @@ int MoeRunMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
+  options.faults = FaultsFromFlags(ScenarioSpecOf("moe"), args, sc.backend, prepared->topology,
+                                   prepared->layer.plan);
   Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
                     options);
   VectorSink sink;

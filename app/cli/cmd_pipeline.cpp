@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/cli/machine_args.h"
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
@@ -294,6 +295,8 @@ int PipelineMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = prepared->scenario.seed;
   options.timing_only = prepared->scenario.timing_only;
+  options.faults = FaultsFromFlags(ScenarioSpecOf("pipeline"), args, prepared->scenario.backend,
+                                   prepared->topology, prepared->pipeline.plan);
   Topology run_topology = prepared->topology;
   if (machine) ApplyThisMachine(*machine, prepared->scenario.backend, &options, &run_topology);
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->pipeline.plan),
@@ -312,7 +315,8 @@ int PipelineMain(std::span<const std::string> words) {
   if (args.Has("critical-path")) {
     // Link wait against the modelled links only (a real run's are not modelled).
     const bool modelled = prepared->scenario.backend == "sim";
-    critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr);
+    critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr,
+                                &options.faults);
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump, critical);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "app/cli/collective_run.h"
+#include "app/cli/cmd_elastic.h"
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
@@ -171,6 +172,7 @@ int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front() == "3d") return ThreeDMain(words.subspan(1));
   if (!words.empty() && words.front() == "moe") return MoeRunMain(words.subspan(1));
   if (!words.empty() && words.front() == "inference") return InferenceRunMain(words.subspan(1));
+  if (!words.empty() && words.front() == "elastic") return ElasticMain(words.subspan(1));
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpRunMain(words.front(), words.subspan(1));
   }

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
@@ -275,6 +276,8 @@ int ThreeDMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = prepared->scenario.seed;
   options.timing_only = prepared->scenario.timing_only();
+  options.faults = FaultsFromFlags(ScenarioSpecOf("3d"), args, prepared->scenario.backend,
+                                   prepared->topology, prepared->three_d.plan);
   Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->three_d.plan),
                     prepared->topology, options);
   VectorSink sink;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/machine_args.h"
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/scenario_flags.h"
 #include "app/cli/iterations.h"
@@ -341,6 +342,8 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
+  options.faults = FaultsFromFlags(ScenarioSpecOf("tp"), args, sc.backend, prepared->topology,
+                                   prepared->layer.plan);
   Topology run_topology = prepared->topology;
   if (machine) ApplyThisMachine(*machine, sc.backend, &options, &run_topology);
   Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), std::move(run_topology),

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app/cli/machine_args.h"
+#include "app/cli/fault_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
 #include "app/cli/scenario_flags.h"
@@ -535,6 +536,8 @@ int ZeroRunMain(std::span<const std::string> words) {
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only;
+  options.faults = FaultsFromFlags(ScenarioSpecOf("zero"), args, sc.backend, prepared->topology,
+                                   prepared->zero.plan);
   Topology run_topology = prepared->topology;
   if (machine) ApplyThisMachine(*machine, sc.backend, &options, &run_topology);
   Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), std::move(run_topology),

@@ -166,20 +166,11 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   }
 
   // Stragglers and failures: a throttle changes the machine itself (so the
-  // automatic ring sees it); the rest only the simulator can do.
-  if (setup.backend != "sim") {
-    for (const char* flag : {"slow-rank", "fail-link", "fail-rank"}) {
-      const std::string field = flag == std::string("slow-rank") ? "slow_rank"
-                                : flag == std::string("fail-link") ? "fail_link" : "fail_rank";
-      if (params.Text(field) != "none")
-        throw UsageError("--" + std::string(flag) + ": only the simulator (--backend sim) applies it; the " +
-                         setup.backend + " backend runs real hardware, which cannot be slowed or broken on "
-                         "request (the mpi backend's --inject-fault stalls a rank)");
-    }
-  }
-
+  // automatic ring sees it); the rest the backend applies, or says it cannot.
   try {
     setup.faults = FaultsFromParams(params);
+    const std::string refusal = FaultRefusal(setup.faults, setup.backend);
+    if (!refusal.empty()) throw Error(refusal);
     ResolveFaults(setup.faults, setup.topology, setup.ranks);
   } catch (const Error& e) {
     throw AsFlagError(e, args);

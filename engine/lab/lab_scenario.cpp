@@ -268,10 +268,11 @@ LabRunResult RunCollectiveLab(const ResolvedParams& p) {
 LabRunResult RunPipelineLab(const ResolvedParams& p) {
   const PipelineScenario sc = PipelineFrom(p);
   std::unique_ptr<PreparedPipeline> prepared = PreparePipeline(sc);
+  const Faults faults = PrepareRunFaults(p.params(), "sim", prepared->topology, prepared->pipeline.plan);
   std::unique_ptr<Executor> executor;
   VectorSink sink;
   RunPlan(std::move(prepared->pipeline.plan), prepared->topology,
-                            sc.timing_only, sc.seed, &executor, &sink);
+                            sc.timing_only, sc.seed, &executor, &sink, faults);
   const Plan& plan = executor->plan();
   const PipelineOutcomeSummary s =
       SummarizePipeline(*prepared, sink.events, executor->backend(), &plan);
@@ -321,10 +322,11 @@ LabRunResult RunTpLab(const ResolvedParams& p) {
     hosts.insert(prepared->topology.nodes[static_cast<std::size_t>(prepared->topology.gpus[
         static_cast<std::size_t>(g)])].host);
   }
+  const Faults faults = PrepareRunFaults(p.params(), "sim", prepared->topology, prepared->layer.plan);
   std::unique_ptr<Executor> executor;
   VectorSink sink;
   RunPlan(std::move(prepared->layer.plan), prepared->topology, sc.timing_only,
-                      sc.seed, &executor, &sink);
+                      sc.seed, &executor, &sink, faults);
   const Plan& plan = executor->plan();
   const TpSummary s = SummarizeTp(*prepared, sink.events, executor->backend(), &plan);
   if (s.check.checked && !s.check.correct) {
@@ -399,10 +401,11 @@ std::pair<double, double> CommAndExposedNs(const std::vector<Event>& events) {
 LabRunResult RunZeroLab(const ResolvedParams& p) {
   const ZeroScenario sc = ZeroFrom(p);
   std::unique_ptr<PreparedZero> prepared = PrepareZero(sc);
+  const Faults faults = PrepareRunFaults(p.params(), "sim", prepared->topology, prepared->zero.plan);
   std::unique_ptr<Executor> executor;
   VectorSink sink;
   RunPlan(std::move(prepared->zero.plan), prepared->topology, sc.timing_only,
-                        sc.seed, &executor, &sink);
+                        sc.seed, &executor, &sink, faults);
   const Plan& plan = executor->plan();
   const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor->backend(), &plan);
   if (s.check.checked && !s.check.correct) {
@@ -489,6 +492,9 @@ namespace {
 
 void CheckScenario(const std::string& scenario, const std::vector<LabParam>& params) {
   const ResolvedParams p(scenario, params);
+  // Fault switches (slow_rank, ...) parse here; ranks, links and steps are
+  // checked against the run's plan when it runs.
+  FaultsFromParams(p.params());
   if (scenario == "collective") {
     const CollectiveScenario sc = CollectiveFrom(p);
     CheckCollectiveScenario(sc, LoadScenarioTopology(sc.topology));

@@ -1,6 +1,7 @@
 // The "3d" and "plan" lab scenarios: parameters onto ThreeDScenario /
 // PlannerRequest, and each result reduced to the named quantities of the
 // table in lab_scenario_table.cpp (labs/README.md documents them).
+#include "engine/scenarios/fault_params.h"
 #include "engine/lab/lab_scenario_3d.h"
 
 #include <algorithm>
@@ -157,6 +158,7 @@ LabRunResult RunThreeDLab(const ScenarioParams& p) {
   RunOptions options;
   options.seed = sc.seed;
   options.timing_only = sc.timing_only();
+  options.faults = PrepareRunFaults(p, "sim", prepared->topology, prepared->three_d.plan);
   Executor executor(CreateBackend("sim"), std::move(prepared->three_d.plan), prepared->topology,
                     options);
   VectorSink sink;

@@ -291,7 +291,18 @@ const CollectiveNote* NoteOf(const Plan& plan, const Op& op) {
 }
 
 OpLabel LabelOp(const Plan& plan, const Op& op) {
-  return op.kind == OpKind::kCompute ? LabelCompute(op) : LabelMove(plan, op);
+  if (op.kind != OpKind::kCompute) return LabelMove(plan, op);
+  // A compute op its generator named as part of a call ("F s3 lost":
+  // the elastic job's forward of step 3, lost to a failure) reads the note.
+  if (const CollectiveNote* note = NoteOf(plan, op)) {
+    OpLabel label;
+    label.bar = note->tag;
+    label.compact = FirstWord(note->tag);
+    label.tiny = label.compact;
+    label.text = note->what;
+    return label;
+  }
+  return LabelCompute(op);
 }
 
 OpLabel LabelOp(const Plan& plan, OpId id) {

@@ -2,6 +2,9 @@
 
 #include <string>
 
+#include "engine/core/error.h"
+#include "engine/plan/plan.h"
+
 namespace shardlab {
 namespace {
 
@@ -51,6 +54,18 @@ Faults FaultsFromParams(const ScenarioParams& params) {
   if (spec.FindParam("fail_rank"))
     for (const std::string& s : Items(params.Text("fail_rank")))
       faults.failed_ranks.push_back(ParseRankFailure(s));
+  return faults;
+}
+
+Faults PrepareRunFaults(const ScenarioParams& params, const std::string& backend,
+                        Topology& topology, const Plan& plan) {
+  Faults faults = FaultsFromParams(params);
+  if (faults.empty()) return faults;
+  const std::string refusal = FaultRefusal(faults, backend);
+  if (!refusal.empty()) throw Error(refusal, ErrorKind::kInvalidInput);
+  ResolveFaults(faults, topology, plan.num_ranks);
+  CheckFaultSteps(faults, plan);
+  ApplyLinkThrottles(faults, topology);
   return faults;
 }
 

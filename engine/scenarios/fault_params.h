@@ -7,6 +7,7 @@
 //   fail_rank = "5@4"            fail_link     = "1-2@3,4-5@0"
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine/run/faults.h"
@@ -22,5 +23,14 @@ std::vector<ParamSpec> FaultParams();
 /// ranks, links and steps are checked later against the run
 /// (ResolveFaults, CheckFaultSteps).
 Faults FaultsFromParams(const ScenarioParams& params);
+
+/// The faults of a prepared run of any scenario, checked and applied:
+/// parsed from `params`, links resolved against `topology` (throttles
+/// applied to it: the simulator and the formulas see the slower link),
+/// ranks checked against the plan's, steps against its last step, and
+/// what `backend` cannot apply refused (FaultRefusal). Throws
+/// Error(kInvalidInput) "slow_rank: ..." naming the field.
+Faults PrepareRunFaults(const ScenarioParams& params, const std::string& backend,
+                        Topology& topology, const Plan& plan);
 
 }  // namespace shardlab

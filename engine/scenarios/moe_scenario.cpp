@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/moe_bounds.h"
 
@@ -239,6 +240,7 @@ void RegisterScenario_moe_scenario() {
       TopologyParam(),
       TimingOnlyParam("skip the arithmetic: time only (for large layers)"),
   };
+  for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));  // faults.h
   s.panels = {"moe_metrics", "moe_legend", "moe_summary"};
   // What a lab reads from a run (engine/lab/lab_scenario_moe.cpp fills them).
   s.measured = {

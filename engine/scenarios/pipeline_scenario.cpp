@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/mlp_bounds.h"
 
@@ -157,6 +158,7 @@ void RegisterScenario_pipeline_scenario() {
       TimingOnlyParam(
           "skip the arithmetic: time only (for paper-sized models)"),
   };
+  for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));  // faults.h
   s.measured = {
       {"time_ms", "ms", "the whole step, optimizer included"},
       {"span_ms", "ms", "first forward to last backward"},

@@ -9,6 +9,7 @@
 #include "engine/model/model_presets.h"
 #include "engine/model/zero_memory.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/mlp_bounds.h"
 
@@ -328,6 +329,7 @@ void RegisterScenario_three_d_scenario() {
             "--model)")
           .NoCli(),
   };
+  for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));  // faults.h
   s.measured = {
       {"step_time_s", "s", "one training step"},
       {"step_time_ms", "ms", "one training step"},

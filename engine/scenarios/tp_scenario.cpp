@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/tp_bounds.h"
 #include "engine/run/executor.h"
@@ -337,6 +338,7 @@ void RegisterScenario_tp_scenario() {
       TopologyParam(),
       TimingOnlyParam(),
   };
+  for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));  // faults.h
   s.measured = {
       {"time_ms", "ms", "forward and backward of the layer"},
       {"compute_ms", "ms", "the busiest rank's compute"},

@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/run/metrics.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/mlp_bounds.h"
@@ -238,6 +239,7 @@ void RegisterScenario_zero_scenario() {
       TimingOnlyParam(
           "skip the arithmetic: time and memory only (for paper-sized models)"),
   };
+  for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));  // faults.h
   s.measured = {
       {"parameter_count", "", "parameters of the model that ran"},
       {"memory_per_gpu_bytes", "bytes",

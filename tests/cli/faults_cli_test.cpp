@@ -90,7 +90,7 @@ TEST(FaultsCli, BadSwitchesAreOneLineWithExitTwo) {
       {{"--fail-rank", "3@40"}, "--fail-rank: step 40 is past the run's last step (13)"},
       {{"--throttle-link", "gpu2-gpu5:3"}, "--throttle-link: no link between gpu2 and gpu5 in dgx-a100"},
       {{"--fail-link", "gpu2-nvswitch"}, "--fail-link: 'gpu2-nvswitch' is not A-B@STEP"},
-      {{"--backend", "mpi", "--slow-rank", "1:2"}, "--slow-rank: only the simulator"},
+      {{"--backend", "mpi", "--fail-link", "0-1@1"}, "--fail-link: the mpi backend runs real hardware, whose links cannot be broken"},
   };
   for (const auto& [flags, message] : cases) {
     std::vector<std::string> args = {"run", "allreduce", "--size", "1K"};

@@ -207,7 +207,7 @@ TEST(DocPages, EveryFlagOfEveryCommandIsInTheManual) {
   const std::string cli_page = ReadWholeFile(kSource / "docs/cli.md");
   const std::vector<std::vector<std::string>> commands = {
       {},           {"run"},        {"run", "pipeline"}, {"run", "tp-mlp"}, {"run", "zero"},
-      {"run", "3d"}, {"run", "moe"}, {"run", "dp-train"}, {"run", "inference"}, {"sweep"}, {"sweep", "tp-mlp"}, {"topo"},
+      {"run", "3d"}, {"run", "moe"}, {"run", "dp-train"}, {"run", "inference"}, {"run", "elastic"}, {"sweep"}, {"sweep", "tp-mlp"}, {"topo"},
       {"memory"},   {"plan"},       {"lab"},             {"demo"},          {"mpirun"},
       {"worker"},   {"calibrate"}};
   for (const auto& words : commands) {

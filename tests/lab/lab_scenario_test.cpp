@@ -108,7 +108,7 @@ TEST(LabScenario, StepNamesIncludeEachVariantsPrefix) {
 }
 
 TEST(LabScenario, EveryScenarioIsDocumentedAndHasUniqueNames) {
-  ASSERT_EQ(LabScenarioNames(), "collective, pipeline, tp, zero, memory, 3d, plan, moe, dp-train, inference");
+  ASSERT_EQ(LabScenarioNames(), "collective, pipeline, tp, zero, memory, 3d, plan, moe, dp-train, inference, elastic");
   for (const LabScenarioSpec& spec : LabScenarios()) {
     std::vector<std::string> names;
     for (const LabParamSpec& p : spec.params) names.push_back(p.name);
@@ -146,6 +146,62 @@ TEST(LabScenarioFaults, ASlowRankInALabSlowsTheRingByItsFactor) {
   std::vector<LabParam> bad = base;
   bad.push_back(Text("slow_rank", "7:2"));
   EXPECT_THROW(RunLabScenario("collective", bad), Error);
+}
+
+}  // namespace
+}  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+// Every scenario a lab runs takes the four fault switches, so a step can
+// lock "stage 1 at half speed" and ask for the step time.
+TEST(LabScenarioFaults, EveryTrainingScenarioTakesTheFourSwitches) {
+  for (const char* name : {"collective", "pipeline", "tp", "zero", "3d"}) {
+    const LabScenarioSpec* spec = FindLabScenario(name);
+    ASSERT_NE(spec, nullptr) << name;
+    for (const char* p : {"slow_rank", "throttle_link", "fail_link", "fail_rank"})
+      EXPECT_NE(spec->FindParam(p), nullptr) << name << " has no " << p;
+  }
+}
+
+// GPipe with p = 4, m = 8, compute-bound: stage 1 at half speed is the
+// bottleneck of both passes, so the step grows by that stage's forward and
+// backward work, which is m of the m + p - 1 slots of the plain step (and
+// never more than the step itself): 1 + 0.9 m/(m+p-1) < ratio <= 2.
+TEST(LabScenarioFaults, ASlowStageInAPipelineLabStretchesTheStep) {
+  const std::vector<LabParam> base = {Text("schedule", "gpipe"), Number("stages", 4), Number("microbatches", 8),
+                                      Number("width", 2048), Number("batch", 256), Flag("timing_only", true)};
+  std::vector<LabParam> slow = base;
+  slow.push_back(Text("slow_rank", "1:2"));
+  const double a = RunLabScenario("pipeline", base).measured.at("time_ms");
+  const double b = RunLabScenario("pipeline", slow).measured.at("time_ms");
+  EXPECT_GT(b / a, 1 + 0.9 * 8.0 / 11.0);
+  EXPECT_LE(b / a, 2.0 + 1e-9);
+}
+
+TEST(LabScenarioFaults, AFailedRankInAZeroLabEndsTheRunWithItsReport) {
+  const std::vector<LabParam> params = {Number("ranks", 4), Text("fail_rank", "1@3")};
+  try {
+    RunLabScenario("zero", params);
+    FAIL() << "the run did not stop";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 1 failed at step 3 (fail_rank 1@3) and never joined collective #"),
+              std::string::npos)
+        << e.what();
+  }
+  std::vector<LabParam> bad = {Number("ranks", 4), Text("slow_rank", "1:-2")};
+  EXPECT_THROW(CheckLabScenario("zero", bad), Error);
+}
+
+TEST(LabScenarioFaults, TheElasticJobIsALabScenarioWithItsMeasurements) {
+  const std::vector<LabParam> params = {Number("ranks", 4), Number("steps", 6), Number("checkpoint_every", 2),
+                                        Text("fail_rank", "2@3")};
+  const LabRunResult r = RunLabScenario("elastic", params);
+  EXPECT_EQ(r.measured.at("lost_steps"), 1);
+  EXPECT_EQ(r.measured.at("ranks_after"), 3);
+  EXPECT_EQ(r.measured.at("checkpoints"), 2);
+  EXPECT_GT(r.measured.at("recovery_ms"), 0);
 }
 
 }  // namespace

@@ -187,6 +187,7 @@ TEST(LabGrading, MeasuredValuesAreTheScenarioRunsOwn) {
         {"prefix_tokens", LabParamType::kNumber, "", 16, false, 0},
         {"check_requests", LabParamType::kNumber, "", 2, false, 0},
         {"int8", LabParamType::kBool, "", 0, true, 0}}},
+      {"elastic", {}},
   };
   for (const LabScenarioSpec& spec : LabScenarios()) {
     const LabRunResult r = RunLabScenario(spec.name, small.at(spec.name));

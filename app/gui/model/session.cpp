@@ -18,14 +18,12 @@ namespace shardlab::gui {
 namespace {
 
 // The faults a collective's settings name, checked against its machine and
-// ranks; a throttle is applied to `topology`. Only the simulator slows or
-// breaks ranks and links.
+// ranks; a throttle is applied to `topology`. What the backend cannot apply
+// is refused (FaultRefusal).
 Faults CheckCollectiveFaults(Faults faults, const CollectiveScenario& scenario, Topology* topology) {
   if (faults.empty()) return faults;
-  if (scenario.backend != "sim" &&
-      (!faults.slow_ranks.empty() || !faults.failed_links.empty() || !faults.failed_ranks.empty()))
-    throw Error("slow_rank, fail_link, fail_rank: only the simulator applies them (backend sim); '" +
-                scenario.backend + "' runs real hardware");
+  const std::string refusal = FaultRefusal(faults, scenario.backend);
+  if (!refusal.empty()) throw Error(refusal);
   ResolveFaults(faults, *topology, scenario.ranks);
   ApplyLinkThrottles(faults, *topology);
   return faults;
@@ -391,6 +389,7 @@ std::string Session::Check(const ScenarioSettings& settings) {
     const ScenarioParams params = ParamsOf(settings);  // the spec's ranges and choices
     const std::string& spec = params.spec().name;
     std::string timed_only;  // fine: Start runs it timing-only and says why
+    FaultsFromParams(params);  // the fault switches parse; Start checks them against the run
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
       CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckPipelineScenario, &timed_only);
@@ -540,6 +539,7 @@ bool Session::Start(const ScenarioSettings& settings) {
   // then the app's limit on host work (or timing only, and why).
   const Plan* plan = nullptr;
   bool* timing_only = nullptr;  // the prepared run's; null where it is always real (3d)
+  faults_ = {};
   try {
     const ScenarioParams params = ParamsOf(settings);
     const std::string& spec = params.spec().name;
@@ -549,6 +549,7 @@ bool Session::Start(const ScenarioSettings& settings) {
       const Topology& topology = CachedTopology(scenario.topology);
       CheckOrTimeOnly(scenario, topology, CheckPipelineScenario, &timing_only_reason_);
       pipeline_ = PreparePipeline(scenario, topology);
+      faults_ = PrepareRunFaults(params, scenario.backend, pipeline_->topology, pipeline_->pipeline.plan);
       plan = &pipeline_->pipeline.plan;
       timing_only = &pipeline_->scenario.timing_only;
     } else if (spec == kTensorParallelScenario) {
@@ -556,6 +557,7 @@ bool Session::Start(const ScenarioSettings& settings) {
       const Topology& topology = CachedTopology(scenario.topology);
       CheckOrTimeOnly(scenario, topology, CheckTpScenario, &timing_only_reason_);
       tp_ = PrepareTp(scenario, topology);
+      faults_ = PrepareRunFaults(params, scenario.backend, tp_->topology, tp_->layer.plan);
       plan = &tp_->layer.plan;
       timing_only = &tp_->scenario.timing_only;
     } else if (spec == kZeroScenario) {
@@ -564,18 +566,21 @@ bool Session::Start(const ScenarioSettings& settings) {
       const Topology& topology = CachedTopology(scenario.topology);
       CheckOrTimeOnly(scenario, topology, CheckZeroScenario, &timing_only_reason_);
       zero_ = PrepareZero(scenario, topology);
+      faults_ = PrepareRunFaults(params, scenario.backend, zero_->topology, zero_->zero.plan);
       zero_k_ = settings.zero_k;
       plan = &zero_->zero.plan;
       timing_only = &zero_->scenario.timing_only;
     } else if (spec == kThreeDScenario) {
       const ThreeDScenario scenario = ThreeDScenarioFrom(params, settings, kMaxCheckedHostFlops);
       three_d_ = PrepareThreeD(scenario, CachedTopology(scenario.topology));
+      faults_ = PrepareRunFaults(params, scenario.backend, three_d_->topology, three_d_->three_d.plan);
       plan = &three_d_->three_d.plan;
     } else if (spec == kMoeScenario) {
       MoeScenario scenario = MoeScenarioFrom(params, settings);
       const Topology& topology = CachedTopology(scenario.topology);
       CheckOrTimeOnly(scenario, topology, CheckMoeScenario, &timing_only_reason_);
       moe_ = PrepareMoe(scenario, topology);
+      faults_ = PrepareRunFaults(params, scenario.backend, moe_->topology, moe_->layer.plan);
       plan = &moe_->layer.plan;
       timing_only = &moe_->scenario.timing_only;
     } else if (spec == kDpTrainScenario) {
@@ -897,6 +902,7 @@ void Session::RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summ
     RunOptions options;
     options.seed = prepared.scenario.seed;
     options.timing_only = prepared.scenario.timing_only;
+    options.faults = faults_;  // every scenario's stragglers and failures (PrepareRunFaults)
     Executor executor(CreateBackend(prepared.scenario.backend), plan, prepared.topology, options);
     QueueSink to_queue(*queue_);
     VectorSink events;

@@ -368,7 +368,7 @@ class Session {
 
   std::uint64_t run_id_ = 0;
   std::unique_ptr<PreparedCollective> prepared_;
-  Faults faults_;  // the collective's stragglers and failures (simulator)
+  Faults faults_;  // the run's stragglers and failures (every scenario; PrepareRunFaults)
   std::unique_ptr<PreparedPipeline> pipeline_;
   PipelineOutcomeSummary pipeline_outcome_;
   std::unique_ptr<PreparedTp> tp_;

@@ -62,6 +62,14 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       throw Error("rank_to_gpu has " + std::to_string(options.rank_to_gpu.size()) +
                   " entries for " + std::to_string(ranks) + " ranks");
     gpu_ = PhysicalGpus(ranks, options.rank_to_gpu, devices);
+    // Stragglers and failures (faults.h): a slow rank spins, the rest is
+    // refused in one line.
+    if (const std::string refusal = FaultRefusal(options.faults, "cuda"); !refusal.empty())
+      throw Error(refusal);
+    for (const SlowRank& slow : options.faults.slow_ranks)
+      if (slow.factor < 1)
+        throw Error("slow_rank: the cuda backend can only slow a rank down (FACTOR of at least 1, got " +
+                    std::to_string(slow.factor) + ")");
     // SHARDLAB_CUDA_GRAPH=0 enqueues every run op by op (for comparison).
     const char* graph_env = std::getenv("SHARDLAB_CUDA_GRAPH");
     const bool use_graph = !(graph_env && std::string(graph_env) == "0");
@@ -247,7 +255,14 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       case OpKind::kCopy: CopyLocal(op, stream); break;
       case OpKind::kSend: TransferWork(unit, s); break;
       case OpKind::kRecv:
-      case OpKind::kCollective: break;  // from their send / LaunchCollective
+      case OpKind::kCollective: return;  // from their send / LaunchCollective
+    }
+    // A slow rank's work (a send: its transfer) lasts FACTOR times longer.
+    const double factor = options_.faults.SlowFactor(op.rank);
+    if (factor > 1 && !slow_ns_.empty()) {
+      cuda::LaunchSpin(static_cast<std::uint64_t>((factor - 1) * slow_ns_[static_cast<std::size_t>(unit)]),
+                       stream);
+      CUDA_CHECK(cudaGetLastError(), rank);
     }
   }
 
@@ -470,6 +485,11 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       }
     }
     if (options_.emulate_links) emulated_ns_ = EmulatedWindows();
+    // slow_rank: every op of a slow rank is followed, on its stream, by a
+    // spin of FACTOR - 1 times its modelled (simulator) time.
+    slow_ns_.clear();
+    for (const SlowRank& slow : options_.faults.slow_ranks)
+      if (slow.factor > 1 && slow_ns_.empty()) slow_ns_ = EmulatedWindows();
   }
 
   void AllocateBuffers() {
@@ -655,6 +675,7 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   std::vector<cudaEvent_t> events_;         // device::EventIds (a send's stay null)
   std::vector<cudaEvent_t> emulation_events_;  // per op: fork and join of a hold
   std::vector<TimeNs> emulated_ns_;         // per op: the modelled window of a recv
+  std::vector<TimeNs> slow_ns_;             // per op: its modelled time (slow_rank's spin)
   std::vector<float*> device_;              // per buffer
   std::vector<float*> staging_;             // per rank
   mutable HostBuffers mirror_;

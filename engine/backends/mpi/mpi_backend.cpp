@@ -118,6 +118,20 @@ class MpiBackend final : public Backend {
         throw Error(DescribeOp(plan, id) + ": transfers above 2 GiB are not supported by the "
                     "mpi backend");
     }
+    // Stragglers and failures (faults.h): a slow rank really waits, a failed
+    // rank really stops; the rest is refused in one line.
+    if (const std::string refusal = FaultRefusal(options.faults, "mpi"); !refusal.empty())
+      throw Error(refusal);
+    slow_factor_ = options.faults.SlowFactor(rank_);
+    if (slow_factor_ < 1)
+      throw Error("slow_rank: the mpi backend can only slow a rank down (FACTOR of at least 1, got " +
+                  std::to_string(slow_factor_) + ")");
+    if (slow_factor_ > 1 && mpi::Options().device == MpiDevice::kGpu)
+      throw Error("slow_rank: the mpi backend delays a rank's host work and sends; with --device gpu its "
+                  "kernels run on the GPU, which it cannot slow (use --device host)");
+    fail_step_ = -1;
+    for (const RankFailure& f : options.faults.failed_ranks)
+      if (f.rank == rank_ && (fail_step_ < 0 || f.step < fail_step_)) fail_step_ = f.step;
     graph_ = BuildOpGraph(plan);
     if (mpi::Options().device == MpiDevice::kGpu) CheckNcclCallOrder(plan, graph_);
     seq_span_ = 1;
@@ -276,10 +290,34 @@ class MpiBackend final : public Backend {
     while (true) std::this_thread::sleep_for(std::chrono::seconds(1));  // stall: never answers
   }
 
+  // fail_rank R@STEP: rank R stops before its first op of that step, as a
+  // process that hangs: it withholds its sends (and everything after), so
+  // the others run out of --mpi-timeout and rank 0 names the collective it
+  // never joined.
+  void FailHere(const Op& op) {
+    std::cerr << "shardlab-cli: rank " << rank_ << ": fail_rank " << rank_ << "@" << fail_step_
+              << ": stops before its ops of step " << op.step << " (its sends are withheld)\n"
+              << std::flush;
+    std::cout.flush();
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+
+  // slow_rank R:FACTOR: rank R's host thread waits (FACTOR - 1) times `ns`
+  // more, busy, as a slower GPU or host would.
+  void SlowDown(double ns) const {
+    if (slow_factor_ <= 1 || ns <= 0) return;
+    const double until = mpi::NowNs() + (slow_factor_ - 1) * ns;
+    while (mpi::NowNs() < until) {
+    }
+  }
+
   void StartOp(OpId id) {
     const Op& op = plan_->ops[id];
     ++ops_started_;
     InjectFault();
+    if (fail_step_ >= 0 && op.step >= fail_step_) FailHere(op);
+    // A slow rank's send leaves (FACTOR - 1) times its last send's time late.
+    if (op.kind == OpKind::kSend) SlowDown(last_send_ns_);
     start_ns_[id] = mpi::NowNs();
     switch (op.kind) {
       case OpKind::kSend: {
@@ -349,6 +387,7 @@ class MpiBackend final : public Backend {
           return;
         }
         if (!options_.timing_only) ApplyOpData(*plan_, id, data_);
+        SlowDown(mpi::NowNs() - start_ns_[id]);  // a slow rank's work takes FACTOR times as long
         Complete(id);
         return;
     }
@@ -538,6 +577,7 @@ class MpiBackend final : public Backend {
     e.kind = op.kind;
     e.clock = clock;
     end_ns_[id] = times.end_ns;
+    if (op.kind == OpKind::kSend) last_send_ns_ = times.end_ns - times.start_ns;
     e.start_ns = times.start_ns - offset_ns_;
     e.end_ns = times.end_ns - offset_ns_;
     e.bytes = op.bytes;
@@ -949,6 +989,9 @@ class MpiBackend final : public Backend {
   // Across runs (not reset).
   std::int64_t run_index_ = 0;     // runs of the plan started (1-based once started)
   std::int64_t ops_started_ = 0;   // for the injected faults
+  double slow_factor_ = 1;         // slow_rank: this rank's FACTOR
+  int fail_step_ = -1;             // fail_rank: the step this rank stops before (-1: never)
+  double last_send_ns_ = 0;        // the last send's time, for a slow rank's delay
   std::int64_t last_done_seq_ = 0;
 
   // Run state (reset by Reset()).

@@ -410,9 +410,15 @@ class SimBackend final : public Backend {
   // first op it held (a collective's number when it has one), who waited.
   std::string FaultReport() const {
     const Faults& f = options_.faults;
+    // The first collective call it held (what the others never got to
+    // finish: "never joined collective #3"), else the first op it held.
     OpId first = held_.front();
-    for (OpId id : held_)
-      if (plan_->ops[id].step < plan_->ops[first].step) first = id;
+    for (OpId id : held_) {
+      const Op& o = plan_->ops[id];
+      const Op& f = plan_->ops[first];
+      const bool call = o.collective_seq >= 0, first_call = f.collective_seq >= 0;
+      if ((call && !first_call) || (call == first_call && o.step < f.step)) first = id;
+    }
     const Op& op = plan_->ops[first];
     auto where = [](const Op& o) {
       std::string w = "step " + std::to_string(o.step);
