@@ -434,6 +434,7 @@ void RegisterScenario_inference_scenario() {
                  (sc.all_policies ? std::string("all policies") : BatchingPolicyName(sc.batcher.policy));
     return InferenceMeasured(run);
   };
+  s.panels = {"inference_metrics", "serving"};
   RegisterScenario(std::move(s));
 }
 

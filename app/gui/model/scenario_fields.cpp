@@ -84,7 +84,7 @@ const std::vector<Binding>& Table() {
 }
 
 /// The scenarios Session::Start runs.
-constexpr const char* kRunnable[] = {"collective", "pipeline", "tp", "zero", "3d", "moe"};
+constexpr const char* kRunnable[] = {"collective", "pipeline", "tp", "zero", "3d", "moe", "elastic", "inference"};
 
 std::string RealText(double v) {
   char text[32];

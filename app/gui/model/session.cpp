@@ -5,11 +5,16 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <utility>
+
+#include <unistd.h>
 
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/plan/kernel.h"
+#include "engine/io/trace_writer.h"
+#include "engine/scenarios/elastic_scenario.h"
 #include "engine/scenarios/fault_params.h"
 #include "engine/run/vector_sink.h"
 #include "app/gui/model/scenario_fields.h"
@@ -446,6 +451,7 @@ void Session::ResetRun() {
   worker_sent_ = ScenarioRecord{};
   worker_echo_ = ScenarioRecord{};
   run_scenario_.clear();
+  inference_.reset();
   trace_.reset();
   compare_.reset();
   prepared_.reset();
@@ -481,6 +487,61 @@ void Session::ResetRun() {
   steps_done_ = 0;
   worker_finished_ = false;
   cancel_ = false;
+}
+
+bool Session::ShowElasticJob(const ScenarioParams& params) {
+  // The job writes and reads back real checkpoint files between parts of
+  // its plan (engine/scenarios/elastic_scenario.h), so it runs here, whole,
+  // on the simulator (a small job: milliseconds of host work), and is shown
+  // as the trace it writes: the lost work, the reload and the re-shard.
+  const ElasticScenario scenario = ElasticFromParams(params);
+  Topology topology = CachedTopology(scenario.topology);
+  const ElasticPlan job = BuildElastic(scenario.params);
+  const Faults faults = ElasticFaults(params, topology, job);
+  const ElasticOutcome outcome = RunElastic(scenario, job, topology, faults);
+  if (outcome.verdict.checked() && !outcome.verdict.correct())
+    throw Error("the elastic job's final parameters: " + outcome.verdict.Text(), ErrorKind::kRuntime);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("shardlab-elastic-" + std::to_string(::getpid()) + ".json")).string();
+  TraceInfo info;
+  info.title = job.plan.name + " on " + scenario.topology + " (sim)";
+  info.backend = "sim";
+  WriteChromeTraceFile(path, job.plan, topology, outcome.events, info);
+  std::string message;
+  const bool shown = OpenTrace(path, &message);
+  std::filesystem::remove(path);
+  if (!shown) throw Error(message, ErrorKind::kRuntime);
+  run_scenario_ = "elastic";
+  return true;
+}
+
+bool Session::ShowInferenceRun(const ScenarioParams& params) {
+  InferenceScenario scenario = InferenceFromParams(params);
+  scenario.record_steps = true;
+  scenario.all_policies = true;  // the view lays the policies side by side on the same arrivals
+  auto run = std::make_unique<InferenceRun>(RunInference(scenario));
+  if (run->check.checked && !run->check.verdict.correct())
+    throw Error("the inference run's logits: " + run->check.verdict.Text(), ErrorKind::kRuntime);
+  if (!run->real_plan.ops.empty()) {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("shardlab-inference-" + std::to_string(::getpid()) + ".json")).string();
+    TraceInfo info;
+    info.title = run->real_plan.name + " on " + scenario.topology + " (sim)";
+    info.backend = "sim";
+    WriteChromeTraceFile(path, run->real_plan, CachedTopology(scenario.topology), run->real_events, info);
+    std::string message;
+    const bool shown = OpenTrace(path, &message);
+    std::filesystem::remove(path);
+    if (!shown) throw Error(message, ErrorKind::kRuntime);
+  } else {
+    Cancel();
+    ResetRun();
+    ++run_id_;
+    state_ = SessionState::kDone;
+  }
+  inference_ = std::move(run);
+  run_scenario_ = "inference";
+  return true;
 }
 
 bool Session::OpenTrace(const std::string& path, std::string* message) {
@@ -544,6 +605,8 @@ bool Session::Start(const ScenarioSettings& settings) {
     const ScenarioParams params = ParamsOf(settings);
     const std::string& spec = params.spec().name;
     run_scenario_ = spec;
+    if (spec == "elastic") return ShowElasticJob(params);
+    if (spec == "inference") return ShowInferenceRun(params);
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
       const Topology& topology = CachedTopology(scenario.topology);

@@ -39,6 +39,7 @@
 #include "engine/run/chunk_state.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/dp_train_scenario.h"
+#include "engine/scenarios/inference_scenario.h"
 #include "engine/run/executor.h"
 #include "engine/scenarios/moe_scenario.h"
 #include "engine/scenarios/pipeline_scenario.h"
@@ -245,6 +246,16 @@ class Session {
   /// backend) instead of a run. On a bad file returns false with one
   /// message in *message and leaves the current run as it was.
   bool OpenTrace(const std::string& path, std::string* message);
+  /// Runs the elastic job of `params` whole (it writes and reads real
+  /// checkpoint files) and shows the trace it writes. Throws Error.
+  bool ShowElasticJob(const ScenarioParams& params);
+  /// Serves the inference scenario of `params` with every batching policy
+  /// on the same arrivals (timing only, milliseconds) after its real run
+  /// (the first requests, every logit checked), shows the real run's trace
+  /// and keeps the served runs for the serving view. Throws Error.
+  bool ShowInferenceRun(const ScenarioParams& params);
+  /// The inference run shown, or null.
+  const InferenceRun* inference() const { return inference_.get(); }
   /// The opened trace, or null (no trace: a run or nothing).
   const LoadedTrace* trace() const { return trace_.get(); }
   /// File > Open trace to compare...: lays a second run of the same plan
@@ -400,6 +411,7 @@ class Session {
   std::map<std::string, std::unique_ptr<const Topology>> topologies_;  // UI thread only
   bool has_last_check_ = false;             // Check's answer for the settings it last saw
   std::string run_scenario_;                // see run_scenario()
+  std::unique_ptr<InferenceRun> inference_; // see inference()
   ScenarioSettings last_check_settings_;
   std::string last_check_message_;
 

@@ -51,6 +51,11 @@ const std::vector<ScenarioPanel>& ScenarioPanelTable() {
       {"moe_metrics", S::kMetrics, nullptr, kTpMetricsShare, Metrics<DrawMoeMetrics>},
       {"moe_legend", S::kLegend, nullptr, 0, DrawMoeGanttLegend},
       {"moe_summary", S::kSummary, nullptr, 0, DrawMoeSettingsSummary},
+
+      // Inference: the policies' numbers take the column; the requests, per policy, beside the timeline.
+      {"inference_metrics", S::kMetrics, nullptr, kTpMetricsShare, Metrics<DrawInferenceMetrics>},
+      {"serving", S::kBeside, [] { return Tr("Serving: each request's wait, prefill and decode, per batching policy"); },
+       0.55f, DrawServingView},
   };
   return table;
 }

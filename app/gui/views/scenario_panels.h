@@ -68,5 +68,7 @@ void DrawTpSettingsSummary(ViewContext& ctx, const ScenarioSettings* settings);
 void DrawZeroSettingsSummary(ViewContext& ctx, const ScenarioSettings* settings);
 void DrawThreeDSettingsSummary(ViewContext& ctx, const ScenarioSettings* settings);
 void DrawMoeSettingsSummary(ViewContext& ctx, const ScenarioSettings* settings);
+void DrawServingView(ViewContext& ctx, const ScenarioSettings* settings);  // serving_view.cpp
+void DrawInferenceMetrics(ViewContext& ctx);
 
 }  // namespace shardlab::gui
