@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/core/units.h"
+
 namespace shardlab::gui {
 
 ServingChart BuildServingChart(const InferenceRun& run) {
@@ -40,12 +42,10 @@ std::string ServingVerdict(const ServingChart& chart) {
     if (lane.policy == "continuous") continuous = &lane;
   }
   if (fixed == nullptr || continuous == nullptr || fixed->tokens_per_s <= 0) return "";
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "continuous batching: %.2fx static's tokens/s, end-to-end p50 %.3g ms against %.3g ms",
-                continuous->tokens_per_s / fixed->tokens_per_s, continuous->e2e_p50_ns / 1e6,
-                fixed->e2e_p50_ns / 1e6);
-  return text;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.2fx", continuous->tokens_per_s / fixed->tokens_per_s);
+  return std::string("continuous batching: ") + ratio + " static's tokens/s, end-to-end p50 " +
+         FormatTime(continuous->e2e_p50_ns) + " against " + FormatTime(fixed->e2e_p50_ns);
 }
 
 }  // namespace shardlab::gui

@@ -417,6 +417,12 @@ std::string Session::Check(const ScenarioSettings& settings) {
       const DpTrainScenario scenario = DpTrainFromParams(params);
       CheckRanksFitTopology("ranks", scenario.config.ranks, "rank", scenario.topology,
                             CachedTopology(scenario.topology));
+    } else if (spec == "elastic") {
+      // The job's own checks (ranks, batch split, the failure's step); the run writes files.
+      BuildElastic(ElasticFromParams(params).params);
+    } else if (spec == "inference") {
+      // The parameters' own checks; the layout against the machine is RunInference's first step.
+      InferenceFromParams(params);
     } else if (spec == kCollectiveSpec) {
       // No plan: a 1,024-rank check stays cheap.
       CollectiveScenario scenario = ScenarioFrom(params, settings, CachedTopology(settings.topology));

@@ -33,7 +33,7 @@ void DrawServingView(ViewContext& ctx, const ScenarioSettings*) {
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int lanes = static_cast<int>(chart.lanes.size());
-  const float lane_h = std::max(20.0f, (avail.y - (verdict.empty() ? 0 : line_h)) / lanes);
+  const float lane_h = std::max(20.0f, (avail.y - (verdict.empty() ? 0 : 2 * line_h)) / lanes);
   ImDrawList* list = ImGui::GetWindowDrawList();
   const double ns_to_px = (avail.x - 4) / static_cast<double>(chart.axis_end_ns);
   for (const ServingLane& lane : chart.lanes) {
