@@ -653,8 +653,11 @@ constexpr PhraseEntry kPhrases[] = {
      "同一时刻只有一个 GPU 在工作，其余空闲 (p-1)/p。"},
     {"No serving run yet: choose inference and press Run.",
      "还没有推理服务的运行：选择 inference，然后按“运行”。"},
-    {"One row per request, by arrival: grey waits in the queue, then prefill, then decode.",
-     "每个请求一行，按到达顺序排列：灰色是在队列里等待，然后是预填充，然后是解码。"},
+    {"One row per request, by arrival: grey waits in the queue, then prefill, then decode; "
+     "under each policy, the KV-cache blocks in use.",
+     "每个请求一行，按到达顺序排列：灰色是在队列里等待，然后是预填充，然后是解码；每种策略下面是正在使用的 KV 缓存块。"},
+    {"KV-cache blocks in use on replica 0; full height: %lld blocks (the most any policy held; the cache has %lld)",
+     "副本 0 上正在使用的 KV 缓存块；满高度是 %lld 块（各策略同时占用最多的时候；缓存共有 %lld 块）"},
     {"%s: %.0f tokens/s, end-to-end p50 %s, p99 %s, useful %.0f%%",
      "%s：每秒 %.0f 个 token，端到端 p50 %s，p99 %s，有效计算 %.0f%%"},
     {"logits",

@@ -27,8 +27,15 @@ void DrawServingView(ViewContext& ctx, const ScenarioSettings*) {
   const Color queued = theme.text_dim;
   const Color prefill = theme.PhaseColor(Phase::kForward);
   const Color decode = theme.PhaseColor(Phase::kBackward);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s",
-                     Tr("One row per request, by arrival: grey waits in the queue, then prefill, then decode."));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
+  ImGui::TextWrapped("%s",
+                     Tr("One row per request, by arrival: grey waits in the queue, then prefill, then decode; "
+                        "under each policy, the KV-cache blocks in use."));
+  ImGui::PopStyleColor();
+  // The KV strips share one scale: the most blocks any policy held at once on replica 0.
+  std::int64_t kv_peak = 0;
+  for (const ServingLane& lane : chart.lanes)
+    for (const auto& [t, blocks] : lane.kv_blocks) kv_peak = std::max(kv_peak, blocks);
   const std::string verdict = ServingVerdict(chart);
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -41,7 +48,9 @@ void DrawServingView(ViewContext& ctx, const ScenarioSettings*) {
                 lane.tokens_per_s, FormatRunTime(static_cast<TimeNs>(lane.e2e_p50_ns)).c_str(),
                 FormatRunTime(static_cast<TimeNs>(lane.e2e_p99_ns)).c_str(), 100 * lane.useful);
     const ImVec2 top = ImGui::GetCursorScreenPos();
-    const float chart_h = std::max(4.0f, lane_h - line_h - 4);
+    // Under the rows, a strip: replica 0's KV-cache blocks in use, filling and freeing.
+    const float kv_h = std::max(6.0f, 0.18f * (lane_h - line_h));
+    const float chart_h = std::max(4.0f, lane_h - line_h - 4 - kv_h - 2);
     const float row_h = chart_h / std::max<std::size_t>(lane.rows.size(), 1);
     list->AddRectFilled(top, ImVec2(top.x + avail.x - 4, top.y + chart_h), WithAlpha(theme.grid, 0.25f));
     for (std::size_t i = 0; i < lane.rows.size(); ++i) {
@@ -60,7 +69,24 @@ void DrawServingView(ViewContext& ctx, const ScenarioSettings*) {
     // Where this policy served its last token.
     const float end_x = top.x + static_cast<float>(lane.makespan_ns * ns_to_px);
     list->AddLine(ImVec2(end_x, top.y), ImVec2(end_x, top.y + chart_h), theme.path, 2.0f);
-    ImGui::Dummy(ImVec2(avail.x - 4, chart_h + 4));
+    const float kv_top = top.y + chart_h + 2;
+    list->AddRectFilled(ImVec2(top.x, kv_top), ImVec2(top.x + avail.x - 4, kv_top + kv_h), WithAlpha(theme.grid, 0.25f));
+    if (kv_peak > 0) {
+      for (std::size_t k = 0; k < lane.kv_blocks.size(); ++k) {
+        const TimeNs t0 = lane.kv_blocks[k].first;
+        const TimeNs t1 = k + 1 < lane.kv_blocks.size() ? lane.kv_blocks[k + 1].first : lane.makespan_ns;
+        const float fill = std::min(1.0f, static_cast<float>(lane.kv_blocks[k].second) /
+                                               static_cast<float>(kv_peak));
+        list->AddRectFilled(ImVec2(top.x + static_cast<float>(t0 * ns_to_px), kv_top + kv_h * (1 - fill)),
+                            ImVec2(top.x + static_cast<float>(std::max(t1, t0) * ns_to_px) + 1, kv_top + kv_h),
+                            theme.PhaseColor(Phase::kAllGather));
+      }
+    }
+    if (ImGui::IsMouseHoveringRect(ImVec2(top.x, kv_top), ImVec2(top.x + avail.x, kv_top + kv_h))) {
+      ImGui::SetTooltip(Tr("KV-cache blocks in use on replica 0; full height: %lld blocks (the most any policy held; the cache has %lld)"),
+                        static_cast<long long>(kv_peak), static_cast<long long>(chart.kv_blocks_per_replica));
+    }
+    ImGui::Dummy(ImVec2(avail.x - 4, chart_h + kv_h + 6));
   }
   if (!verdict.empty()) ImGui::TextWrapped("%s", verdict.c_str());
 }
