@@ -495,6 +495,22 @@ void Session::ResetRun() {
   cancel_ = false;
 }
 
+void Session::ShowFinishedRun(const Plan& plan, const Topology& topology, const std::vector<Event>& events,
+                              const std::string& title) {
+  // Through a trace file: the views then replay it as they replay any
+  // opened trace (the file is gone once read).
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("shardlab-run-" + std::to_string(::getpid()) + ".json")).string();
+  TraceInfo info;
+  info.title = title;
+  info.backend = "sim";
+  WriteChromeTraceFile(path, plan, topology, events, info);
+  std::string message;
+  const bool shown = OpenTrace(path, &message);
+  std::filesystem::remove(path);
+  if (!shown) throw Error(message, ErrorKind::kRuntime);
+}
+
 bool Session::ShowElasticJob(const ScenarioParams& params) {
   // The job writes and reads back real checkpoint files between parts of
   // its plan (engine/scenarios/elastic_scenario.h), so it runs here, whole,
@@ -507,16 +523,7 @@ bool Session::ShowElasticJob(const ScenarioParams& params) {
   const ElasticOutcome outcome = RunElastic(scenario, job, topology, faults);
   if (outcome.verdict.checked() && !outcome.verdict.correct())
     throw Error("the elastic job's final parameters: " + outcome.verdict.Text(), ErrorKind::kRuntime);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("shardlab-elastic-" + std::to_string(::getpid()) + ".json")).string();
-  TraceInfo info;
-  info.title = job.plan.name + " on " + scenario.topology + " (sim)";
-  info.backend = "sim";
-  WriteChromeTraceFile(path, job.plan, topology, outcome.events, info);
-  std::string message;
-  const bool shown = OpenTrace(path, &message);
-  std::filesystem::remove(path);
-  if (!shown) throw Error(message, ErrorKind::kRuntime);
+  ShowFinishedRun(job.plan, topology, outcome.events, job.plan.name + " on " + scenario.topology + " (sim)");
   run_scenario_ = "elastic";
   return true;
 }
@@ -529,16 +536,8 @@ bool Session::ShowInferenceRun(const ScenarioParams& params) {
   if (run->check.checked && !run->check.verdict.correct())
     throw Error("the inference run's logits: " + run->check.verdict.Text(), ErrorKind::kRuntime);
   if (!run->real_plan.ops.empty()) {
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("shardlab-inference-" + std::to_string(::getpid()) + ".json")).string();
-    TraceInfo info;
-    info.title = run->real_plan.name + " on " + scenario.topology + " (sim)";
-    info.backend = "sim";
-    WriteChromeTraceFile(path, run->real_plan, CachedTopology(scenario.topology), run->real_events, info);
-    std::string message;
-    const bool shown = OpenTrace(path, &message);
-    std::filesystem::remove(path);
-    if (!shown) throw Error(message, ErrorKind::kRuntime);
+    ShowFinishedRun(run->real_plan, CachedTopology(scenario.topology), run->real_events,
+                    run->real_plan.name + " on " + scenario.topology + " (sim)");
   } else {
     Cancel();
     ResetRun();

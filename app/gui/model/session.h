@@ -249,6 +249,10 @@ class Session {
   /// Runs the elastic job of `params` whole (it writes and reads real
   /// checkpoint files) and shows the trace it writes. Throws Error.
   bool ShowElasticJob(const ScenarioParams& params);
+  /// Shows a run that finished outside the session (elastic, inference's
+  /// real run) as an opened trace of it. Throws Error.
+  void ShowFinishedRun(const Plan& plan, const Topology& topology, const std::vector<Event>& events,
+                       const std::string& title);
   /// Serves the inference scenario of `params` with every batching policy
   /// on the same arrivals (timing only, milliseconds) after its real run
   /// (the first requests, every logit checked), shows the real run's trace
