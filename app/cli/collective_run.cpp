@@ -251,14 +251,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   // The model of this machine: the simulator on its physical GPUs, ranks
   // placed as the CUDA backend places them, HBM shared, ops issued in turn.
   Topology run_topology = std::move(prepared->topology);
-  if (setup.this_machine && setup.backend == "sim") {
-    const MachineRecord& machine = setup.this_machine->record;
-    options.rank_to_gpu = machine.rank_to_gpu;
-    options.shared_device_memory = true;
-    options.op_issue_ns = ModelOpIssueNs(machine);
-    options.graph_op_ns = ModelGraphOpNs(machine);
-    run_topology = setup.this_machine->machine;
-  }
+  if (setup.this_machine) ApplyThisMachine(*setup.this_machine, setup.backend, &options, &run_topology);
   Executor executor(CreateBackend(setup.backend), std::move(built), std::move(run_topology), options);
   const Plan& plan = executor.plan();
   out.steps = plan.num_steps;
