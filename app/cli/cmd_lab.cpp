@@ -23,6 +23,7 @@
 #include "engine/lab/lab_loader.h"
 #include "engine/lab/lab_scenario.h"
 #include "engine/lab/lab_translation.h"
+#include "engine/lab/lab_words.h"
 
 namespace shardlab::cli {
 namespace {
@@ -155,7 +156,7 @@ int RunGradeMain(const std::string& path, const ParsedArgs& args) {
 
 int KeyMain(const std::string& path, const std::string& lang) {
   const Lab lab = LoadOneLab(path, lang);
-  std::cout << "# Answer key for " << lab.id << " (" << lab.title << "), from fresh simulator runs\n"
+  std::cout << Fill(LabWordsFor(lab.lang).key_header, {{"id", lab.id}, {"title", lab.title}}) << "\n"
             << WriteLabAnswers(LabAnswerKey(lab));
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json.h"
 #include "engine/core/toml.h"
+#include "engine/lab/lab_words.h"
 
 namespace shardlab {
 namespace {
@@ -192,32 +193,39 @@ std::string GradebookJson(const LabGradebook& book) {
 }
 
 std::string FormatGradebook(const LabGradebook& book) {
+  const LabWords& words = LabWordsFor(book.lang);
   std::ostringstream out;
-  out << "Gradebook for " << book.lab_id << ": " << book.lab_title << "\n";
-  out << book.graded << (book.graded == 1 ? " student" : " students") << " graded";
-  if (book.failed > 0) out << ", " << book.failed << " answers " << (book.failed == 1 ? "file" : "files") << " failed";
+  out << Fill(words.gradebook_title, {{"id", book.lab_id}, {"title", book.lab_title}}) << "\n";
+  out << Fill(book.graded == 1 ? words.graded_one : words.graded_many, {{"n", std::to_string(book.graded)}});
+  if (book.failed > 0) {
+    out << Fill(book.failed == 1 ? words.failed_one : words.failed_many, {{"n", std::to_string(book.failed)}});
+  }
   out << "\n\n";
-  std::size_t width = 7;
-  for (const GradebookRow& row : book.rows) width = std::max(width, row.student.size());
-  out << std::left << std::setw(static_cast<int>(width) + 2) << "student" << "score\n";
+  // Columns line up by display width: a CJK character takes two columns.
+  std::size_t width = DisplayWidth(words.student_column);
+  for (const GradebookRow& row : book.rows) width = std::max(width, DisplayWidth(row.student));
+  out << PadTo(words.student_column, width + 2) << words.score_column << "\n";
   for (const GradebookRow& row : book.rows) {
-    out << std::left << std::setw(static_cast<int>(width) + 2) << row.student;
+    out << PadTo(row.student, width + 2);
     if (row.graded) {
       out << row.report.score << " / " << row.report.max_score << "\n";
     } else {
-      out << "not graded: " << row.error << "\n";
+      out << Fill(words.not_graded, {{"error", row.error}}) << "\n";
     }
   }
-  out << "\nShare correct per question:\n";
+  out << "\n" << words.share_heading << "\n";
   std::size_t qwidth = 8;
   for (const GradebookQuestion& q : book.questions) qwidth = std::max(qwidth, q.id.size());
   for (const GradebookQuestion& q : book.questions) {
-    out << "  " << std::left << std::setw(static_cast<int>(qwidth) + 2) << q.id << Share(q.share_correct)
-        << "  (" << q.correct << " of " << book.graded << ")\n";
+    out << "  " << PadTo(q.id, qwidth + 2) << Share(q.share_correct) << "  "
+        << Fill(words.share_count, {{"correct", std::to_string(q.correct)}, {"graded", std::to_string(book.graded)}})
+        << "\n";
   }
-  out << "\nMost students miss:";
-  if (book.most_missed.empty()) out << " none (every question: at least half right)";
-  for (std::size_t i = 0; i < book.most_missed.size(); ++i) out << (i == 0 ? " " : ", ") << book.most_missed[i];
+  out << "\n" << words.most_missed;
+  if (book.most_missed.empty()) out << words.most_missed_none;
+  for (std::size_t i = 0; i < book.most_missed.size(); ++i) {
+    out << (i == 0 ? "" : words.id_separator) << book.most_missed[i];
+  }
   out << "\n";
   return out.str();
 }

@@ -14,6 +14,7 @@
 #include "engine/core/json.h"
 #include "engine/core/toml.h"
 #include "engine/lab/formula.h"
+#include "engine/lab/lab_words.h"
 
 namespace shardlab {
 namespace {
@@ -237,7 +238,9 @@ LabAnswer ExpectedLabAnswer(const LabQuestion& question, const LabValues& values
 }
 
 LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
-                                 const LabValues& values, const LabAnswer* given) {
+                                 const LabValues& values, const LabAnswer* given,
+                                 const std::string& lang) {
+  const LabWords& words = LabWordsFor(lang);
   LabQuestionResult r;
   r.step_id = step.id;
   r.question_id = q.id;
@@ -260,35 +263,38 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
     }
     if (given == nullptr) {
       r.verdict = LabVerdict::kMissing;
-      r.feedback = "Not answered; expected " + r.expected_text + ".";
+      r.feedback = Fill(words.missing_number, {{"expected", r.expected_text}});
     } else {
       r.given_text = given->is_number ? TomlNumber(given->number) : given->text;
       double value = given->number;
       if (!given->is_number && !ParseNumberText(WithoutUnits(given->text, q.units), &value)) {
         r.verdict = LabVerdict::kInvalid;
-        r.feedback = "'" + given->text + "' is not a number" +
-                     (q.units.empty() ? "" : " (in " + q.units + ")") + "; expected " +
-                     r.expected_text + ".";
+        r.feedback = Fill(words.not_a_number,
+                          {{"given", given->text},
+                           {"in_units", q.units.empty() ? "" : Fill(words.in_units, {{"units", q.units}})},
+                           {"expected", r.expected_text}});
       } else {
         r.given = value;
         const double diff = value - r.expected;
         if (std::fabs(diff) <= r.tolerance) {
           r.verdict = LabVerdict::kCorrect;
           r.points = q.points;
-          r.feedback = "Correct: " + WithUnits(value, q.units) + " (expected " + r.expected_text + ").";
+          r.feedback = Fill(words.correct_number,
+                            {{"value", WithUnits(value, q.units)}, {"expected", r.expected_text}});
         } else {
           r.verdict = LabVerdict::kWrong;
           std::string how;
           if (r.expected != 0) {
-            how = Num(std::fabs(100 * diff / r.expected)) + "% " + (diff > 0 ? "high" : "low");
+            how = Fill(diff > 0 ? words.percent_high : words.percent_low,
+                       {{"percent", Num(std::fabs(100 * diff / r.expected))}});
           } else {
-            how = diff > 0 ? "too high" : "too low";
+            how = diff > 0 ? words.too_high : words.too_low;
           }
           if (r.expected != 0 && value != 0 && (value / r.expected >= 1.9 || r.expected / value >= 1.9)) {
-            how += " (a factor of " + Num(diff > 0 ? value / r.expected : r.expected / value) + ")";
+            how += Fill(words.factor, {{"factor", Num(diff > 0 ? value / r.expected : r.expected / value)}});
           }
-          r.feedback = how + ": you gave " + WithUnits(value, q.units) + ", expected " +
-                       r.expected_text + ".";
+          r.feedback = Fill(words.wrong_number,
+                            {{"how", how}, {"value", WithUnits(value, q.units)}, {"expected", r.expected_text}});
           const std::string& specific = diff > 0 ? q.feedback_high : q.feedback_low;
           AppendSentence(&r.feedback, specific.empty() ? q.feedback : specific);
         }
@@ -298,7 +304,7 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
     r.expected_text = CorrectOption(q, values);
     if (given == nullptr) {
       r.verdict = LabVerdict::kMissing;
-      r.feedback = "Not answered; the answer is '" + r.expected_text + "'.";
+      r.feedback = Fill(words.missing_option, {{"expected", r.expected_text}});
     } else {
       r.given_text = given->is_number ? TomlNumber(given->number) : given->text;
       const std::string typed = Lower(Trim(r.given_text));
@@ -313,17 +319,17 @@ LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& q,
       }
       if (match == q.options.end()) {
         std::string list;
-        for (const std::string& o : q.options) list += (list.empty() ? "" : ", ") + o;
+        for (const std::string& o : q.options) list += (list.empty() ? "" : words.list_separator) + o;
         r.verdict = LabVerdict::kInvalid;
-        r.feedback = "'" + r.given_text + "' is not one of the options (" + list +
-                     "); the answer is '" + r.expected_text + "'.";
+        r.feedback = Fill(words.not_an_option,
+                          {{"given", r.given_text}, {"options", list}, {"expected", r.expected_text}});
       } else if (*match == r.expected_text) {
         r.verdict = LabVerdict::kCorrect;
         r.points = q.points;
-        r.feedback = "Correct: " + r.expected_text + ".";
+        r.feedback = Fill(words.correct_option, {{"expected", r.expected_text}});
       } else {
         r.verdict = LabVerdict::kWrong;
-        r.feedback = "You chose '" + *match + "'; the answer is '" + r.expected_text + "'.";
+        r.feedback = Fill(words.wrong_option, {{"given", *match}, {"expected", r.expected_text}});
         AppendSentence(&r.feedback, q.feedback);
       }
     }
@@ -367,7 +373,7 @@ LabGradeReport GradeLab(const Lab& lab, const LabAnswers& answers,
     const LabValues& values = run.values;
     for (const std::string& s : run.summaries) report.run_summaries.push_back(step.id + ": " + s);
     for (const LabQuestion& q : step.questions) {
-      LabQuestionResult r = CheckLabAnswer(step, q, values, answers.Find(q.id));
+      LabQuestionResult r = CheckLabAnswer(step, q, values, answers.Find(q.id), lab.lang);
       report.score += r.points;
       report.max_score += r.max_points;
       report.results.push_back(std::move(r));
@@ -392,31 +398,38 @@ LabAnswers LabAnswerKey(const Lab& lab) {
 }
 
 std::string FormatLabReport(const LabGradeReport& report) {
+  const LabWords& words = LabWordsFor(report.lang);
   std::ostringstream out;
-  out << "Lab " << report.lab_id << ": " << report.lab_title << "\n";
-  if (!report.student.empty()) out << "Student: " << report.student << "\n";
+  out << Fill(words.report_title, {{"id", report.lab_id}, {"title", report.lab_title}}) << "\n";
+  if (!report.student.empty()) out << Fill(words.student, {{"student", report.student}}) << "\n";
   if (!report.run_summaries.empty()) {
-    out << "Runs (simulator):\n";
+    out << words.runs << "\n";
     for (const std::string& s : report.run_summaries) out << "  " << s << "\n";
   }
   out << "\n";
   int n = 0;
   for (const LabQuestionResult& r : report.results) {
     ++n;
-    out << "[" << n << "] " << r.question_id << " (step " << r.step_id << ")  "
-        << LabVerdictName(r.verdict) << "  " << r.points << "/" << r.max_points << "\n";
+    out << Fill(words.question_line, {{"n", std::to_string(n)},
+                                      {"id", r.question_id},
+                                      {"step", r.step_id},
+                                      {"verdict", VerdictWord(words, r.verdict)},
+                                      {"points", std::to_string(r.points)},
+                                      {"max", std::to_string(r.max_points)}})
+        << "\n";
     out << "    " << r.prompt << "\n";
-    out << "    expected: " << r.expected_text << "\n";
-    out << "    given:    " << (r.given_text.empty() ? "(none)" : r.given_text) << "\n";
+    out << "    " << words.expected << r.expected_text << "\n";
+    out << "    " << words.given << (r.given_text.empty() ? words.none : r.given_text) << "\n";
     std::istringstream lines(r.feedback);
     std::string line;
     while (std::getline(lines, line)) out << "    " << line << "\n";
     out << "\n";
   }
   for (const std::string& id : report.unknown_answers) {
-    out << "Unknown answer '" << id << "': no question of this lab has that id (not graded)\n";
+    out << Fill(words.unknown_answer, {{"id", id}}) << "\n";
   }
-  out << "Score: " << report.score << " / " << report.max_score << "\n";
+  out << Fill(words.score, {{"score", std::to_string(report.score)}, {"max", std::to_string(report.max_score)}})
+      << "\n";
   return out.str();
 }
 

@@ -80,8 +80,11 @@ struct LabQuestionResult {
 /// with the values of its step (RunLabStep, or LabParamValues for a
 /// question that needs no run). Throws Error(kRuntime) when the lab's own
 /// formula cannot be evaluated (e.g. division by zero on these values).
+/// The feedback's own words are in `lang` (lab_words.h; the lab's text is
+/// already in its language), the verdict and points the same in every one.
 LabQuestionResult CheckLabAnswer(const LabStep& step, const LabQuestion& question,
-                                 const LabValues& values, const LabAnswer* given);
+                                 const LabValues& values, const LabAnswer* given,
+                                 const std::string& lang = "en");
 
 /// True when checking `question` needs the step's run (a measured quantity,
 /// or a formula that reads one); false when the step's parameters suffice

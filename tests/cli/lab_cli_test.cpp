@@ -197,14 +197,18 @@ TEST(LabCli, PrintsTheLabsInTheLanguageAskedForOrTheLocales) {
   EXPECT_NE(en.out.find("Ring all-reduce, step by step"), std::string::npos) << en.out;
   EXPECT_NE(zh_all.out.find("环形 All-Reduce，一步一步"), std::string::npos) << zh_all.out;
 
-  // A Chinese report: the lab's own text in Chinese, the same score.
+  // A Chinese report: the lab's own text and the grader's words in Chinese, the same score.
   const auto report =
       RunCli({"lab", "run", kLabs + "/04-pipeline-bubbles", "--answers", kStudent, "--lang", "zh-CN"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_NE(report.out.find("Lab 04-pipeline-bubbles: 流水线气泡：GPipe、1F1B 与交错式 1F1B"),
+  EXPECT_NE(report.out.find("实验 04-pipeline-bubbles：流水线气泡：GPipe、1F1B 与交错式 1F1B"),
             std::string::npos)
       << report.out;
-  EXPECT_NE(report.out.find("Score: 13 / 17"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("得分：13 / 17"), std::string::npos) << report.out;
+  EXPECT_EQ(report.out.find("Score:"), std::string::npos) << report.out;
+  // The key's first line too.
+  const auto key = RunCli({"lab", "key", kLabs + "/04-pipeline-bubbles", "--lang", "zh-CN"});
+  EXPECT_EQ(key.out.rfind("# 04-pipeline-bubbles（流水线气泡", 0), 0u) << key.out;
 }
 
 TEST(LabCli, GradesAClassFolderAndReportsTheBadFileWithoutStopping) {

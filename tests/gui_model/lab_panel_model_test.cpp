@@ -448,6 +448,17 @@ TEST(LabPanelModel, ShowsALabInChinese) {
   EXPECT_TRUE(Contains(model.lab().steps[0].text, "环形 All-Reduce 把工作平摊开")) << model.lab().steps[0].text;
   EXPECT_EQ(model.lab().steps[1].questions[0].prompt, "在 8 块 GPU 上，环形 All-Reduce 一共要走多少个逻辑步？");
   EXPECT_EQ(model.lab().steps[1].questions[0].expected, "2*(ranks-1)");
+
+  // The panel's own words around a wrong answer are Chinese too (lab_words.h).
+  model.Next();
+  ASSERT_TRUE(model.SetAnswer("steps", "7"));
+  ASSERT_TRUE(model.Check("steps").has_value()) << model.error();
+  const std::string feedback = model.SavedAnswer("steps")->feedback;
+  EXPECT_EQ(feedback.rfind("偏低（比期望值低 50%", 0), 0u) << feedback;
+  EXPECT_FALSE(Contains(feedback, "Too low")) << feedback;
+  ASSERT_TRUE(model.SetAnswer("steps", "seven"));
+  ASSERT_TRUE(model.Check("steps").has_value()) << model.error();
+  EXPECT_EQ(model.SavedAnswer("steps")->feedback, "“seven”不是一个数。") << model.SavedAnswer("steps")->feedback;
 }
 
 }  // namespace

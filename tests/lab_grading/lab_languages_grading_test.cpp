@@ -191,9 +191,15 @@ TEST(LabGradebook, AQuestionHalfTheClassGetsIsNotMissedByMost) {
   // only (1 of 2, half); the three measured questions: neither.
   EXPECT_EQ(book.most_missed, (std::vector<std::string>{"time_measured", "busbw", "seed_measured"}));
   for (const GradebookQuestion& q : book.questions) {
-    if (q.id == "chunk_bytes") EXPECT_DOUBLE_EQ(q.share_correct, 0.5);
-    if (q.id == "steps") EXPECT_EQ(q.answered, 2);
-    if (q.id == "busbw") EXPECT_EQ(q.answered, 0);
+    if (q.id == "chunk_bytes") {
+      EXPECT_DOUBLE_EQ(q.share_correct, 0.5);
+    }
+    if (q.id == "steps") {
+      EXPECT_EQ(q.answered, 2);
+    }
+    if (q.id == "busbw") {
+      EXPECT_EQ(q.answered, 0);
+    }
   }
 }
 

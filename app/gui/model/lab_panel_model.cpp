@@ -14,6 +14,7 @@
 #include "engine/lab/formula.h"
 #include "engine/lab/lab_loader.h"
 #include "engine/lab/lab_translation.h"
+#include "engine/lab/lab_words.h"
 
 namespace shardlab::gui {
 
@@ -86,33 +87,34 @@ void Append(std::string* text, const std::string& sentence) {
 /// instructor, a wrong answer does not give the expected value away: the
 /// student learns the direction and how far off, and may try again (or
 /// ask for the answer).
-std::string PanelFeedback(const LabQuestion& q, const LabQuestionResult& r) {
+std::string PanelFeedback(const LabQuestion& q, const LabQuestionResult& r, const std::string& lang) {
+  const LabWords& words = LabWordsFor(lang);
   std::string text;
   switch (r.verdict) {
     case LabVerdict::kCorrect: text = r.feedback; return text;  // names the expected value: fine now
-    case LabVerdict::kMissing: return "Type an answer first.";
+    case LabVerdict::kMissing: return words.panel_type_first;
     case LabVerdict::kInvalid:
-      text = q.kind == LabQuestionKind::kNumber ? "'" + r.given_text + "' is not a number" +
-                                                      (q.units.empty() ? "." : " (the units, " + q.units +
-                                                                                   ", are already given).")
-                                                : "'" + r.given_text + "' is not one of the options.";
-      return text;
+      if (q.kind != LabQuestionKind::kNumber) return Fill(words.panel_not_an_option, {{"given", r.given_text}});
+      return q.units.empty() ? Fill(words.panel_not_a_number, {{"given", r.given_text}})
+                             : Fill(words.panel_not_a_number_units, {{"given", r.given_text}, {"units", q.units}});
     case LabVerdict::kWrong: break;
   }
   if (q.kind == LabQuestionKind::kNumber) {
     const bool high = r.given > r.expected;
-    text = high ? "Too high" : "Too low";
+    text = high ? words.panel_too_high : words.panel_too_low;
     if (r.expected != 0) {
-      text += " (" + Short(std::fabs(100.0 * (r.given - r.expected) / r.expected)) + "% " +
-              (high ? "above" : "below") + " the expected value";
-      if (q.tolerance > 0) text += "; within " + Short(100.0 * q.tolerance) + "% counts";
-      text += ")";
+      text += words.panel_open +
+              Fill(high ? words.panel_above : words.panel_below,
+                   {{"percent", Short(std::fabs(100.0 * (r.given - r.expected) / r.expected))}});
+      if (q.tolerance > 0) text += Fill(words.panel_within, {{"percent", Short(100.0 * q.tolerance)}});
+      text += words.panel_close;
+    } else {
+      text += words.panel_end;
     }
-    text += ".";
     const std::string& specific = high ? q.feedback_high : q.feedback_low;
     Append(&text, specific.empty() ? q.feedback : specific);
   } else {
-    text = "Not '" + r.given_text + "'.";
+    text = Fill(words.panel_not_option_given, {{"given", r.given_text}});
     Append(&text, q.feedback);
   }
   return text;
@@ -385,7 +387,7 @@ std::optional<LabQuestionResult> LabPanelModel::Check(const std::string& questio
   }
   LabQuestionResult result;
   try {
-    result = CheckLabAnswer(question_step, *question, values, &given);
+    result = CheckLabAnswer(question_step, *question, values, &given, lab().lang);
   } catch (const Error& e) {
     error_ = "the lab cannot grade '" + question_id + "': " + e.what();
     return std::nullopt;
@@ -398,7 +400,7 @@ std::optional<LabQuestionResult> LabPanelModel::Check(const std::string& questio
   saved.checked = true;
   saved.verdict = LabVerdictName(result.verdict);
   saved.expected = result.expected_text;
-  saved.feedback = PanelFeedback(*question, result);
+  saved.feedback = PanelFeedback(*question, result, lab().lang);
   progress_.SetAnswer(std::move(saved));
 
   bool all_correct = true;
