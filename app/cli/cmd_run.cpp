@@ -318,12 +318,9 @@ int RunMain(std::span<const std::string> words) {
     model_machine = model.record.Describe();
     RunOptions options;
     options.timing_only = true;
-    options.rank_to_gpu = model.record.rank_to_gpu;
-    options.shared_device_memory = true;
     MachineRecord modelled = model.record;
     if (setup.backend == "cuda" && !args.Has("issue")) modelled.issue = CudaIssueMode();  // as this run did
-    options.op_issue_ns = ModelOpIssueNs(modelled);
-    options.graph_op_ns = ModelGraphOpNs(modelled);
+    ApplyMachineModel(modelled, &options);
     Executor sim(CreateBackend("sim"), *kept_plan, model.machine, options);
     VectorSink model_events;
     sim.RunToEnd(model_events);

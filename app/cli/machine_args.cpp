@@ -99,10 +99,7 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
     }
     record.how += "; --issue " + record.issue;
   }
-  record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
-  out.machine = BuildMachineTopology(record, out.detected ? &*out.detected : nullptr);
-  out.plan_topology = ranks > record.gpus ? VirtualDeviceTopology(record, ranks) : out.machine;
-  return out;
+  return BuildMachineModel(std::move(record), ranks, std::move(out.detected));
 }
 
 std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path) {
@@ -145,11 +142,7 @@ std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology) {
   if (backend != "sim") return;
-  options->rank_to_gpu = machine.record.rank_to_gpu;
-  options->shared_device_memory = true;
-  options->op_issue_ns = ModelOpIssueNs(machine.record);
-  options->graph_op_ns = ModelGraphOpNs(machine.record);
-  *run_topology = machine.machine;
+  ApplyMachineModel(machine, options, run_topology);
 }
 
 std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& machine, const std::string& backend,

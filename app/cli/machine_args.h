@@ -9,17 +9,15 @@
 
 #include "app/common/args.h"
 #include "engine/run/backend.h"
+#include "engine/run/machine_model.h"
 #include "engine/topology/detect.h"
 #include "engine/topology/this_machine.h"
 
 namespace shardlab::cli {
 
-struct ThisMachine {
-  MachineRecord record;               // placement filled for `ranks`
-  std::optional<DetectedMachine> detected;
-  Topology machine;                   // the physical GPUs
-  Topology plan_topology;             // what the plan is built on (one GPU per rank)
-};
+/// The model itself (placement, topologies, run options) is the engine's
+/// (engine/run/machine_model.h); this file finds its record from the flags.
+using ThisMachine = MachineModel;
 
 /// The flags --gpus, --machine-from and --issue.
 void AddMachineFlags(std::vector<FlagSpec>& flags);
@@ -42,9 +40,9 @@ void AddThisMachineRunFlags(std::vector<FlagSpec>& flags);
 /// and machine flags are then refused, naming the flag).
 std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::string& topology, int ranks);
 
-/// On the simulator, runs the model of the machine: the placement, shared
-/// HBM and the issue costs into *options, the machine's GPUs into
-/// *run_topology. A real backend runs as it is.
+/// On the simulator, runs the model of the machine (ApplyMachineModel): the
+/// placement, shared HBM and the issue costs into *options, the machine's
+/// GPUs into *run_topology. A real backend runs as it is.
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology);
 
