@@ -1,0 +1,157 @@
+#include "engine/compare/model_trace.h"
+
+#include <utility>
+
+#include "engine/core/error.h"
+#include "engine/io/trace_reader.h"
+#include "engine/run/executor.h"
+#include "engine/run/machine_model.h"
+#include "engine/run/vector_sink.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/scenario_spec.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
+
+namespace shardlab {
+
+std::string ScenarioSettings::Text() const {
+  std::string out = scenario;
+  for (const auto& [name, value] : params) out += " " + name + "=" + value;
+  return out;
+}
+
+bool ScenarioRebuildsPlan(std::string_view scenario) {
+  return scenario == "collective" || scenario == "pipeline" || scenario == "tp" || scenario == "zero";
+}
+
+namespace {
+
+constexpr const char* kRebuildable = "collective, pipeline, tp or zero";
+
+ScenarioParams ParamsOf(const ScenarioSettings& settings) {
+  const ScenarioSpec* spec = FindScenario(settings.scenario);
+  if (spec == nullptr || !ScenarioRebuildsPlan(settings.scenario)) {
+    throw Error("scenario '" + settings.scenario + "': a plan is rebuilt only for " + kRebuildable,
+                ErrorKind::kInvalidInput);
+  }
+  ScenarioParams params(*spec);
+  for (const auto& [name, value] : settings.params) params.Set(name, value);
+  return params;
+}
+
+}  // namespace
+
+ScenarioSettings ParseScenarioSettings(std::string_view text) {
+  ScenarioSettings out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+    if (pos >= text.size()) break;
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string word(text.substr(pos, end - pos));
+    pos = end;
+    if (out.scenario.empty()) {
+      if (word.find('=') != std::string::npos) {
+        throw Error("'" + word + "': the settings start with the scenario's name (" + kRebuildable + ")",
+                    ErrorKind::kInvalidInput);
+      }
+      out.scenario = word;
+      continue;
+    }
+    const std::size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == word.size()) {
+      throw Error("'" + word + "': expected NAME=VALUE", ErrorKind::kInvalidInput);
+    }
+    out.params.emplace_back(word.substr(0, eq), word.substr(eq + 1));
+  }
+  if (out.scenario.empty()) {
+    throw Error("no scenario: write 'NAME key=value ...' (NAME: " + std::string(kRebuildable) + ")",
+                ErrorKind::kInvalidInput);
+  }
+  ParamsOf(out);  // checks the name and every value
+  return out;
+}
+
+Plan BuildScenarioPlan(const ScenarioSettings& settings) {
+  const ScenarioParams params = ParamsOf(settings);
+  if (settings.scenario == "collective") {
+    CollectiveScenario sc = CollectiveFromParams(params);
+    sc.backend = "sim";
+    return std::move(PrepareCollective(sc)->plan);
+  }
+  if (settings.scenario == "pipeline") {
+    PipelineScenario sc = PipelineFromParams(params);
+    sc.backend = "sim";
+    return std::move(PreparePipeline(sc)->pipeline.plan);
+  }
+  if (settings.scenario == "tp") {
+    TpScenario sc = TpFromParams(params);
+    sc.backend = "sim";
+    return std::move(PrepareTp(sc)->layer.plan);
+  }
+  ZeroScenario sc = ZeroFromParams(params);
+  sc.backend = "sim";
+  return std::move(PrepareZero(sc)->zero.plan);
+}
+
+TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options) {
+  const std::string& file = trace.source;
+  if (trace.clock == "simulated") {
+    throw Error(file + ": a simulated run (clock 'simulated'); the model is compared with a measured one",
+                ErrorKind::kInvalidInput);
+  }
+  TraceModel out;
+  // The machine: as recorded, else assumed from a profile.
+  MachineRecord record;
+  if (trace.machine) {
+    record = *trace.machine;
+    record.how = "recorded in " + file + (record.how.empty() ? "" : ": " + record.how);
+    if (options.profile) {
+      record.profile = options.profile;
+      record.how += "; rates from " + options.profile_source;
+    } else if (!record.profile) {
+      throw Error(file + " records its machine (" + record.Describe() +
+                      ") but not its GPU's rates; give the device profile 'calibrate' measured there",
+                  ErrorKind::kInvalidInput);
+    }
+  } else {
+    if (!options.profile) {
+      throw Error(file + " does not record the machine it ran on (written before ShardLab recorded it); "
+                  "give the device profile of its GPU and the GPU count (default 1)",
+                  ErrorKind::kInvalidInput);
+    }
+    const int gpus = options.gpus > 0 ? options.gpus : 1;
+    record = MachineFromProfile(*options.profile, gpus, "");
+    record.how = "not recorded in " + file + ": assumed " + std::to_string(gpus) + " GPU" +
+                 (gpus == 1 ? "" : "s") + " of " + options.profile_source;
+  }
+  if (!options.issue.empty()) {
+    record.issue = CheckIssueMode(options.issue);
+    record.how += "; issue " + record.issue;
+  }
+  // The plan: rebuilt from the settings.
+  if (!options.scenario) {
+    throw Error(file + " records the plan's name ('" + trace.plan.name +
+                    "'), not its settings; give the scenario's settings ('NAME key=value ...')",
+                ErrorKind::kInvalidInput);
+  }
+  out.scenario = *options.scenario;
+  Plan plan = BuildScenarioPlan(out.scenario);
+  out.measured = RunFromTrace(trace);
+  const MachineModel machine = BuildMachineModel(record, plan.num_ranks);
+  out.machine = machine.record;
+  RunOptions run_options;
+  run_options.timing_only = true;
+  Topology topology;
+  ApplyMachineModel(machine, &run_options, &topology);
+  Executor sim(CreateBackend("sim"), std::move(plan), std::move(topology), run_options);
+  VectorSink events;
+  sim.RunToEnd(events);
+  out.model = RunFromEvents(sim.plan(), events.events, "model of " + machine.record.Describe(), "sim");
+  out.comparison = CompareRuns(out.measured, out.model);
+  return out;
+}
+
+}  // namespace shardlab
