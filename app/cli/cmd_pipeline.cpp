@@ -277,6 +277,7 @@ int PipelineMain(std::span<const std::string> words) {
     throw FieldErrorAsFlagError(e, args, kFieldFlags);
   }
   if (args.Has("trace")) CheckTracePath(args, trace_path);
+  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
 
   std::ostream& out = std::cout;
   const PipelineParams& params = prepared->pipeline.params;
@@ -328,6 +329,7 @@ int PipelineMain(std::span<const std::string> words) {
           << " bounds the step: its ops hold the most time on the path)\n";
     }
   }
+  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;
 }

@@ -323,6 +323,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     throw TpFlagError(e, args);
   }
   if (args.Has("trace")) CheckTracePath(args, trace_path);
+  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
 
   std::ostream& out = std::cout;
   const TpScenario& sc = prepared->scenario;
@@ -365,6 +366,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     PrintText(out, *prepared, s, estimate, trace_path);
     out << DescribeIterations(iterations);
   }
+  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;
 }

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "app/common/args.h"
+#include "engine/core/event.h"
+#include "engine/plan/plan.h"
 #include "engine/run/backend.h"
 #include "engine/run/machine_model.h"
 #include "engine/topology/detect.h"
@@ -45,6 +48,17 @@ std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::
 /// GPUs into *run_topology. A real backend runs as it is.
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology);
+
+/// `--compare sim` of a training command (run pipeline, tp-*, zero): only
+/// "sim", only on a real backend, not with --json. Returns whether asked.
+bool CompareModelRequested(const ParsedArgs& args, const std::string& backend);
+
+/// After a real run of `plan`: the simulator's run of it on the model of
+/// this machine (`machine` under --topology this, else from the machine
+/// flags, for `ranks` ranks), compared op by op; the text block printed
+/// after the run's result.
+std::string CompareRunWithModel(const ParsedArgs& args, const std::optional<ThisMachine>& machine, const Plan& plan,
+                                std::span<const Event> events, const std::string& backend, int ranks);
 
 /// What a training command's trace records of its machine: the model's,
 /// or, for a CUDA run, the detected GPUs (with how the run issued its ops).

@@ -40,6 +40,18 @@ ScenarioParams ParamsOf(const ScenarioSettings& settings) {
   return params;
 }
 
+/// The plan on the simulator for the model of `machine`, timing only.
+RunRecord RunOnMachineModel(const Plan& plan, const MachineModel& machine) {
+  RunOptions run_options;
+  run_options.timing_only = true;
+  Topology topology;
+  ApplyMachineModel(machine, &run_options, &topology);
+  Executor sim(CreateBackend("sim"), plan, std::move(topology), run_options);
+  VectorSink events;
+  sim.RunToEnd(events);
+  return RunFromEvents(sim.plan(), events.events, "model of " + machine.record.Describe(), "sim");
+}
+
 }  // namespace
 
 ScenarioSettings ParseScenarioSettings(std::string_view text) {
@@ -142,16 +154,17 @@ TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options
   out.measured = RunFromTrace(trace);
   const MachineModel machine = BuildMachineModel(record, plan.num_ranks);
   out.machine = machine.record;
-  RunOptions run_options;
-  run_options.timing_only = true;
-  Topology topology;
-  ApplyMachineModel(machine, &run_options, &topology);
-  Executor sim(CreateBackend("sim"), std::move(plan), std::move(topology), run_options);
-  VectorSink events;
-  sim.RunToEnd(events);
-  out.model = RunFromEvents(sim.plan(), events.events, "model of " + machine.record.Describe(), "sim");
+  out.model = RunOnMachineModel(plan, machine);
   out.comparison = CompareRuns(out.measured, out.model);
   return out;
+}
+
+Comparison CompareWithMachineModel(const Plan& plan, std::span<const Event> measured, const std::string& backend,
+                                   const MachineModel& machine, RunRecord* model_run) {
+  RunRecord model = RunOnMachineModel(plan, machine);
+  Comparison c = CompareRuns(RunFromEvents(plan, measured, "this run", backend), model);
+  if (model_run != nullptr) *model_run = std::move(model);
+  return c;
 }
 
 }  // namespace shardlab

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "engine/compare/compare.h"
+#include "engine/run/machine_model.h"
 #include "engine/topology/this_machine.h"
 
 namespace shardlab {
@@ -87,5 +88,12 @@ struct TraceModel {
 /// sentence when something the model needs is missing (the machine, its
 /// rates, the scenario) or the rebuilt plan is not the one measured.
 TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options);
+
+/// A live measured run of `plan` (its events index plan.ops) against the
+/// simulator's run of the same plan on `machine` (timing only): what
+/// `run ... --backend cuda --compare sim` prints. `model_run`, when given,
+/// receives the model's run.
+Comparison CompareWithMachineModel(const Plan& plan, std::span<const Event> measured, const std::string& backend,
+                                   const MachineModel& machine, RunRecord* model_run = nullptr);
 
 }  // namespace shardlab
