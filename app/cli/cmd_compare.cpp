@@ -1,7 +1,7 @@
 // `shardlab-cli compare A.json B.json`: two runs of one plan (traces that
 // `run --trace` wrote, on any backend) side by side: per phase, step and
 // stage, the totals, and the biggest cause of the gap in words
-// (engine/compare/compare.h). `compare TRACE --model SETTINGS`: one
+// (engine/compare/compare.h). `compare TRACE --model [--settings S]`: one
 // measured trace against the simulator's model of the machine that ran it
 // (engine/compare/model_trace.h).
 #include <iostream>
@@ -21,7 +21,7 @@ const CommandSpec& CompareSpec() {
     s.name = "compare";
     s.summary = "two runs of one plan side by side: per phase, step and op, and why they differ";
     s.usage = "compare A.json B.json [--json] [--ops]\n"
-              "       compare TRACE.json --model 'SCENARIO key=value ...' [--device-profile FILE] [--gpus N] [--issue MODE]";
+              "       compare TRACE.json --model [--settings 'SCENARIO key=value ...'] [--device-profile FILE] [--gpus N] [--issue MODE]";
     s.description =
         "Reads two traces that 'run ... --trace FILE' wrote (e.g. one measured on a GPU and one\n"
         "simulated) and compares them op by op. They must be runs of one plan: the same ops by\n"
@@ -35,14 +35,16 @@ const CommandSpec& CompareSpec() {
         "With --model, one measured trace is compared with the simulator's model of the\n"
         "machine that ran it (the GPUs it recorded, ranks as virtual devices sharing a GPU's\n"
         "HBM, the profile's rates and issue costs): the plan is rebuilt from the scenario's\n"
-        "settings, e.g. 'pipeline schedule=1f1b stages=4 microbatches=8' (parameter names as\n"
-        "lab files write them; collective, pipeline, tp or zero) and must be the plan measured.\n"
-        "A trace that records no machine, or no rates, needs --device-profile (and --gpus).";
+        "settings the trace records (run --trace writes them), or from --settings, e.g.\n"
+        "'pipeline schedule=1f1b stages=4 microbatches=8' (parameter names as lab files write\n"
+        "them; collective, pipeline, tp or zero), and must be the plan measured. A trace that\n"
+        "records no machine, or no rates, needs --device-profile (and --gpus).";
     s.flags = {
         {"json", 0, "", "print the comparison as JSON"},
         {"ops", 0, "", "with --json: every op's times and error too"},
-        {"model", 0, "SETTINGS", "compare TRACE with the simulator's model of its machine, the plan "
-                                 "rebuilt from SETTINGS ('pipeline stages=4 ...')"},
+        {"model", 0, "", "compare one TRACE with the simulator's model of the machine that ran it"},
+        {"settings", 0, "SETTINGS", "with --model: the trace's scenario and settings ('pipeline stages=4 "
+                                    "...'), for a trace that does not record them"},
         {"device-profile", 0, "FILE", "with --model: the GPU's rates, when the trace records none"},
         {"gpus", 0, "N", "with --model, for a trace that records no machine: N GPUs of "
                          "--device-profile (default 1)"},
@@ -53,7 +55,7 @@ const CommandSpec& CompareSpec() {
     s.examples =
         "  shardlab-cli compare tests/data/traces/h200-ring8-64M.json sim.json\n"
         "  shardlab-cli compare measured.json sim.json --json --ops\n"
-        "  shardlab-cli compare tests/data/traces/h200-1f1b.json --model 'pipeline width=1024 batch=128' \\\n"
+        "  shardlab-cli compare tests/data/traces/h200-1f1b.json --model --settings 'pipeline width=1024 batch=128' \\\n"
         "      --device-profile tests/data/traces/h200.toml\n";
     return s;
   }();
@@ -80,7 +82,7 @@ int CompareWithModel(const ParsedArgs& args) {
   TraceModelOptions options;
   TraceModel model;
   try {
-    options.scenario = ParseScenarioSettings(args.Get("model"));
+    if (args.Has("settings")) options.scenario = ParsePlanSettings(args.Get("settings"));
     if (args.Has("device-profile")) {
       options.profile_source = args.Get("device-profile");
       options.profile = LoadDeviceProfile(options.profile_source);
@@ -113,7 +115,7 @@ int CompareMain(std::span<const std::string> words) {
     return 0;
   }
   if (args.Has("model")) return CompareWithModel(args);
-  for (const char* flag : {"device-profile", "gpus", "issue"}) {
+  for (const char* flag : {"settings", "device-profile", "gpus", "issue"}) {
     if (args.Has(flag)) throw UsageError(args.Spelling(flag) + ": only with --model");
   }
   if (args.positionals().size() != 2) {

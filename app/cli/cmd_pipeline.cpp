@@ -310,7 +310,8 @@ int PipelineMain(std::span<const std::string> words) {
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
                   prepared->scenario.backend, {}, executor.backend().host_lane(),
-                  TraceMachine(machine, prepared->scenario.backend, params.shape.stages));
+                  TraceMachine(machine, prepared->scenario.backend, params.shape.stages),
+                  PlanSettingsText(ParamsFromArgs(ScenarioSpecOf("pipeline"), args)));
   }
   std::optional<CriticalPath> critical;
   if (args.Has("critical-path")) {

@@ -262,6 +262,9 @@ int RunMain(std::span<const std::string> words) {
       TraceInfo info;
       info.host_lane = host_lane;
       info.title = TraceTitle(setup, size_bytes);
+      ScenarioParams settings = ParamsFromArgs(ScenarioSpecOf("collective"), args);
+      settings.Set("kind", CollectiveKindName(setup.kind));
+      info.plan_settings = PlanSettingsText(settings);
       info.backend = setup.backend;
       info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));
       std::iota(info.rank_to_gpu.begin(), info.rank_to_gpu.end(), 0);

@@ -297,6 +297,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
 
   std::unique_ptr<PreparedTp> prepared;
   std::optional<ThisMachine> machine;  // --topology this
+  std::string plan_settings;           // for the trace
   try {
     if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
       throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
@@ -305,6 +306,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     }
     ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("tp"), args);
     params.Set("layer", TpLayerKindName(kind));
+    plan_settings = PlanSettingsText(params);
     TpScenario scenario = TpFromParams(params);
     // A flag the layer has no use for is a mistake, not a no-op.
     if (!scenario.layer.has_attention() && args.Has("heads")) {
@@ -356,7 +358,8 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   const TpEstimate estimate = Estimate(*prepared, s.metrics);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane(), TraceMachine(machine, sc.backend, c.tp));
+                  sc.backend, {}, executor.backend().host_lane(), TraceMachine(machine, sc.backend, c.tp),
+                  plan_settings);
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);

@@ -550,7 +550,8 @@ int ZeroRunMain(std::span<const std::string> words) {
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
                   sc.backend, {}, executor.backend().host_lane(),
-                  TraceMachine(machine, sc.backend, sc.params.ranks));
+                  TraceMachine(machine, sc.backend, sc.params.ranks),
+                  PlanSettingsText(ParamsFromArgs(ScenarioSpecOf("zero"), args)));
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);

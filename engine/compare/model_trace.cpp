@@ -15,7 +15,7 @@
 
 namespace shardlab {
 
-std::string ScenarioSettings::Text() const {
+std::string PlanSettings::Text() const {
   std::string out = scenario;
   for (const auto& [name, value] : params) out += " " + name + "=" + value;
   return out;
@@ -29,7 +29,7 @@ namespace {
 
 constexpr const char* kRebuildable = "collective, pipeline, tp or zero";
 
-ScenarioParams ParamsOf(const ScenarioSettings& settings) {
+ScenarioParams ParamsOf(const PlanSettings& settings) {
   const ScenarioSpec* spec = FindScenario(settings.scenario);
   if (spec == nullptr || !ScenarioRebuildsPlan(settings.scenario)) {
     throw Error("scenario '" + settings.scenario + "': a plan is rebuilt only for " + kRebuildable,
@@ -54,8 +54,8 @@ RunRecord RunOnMachineModel(const Plan& plan, const MachineModel& machine) {
 
 }  // namespace
 
-ScenarioSettings ParseScenarioSettings(std::string_view text) {
-  ScenarioSettings out;
+PlanSettings ParsePlanSettings(std::string_view text) {
+  PlanSettings out;
   std::size_t pos = 0;
   while (pos < text.size()) {
     while (pos < text.size() && text[pos] == ' ') ++pos;
@@ -86,26 +86,26 @@ ScenarioSettings ParseScenarioSettings(std::string_view text) {
   return out;
 }
 
-Plan BuildScenarioPlan(const ScenarioSettings& settings) {
+Plan BuildScenarioPlan(const PlanSettings& settings, const Topology* topology) {
   const ScenarioParams params = ParamsOf(settings);
   if (settings.scenario == "collective") {
-    CollectiveScenario sc = CollectiveFromParams(params);
+    CollectiveScenario sc = CollectiveFromParams(params, topology);
     sc.backend = "sim";
-    return std::move(PrepareCollective(sc)->plan);
+    return std::move((topology ? PrepareCollective(sc, *topology) : PrepareCollective(sc))->plan);
   }
   if (settings.scenario == "pipeline") {
     PipelineScenario sc = PipelineFromParams(params);
     sc.backend = "sim";
-    return std::move(PreparePipeline(sc)->pipeline.plan);
+    return std::move((topology ? PreparePipeline(sc, *topology) : PreparePipeline(sc))->pipeline.plan);
   }
   if (settings.scenario == "tp") {
     TpScenario sc = TpFromParams(params);
     sc.backend = "sim";
-    return std::move(PrepareTp(sc)->layer.plan);
+    return std::move((topology ? PrepareTp(sc, *topology) : PrepareTp(sc))->layer.plan);
   }
   ZeroScenario sc = ZeroFromParams(params);
   sc.backend = "sim";
-  return std::move(PrepareZero(sc)->zero.plan);
+  return std::move((topology ? PrepareZero(sc, *topology) : PrepareZero(sc))->zero.plan);
 }
 
 TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options) {
@@ -143,16 +143,27 @@ TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options
     record.issue = CheckIssueMode(options.issue);
     record.how += "; issue " + record.issue;
   }
-  // The plan: rebuilt from the settings.
-  if (!options.scenario) {
+  // The plan: rebuilt from the settings given, else those the trace records.
+  if (options.scenario) {
+    out.scenario = *options.scenario;
+  } else if (!trace.plan_settings.empty()) {
+    try {
+      out.scenario = ParsePlanSettings(trace.plan_settings);
+    } catch (const Error& e) {
+      throw Error(file + ": otherData.plan_settings: " + e.what(), ErrorKind::kInvalidInput);
+    }
+  } else {
     throw Error(file + " records the plan's name ('" + trace.plan.name +
-                    "'), not its settings; give the scenario's settings ('NAME key=value ...')",
+                    "'), not its settings (written before ShardLab recorded them); give the "
+                    "scenario's settings ('NAME key=value ...')",
                 ErrorKind::kInvalidInput);
   }
-  out.scenario = *options.scenario;
-  Plan plan = BuildScenarioPlan(out.scenario);
+  const MachineModel machine = BuildMachineModel(record, trace.plan.num_ranks);
+  // A plan built for `--topology this` was built on the model's own GPUs.
+  bool on_this_machine = false;
+  for (const auto& [name, value] : out.scenario.params) on_this_machine |= name == "topology" && value == "this";
+  Plan plan = BuildScenarioPlan(out.scenario, on_this_machine ? &machine.plan_topology : nullptr);
   out.measured = RunFromTrace(trace);
-  const MachineModel machine = BuildMachineModel(record, plan.num_ranks);
   out.machine = machine.record;
   out.model = RunOnMachineModel(plan, machine);
   out.comparison = CompareRuns(out.measured, out.model);

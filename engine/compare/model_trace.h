@@ -8,7 +8,8 @@
 //
 // A trace records what ran (ops, times) but not the plan's dependencies,
 // so the plan is rebuilt from the scenario's settings ("pipeline
-// schedule=1f1b stages=4 microbatches=8") exactly as `run` builds it, and
+// schedule=1f1b stages=4 microbatches=8", recorded by `run --trace` or
+// given) exactly as `run` builds it, and
 // CompareRuns checks, op by op, that the rebuilt plan is the one measured
 // (refusing with the first difference otherwise). The plan is built on
 // the topology the trace's plan named (its ring order, its routes), and
@@ -21,8 +22,9 @@
 //    it, and the model's `how` says it was assumed.
 //  - the GPU's rates (the record's profile): a record of a detected GPU
 //    without a profile needs one (`calibrate` made it there).
-//  - the scenario settings: given by the caller (the traces record the
-//    plan's name, not its settings).
+//  - the scenario settings (otherData.plan_settings, "pipeline stages=4"):
+//    traces written before ShardLab recorded them (the shipped H200 ones)
+//    need them given.
 #pragma once
 
 #include <optional>
@@ -41,7 +43,7 @@ struct LoadedTrace;
 
 /// A scenario and the values of its parameters, as text: what `run NAME
 /// --flag value ...` set.
-struct ScenarioSettings {
+struct PlanSettings {
   std::string scenario;                                   // "pipeline"
   std::vector<std::pair<std::string, std::string>> params;  // {"stages", "4"}, in the order given
 
@@ -53,20 +55,21 @@ struct ScenarioSettings {
 /// write them, snake_case). Checks the scenario exists, can be rebuilt
 /// (ScenarioRebuildsPlan) and every value against its spec. Throws Error
 /// (kInvalidInput) naming the word that is wrong.
-ScenarioSettings ParseScenarioSettings(std::string_view text);
+PlanSettings ParsePlanSettings(std::string_view text);
 
 /// The scenarios whose plan can be rebuilt from settings: collective,
 /// pipeline, tp, zero.
 bool ScenarioRebuildsPlan(std::string_view scenario);
 
-/// The plan `settings` describe, built as `run` builds it on its topology
-/// (backend sim). Throws Error (kInvalidInput) for bad settings.
-Plan BuildScenarioPlan(const ScenarioSettings& settings);
+/// The plan `settings` describe, built as `run` builds it on its topology,
+/// or on `topology` when given (a run of `--topology this`: the model's
+/// GPUs); backend sim. Throws Error (kInvalidInput) for bad settings.
+Plan BuildScenarioPlan(const PlanSettings& settings, const Topology* topology = nullptr);
 
 struct TraceModelOptions {
-  /// The scenario the trace ran. Required: traces record the plan's name,
-  /// not its settings.
-  std::optional<ScenarioSettings> scenario;
+  /// The scenario the trace ran; when absent, the settings the trace
+  /// records (otherData.plan_settings; traces written before have none).
+  std::optional<PlanSettings> scenario;
   /// The GPU's rates when the trace's machine record has none, or the
   /// machine itself (`gpus` of them) when the trace records none.
   std::optional<DeviceProfile> profile;
@@ -76,7 +79,7 @@ struct TraceModelOptions {
 };
 
 struct TraceModel {
-  ScenarioSettings scenario;
+  PlanSettings scenario;
   MachineRecord machine;        // the model's machine, its `how` saying what was assumed
   RunRecord measured;           // the trace (A)
   RunRecord model;              // the simulator on the model of its machine (B)

@@ -43,7 +43,7 @@ Inputs InputsOf(const ScenarioParams& p) {
   Inputs in;
   in.trace_path = ResolveRepositoryFile("trace_file", p.Text("trace_file"));
   try {
-    in.options.scenario = ParseScenarioSettings(p.Text("plan_settings"));
+    in.options.scenario = ParsePlanSettings(p.Text("plan_settings"));
   } catch (const Error& e) {
     throw Error("plan_settings: " + std::string(e.what()), ErrorKind::kInvalidInput);
   }

@@ -10,6 +10,7 @@
 #include "engine/compare/model_trace.h"
 #include "engine/core/error.h"
 #include "engine/io/trace_reader.h"
+#include "engine/io/trace_writer.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/scenarios/pipeline_scenario.h"
@@ -35,7 +36,7 @@ TEST(ModelTrace, TheH200PipelineAgainstItsMachineGivesThePhaseSpansOfAHandSetSim
   const LoadedTrace trace = ReadChromeTraceFile(kMerged + "/traces/pipeline-1f1b.json");
   ASSERT_FALSE(trace.machine);  // recorded before ShardLab wrote the machine
   TraceModelOptions options;
-  options.scenario = ParseScenarioSettings("pipeline schedule=1f1b stages=4 microbatches=8");
+  options.scenario = ParsePlanSettings("pipeline schedule=1f1b stages=4 microbatches=8");
   options.profile_source = kMerged + "/device-graph.toml";
   options.profile = LoadDeviceProfile(options.profile_source);
   options.issue = "graph";
@@ -97,7 +98,7 @@ TEST(ModelTrace, TheRingTraceRecordsItsMachineAndTheModelPlacesEightRanksOnOneGp
   const LoadedTrace trace = ReadChromeTraceFile(kMerged + "/traces/ring8-64M.json");
   ASSERT_TRUE(trace.machine);
   TraceModelOptions options;
-  options.scenario = ParseScenarioSettings("collective kind=allreduce ranks=8 size=64M");
+  options.scenario = ParsePlanSettings("collective kind=allreduce ranks=8 size=64M");
   options.profile_source = kMerged + "/device.toml";
   options.profile = LoadDeviceProfile(options.profile_source);
   const TraceModel m = ModelTrace(trace, options);
@@ -118,7 +119,7 @@ TEST(ModelTrace, TheRingTraceRecordsItsMachineAndTheModelPlacesEightRanksOnOneGp
 TEST(ModelTrace, WhatTheModelNeedsIsNamedInOneError) {
   const LoadedTrace pipe = ReadChromeTraceFile(kData + "/traces/h200-1f1b.json");
   TraceModelOptions options;
-  options.scenario = ParseScenarioSettings("pipeline width=1024 batch=128");
+  options.scenario = ParsePlanSettings("pipeline width=1024 batch=128");
   try {
     ModelTrace(pipe, options);
     FAIL() << "a trace without a machine and no profile was modelled";
@@ -127,30 +128,68 @@ TEST(ModelTrace, WhatTheModelNeedsIsNamedInOneError) {
   }
   options.profile = LoadDeviceProfile(kData + "/traces/h200.toml");
   options.profile_source = "h200.toml";
-  options.scenario = ParseScenarioSettings("pipeline width=256 batch=128");  // not the plan measured
+  options.scenario = ParsePlanSettings("pipeline width=256 batch=128");  // not the plan measured
   try {
     ModelTrace(pipe, options);
     FAIL() << "a plan of other settings was compared";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("op "), std::string::npos) << e.what();
   }
-  EXPECT_THROW(ParseScenarioSettings("pipeline stages"), Error);
-  EXPECT_THROW(ParseScenarioSettings("inference batch=4"), Error);
-  EXPECT_THROW(ParseScenarioSettings("pipeline stagez=4"), Error);
-  EXPECT_THROW(ParseScenarioSettings(""), Error);
+  EXPECT_THROW(ParsePlanSettings("pipeline stages"), Error);
+  EXPECT_THROW(ParsePlanSettings("inference batch=4"), Error);
+  EXPECT_THROW(ParsePlanSettings("pipeline stagez=4"), Error);
+  EXPECT_THROW(ParsePlanSettings(""), Error);
+}
+
+// A trace that records its settings and its machine (with the profile) is
+// modelled from the file alone. Its "measurement" here is the model's own
+// run relabelled as a CUDA run, so the model must reproduce every op time.
+TEST(ModelTrace, ATraceRecordingSettingsAndMachineIsModelledFromTheFileAlone) {
+  const DeviceProfile profile = LoadDeviceProfile(kData + "/traces/h200.toml");
+  const PlanSettings settings = ParsePlanSettings("collective kind=allreduce ranks=4 size=1M");
+  MachineModel model = BuildMachineModel(MachineFromProfile(profile, 1, "h200.toml"), 4);
+  model.record.issue = "eager";
+  Plan plan = BuildScenarioPlan(settings);
+  RunOptions run;
+  run.timing_only = true;
+  Topology topology;
+  ApplyMachineModel(model, &run, &topology);
+  Executor sim(CreateBackend("sim"), plan, topology, run);
+  VectorSink sink;
+  sim.RunToEnd(sink);
+  for (Event& e : sink.events) e.clock = ClockKind::kCudaEvent;
+  test_util::TempDir dir;
+  const std::string path = (dir.path() / "measured.json").string();
+  TraceInfo info;
+  info.backend = "cuda";
+  info.machine = model.record;
+  info.plan_settings = settings.Text();
+  WriteChromeTraceFile(path, sim.plan(), MakeTopologyPreset("dgx-a100"), sink.events, info);
+
+  const LoadedTrace trace = ReadChromeTraceFile(path);
+  EXPECT_EQ(trace.plan_settings, "collective kind=allreduce ranks=4 size=1M");
+  const TraceModel m = ModelTrace(trace, TraceModelOptions{});
+  EXPECT_EQ(m.scenario.Text(), settings.Text());
+  // The trace's times are rounded to the writer's 9 significant digits.
+  EXPECT_NEAR(m.comparison.run.ratio(), 1.0, 1e-6);
+  for (const OpError& e : m.comparison.ops) EXPECT_NEAR(e.b_ns, e.a_ns, 1e-3 * std::max(1.0, e.a_ns)) << e.id;
+  // Without the settings or the machine, the same file's older form is refused.
+  LoadedTrace old = trace;
+  old.plan_settings.clear();
+  EXPECT_THROW(ModelTrace(old, TraceModelOptions{}), Error);
 }
 
 TEST(ModelTraceCli, ATraceWithoutAMachineRecordIsOneLineAndExitTwo) {
   using test_util::Describe;
   test_util::TempDir dir;
   const auto r = test_util::RunProgram(
-      kCli, {"compare", kData + "/traces/h200-1f1b.json", "--model", "pipeline width=1024 batch=128"}, dir.path());
+      kCli, {"compare", kData + "/traces/h200-1f1b.json", "--model", "--settings", "pipeline width=1024 batch=128"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("does not record the machine it ran on"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   // With the profile it runs, and its JSON run row equals the engine's.
-  const auto ok = test_util::RunProgram(kCli, {"compare", kData + "/traces/h200-1f1b.json", "--model",
+  const auto ok = test_util::RunProgram(kCli, {"compare", kData + "/traces/h200-1f1b.json", "--model", "--settings",
                                                "pipeline width=1024 batch=128", "--device-profile",
                                                kData + "/traces/h200.toml"}, dir.path());
   EXPECT_EQ(ok.exit_code, 0) << Describe(ok);

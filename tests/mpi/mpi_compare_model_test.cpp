@@ -60,6 +60,21 @@ TEST(MpiCompareModel, APipelineOnTheMpiBackendIsComparedWithTheModelOfTheMachine
   EXPECT_NEAR(model_us, (last - first) / 1000.0, 0.051);
 }
 
+TEST(MpiCompareModel, AMeasuredTraceRecordsItsSettingsAndIsModelledWithoutThem) {
+  TempDir dir;
+  const std::string trace = (dir.path() / "mpi.json").string();
+  const ProgramResult r = test_util::RunCliUnderMpi(
+      SHARDLAB_CLI_PATH, 4,
+      {"run", "pipeline", "--backend", "mpi", "--stages", "4", "--microbatches", "8", "--trace", trace}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(ReadChromeTraceFile(trace).plan_settings, "pipeline stages=4 microbatches=8");
+  const ProgramResult cmp = test_util::RunProgram(
+      SHARDLAB_CLI_PATH, {"compare", trace, "--model", "--device-profile", kProfile}, dir.path());
+  ASSERT_EQ(cmp.exit_code, 0) << Describe(cmp);
+  EXPECT_NE(cmp.out.find("plan rebuilt from 'pipeline stages=4 microbatches=8'"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("164 ops matched by id"), std::string::npos) << cmp.out;
+}
+
 TEST(MpiCompareModel, CompareSimOnTheSimulatorIsRefused) {
   TempDir dir;
   const ProgramResult r =
