@@ -277,6 +277,7 @@ int PipelineMain(std::span<const std::string> words) {
     throw FieldErrorAsFlagError(e, args, kFieldFlags);
   }
   if (args.Has("trace")) CheckTracePath(args, trace_path);
+  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
 
   std::ostream& out = std::cout;
   const PipelineParams& params = prepared->pipeline.params;
@@ -309,7 +310,8 @@ int PipelineMain(std::span<const std::string> words) {
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
                   prepared->scenario.backend, {}, executor.backend().host_lane(),
-                  TraceMachine(machine, prepared->scenario.backend, params.shape.stages));
+                  TraceMachine(machine, prepared->scenario.backend, params.shape.stages),
+                  PlanSettingsText(ParamsFromArgs(ScenarioSpecOf("pipeline"), args)));
   }
   std::optional<CriticalPath> critical;
   if (args.Has("critical-path")) {
@@ -328,6 +330,7 @@ int PipelineMain(std::span<const std::string> words) {
           << " bounds the step: its ops hold the most time on the path)\n";
     }
   }
+  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;
 }

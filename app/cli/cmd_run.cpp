@@ -262,6 +262,9 @@ int RunMain(std::span<const std::string> words) {
       TraceInfo info;
       info.host_lane = host_lane;
       info.title = TraceTitle(setup, size_bytes);
+      ScenarioParams settings = ParamsFromArgs(ScenarioSpecOf("collective"), args);
+      settings.Set("kind", CollectiveKindName(setup.kind));
+      info.plan_settings = PlanSettingsText(settings);
       info.backend = setup.backend;
       info.rank_to_gpu.resize(static_cast<std::size_t>(setup.ranks));
       std::iota(info.rank_to_gpu.begin(), info.rank_to_gpu.end(), 0);
@@ -318,12 +321,9 @@ int RunMain(std::span<const std::string> words) {
     model_machine = model.record.Describe();
     RunOptions options;
     options.timing_only = true;
-    options.rank_to_gpu = model.record.rank_to_gpu;
-    options.shared_device_memory = true;
     MachineRecord modelled = model.record;
     if (setup.backend == "cuda" && !args.Has("issue")) modelled.issue = CudaIssueMode();  // as this run did
-    options.op_issue_ns = ModelOpIssueNs(modelled);
-    options.graph_op_ns = ModelGraphOpNs(modelled);
+    ApplyMachineModel(modelled, &options);
     Executor sim(CreateBackend("sim"), *kept_plan, model.machine, options);
     VectorSink model_events;
     sim.RunToEnd(model_events);

@@ -297,6 +297,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
 
   std::unique_ptr<PreparedTp> prepared;
   std::optional<ThisMachine> machine;  // --topology this
+  std::string plan_settings;           // for the trace
   try {
     if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
       throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
@@ -305,6 +306,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     }
     ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("tp"), args);
     params.Set("layer", TpLayerKindName(kind));
+    plan_settings = PlanSettingsText(params);
     TpScenario scenario = TpFromParams(params);
     // A flag the layer has no use for is a mistake, not a no-op.
     if (!scenario.layer.has_attention() && args.Has("heads")) {
@@ -323,6 +325,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     throw TpFlagError(e, args);
   }
   if (args.Has("trace")) CheckTracePath(args, trace_path);
+  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
 
   std::ostream& out = std::cout;
   const TpScenario& sc = prepared->scenario;
@@ -355,7 +358,8 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
   const TpEstimate estimate = Estimate(*prepared, s.metrics);
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane(), TraceMachine(machine, sc.backend, c.tp));
+                  sc.backend, {}, executor.backend().host_lane(), TraceMachine(machine, sc.backend, c.tp),
+                  plan_settings);
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);
@@ -365,6 +369,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
     PrintText(out, *prepared, s, estimate, trace_path);
     out << DescribeIterations(iterations);
   }
+  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;
 }

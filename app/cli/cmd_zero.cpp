@@ -521,6 +521,7 @@ int ZeroRunMain(std::span<const std::string> words) {
   }
   const int k = ParseZeroK(args, kZeroPaperK);  // in the spec's range 8 .. 12: 8 or 12
   if (args.Has("trace")) CheckTracePath(args, trace_path);
+  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
 
   std::ostream& out = std::cout;
   const ZeroScenario& sc = prepared->scenario;
@@ -549,7 +550,8 @@ int ZeroRunMain(std::span<const std::string> words) {
   if (args.Has("trace")) {
     WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
                   sc.backend, {}, executor.backend().host_lane(),
-                  TraceMachine(machine, sc.backend, sc.params.ranks));
+                  TraceMachine(machine, sc.backend, sc.params.ranks),
+                  PlanSettingsText(ParamsFromArgs(ScenarioSpecOf("zero"), args)));
   }
   if (json) {
     WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);
@@ -559,6 +561,7 @@ int ZeroRunMain(std::span<const std::string> words) {
     PrintText(out, *prepared, s, k, trace_path);
     out << DescribeIterations(iterations);
   }
+  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
   out.flush();
   return s.check.checked && !s.check.correct ? 1 : 0;
 }

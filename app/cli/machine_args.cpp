@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "engine/compare/model_trace.h"
 #include "engine/core/error.h"
 #include "engine/io/trace_reader.h"
 #include "engine/topology/device_profile.h"
@@ -99,10 +100,7 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
     }
     record.how += "; --issue " + record.issue;
   }
-  record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
-  out.machine = BuildMachineTopology(record, out.detected ? &*out.detected : nullptr);
-  out.plan_topology = ranks > record.gpus ? VirtualDeviceTopology(record, ranks) : out.machine;
-  return out;
+  return BuildMachineModel(std::move(record), ranks, std::move(out.detected));
 }
 
 std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path) {
@@ -130,10 +128,14 @@ void AddThisMachineRunFlags(std::vector<FlagSpec>& flags) {
   flags.push_back({"device-profile", 0, "FILE", "--topology this: the GPU's figures 'calibrate' measured "
                                                 "(without a GPU here, the machine to model)"});
   AddMachineFlags(flags);
+  flags.push_back({"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
+                                        "(as --topology this builds it) on the same plan and print the "
+                                        "compare table"});
 }
 
 std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::string& topology, int ranks) {
   if (topology != "this") {
+    if (args.Has("compare")) return std::nullopt;  // the machine flags describe the model compared with
     for (const char* flag : {"device-profile", "gpus", "machine-from", "issue"}) {
       if (args.Has(flag)) throw UsageError(args.Spelling(flag) + ": only with --topology this");
     }
@@ -145,11 +147,7 @@ std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology) {
   if (backend != "sim") return;
-  options->rank_to_gpu = machine.record.rank_to_gpu;
-  options->shared_device_memory = true;
-  options->op_issue_ns = ModelOpIssueNs(machine.record);
-  options->graph_op_ns = ModelGraphOpNs(machine.record);
-  *run_topology = machine.machine;
+  ApplyMachineModel(machine, options, run_topology);
 }
 
 std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& machine, const std::string& backend,
@@ -161,6 +159,27 @@ std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& mach
   }
   if (backend == "cuda") return RecordRealMachine(ranks, "");
   return std::nullopt;
+}
+
+bool CompareModelRequested(const ParsedArgs& args, const std::string& backend) {
+  if (!args.Has("compare")) return false;
+  if (args.Get("compare") != "sim") {
+    throw UsageError(args.Spelling("compare") + ": unknown model '" + args.Get("compare") + "' (use sim)");
+  }
+  if (backend == "sim") {
+    throw UsageError(args.Spelling("compare") + " sim: this run is the simulator already; compare a real run "
+                     "(--backend cuda) with it, or a trace with 'shardlab-cli compare TRACE --model SETTINGS'");
+  }
+  if (args.Has("json")) throw UsageError(args.Spelling("compare") + ": not with --json (the table is text)");
+  return true;
+}
+
+std::string CompareRunWithModel(const ParsedArgs& args, const std::optional<ThisMachine>& machine, const Plan& plan,
+                                std::span<const Event> events, const std::string& backend, int ranks) {
+  ThisMachine model = machine ? *machine : ThisMachineFromArgs(args, ranks);
+  if (backend == "cuda" && !args.Has("issue")) model.record.issue = CudaIssueMode();  // as this run did
+  const Comparison c = CompareWithMachineModel(plan, events, backend, model);
+  return "#\n# --compare sim: the model of " + model.record.Describe() + "\n" + FormatComparison(c);
 }
 
 std::string CudaIssueMode() {

@@ -5,21 +5,22 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "app/common/args.h"
+#include "engine/core/event.h"
+#include "engine/plan/plan.h"
 #include "engine/run/backend.h"
+#include "engine/run/machine_model.h"
 #include "engine/topology/detect.h"
 #include "engine/topology/this_machine.h"
 
 namespace shardlab::cli {
 
-struct ThisMachine {
-  MachineRecord record;               // placement filled for `ranks`
-  std::optional<DetectedMachine> detected;
-  Topology machine;                   // the physical GPUs
-  Topology plan_topology;             // what the plan is built on (one GPU per rank)
-};
+/// The model itself (placement, topologies, run options) is the engine's
+/// (engine/run/machine_model.h); this file finds its record from the flags.
+using ThisMachine = MachineModel;
 
 /// The flags --gpus, --machine-from and --issue.
 void AddMachineFlags(std::vector<FlagSpec>& flags);
@@ -42,11 +43,22 @@ void AddThisMachineRunFlags(std::vector<FlagSpec>& flags);
 /// and machine flags are then refused, naming the flag).
 std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::string& topology, int ranks);
 
-/// On the simulator, runs the model of the machine: the placement, shared
-/// HBM and the issue costs into *options, the machine's GPUs into
-/// *run_topology. A real backend runs as it is.
+/// On the simulator, runs the model of the machine (ApplyMachineModel): the
+/// placement, shared HBM and the issue costs into *options, the machine's
+/// GPUs into *run_topology. A real backend runs as it is.
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology);
+
+/// `--compare sim` of a training command (run pipeline, tp-*, zero): only
+/// "sim", only on a real backend, not with --json. Returns whether asked.
+bool CompareModelRequested(const ParsedArgs& args, const std::string& backend);
+
+/// After a real run of `plan`: the simulator's run of it on the model of
+/// this machine (`machine` under --topology this, else from the machine
+/// flags, for `ranks` ranks), compared op by op; the text block printed
+/// after the run's result.
+std::string CompareRunWithModel(const ParsedArgs& args, const std::optional<ThisMachine>& machine, const Plan& plan,
+                                std::span<const Event> events, const std::string& backend, int ranks);
 
 /// What a training command's trace records of its machine: the model's,
 /// or, for a CUDA run, the detected GPUs (with how the run issued its ops).

@@ -193,8 +193,10 @@ void RunToEndOrThrow(Executor& executor, VectorSink& sink) {
 void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& topology,
                    std::span<const Event> events, const std::string& topology_name,
                    const std::string& backend, std::vector<std::string> rank_labels,
-                   std::vector<HostEnqueueSpan> host_lane, std::optional<MachineRecord> machine) {
+                   std::vector<HostEnqueueSpan> host_lane, std::optional<MachineRecord> machine,
+                   std::string plan_settings) {
   TraceInfo info;
+  info.plan_settings = std::move(plan_settings);
   info.machine = std::move(machine);
   if (info.machine && !info.machine->rank_to_gpu.empty()) info.rank_to_gpu = info.machine->rank_to_gpu;
   info.title = plan.name + " on " + topology_name + " (" + backend + ")";

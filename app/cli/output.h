@@ -88,6 +88,6 @@ void WriteRunTrace(const std::string& path, const Plan& plan, const Topology& to
                    std::span<const Event> events, const std::string& topology_name,
                    const std::string& backend, std::vector<std::string> rank_labels = {},
                    std::vector<HostEnqueueSpan> host_lane = {},
-                   std::optional<MachineRecord> machine = std::nullopt);
+                   std::optional<MachineRecord> machine = std::nullopt, std::string plan_settings = {});
 
 }  // namespace shardlab::cli

@@ -61,6 +61,17 @@ ScenarioParams ParamsFromArgs(const ScenarioSpec& spec, const ParsedArgs& args) 
   return params;
 }
 
+std::string PlanSettingsText(const ScenarioParams& params) {
+  std::string out = params.spec().name;
+  for (const auto& [name, value] : params.All()) {
+    // A value with a space or none cannot be written as key=value; such a
+    // parameter (free text) is left at what the rebuild's defaults give.
+    if (!params.IsSet(name) || value.empty() || value.find(' ') != std::string::npos) continue;
+    out += " " + name + "=" + value;
+  }
+  return out;
+}
+
 const ScenarioSpec& ScenarioSpecOf(std::string_view name) {
   const ScenarioSpec* spec = FindScenario(name);
   if (spec == nullptr) throw Error("internal: no scenario '" + std::string(name) + "' registered");

@@ -37,6 +37,11 @@ void AddScenarioFlags(std::vector<FlagSpec>& flags, const ScenarioSpec& spec,
 /// 0)", naming the flag as the user typed it.
 ScenarioParams ParamsFromArgs(const ScenarioSpec& spec, const ParsedArgs& args);
 
+/// What a trace records of the run's settings (otherData.plan_settings,
+/// engine/compare/model_trace.h): "NAME key=value ..." with every parameter
+/// the flags set (`params`), for `compare TRACE --model`.
+std::string PlanSettingsText(const ScenarioParams& params);
+
 /// The registered scenario `name`; throws Error for a name no file
 /// registers (a programming error).
 const ScenarioSpec& ScenarioSpecOf(std::string_view name);

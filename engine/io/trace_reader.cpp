@@ -126,7 +126,7 @@ void AddSlice(const JsonValue& slice, const JsonParser& parser, std::size_t offs
   }
   const std::string clock = r.OptionalString("clock");
   if (!clock.empty() &&
-      !EnumFromName(clock, static_cast<int>(ClockKind::kEmulated) + 1, ClockKindName, &event.clock)) {
+      !EnumFromName(clock, static_cast<int>(ClockKind::kHostMpiAligned) + 1, ClockKindName, &event.clock)) {
     throw r.Fail("args.clock: unknown clock '" + clock + "'");
   }
   const std::string status = r.OptionalString("status");
@@ -276,6 +276,7 @@ LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source) {
                   "version of ShardLab, which embeds the topology");
     }
   }
+  trace.plan_settings = StringField(other, "plan_settings");
   if (const JsonValue* machine = other.Find("machine"); machine != nullptr) {
     trace.machine = ReadMachineRecord(*machine, source + ": otherData.machine");
     const MachineRecord& m = *trace.machine;

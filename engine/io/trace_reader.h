@@ -53,6 +53,9 @@ struct LoadedTrace {
   /// before ShardLab recorded it. Its placement lets ranks outnumber the
   /// topology's GPUs (virtual devices).
   std::optional<MachineRecord> machine;
+  /// otherData.plan_settings: the scenario and parameters the run set
+  /// ("pipeline stages=4"); "" in traces written before ShardLab recorded them.
+  std::string plan_settings;
 };
 
 /// Caps: a trace file larger than this is refused before it is read.

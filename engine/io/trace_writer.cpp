@@ -574,6 +574,7 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
     w.Key("machine");
     WriteMachineRecord(w, *info.machine);
   }
+  if (!info.plan_settings.empty()) w.Field("plan_settings", info.plan_settings);
   w.EndObject();
   w.EndObject();
   out << '\n';

@@ -50,6 +50,10 @@ struct TraceInfo {
   /// The machine the run used (GPU model, count, placement, profile), as
   /// otherData.machine: what `--topology this` rebuilds the model from.
   std::optional<MachineRecord> machine;
+  /// otherData.plan_settings: the scenario and the parameters the run set
+  /// ("pipeline schedule=1f1b stages=4"), from which `compare TRACE
+  /// --model` rebuilds the plan (engine/compare/model_trace.h); "" = none.
+  std::string plan_settings;
   /// The CPU's enqueue calls (Backend::host_lane): a "host (enqueue)"
   /// thread per rank, slices of category "host" that readers skip.
   std::vector<HostEnqueueSpan> host_lane;

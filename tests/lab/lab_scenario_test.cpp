@@ -108,7 +108,7 @@ TEST(LabScenario, StepNamesIncludeEachVariantsPrefix) {
 }
 
 TEST(LabScenario, EveryScenarioIsDocumentedAndHasUniqueNames) {
-  ASSERT_EQ(LabScenarioNames(), "collective, pipeline, tp, zero, memory, 3d, plan, moe, dp-train, elastic, inference");
+  ASSERT_EQ(LabScenarioNames(), "collective, pipeline, tp, zero, memory, 3d, plan, moe, dp-train, elastic, inference, trace-compare");
   for (const LabScenarioSpec& spec : LabScenarios()) {
     std::vector<std::string> names;
     for (const LabParamSpec& p : spec.params) names.push_back(p.name);

@@ -189,6 +189,17 @@ constexpr SpecTextEntry kChinese[] = {
     {"inference.dtype", "数据类型", "真实运行的小解码器的元素类型"},
     {"inference.timing_only", "只计时", "跳过真实运行：只模拟服务的时间，不检查 logits"},
     {"inference.topology", "机器", "拓扑预设或拓扑文件；rank r 在 GPU r 上"},
+    // ---- trace-compare -------------------------------------------------------
+    {"trace-compare", "模型与实测",
+     "随项目提供的一份实测 trace，对照模拟器为记录它的那台机器建立的模型：两个时间、比值和差距的最大来源"},
+    {"trace-compare.trace_file", "实测 trace", "实测的 trace 文件，仓库里的路径"},
+    {"trace-compare.plan_settings", "计划设置",
+     "这份 trace 的场景和设置（例如 'pipeline stages=4 microbatches=8'），用来重建它的计划"},
+    {"trace-compare.profile_file", "设备配置",
+     "GPU 的设备配置文件，仓库里的路径；none：用 trace 自己记录的"},
+    {"trace-compare.model_gpus", "GPU 数", "trace 没有记录机器时，模型用几块配置文件中的 GPU"},
+    {"trace-compare.model_issue", "发出方式",
+     "这次运行怎样发出操作：recorded（按 trace 记录，没有则逐个发出）、graph（CUDA 图）或 eager（逐个）"},
     // ---- faults of every scenario (fault_params.cpp) -------------------------
     {"moe.slow_rank", "慢 rank", "掉队者：rank R 的计算和发送都慢 FACTOR 倍（模拟器）"},
     {"moe.throttle_link", "限速链路", "节点（或 GPU rank）A 与 B 之间的链路每个方向只跑 GBPS"},

@@ -1,0 +1,48 @@
+// The model of a recorded machine, as the simulator runs it: from a
+// MachineRecord (GPU model, count, placement, profile, issue mode) the
+// topology a plan runs on and the run options that make the simulator
+// behave like that machine. Pure: no detection, no flags, no environment —
+// the CLI's `--topology this` (app/cli/machine_args.h) finds the record,
+// and a trace that recorded one (otherData.machine) gives it directly.
+//
+//   MachineRecord ──► BuildMachineModel(ranks) ──► MachineModel
+//                                                    record (placement for `ranks`)
+//                                                    machine: the physical GPUs
+//                                                    plan_topology: one GPU per rank
+//   MachineModel ──► ApplyMachineModel ──► RunOptions: placement, shared HBM,
+//                                          per-op issue cost, graph node cost
+//                                          + the machine as the run's topology
+#pragma once
+
+#include <optional>
+
+#include "engine/run/backend.h"
+#include "engine/topology/detect.h"
+#include "engine/topology/this_machine.h"
+
+namespace shardlab {
+
+struct MachineModel {
+  MachineRecord record;               // placement filled for the ranks
+  std::optional<DetectedMachine> detected;
+  Topology machine;                   // the physical GPUs
+  Topology plan_topology;             // what the plan is built on (one GPU per rank)
+};
+
+/// The model of `record` for `ranks` ranks (0: the record's placement, or
+/// one rank per GPU): placement rank r on GPU r mod N, the machine's
+/// topology (the detected links when `detected` is given) and, when ranks
+/// outnumber GPUs, the virtual devices' topology. Throws Error when the
+/// record has no profile.
+MachineModel BuildMachineModel(MachineRecord record, int ranks,
+                               std::optional<DetectedMachine> detected = std::nullopt);
+
+/// The simulator's options for the model: placement, shared HBM, the issue
+/// costs of `record.issue` (ModelOpIssueNs, ModelGraphOpNs). Other fields
+/// of *options are kept.
+void ApplyMachineModel(const MachineRecord& record, RunOptions* options);
+
+/// As above, and the machine's GPUs into *run_topology.
+void ApplyMachineModel(const MachineModel& model, RunOptions* options, Topology* run_topology);
+
+}  // namespace shardlab
