@@ -52,6 +52,34 @@ __global__ void CombineKernel(const float* __restrict__ src, float* __restrict__
   }
 }
 
+__device__ inline float LoadFloat(const float* p, std::int64_t i) { return p[i]; }
+__device__ inline float LoadFloat(const __half* p, std::int64_t i) { return __half2float(p[i]); }
+__device__ inline float LoadFloat(const __nv_bfloat16* p, std::int64_t i) {
+  return __bfloat162float(p[i]);
+}
+__device__ inline void StoreFloat(float* p, std::int64_t i, float v) { p[i] = v; }
+__device__ inline void StoreFloat(__half* p, std::int64_t i, float v) { p[i] = __float2half_rn(v); }
+__device__ inline void StoreFloat(__nv_bfloat16* p, std::int64_t i, float v) {
+  p[i] = __float2bfloat16_rn(v);
+}
+
+// Any pair of dtypes: read in fp32, combine in fp32, store in dst's dtype.
+template <ReduceOp kOp, typename S, typename D>
+__global__ void CombineTypedKernel(const S* __restrict__ src, D* __restrict__ dst,
+                                   std::int64_t count) {
+  SHARDLAB_GRID_LOOP(i, count) {
+    const float s = LoadFloat(src, i);
+    float v = s;
+    if constexpr (kOp != ReduceOp::kNone) {
+      const float d = LoadFloat(dst, i);
+      if constexpr (kOp == ReduceOp::kSum) v = d + s;
+      if constexpr (kOp == ReduceOp::kMax) v = d < s ? s : d;
+      if constexpr (kOp == ReduceOp::kMin) v = s < d ? s : d;
+    }
+    StoreFloat(dst, i, v);
+  }
+}
+
 __global__ void AddBiasKernel(const float* a, float* c, std::int64_t rows, std::int64_t cols) {
   SHARDLAB_GRID_LOOP(i, rows * cols) c[i] += a[i % cols];
 }
@@ -228,6 +256,54 @@ void LaunchCombine(ReduceOp op, const float* src, float* dst, std::int64_t count
     case ReduceOp::kMax: CombineKernel<ReduceOp::kMax><<<blocks, kThreads, 0, stream>>>(src, dst, count); break;
     case ReduceOp::kMin: CombineKernel<ReduceOp::kMin><<<blocks, kThreads, 0, stream>>>(src, dst, count); break;
   }
+}
+
+namespace {
+template <typename S, typename D>
+void CombineTyped(ReduceOp op, const void* src, void* dst, std::int64_t count, cudaStream_t stream) {
+  const S* s = static_cast<const S*>(src);
+  D* d = static_cast<D*>(dst);
+  const int blocks = Blocks(count);
+  switch (op) {
+    case ReduceOp::kNone: CombineTypedKernel<ReduceOp::kNone, S, D><<<blocks, kThreads, 0, stream>>>(s, d, count); break;
+    case ReduceOp::kSum: CombineTypedKernel<ReduceOp::kSum, S, D><<<blocks, kThreads, 0, stream>>>(s, d, count); break;
+    case ReduceOp::kMax: CombineTypedKernel<ReduceOp::kMax, S, D><<<blocks, kThreads, 0, stream>>>(s, d, count); break;
+    case ReduceOp::kMin: CombineTypedKernel<ReduceOp::kMin, S, D><<<blocks, kThreads, 0, stream>>>(s, d, count); break;
+  }
+}
+
+template <typename S>
+void CombineFrom(ReduceOp op, const void* src, DType dst_type, void* dst, std::int64_t count,
+                 cudaStream_t stream) {
+  switch (dst_type) {
+    case DType::kF32: CombineTyped<S, float>(op, src, dst, count, stream); break;
+    case DType::kF16: CombineTyped<S, __half>(op, src, dst, count, stream); break;
+    case DType::kBF16: CombineTyped<S, __nv_bfloat16>(op, src, dst, count, stream); break;
+  }
+}
+}  // namespace
+
+void LaunchCombineTyped(ReduceOp op, DType src_type, const void* src, DType dst_type, void* dst,
+                        std::int64_t count, cudaStream_t stream) {
+  if (count <= 0) return;
+  if (src_type == DType::kF32 && dst_type == DType::kF32) {
+    LaunchCombine(op, static_cast<const float*>(src), static_cast<float*>(dst), count, stream);
+    return;
+  }
+  switch (src_type) {
+    case DType::kF32: CombineFrom<float>(op, src, dst_type, dst, count, stream); break;
+    case DType::kF16: CombineFrom<__half>(op, src, dst_type, dst, count, stream); break;
+    case DType::kBF16: CombineFrom<__nv_bfloat16>(op, src, dst_type, dst, count, stream); break;
+  }
+}
+
+void LaunchToFloat(DType dtype, const void* src, float* dst, std::int64_t count, cudaStream_t stream) {
+  LaunchCombineTyped(ReduceOp::kNone, dtype, src, DType::kF32, dst, count, stream);
+}
+
+void LaunchFromFloat(DType dtype, const float* src, void* dst, std::int64_t count,
+                     cudaStream_t stream) {
+  LaunchCombineTyped(ReduceOp::kNone, DType::kF32, src, dtype, dst, count, stream);
 }
 
 void LaunchElementwise(const KernelCall& call, const float* a, const float* b, float* c, float* d,
