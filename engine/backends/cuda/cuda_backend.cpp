@@ -267,7 +267,7 @@ class CudaBackend final : public Backend, private device::DeviceApi {
     switch (op.kind) {
       case OpKind::kCompute:
         for (std::int32_t k = 0; k < op.kernel_count; ++k)
-          RunKernel(static_cast<std::size_t>(op.kernel_begin + k), rank, stream);
+          RunKernel(static_cast<std::size_t>(op.kernel_begin + k), rank, s, stream);
         break;
       case OpKind::kReduce:
         cuda::CombineOnDevice(op.reduce, Slice(op.src), Slice(op.dst),
@@ -544,19 +544,27 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       CUDA_CHECK(cudaMalloc(&staging_[static_cast<std::size_t>(r)], need[static_cast<std::size_t>(r)]),
                  r);
     }
-    // Per kernel: the 16-bit operands it stages in fp32; per rank: the
-    // fp32 scratch that holds them (allocated now: a graph capture cannot).
+    // Per kernel: the 16-bit operands it stages in fp32; per stream (the
+    // lanes of one rank may run at once): the fp32 scratch that holds them,
+    // allocated now (a graph capture cannot).
     staged_.assign(plan.kernels.size(), {});
     for (std::size_t k = 0; k < plan.kernels.size(); ++k)
       staged_[k] = cuda::StagedRegions(plan, plan.kernels[k]);
-    const std::vector<std::int64_t> scratch = cuda::ScratchFloatsPerRank(plan);
-    scratch_.assign(static_cast<std::size_t>(plan.num_ranks), nullptr);
+    std::vector<std::int64_t> scratch(static_cast<std::size_t>(plan.num_ranks) * kLaneCount, 0);
+    for (const Op& op : plan.ops) {
+      if (op.kind != OpKind::kCompute) continue;
+      std::int64_t& slot = scratch[LaneIndex(op.rank, op.lane)];
+      for (std::int32_t k = 0; k < op.kernel_count; ++k)
+        slot = std::max(slot, cuda::StagingFloats(staged_[static_cast<std::size_t>(op.kernel_begin + k)]));
+    }
+    scratch_.assign(scratch.size(), nullptr);
     for (int r = 0; r < plan.num_ranks; ++r) {
-      if (scratch[static_cast<std::size_t>(r)] == 0) continue;
-      CUDA_CHECK(cudaSetDevice(GpuOf(r)), r);
-      CUDA_CHECK(cudaMalloc(&scratch_[static_cast<std::size_t>(r)],
-                            static_cast<std::size_t>(scratch[static_cast<std::size_t>(r)]) * sizeof(float)),
-                 r);
+      for (int l = 0; l < kLaneCount; ++l) {
+        const std::size_t s = LaneIndex(r, static_cast<Lane>(l));
+        if (scratch[s] == 0) continue;
+        CUDA_CHECK(cudaSetDevice(GpuOf(r)), r);
+        CUDA_CHECK(cudaMalloc(&scratch_[s], static_cast<std::size_t>(scratch[s]) * sizeof(float)), r);
+      }
     }
     mirror_fresh_.assign(plan.buffers.size(), 0);
   }
@@ -586,10 +594,10 @@ class CudaBackend final : public Backend, private device::DeviceApi {
                             staging_[static_cast<std::size_t>(op.rank)], stream);
   }
 
-  void RunKernel(std::size_t kernel, int rank, cudaStream_t stream) {
-    cuda::RunKernelOnDevice(plan_->kernels[kernel], [this](const BufferSlice& s) { return Slice(s); },
+  void RunKernel(std::size_t kernel, int rank, StreamId s, cudaStream_t stream) {
+    cuda::RunKernelOnDevice(plan_->kernels[kernel], [this](const BufferSlice& b) { return Slice(b); },
                             cublas_[static_cast<std::size_t>(rank)], stream, rank, staged_[kernel],
-                            scratch_[static_cast<std::size_t>(rank)]);
+                            scratch_[static_cast<std::size_t>(s)]);
   }
 
   // The modelled window of every transfer (link emulation): the simulator's
@@ -724,7 +732,7 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   std::vector<TimeNs> slow_ns_;             // per op: its modelled time (slow_rank's spin)
   std::vector<void*> device_;               // per buffer, in its dtype
   std::vector<void*> staging_;              // per rank (bytes)
-  std::vector<float*> scratch_;             // per rank: 16-bit operands staged in fp32
+  std::vector<float*> scratch_;             // per stream: 16-bit operands staged in fp32
   std::vector<std::vector<cuda::StagedRegion>> staged_;  // per kernel
   mutable HostBuffers mirror_;
   mutable std::vector<char> mirror_fresh_;

@@ -54,11 +54,20 @@ std::vector<StagedRegion> StagedRegions(const Plan& plan, const KernelCall& call
     auto same = std::find_if(regions.begin(), regions.end(),
                              [&](const StagedRegion& r) { return r.buffer == o.slice->buffer; });
     if (same == regions.end()) {
-      regions.push_back({o.slice->buffer, begin, end, 0, o.written});
+      StagedRegion r{o.slice->buffer, begin, end, 0, 0, 0};
+      if (o.written) r.written_begin = begin, r.written_end = end;
+      regions.push_back(r);
+      continue;
+    }
+    same->begin = std::min(same->begin, begin);
+    same->end = std::max(same->end, end);
+    if (!o.written) continue;
+    if (same->written()) {
+      same->written_begin = std::min(same->written_begin, begin);
+      same->written_end = std::max(same->written_end, end);
     } else {
-      same->begin = std::min(same->begin, begin);
-      same->end = std::max(same->end, end);
-      same->written = same->written || o.written;
+      same->written_begin = begin;
+      same->written_end = end;
     }
   }
   std::int64_t at = 0;

@@ -44,14 +44,18 @@ enum class GemmPath : std::uint8_t { kSgemm, kTensorCore, kStaged };
 GemmPath ChooseGemm(DType a, DType b, DType c);
 
 /// One region of a kernel's fp32 scratch: elements [begin, end) of a
-/// 16-bit buffer, at `scratch_offset` floats into the scratch; `written`
-/// when the kernel writes a slice of it (converted back afterwards).
+/// 16-bit buffer, at `scratch_offset` floats into the scratch. The kernel
+/// writes [written_begin, written_end) of it (empty: nothing), and only
+/// that range is converted back: the rest of the buffer may belong to
+/// ops on other streams.
 struct StagedRegion {
   BufferId buffer = kNoBuffer;
   std::int64_t begin = 0;
   std::int64_t end = 0;
   std::int64_t scratch_offset = 0;
-  bool written = false;
+  std::int64_t written_begin = 0;
+  std::int64_t written_end = 0;
+  bool written() const { return written_end > written_begin; }
 };
 
 /// The 16-bit operand ranges a kernel call stages in fp32 (one region per
@@ -63,7 +67,8 @@ std::vector<StagedRegion> StagedRegions(const Plan& plan, const KernelCall& call
 /// Floats of scratch a call needs (the sum of its regions).
 std::int64_t StagingFloats(const std::vector<StagedRegion>& regions);
 
-/// The scratch each rank needs: the largest StagingFloats of its calls.
+/// The scratch each rank needs: the largest StagingFloats of its calls
+/// (the backend keeps one scratch per stream, sized the same way).
 std::vector<std::int64_t> ScratchFloatsPerRank(const Plan& plan);
 
 /// float ↔ dtype storage on the host. Pack rounds to nearest even (inf

@@ -120,10 +120,13 @@ void RunKernelOnDevice(const KernelCall& call, const SlicePointer& ptr, cublasHa
                       static_cast<float*>(in(call.d)), stream);
     CUDA_CHECK(cudaGetLastError(), rank);
   }
-  // What the kernel wrote, rounded back into its dtype.
+  // What the kernel wrote (only that: the rest of a buffer may be another
+  // stream's), rounded back into its dtype.
   for (const StagedRegion& r : regions) {
-    if (!r.written) continue;
-    LaunchFromFloat(in.Home(r).dtype, scratch + r.scratch_offset, in.Home(r).ptr, r.end - r.begin, stream);
+    if (!r.written()) continue;
+    const DeviceSlice home = in.ptr(BufferSlice{r.buffer, r.written_begin, r.written_end - r.written_begin});
+    LaunchFromFloat(home.dtype, scratch + r.scratch_offset + (r.written_begin - r.begin), home.ptr,
+                    r.written_end - r.written_begin, stream);
     CUDA_CHECK(cudaGetLastError(), rank);
   }
 }

@@ -157,7 +157,23 @@ TEST(CudaDeviceLayout, ElementwiseKernelsStageExactlyTheirSixteenBitOperands) {
       ASSERT_NE(found, nullptr) << KernelKindName(k.kind) << ": a 16-bit operand is not staged";
       EXPECT_LE(found->begin, o.s->offset);
       EXPECT_GE(found->end, o.s->offset + o.count);
-      if (o.s == &k.c) EXPECT_TRUE(found->written) << KernelKindName(k.kind);
+      const bool written = o.s == &k.c || (k.kind == KernelKind::kAdam && (o.s == &k.b || o.s == &k.d));
+      if (written) {  // converted back: the written range covers it
+        EXPECT_LE(found->written_begin, o.s->offset) << KernelKindName(k.kind);
+        EXPECT_GE(found->written_end, o.s->offset + o.count) << KernelKindName(k.kind);
+      }
+    }
+    // Nothing but written operands is converted back.
+    for (const cuda::StagedRegion& r : regions) {
+      if (!r.written()) continue;
+      EXPECT_LE(r.begin, r.written_begin);
+      EXPECT_GE(r.end, r.written_end);
+      bool from_a_written_operand = false;
+      for (const BufferSlice* w : {&k.c, &k.b, &k.d}) {
+        if (w != &k.c && k.kind != KernelKind::kAdam) continue;
+        if (w->valid() && w->buffer == r.buffer && w->offset == r.written_begin) from_a_written_operand = true;
+      }
+      EXPECT_TRUE(from_a_written_operand) << KernelKindName(k.kind);
     }
     if (!regions.empty()) ++staged_calls;
   }
@@ -170,6 +186,36 @@ TEST(CudaDeviceLayout, ElementwiseKernelsStageExactlyTheirSixteenBitOperands) {
   c.ranks = 4;
   c.count = 100;
   EXPECT_EQ(cuda::ScratchFloatsPerRank(BuildCollective(c)), std::vector<std::int64_t>(4, 0));
+}
+
+// A call that reads one end of a 16-bit buffer and writes the other stages
+// the span between, but converts back only what it writes (the rest may be
+// another stream's); fp32 operands stay where they are.
+TEST(CudaDeviceLayout, OnlyTheWrittenRangeIsConvertedBack) {
+  PlanBuilder b("staging", 1);
+  const BufferId x = b.AddBuffer(0, "x", 1000, DType::kF16);
+  const BufferId y = b.AddBuffer(0, "y", 64, DType::kBF16);
+  const BufferId f = b.AddBuffer(0, "f", 64, DType::kF32);
+  const KernelCall relu = ElementwiseCall(KernelKind::kRelu, {x, 0, 10}, {}, {x, 500, 10}, 1, 10);
+  const KernelCall bias = ElementwiseCall(KernelKind::kAddBias, {f, 0, 8}, {}, {y, 16, 32}, 4, 8);
+  Op op;
+  b.AddCompute(op, {relu, bias}, {});
+  const Plan plan = b.Finish();
+  const std::vector<cuda::StagedRegion> r = cuda::StagedRegions(plan, relu);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].buffer, x);
+  EXPECT_EQ(r[0].begin, 0);
+  EXPECT_EQ(r[0].end, 510);
+  EXPECT_EQ(r[0].written_begin, 500);
+  EXPECT_EQ(r[0].written_end, 510);
+  const std::vector<cuda::StagedRegion> s = cuda::StagedRegions(plan, bias);
+  ASSERT_EQ(s.size(), 1u) << "the fp32 bias is read in place";
+  EXPECT_EQ(s[0].buffer, y);
+  EXPECT_EQ(s[0].begin, 16);
+  EXPECT_EQ(s[0].end, 48);
+  EXPECT_EQ(s[0].written_begin, 16);
+  EXPECT_EQ(s[0].written_end, 48);
+  EXPECT_EQ(cuda::ScratchFloatsPerRank(plan), std::vector<std::int64_t>{510});
 }
 
 TEST(CudaDeviceLayout, PackingRoundsAsTheProjectsRoundToAndUnpacksExactly) {
