@@ -917,6 +917,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
     g_label_width = std::max(g_label_width, ImGui::CalcTextSize(f.label.c_str()).x);
   }
+  if (s.backend != "sim") g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Warm-up runs")).x);
   g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
 
   const bool collective = ScenarioCombo(s);
