@@ -372,8 +372,9 @@ TEST(CudaSixteenBit, CollectivesAreRightWithinTheDtypesBound) {
                                   << verify.max_abs_err;
       for (const Event& e : gpu.events) {
         const Op& op = plan.ops[static_cast<std::size_t>(e.op)];
-        if (op.kind == OpKind::kRecv)
+        if (op.kind == OpKind::kRecv) {
           EXPECT_EQ(op.bytes, DTypeBytes(dtype) * op.dst.count) << what;
+        }
       }
       ExpectEventInvariants(plan, gpu.events, 5000);
     }
