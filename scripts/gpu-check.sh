@@ -170,6 +170,14 @@ run_to "$out/emulated-ring8-16M.json" "$cli" run allreduce --backend cuda --rank
 run_to "$out/sim-ring8-16M.json" "$cli" run allreduce --backend sim --ranks 8 --size 16M \
   --topology dgx-a100 --json || failed=1
 run "$cli" run allreduce --backend cuda --algo nccl --ranks 1 --size 64M -w 2 -n 10 || failed=1
+# 16-bit on the GPU: fp16/bf16 buffers (2 bytes per element moved), reduced in
+# fp32, checked with the dtype's bound; fp16 products on tensor cores.
+run_to "$out/ring8-64M-fp16.json" "$cli" run allreduce --backend cuda --topology dgx-a100 --ranks 8 --size 64M \
+  --dtype fp16 -w 2 -n 10 --json --trace "$t/ring8-64M-fp16.json" || failed=1
+run_to "$out/ring8-64M-bf16.json" "$cli" run allreduce --backend cuda --topology dgx-a100 --ranks 8 --size 64M \
+  --dtype bf16 -w 2 -n 10 --json || failed=1
+run "$cli" run tp-mlp --backend cuda --tp 4 --dtype fp16 --timing-only -w 1 -n 5 \
+  --trace "$t/tp-mlp-fp16.json" || failed=1
 run "$cli" run pipeline --backend cuda --schedule 1f1b --stages 4 --microbatches 8 -w 1 -n 5 \
   --trace "$t/pipeline-1f1b.json" || failed=1
 run "$cli" run tp-mlp --backend cuda --tp 4 -w 1 -n 5 --trace "$t/tp-mlp.json" || failed=1

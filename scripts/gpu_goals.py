@@ -135,6 +135,28 @@ def main(folder):
         goal("emulated ring dgx-a100 8 ranks 16 MiB within 10% of the simulator", False,
              "missing figure: %r" % e)
 
+    # 16-bit on the GPU: checked with the dtype's bound, half the fp32 bytes
+    # on the wire (the trace's receives), and the time beside fp32's.
+    for dtype in ("fp16", "bf16"):
+        try:
+            run = load_json("ring8-64M-%s.json" % dtype)
+            goal("ring 8 ranks 64 MiB in %s is correct within its bound" % dtype,
+                 run.get("checked") is True and run.get("correct") is True,
+                 "checked %s, %s wrong; %.1f us against fp32's %.1f us"
+                 % (run.get("checked"), run.get("wrong"), run["time_us"], load_json("ring8-64M.json")["time_us"]))
+        except (OSError, KeyError, ValueError) as e:
+            goal("ring 8 ranks 64 MiB in %s is correct within its bound" % dtype, False, "missing figure: %r" % e)
+    # --size is bytes: fp16's 64 MiB is twice fp32's elements in the same
+    # bytes. Holding them as float32 on the GPU (before 16-bit buffers) moved
+    # twice the bytes and took about twice as long.
+    try:
+        half, full = load_json("ring8-64M-fp16.json")["time_us"], load_json("ring8-64M.json")["time_us"]
+        goal("fp16 ring 64 MiB within 1.5x of the fp32 ring's time (the same bytes moved)",
+             half <= 1.5 * full, "%.1f us against %.1f us (%.2fx)" % (half, full, half / full))
+    except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
+        goal("fp16 ring 64 MiB within 1.5x of the fp32 ring's time (the same bytes moved)", False,
+             "missing figure: %r" % e)
+
     print("# %d goal(s) failed" % len(failed) if failed else "# every goal passed")
     return 1 if failed else 0
 

@@ -10,6 +10,7 @@
 
 #include "app/cli/collective_run.h"
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 
 namespace shardlab::cli {
@@ -74,6 +75,16 @@ std::string Plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+/// "each size: 1 warm-up run (not timed), then 5 timed; time is their
+/// average" (nccl-tests runs every size that way).
+std::string DescribeSweepIterations(const CollectiveSetup& setup) {
+  std::string line = "each size: ";
+  if (setup.warmup > 0) line += Plural(static_cast<std::size_t>(setup.warmup), "warm-up run") + " (not timed), then ";
+  line += std::to_string(setup.iters) + " timed";
+  line += setup.iters > 1 ? "; time is their average" : "";
+  return line;
+}
+
 }  // namespace
 
 const CommandSpec& SweepSpec() {
@@ -87,7 +98,8 @@ const CommandSpec& SweepSpec() {
     s.description =
         "Runs the collective for every size from -b to -e (multiplying by -f, or adding -i\n"
         "when -f is 1) and prints one row per size in nccl-tests' columns, then the average\n"
-        "bus bandwidth. Results are checked while the data fits in --verify-max; larger\n"
+        "bus bandwidth. Each size runs -w untimed warm-ups, then -n timed runs whose average\n"
+        "is its time. Results are checked while the data fits in --verify-max; larger\n"
         "sizes are timed only (#wrong N/A). Progress goes to stderr when it is a terminal.\n"
         "Exit code 0 when every checked size is correct, 1 otherwise.";
     s.flags = {
@@ -102,6 +114,7 @@ const CommandSpec& SweepSpec() {
         {"quiet", 'q', "", "no progress on stderr"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
+    AddIterationFlags(s.flags);  // per size, as nccl-tests' -w/-n
     s.max_positionals = 1;
     s.examples =
         "  shardlab-cli sweep allreduce -b 8 -e 1G -f 2 --ranks 8 --topology dgx-a100\n"
@@ -121,7 +134,10 @@ int SweepMain(std::span<const std::string> words) {
     std::cout << FormatHelp(SweepSpec());
     return 0;
   }
-  const CollectiveSetup setup = SetupFromArgs(args, "sweep");
+  CollectiveSetup setup = SetupFromArgs(args, "sweep");
+  const IterationSettings iterations = IterationsFromArgs(args, setup.backend);
+  setup.warmup = iterations.warmup;
+  setup.iters = iterations.iters;
   SweepRange range;
   if (args.Has("minbytes")) {
     range.min_bytes = ParseSizeValue(args.Spelling("minbytes"), args.Get("minbytes"), 1);
@@ -165,6 +181,7 @@ int SweepMain(std::span<const std::string> words) {
       out << "results checked while the data fits in " << FormatBytes(setup.verify_max_bytes)
           << " of host memory\n";
     }
+    if (setup.warmup > 0 || setup.iters > 1) out << "#   " << DescribeSweepIterations(setup) << "\n";
     out << "#\n";
     PrintTableHeader(out, setup.algo == CollectiveAlgo::kNccl && setup.backend == "sim");
     out.flush();

@@ -213,6 +213,8 @@ const CommandSpec& WorkerSpec() {
          "for tests: fail after --fault-step steps: sticky-cuda (error record, exit 3), signal "
          "(SIGSEGV), kill (SIGKILL), exit (exit 4, no record) or hang (stop answering)"},
         {"fault-step", 0, "N", "for tests: steps run before the injected fault (default: 1)"},
+        {"warmup", 'w', "N",
+         "untimed runs of the plan before the one it streams (the app's warm-up; default: 0)"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
     s.max_positionals = 1;
@@ -247,6 +249,9 @@ int WorkerMain(std::span<const std::string> words) {
   settings.Set("kind", args.positionals().front());
   settings.Set("size", args.Get("size", SizeDefault()));
   const WorkerFault fault = ParseFault(args);
+  const int warmup = args.Has("warmup")
+                         ? static_cast<int>(ParseIntValue(args.Spelling("warmup"), args.Get("warmup"), 0, 1000000))
+                         : 0;
   const int fault_step =
       args.Has("fault-step")
           ? static_cast<int>(ParseIntValue(args.Spelling("fault-step"), args.Get("fault-step"), 0, 1 << 30))
@@ -321,6 +326,16 @@ int WorkerMain(std::span<const std::string> words) {
     };
     send_snapshots(0);
     out.Flush();
+    // Warm-up: the plan from its inputs, untimed and not streamed (first
+    // launches, cuBLAS's heuristics, a CUDA graph's capture); the streamed
+    // run starts from the inputs again.
+    for (int run = 0; run < warmup; ++run) {
+      CountingSink discard;
+      executor.RunToEnd(discard);
+      if (executor.state() != ExecutorState::kDone)
+        throw Error("warm-up run " + std::to_string(run + 1) + " failed: " + executor.error(), ErrorKind::kRuntime);
+      executor.Reset();
+    }
 
     EventRecordSink to_app(out);
     CountingSink span;

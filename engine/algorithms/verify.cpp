@@ -12,21 +12,29 @@
 
 #include "engine/algorithms/collective_internal.h"
 #include "engine/core/error.h"
+#include "engine/verify/bounds.h"
 
 namespace shardlab {
 
 namespace {
 
-// Counts and measures mismatches. The tolerance only guards against
+// Counts and measures mismatches. In fp32 the tolerance only guards against
 // backends that reduce in another precision; exact inputs give exact sums.
+// In a 16-bit dtype it is the rounding bound of VerifyCollective (verify.h),
+// from the sum of the magnitudes that made the element (`magnitude`).
 struct Tally {
   std::int64_t wrong = 0;
   std::int64_t checked = 0;
   double max_abs_err = 0;
+  double unit_roundoff = 0;  // 0: fp32, exact
+  double reduce_factor = 0;  // u + γ_n: a reduction's bound per unit of Σ|x_i|
 
-  void Compare(float out, float ref) {
+  void Compare(float out, float ref) { Compare(out, ref, std::fabs(static_cast<double>(ref)), false); }
+  void Compare(float out, float ref, double magnitude, bool reduced) {
     const double err = std::fabs(static_cast<double>(out) - static_cast<double>(ref));
-    const double tolerance = 1e-6 * std::max(1.0, std::fabs(static_cast<double>(ref)));
+    double tolerance = 1e-6 * std::max(1.0, std::fabs(static_cast<double>(ref)));
+    if (unit_roundoff > 0)
+      tolerance = std::max(tolerance, (reduced ? reduce_factor : unit_roundoff) * magnitude);
     ++checked;
     if (!(err <= tolerance)) ++wrong;  // NaN counts as wrong
     if (std::isnan(err)) max_abs_err = std::numeric_limits<double>::infinity();
@@ -50,6 +58,13 @@ float ReducedInput(const CollectiveParams& params, std::uint64_t seed, std::int6
   float acc = InputValue(seed, 0, index);
   for (int r = 1; r < params.ranks; ++r) acc = Combine(params.op, acc, InputValue(seed, r, index));
   return acc;
+}
+
+// Σ|x_i| over the ranks' inputs at `index` (a 16-bit reduction's bound).
+double InputMagnitude(const CollectiveParams& params, std::uint64_t seed, std::int64_t index) {
+  double sum = 0;
+  for (int r = 0; r < params.ranks; ++r) sum += std::fabs(static_cast<double>(InputValue(seed, r, index)));
+  return sum;
 }
 
 // The plan must be the one BuildCollective made from `params`: checks the
@@ -76,7 +91,7 @@ void CheckPlanLayout(const CollectiveParams& params, const Plan& plan) {
 }  // namespace
 
 VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
-                              std::uint64_t seed, const BufferReader& read) {
+                              std::uint64_t seed, const BufferReader& read, DType computed) {
   CheckCollectiveParams(params);
   CheckPlanLayout(params, plan);
   const int n = params.ranks;
@@ -95,13 +110,22 @@ VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
   };
 
   Tally tally;
+  if (computed != DType::kF32) {
+    tally.unit_roundoff = UnitRoundoff(computed);
+    // max and min pick an input: only its own rounding.
+    tally.reduce_factor = params.op == ReduceOp::kSum
+                              ? tally.unit_roundoff + Gamma(n, tally.unit_roundoff)
+                              : tally.unit_roundoff;
+  }
+  auto reduced = [&](float got, std::int64_t i) {
+    tally.Compare(got, ReducedInput(params, seed, i),
+                  tally.unit_roundoff > 0 ? InputMagnitude(params, seed, i) : 0.0, true);
+  };
   switch (params.kind) {
     case CollectiveKind::kAllReduce: {
       for (int r = 0; r < n; ++r) fetch(r);
-      for (std::int64_t i = 0; i < count; ++i) {
-        const float ref = ReducedInput(params, seed, i);
-        for (int r = 0; r < n; ++r) tally.Compare(out[r][i], ref);
-      }
+      for (std::int64_t i = 0; i < count; ++i)
+        for (int r = 0; r < n; ++r) reduced(out[r][i], i);
       break;
     }
     case CollectiveKind::kReduceScatter: {
@@ -109,8 +133,7 @@ VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
         fetch(r);
         const std::int64_t begin = ChunkBegin(count, n, r);
         const std::int64_t end = begin + ChunkCount(count, n, r);
-        for (std::int64_t i = begin; i < end; ++i)
-          tally.Compare(out[r][i], ReducedInput(params, seed, i));
+        for (std::int64_t i = begin; i < end; ++i) reduced(out[r][i], i);
       }
       break;
     }
@@ -136,8 +159,7 @@ VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
     }
     case CollectiveKind::kReduce: {
       fetch(params.root);
-      for (std::int64_t i = 0; i < count; ++i)
-        tally.Compare(out[params.root][i], ReducedInput(params, seed, i));
+      for (std::int64_t i = 0; i < count; ++i) reduced(out[params.root][i], i);
       break;
     }
     case CollectiveKind::kAllToAll: {

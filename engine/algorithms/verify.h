@@ -28,7 +28,14 @@ using BufferReader = std::function<std::span<const float>(BufferId)>;
 
 /// Recomputes the expected output on one host buffer from the inputs
 /// (regenerated from `seed`) and compares every rank's output region.
+/// `computed`: the dtype the backend holds the data in (verify/bounds.h's
+/// ComputeDType). fp32 compares exactly (to 1e-6 relative); a 16-bit
+/// backend rounds every input into the dtype and every partial result of
+/// a reduction, so an element of a reduction over n ranks may be off by
+/// (u + γ_n)·Σ|x_i| and a moved element by u·|x| (u: the dtype's unit
+/// round-off); anything beyond is wrong.
 VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
-                              std::uint64_t seed, const BufferReader& read);
+                              std::uint64_t seed, const BufferReader& read,
+                              DType computed = DType::kF32);
 
 }  // namespace shardlab

@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/topology/presets.h"
 #include "engine/topology/ring_order.h"
+#include "engine/verify/bounds.h"
 
 namespace shardlab {
 namespace {
@@ -409,8 +410,11 @@ CollectiveOutcomeSummary SummarizeCollective(const PreparedCollective& prepared,
     s.not_checked_reason = "timing only: the data was not computed";
     return s;
   }
+  // A GPU holds 16-bit data in its dtype: checked with the dtype's bound.
+  const std::string backend_name = backend.name();
   s.verify = VerifyCollective(prepared.params, plan, prepared.scenario.seed,
-                              [&backend](BufferId id) { return backend.BufferData(id); });
+                              [&backend](BufferId id) { return backend.BufferData(id); },
+                              ComputeDType(backend_name.c_str(), prepared.params.dtype));
   s.checked = true;
   return s;
 }

@@ -7,6 +7,7 @@
 
 #include "collective_test_util.h"
 #include "engine/core/error.h"
+#include "engine/verify/bounds.h"
 
 namespace shardlab {
 namespace {
@@ -49,6 +50,65 @@ TEST(VerifyCollective, ReportsAnErrorInsideTheToleranceWithoutFailing) {
   EXPECT_GT(result.max_abs_err, 0.0);
   // One ulp of a value below 8 is < 1e-6: inside the tolerance, reported in max_abs_err.
   EXPECT_TRUE(result.correct);
+}
+
+// What a GPU that holds the data in a 16-bit dtype computes for an
+// all-reduce: inputs rounded into the dtype, every partial sum rounded
+// (rank order; a ring's order differs, the bound does not depend on it).
+void RoundLikeASixteenBitBackend(const CollectiveParams& params, HostRun& run, std::uint64_t seed,
+                                 DType dtype) {
+  for (std::int64_t i = 0; i < params.count; ++i) {
+    double acc = RoundTo(dtype, InputValue(seed, 0, i));
+    for (int r = 1; r < params.ranks; ++r) acc = RoundTo(dtype, acc + RoundTo(dtype, InputValue(seed, r, i)));
+    for (int r = 0; r < params.ranks; ++r) run.buffers.data[r][i] = static_cast<float>(acc);
+  }
+}
+
+TEST(VerifyCollective, SixteenBitResultsPassWithTheDtypesBoundAndNotWithFp32s) {
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    auto params = MakeParams(CollectiveKind::kAllReduce, CollectiveAlgo::kRing, 8, 257);
+    params.dtype = dtype;
+    auto run = RunOnHost(params, 3);
+    RoundLikeASixteenBitBackend(params, run, 3, dtype);
+    const auto verify = [&](DType computed) {
+      return VerifyCollective(params, run.plan, 3, [&run](BufferId id) { return run.buffers.view(id); },
+                              computed);
+    };
+    // Sums of eight k/1024 values need more bits than a 16-bit dtype has:
+    // some elements were rounded, which fp32's exact check calls wrong.
+    const VerifyResult exact = verify(DType::kF32);
+    ASSERT_GT(exact.wrong, 0) << DTypeName(dtype);
+    const VerifyResult bounded = verify(dtype);
+    EXPECT_TRUE(bounded.correct) << DTypeName(dtype) << ": " << bounded.wrong << " wrong";
+    EXPECT_EQ(bounded.checked, 8 * 257);
+    EXPECT_GT(bounded.max_abs_err, 0.0);
+    // One element off by twice its bound is caught.
+    double magnitude = 0;
+    for (int r = 0; r < 8; ++r) magnitude += std::fabs(InputValue(3, r, 100));
+    const double bound = (UnitRoundoff(dtype) + Gamma(8, UnitRoundoff(dtype))) * magnitude;
+    run.buffers.data[5][100] += static_cast<float>(2 * bound + 1e-3);
+    const VerifyResult broken = verify(dtype);
+    EXPECT_FALSE(broken.correct) << DTypeName(dtype);
+    EXPECT_EQ(broken.wrong, 1) << DTypeName(dtype);
+  }
+}
+
+TEST(VerifyCollective, SixteenBitMovesAllowOnlyTheInputsRounding) {
+  auto params = MakeParams(CollectiveKind::kBroadcast, CollectiveAlgo::kRing, 4, 64);
+  params.dtype = DType::kBF16;
+  auto run = RunOnHost(params, 2);
+  for (int r = 0; r < 4; ++r)
+    for (std::int64_t i = 0; i < 64; ++i)
+      run.buffers.data[r][i] = static_cast<float>(RoundTo(DType::kBF16, run.buffers.data[r][i]));
+  const auto verify = [&] {
+    return VerifyCollective(params, run.plan, 2, [&run](BufferId id) { return run.buffers.view(id); },
+                            DType::kBF16);
+  };
+  EXPECT_TRUE(verify().correct);
+  // 1/64 is four bf16 ulps of a value just below 1 (|x| < 1 for every input):
+  // more than any input's rounding.
+  run.buffers.data[1][7] += 1.0f / 64;
+  EXPECT_FALSE(verify().correct);
 }
 
 TEST(VerifyCollective, TreatsNanAsWrong) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/common/run_program.h"
@@ -67,6 +68,42 @@ TEST(IterationsCli, CollectiveJsonCarriesTheCountsAndTheBest) {
   EXPECT_NE(r.out.find("\"warmup\": 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"iters\": 4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"time_best_us\""), std::string::npos) << r.out;
+}
+
+// sweep: each size warmed up and averaged, as nccl-tests' *_perf tools.
+TEST(IterationsCli, SweepTakesTheFlagsPerSizeAndRefusesBadCountsInOneLine) {
+  const std::vector<std::string> sweep = {"sweep", "allreduce", "-b", "1K", "-e", "4K", "-f", "4",
+                                          "--ranks", "2", "-q"};
+  for (const auto& [flag, value, says] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--warmup", "-1", "--warmup: must be at least 0 (got -1)"},
+           {"-w", "-3", "-w: must be at least 0 (got -3)"},
+           {"--iters", "0", "--iters: must be at least 1 (got 0)"},
+           {"-n", "x", "-n: must be an integer (got 'x')"}}) {
+    const test_util::ProgramResult r = RunCli(With(sweep, {flag, value}));
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+    EXPECT_EQ(r.err, "shardlab-cli: error: " + says + "\n");
+    EXPECT_EQ(r.out, "") << flag << ": printed before the error";
+  }
+  const test_util::ProgramResult plain = RunCli(sweep);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("each size:"), std::string::npos) << "a plain sweep's header is unchanged";
+  const test_util::ProgramResult timed = RunCli(With(sweep, {"-w", "2", "-n", "3"}));
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  EXPECT_NE(timed.out.find("#   each size: 2 warm-up runs (not timed), then 3 timed; time is their average\n"),
+            std::string::npos)
+      << timed.out;
+  // JSON: every row carries the counts it ran with.
+  const test_util::ProgramResult json = RunCli(With(sweep, {"-w", "1", "--iters", "5", "--json"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::size_t rows = 0;
+  for (std::size_t at = json.out.find("\"iters\": 5"); at != std::string::npos;
+       at = json.out.find("\"iters\": 5", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 2u) << json.out;
+  EXPECT_EQ(json.out.find("\"warmup\": 0"), std::string::npos) << json.out;
 }
 
 }  // namespace

@@ -693,6 +693,12 @@ constexpr PhraseEntry kPhrases[] = {
     {"Timeline: rows grouped by stage, then replica; collectives say TP, PP or "
      "DP and hover names the group.",
      "时间线：各行先按阶段、再按副本分组；集合通信标有 TP、PP 或 DP，悬停会显示是哪个组。"},
+    {"Timed runs",
+     "计时运行次数"},
+    {"Timed runs after the warm-up: the times shown are their average (and the best);\n"
+     "the timeline shows the last one.",
+     "预热之后计时的运行次数：显示的时间是它们的平均值（以及最好的一次）；\n"
+     "时间线显示最后一次。"},
     {"Timing only (skip the data)",
      "只计时（跳过数据）"},
     {"Too small to draw: make the window larger.",
@@ -703,6 +709,12 @@ constexpr PhraseEntry kPhrases[] = {
      "视图"},
     {"WRONG",
      "错误（WRONG）"},
+    {"Warm-up runs",
+     "预热运行次数"},
+    {"Untimed runs before the timed ones, as nccl-tests' -w: the first run on a GPU\n"
+     "pays for first launches and library set-up, which the times must not include.",
+     "计时之前不计时的运行，如同 nccl-tests 的 -w：GPU 上的第一次运行要付出首次启动\n"
+     "和库初始化的代价，这些不应计入时间。"},
     {"Waiting for the first snapshot...",
      "等待第一个快照..."},
     {"Weights: the block of each matrix every GPU holds",

@@ -395,6 +395,7 @@ std::string Session::Check(const ScenarioSettings& settings) {
     const std::string& spec = params.spec().name;
     std::string timed_only;  // fine: Start runs it timing-only and says why
     FaultsFromParams(params);  // the fault switches parse; Start checks them against the run
+    RunIterationsOf(settings);  // warm-up and timed runs (run_iterations.h)
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
       CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckPipelineScenario, &timed_only);
@@ -470,6 +471,7 @@ void Session::ResetRun() {
   store_.Clear();
   snapshots_.clear();
   outcome_ = CollectiveOutcomeSummary{};
+  iterations_ = IterationTimes{};
   pipeline_outcome_ = PipelineOutcomeSummary{};
   tp_outcome_ = TpSummary{};
   zero_outcome_ = ZeroSummary{};
@@ -483,6 +485,7 @@ void Session::ResetRun() {
     pending_snapshots_.clear();
     worker_error_.clear();
     worker_outcome_ = CollectiveOutcomeSummary{};
+    worker_iterations_ = IterationTimes{};
     worker_pipeline_outcome_ = PipelineOutcomeSummary{};
     worker_tp_outcome_ = TpSummary{};
     worker_zero_outcome_ = ZeroSummary{};
@@ -608,6 +611,7 @@ bool Session::Start(const ScenarioSettings& settings) {
   faults_ = {};
   try {
     const ScenarioParams params = ParamsOf(settings);
+    iteration_settings_ = RunIterationsOf(settings);  // "warmup: ..." / "iters: ..." as any bad field
     const std::string& spec = params.spec().name;
     run_scenario_ = spec;
     if (spec == "elastic") return ShowElasticJob(params);
@@ -836,6 +840,7 @@ void Session::Poll() {
   std::lock_guard lock(mutex_);
   if (worker_error_.empty()) {
     outcome_ = worker_outcome_;
+    iterations_ = worker_iterations_;
     pipeline_outcome_ = worker_pipeline_outcome_;
     tp_outcome_ = worker_tp_outcome_;
     zero_outcome_ = worker_zero_outcome_;
@@ -905,6 +910,26 @@ bool Session::StepToEnd(Executor& executor, EventSink& sink,
   return false;
 }
 
+bool Session::RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans) {
+  {
+    std::lock_guard lock(mutex_);
+    running_executor_ = &executor;
+  }
+  spans = RunBeforeTheShownRun(executor, iteration_settings_, cancel_);
+  const bool done = executor.state() == ExecutorState::kReady || executor.state() == ExecutorState::kDone;
+  std::lock_guard lock(mutex_);
+  running_executor_ = nullptr;
+  if (cancel_) {
+    worker_error_ = "run cancelled";
+    return false;
+  }
+  if (!done) {
+    worker_error_ = "the run failed: " + executor.error();
+    return false;
+  }
+  return true;
+}
+
 void Session::WorkerGuard(const std::function<void()>& body) {
   try {
     body();
@@ -948,13 +973,19 @@ void Session::RunCollectiveWorker() {
       std::lock_guard lock(mutex_);
       pending_snapshots_.push_back(std::move(snapshot));
     };
+    std::vector<TimeNs> spans;
+    if (!RunIterationsFirst(executor, spans)) return;
     publish(0);
     if (!StepToEnd(executor, sink, publish)) return;
+    spans.push_back(span.end_ns);
+    // As the CLI: the time is the timed runs' average; the timeline the last.
+    IterationTimes iterations = SummarizeIterations(iteration_settings_, std::move(spans));
     CollectiveOutcomeSummary outcome =
-        SummarizeCollective(prepared, span.end_ns, span.count, executor.backend(), &plan);
+        SummarizeCollective(prepared, iterations.average_ns, span.count, executor.backend(), &plan);
     if (!timing_only_reason_.empty()) outcome.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
     worker_outcome_ = std::move(outcome);
+    worker_iterations_ = std::move(iterations);
   });
 }
 
@@ -975,11 +1006,17 @@ void Session::RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summ
     QueueSink to_queue(*queue_);
     VectorSink events;
     TeeSink sink(to_queue, events);
+    std::vector<TimeNs> spans;
+    if (!RunIterationsFirst(executor, spans)) return;
     if (!StepToEnd(executor, sink, [](int) {})) return;
+    TimeNs last_end = 0;
+    for (const Event& e : events.events) last_end = std::max(last_end, e.end_ns);
+    spans.push_back(last_end);
     Summary outcome = summarize(prepared, events.events, executor.backend(), &executor.plan());
     if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
     slot = std::move(outcome);
+    worker_iterations_ = SummarizeIterations(iteration_settings_, std::move(spans));
   });
 }
 

@@ -33,6 +33,7 @@
 
 #include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/event_flood.h"
+#include "app/gui/model/run_iterations.h"
 #include "app/gui/model/timeline_store.h"
 #include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
@@ -76,6 +77,10 @@ struct ScenarioSettings {
   /// instead of in the app, as real hardware (cuda, mpi) always does.
   bool in_worker = false;
   bool timing_only = false;
+  /// Untimed runs first and timed runs, as the CLI's -w/-n (run_iterations.h):
+  /// warmup -1 is the backend's default (1 on cuda, 0 on the simulator).
+  int warmup = -1;
+  int iters = 1;
   // Collectives.
   std::string algo;
   int ranks = 0;
@@ -241,6 +246,10 @@ class Session {
   int zero_k() const { return zero_k_; }
   /// The backend the current run uses ("sim"); "" without a run.
   std::string backend() const;
+  /// The finished run's warm-up and timed runs (run_iterations.h), and the
+  /// metrics panel's line about them ("" for one run without warm-up).
+  const IterationTimes& iterations() const { return iterations_; }
+  std::string iterations_line() const { return DescribeRunIterations(iterations_); }
   // --- Opened traces (File > Open trace).
   /// Shows the Chrome trace at `path` (one ShardLab wrote, from any
   /// backend) instead of a run. On a bad file returns false with one
@@ -408,6 +417,11 @@ class Session {
 
   std::thread worker_;
   std::atomic<bool> cancel_{false};
+  IterationSettings iteration_settings_;    // the run's warm-up and timed runs (Start)
+  IterationTimes iterations_;               // the finished run's (Poll)
+  /// The warm-up and timed runs before the shown one (published for
+  /// Cancel); false when cancelled.
+  bool RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans);
   std::atomic<int> steps_done_{0};
   std::atomic<bool> worker_finished_{false};
   std::string timing_only_reason_;          // set by Start when it chose timing-only
@@ -447,6 +461,7 @@ class Session {
   std::mutex mutex_;                        // guards the fields below
   std::vector<BufferSnapshot> pending_snapshots_;
   std::string worker_error_;
+  IterationTimes worker_iterations_;
   CollectiveOutcomeSummary worker_outcome_;
   PipelineOutcomeSummary worker_pipeline_outcome_;
   TpSummary worker_tp_outcome_;

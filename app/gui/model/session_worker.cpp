@@ -89,6 +89,8 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   argv.insert(argv.end(), {"--backend", settings.backend, "--seed", std::to_string(p.scenario.seed),
                            // The app's host-memory limit, so the worker checks what the app would.
                            "--verify-max", std::to_string(kMaxCheckedHostBytes)});
+  if (iteration_settings_.warmup > 0)  // untimed runs first (run_iterations.h)
+    argv.insert(argv.end(), {"--warmup", std::to_string(iteration_settings_.warmup)});
   if (!worker_fault_.empty()) {
     argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
                              std::to_string(worker_fault_step_)});
@@ -181,6 +183,8 @@ void Session::PollWorker() {
         o.verify.max_abs_err = r.done.max_abs_err;
         o.verify.wrong = r.done.wrong;
         o.verify.checked = r.done.elements_checked;
+        // One timed run, after the worker's warm-up (--warmup).
+        iterations_ = SummarizeIterations(iteration_settings_, {r.done.time_ns});
         done = true;
         break;
       }

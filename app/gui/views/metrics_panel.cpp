@@ -179,6 +179,9 @@ void DrawMetricsPanel(ViewContext& ctx) {
                           ctx.insight->critical() != nullptr;
   if (path_first) DrawCriticalPathSummary(ctx);
   DrawRunMetrics(ctx);
+  // Warm-up and timed runs (run_iterations.h): what the times above are.
+  if (const std::string line = ctx.session.iterations_line(); !line.empty())
+    ImGui::TextWrapped("%s", line.c_str());
   if (!path_first && ctx.session.plan() != nullptr) DrawCriticalPathSummary(ctx);
 }
 

@@ -568,6 +568,27 @@ void BackendField(ScenarioSettings& s, bool collective) {
   }
 }
 
+/// Real hardware: untimed warm-up runs, then timed runs whose average the
+/// metrics show (run_iterations.h); the simulator's time does not change
+/// from run to run.
+void IterationFields(ScenarioSettings& s) {
+  if (s.backend == "sim") return;
+  FieldLabel(Tr("Warm-up runs"));
+  int warmup = s.warmup == -1 ? DefaultWarmup(s.backend) : s.warmup;
+  if (ImGui::InputInt("##warmup", &warmup, 1, 1)) s.warmup = std::max(0, warmup);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s", Tr("Untimed runs before the timed ones, as nccl-tests' -w: the first run on a GPU\n"
+                               "pays for first launches and library set-up, which the times must not include."));
+  }
+  FieldLabel(Tr("Timed runs"));
+  int iters = s.iters;
+  if (ImGui::InputInt("##iters", &iters, 1, 1)) s.iters = std::max(1, iters);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s", Tr("Timed runs after the warm-up: the times shown are their average (and the best);\n"
+                               "the timeline shows the last one."));
+  }
+}
+
 /// A worker that died: what happened, and a button to start it again.
 void WorkerFailure(const Theme& theme, const Session& session, ScenarioPanelState& state) {
   if (session.worker_failure().empty()) return;
@@ -896,12 +917,14 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
     g_label_width = std::max(g_label_width, ImGui::CalcTextSize(f.label.c_str()).x);
   }
+  if (s.backend != "sim") g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Warm-up runs")).x);
   g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
 
   const bool collective = ScenarioCombo(s);
   TopologyField(theme, state);
   SpecFields(ctx, state);
   BackendField(s, collective);
+  IterationFields(s);
   ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"

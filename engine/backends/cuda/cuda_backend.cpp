@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/backends/cuda/cuda_check.h"
+#include "engine/backends/cuda/device_layout.h"
 #include "engine/backends/cuda/device_ops.h"
 #include "engine/backends/cuda/kernels.h"
 #include "engine/backends/cuda/nccl_collective.h"
@@ -86,12 +87,19 @@ class CudaBackend final : public Backend, private device::DeviceApi {
     enqueuer_.Reset();
     // Inputs as the simulator makes them, uploaded.
     if (!options_.timing_only) {
+      // A 16-bit buffer is packed into its dtype (rounded to nearest even)
+      // and its mirror holds what the device holds.
       AllocateHostBuffers(*plan_, options_.seed, mirror_);
+      std::vector<unsigned char> packed;
       for (std::size_t id = 0; id < plan_->buffers.size(); ++id) {
-        const int rank = plan_->buffers[id].rank;
+        const Buffer& buffer = plan_->buffers[id];
+        const int rank = buffer.rank;
+        std::vector<float>& values = mirror_.data[id];
+        packed.resize(values.size() * cuda::DeviceElementBytes(buffer.dtype));
+        cuda::PackDType(buffer.dtype, values, packed.data());
+        if (buffer.dtype != DType::kF32) cuda::UnpackDType(buffer.dtype, packed.data(), values);
         CUDA_CHECK(cudaSetDevice(GpuOf(rank)), rank);
-        CUDA_CHECK(cudaMemcpy(device_[id], mirror_.data[id].data(),
-                              mirror_.data[id].size() * sizeof(float), cudaMemcpyHostToDevice),
+        CUDA_CHECK(cudaMemcpy(device_[id], packed.data(), packed.size(), cudaMemcpyHostToDevice),
                    rank);
       }
       mirror_fresh_.assign(plan_->buffers.size(), 1);
@@ -117,11 +125,20 @@ class CudaBackend final : public Backend, private device::DeviceApi {
     if (options_.timing_only || id < 0 || id >= static_cast<BufferId>(mirror_.data.size()))
       return {};
     if (!mirror_fresh_[id]) {  // read back on first look after a step
-      const int rank = plan_->buffers[id].rank;
+      const Buffer& buffer = plan_->buffers[id];
+      const int rank = buffer.rank;
+      std::vector<float>& values = mirror_.data[id];
       CUDA_CHECK(cudaSetDevice(GpuOf(rank)), rank);
-      CUDA_CHECK(cudaMemcpy(mirror_.data[id].data(), device_[id],
-                            mirror_.data[id].size() * sizeof(float), cudaMemcpyDeviceToHost),
-                 rank);
+      if (buffer.dtype == DType::kF32) {
+        CUDA_CHECK(cudaMemcpy(values.data(), device_[id], values.size() * sizeof(float),
+                              cudaMemcpyDeviceToHost),
+                   rank);
+      } else {  // unpacked exactly into the float mirror
+        std::vector<unsigned char> packed(values.size() * cuda::DeviceElementBytes(buffer.dtype));
+        CUDA_CHECK(cudaMemcpy(packed.data(), device_[id], packed.size(), cudaMemcpyDeviceToHost),
+                   rank);
+        cuda::UnpackDType(buffer.dtype, packed.data(), values);
+      }
       mirror_fresh_[id] = 1;
     }
     return mirror_.data[id];
@@ -148,10 +165,14 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   }
   cudaStream_t StreamOf(int rank, Lane lane) const { return streams_[LaneIndex(rank, lane)]; }
   cudaStream_t Stream(StreamId s) const { return streams_[static_cast<std::size_t>(s)]; }
-  std::size_t BufferBytes(std::size_t id) const {
-    return static_cast<std::size_t>(plan_->buffers[id].count) * sizeof(float);
+  // DTypeBytes × count: a 16-bit buffer is 16-bit on the device.
+  std::size_t BufferBytes(std::size_t id) const { return cuda::DeviceBufferBytes(plan_->buffers[id]); }
+  DType DTypeOf(const BufferSlice& s) const { return plan_->buffers[static_cast<std::size_t>(s.buffer)].dtype; }
+  void* Ptr(const BufferSlice& s) const {
+    return static_cast<char*>(device_[static_cast<std::size_t>(s.buffer)]) +
+           static_cast<std::size_t>(s.offset) * cuda::DeviceElementBytes(DTypeOf(s));
   }
-  float* Ptr(const BufferSlice& s) const { return device_[s.buffer] + s.offset; }
+  cuda::DeviceSlice Slice(const BufferSlice& s) const { return {Ptr(s), DTypeOf(s)}; }
 
   // cudaSetDevice only when the GPU changes: the host's enqueue rate is
   // what paces short ops when a run is not a graph.
@@ -246,10 +267,10 @@ class CudaBackend final : public Backend, private device::DeviceApi {
     switch (op.kind) {
       case OpKind::kCompute:
         for (std::int32_t k = 0; k < op.kernel_count; ++k)
-          RunKernel(plan_->kernels[static_cast<std::size_t>(op.kernel_begin + k)], rank, stream);
+          RunKernel(static_cast<std::size_t>(op.kernel_begin + k), rank, s, stream);
         break;
       case OpKind::kReduce:
-        cuda::CombineOnDevice(op.reduce, Ptr(op.src), Ptr(op.dst),
+        cuda::CombineOnDevice(op.reduce, Slice(op.src), Slice(op.dst),
                               std::min(op.src.count, op.dst.count), stream, rank);
         break;
       case OpKind::kCopy: CopyLocal(op, stream); break;
@@ -277,6 +298,7 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       c.root = o.peer;
       c.src = Ptr(o.src);
       c.dst = Ptr(o.dst);
+      c.dtype = DTypeOf(o.src);
       c.count = o.src.count;
       c.stream = StreamOf(o.rank, o.lane);
       calls.push_back(c);
@@ -500,25 +522,49 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       CUDA_CHECK(cudaSetDevice(GpuOf(rank)), rank);
       CUDA_CHECK(cudaMalloc(&device_[id], std::max<std::size_t>(BufferBytes(id), sizeof(float))), rank);
     }
-    // Staging per rank: reducing receives from a GPU without peer access,
-    // and copies whose source and destination overlap.
-    std::vector<std::int64_t> need(static_cast<std::size_t>(plan.num_ranks), 0);
+    // Staging per rank (bytes): reducing receives from a GPU without peer
+    // access and casting receives (the sender's data, in its dtype), and
+    // copies whose source and destination overlap.
+    std::vector<std::size_t> need(static_cast<std::size_t>(plan.num_ranks), 0);
     for (const Op& op : plan.ops) {
-      if (op.kind == OpKind::kRecv && op.reduce != ReduceOp::kNone && !DirectRead(op.peer, op.rank))
-        need[static_cast<std::size_t>(op.rank)] =
-            std::max(need[static_cast<std::size_t>(op.rank)], op.dst.count);
+      std::size_t& slot = need[static_cast<std::size_t>(op.rank)];
+      if (op.kind == OpKind::kRecv && !DirectRead(op.peer, op.rank)) {
+        const Op& send = plan.ops[static_cast<std::size_t>(op.match)];
+        if (op.reduce != ReduceOp::kNone || DTypeOf(send.src) != DTypeOf(op.dst))
+          slot = std::max(slot, cuda::TransferDeviceBytes(plan, send));
+      }
       if (op.kind == OpKind::kCopy && op.src.buffer == op.dst.buffer)
-        need[static_cast<std::size_t>(op.rank)] =
-            std::max(need[static_cast<std::size_t>(op.rank)], op.dst.count);
+        slot = std::max(slot, static_cast<std::size_t>(op.dst.count) *
+                                  cuda::DeviceElementBytes(DTypeOf(op.dst)));
     }
     staging_.assign(static_cast<std::size_t>(plan.num_ranks), nullptr);
     for (int r = 0; r < plan.num_ranks; ++r) {
       if (need[static_cast<std::size_t>(r)] == 0) continue;
       CUDA_CHECK(cudaSetDevice(GpuOf(r)), r);
-      CUDA_CHECK(cudaMalloc(&staging_[static_cast<std::size_t>(r)],
-                            static_cast<std::size_t>(need[static_cast<std::size_t>(r)]) *
-                                sizeof(float)),
+      CUDA_CHECK(cudaMalloc(&staging_[static_cast<std::size_t>(r)], need[static_cast<std::size_t>(r)]),
                  r);
+    }
+    // Per kernel: the 16-bit operands it stages in fp32; per stream (the
+    // lanes of one rank may run at once): the fp32 scratch that holds them,
+    // allocated now (a graph capture cannot).
+    staged_.assign(plan.kernels.size(), {});
+    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
+      staged_[k] = cuda::StagedRegions(plan, plan.kernels[k]);
+    std::vector<std::int64_t> scratch(static_cast<std::size_t>(plan.num_ranks) * kLaneCount, 0);
+    for (const Op& op : plan.ops) {
+      if (op.kind != OpKind::kCompute) continue;
+      std::int64_t& slot = scratch[LaneIndex(op.rank, op.lane)];
+      for (std::int32_t k = 0; k < op.kernel_count; ++k)
+        slot = std::max(slot, cuda::StagingFloats(staged_[static_cast<std::size_t>(op.kernel_begin + k)]));
+    }
+    scratch_.assign(scratch.size(), nullptr);
+    for (int r = 0; r < plan.num_ranks; ++r) {
+      for (int l = 0; l < kLaneCount; ++l) {
+        const std::size_t s = LaneIndex(r, static_cast<Lane>(l));
+        if (scratch[s] == 0) continue;
+        CUDA_CHECK(cudaSetDevice(GpuOf(r)), r);
+        CUDA_CHECK(cudaMalloc(&scratch_[s], static_cast<std::size_t>(scratch[s]) * sizeof(float)), r);
+      }
     }
     mirror_fresh_.assign(plan.buffers.size(), 0);
   }
@@ -544,13 +590,14 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   }
 
   void CopyLocal(const Op& op, cudaStream_t stream) {
-    cuda::CopySliceOnDevice(op, [this](const BufferSlice& s) { return Ptr(s); },
+    cuda::CopySliceOnDevice(op, [this](const BufferSlice& s) { return Slice(s); },
                             staging_[static_cast<std::size_t>(op.rank)], stream);
   }
 
-  void RunKernel(const KernelCall& call, int rank, cudaStream_t stream) {
-    cuda::RunKernelOnDevice(call, [this](const BufferSlice& s) { return Ptr(s); },
-                            cublas_[static_cast<std::size_t>(rank)], stream, rank);
+  void RunKernel(std::size_t kernel, int rank, StreamId s, cudaStream_t stream) {
+    cuda::RunKernelOnDevice(plan_->kernels[kernel], [this](const BufferSlice& b) { return Slice(b); },
+                            cublas_[static_cast<std::size_t>(rank)], stream, rank, staged_[kernel],
+                            scratch_[static_cast<std::size_t>(s)]);
   }
 
   // The modelled window of every transfer (link emulation): the simulator's
@@ -583,11 +630,13 @@ class CudaBackend final : public Backend, private device::DeviceApi {
       CUDA_CHECK(cudaGetLastError(), rank);
       CUDA_CHECK(cudaEventRecord(join, side), rank);
     }
+    // The bytes the plan reports (Op::bytes): the source's dtype.
     const std::int64_t count = std::min(send.src.count, recv.dst.count);
-    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
+    const std::size_t bytes = cuda::TransferDeviceBytes(*plan_, send);
     const int src_gpu = GpuOf(send.rank), dst_gpu = GpuOf(rank);
+    const bool cast = DTypeOf(send.src) != DTypeOf(recv.dst);
     if (bytes > 0) {
-      if (recv.reduce == ReduceOp::kNone) {
+      if (recv.reduce == ReduceOp::kNone && !cast) {
         if (src_gpu == dst_gpu) {
           CUDA_CHECK(cudaMemcpyAsync(Ptr(recv.dst), Ptr(send.src), bytes, cudaMemcpyDeviceToDevice,
                                      stream),
@@ -597,12 +646,13 @@ class CudaBackend final : public Backend, private device::DeviceApi {
                                          stream),
                      rank);
         }
-      } else if (DirectRead(send.rank, rank)) {
-        cuda::CombineOnDevice(recv.reduce, Ptr(send.src), Ptr(recv.dst), count, stream, rank);
+      } else if (DirectRead(send.rank, rank)) {  // reduced (or cast) in fp32, stored in the dtype
+        cuda::CombineOnDevice(recv.reduce, Slice(send.src), Slice(recv.dst), count, stream, rank);
       } else {  // no peer access: stage the peer's data locally, then reduce
-        float* tmp = staging_[static_cast<std::size_t>(rank)];
+        void* tmp = staging_[static_cast<std::size_t>(rank)];
         CUDA_CHECK(cudaMemcpyPeerAsync(tmp, dst_gpu, Ptr(send.src), src_gpu, bytes, stream), rank);
-        cuda::CombineOnDevice(recv.reduce, tmp, Ptr(recv.dst), count, stream, rank);
+        cuda::CombineOnDevice(recv.reduce, cuda::DeviceSlice{tmp, DTypeOf(send.src)}, Slice(recv.dst),
+                              count, stream, rank);
       }
     }
     if (hold) CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0), rank);
@@ -634,12 +684,16 @@ class CudaBackend final : public Backend, private device::DeviceApi {
         if (s) cudaStreamDestroy(s);
     streams_.clear();
     emulation_stream_.clear();
-    for (float* p : device_)
+    for (void* p : device_)
       if (p) cudaFree(p);
     device_.clear();
-    for (float* p : staging_)
+    for (void* p : staging_)
       if (p) cudaFree(p);
     staging_.clear();
+    for (float* p : scratch_)
+      if (p) cudaFree(p);
+    scratch_.clear();
+    staged_.clear();
     for (cublasHandle_t h : cublas_)
       if (h) cublasDestroy(h);
     cublas_.clear();
@@ -676,8 +730,10 @@ class CudaBackend final : public Backend, private device::DeviceApi {
   std::vector<cudaEvent_t> emulation_events_;  // per op: fork and join of a hold
   std::vector<TimeNs> emulated_ns_;         // per op: the modelled window of a recv
   std::vector<TimeNs> slow_ns_;             // per op: its modelled time (slow_rank's spin)
-  std::vector<float*> device_;              // per buffer
-  std::vector<float*> staging_;             // per rank
+  std::vector<void*> device_;               // per buffer, in its dtype
+  std::vector<void*> staging_;              // per rank (bytes)
+  std::vector<float*> scratch_;             // per stream: 16-bit operands staged in fp32
+  std::vector<std::vector<cuda::StagedRegion>> staged_;  // per kernel
   mutable HostBuffers mirror_;
   mutable std::vector<char> mirror_fresh_;
 

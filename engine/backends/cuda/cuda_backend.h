@@ -17,9 +17,12 @@
 // (kernels.cu; matrix products with cuBLAS) on the rank's compute stream.
 // Kind kCollective runs as one NCCL call per rank (nccl_collective.h).
 //
-// Device buffers are float32 whatever the plan's dtype, as the simulator's
-// host buffers are, so results can be compared with the simulator exactly;
-// a 16-bit plan therefore moves 4 bytes per element on the GPU.
+// Device buffers are held in the plan's dtype (device_layout.h): a 16-bit
+// plan moves 2 bytes per element on the GPU, the bytes it reports.
+// Reductions and element-wise kernels compute in fp32 and store in the
+// dtype; 16-bit matrix products run on tensor cores with fp32 accumulation.
+// fp32 plans give the simulator's bytes exactly; 16-bit ones are checked
+// against the reference with the dtype's error bound (verify/bounds.h).
 #pragma once
 
 #include <memory>

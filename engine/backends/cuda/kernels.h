@@ -24,6 +24,12 @@ namespace shardlab::cuda {
 void LaunchCombine(ReduceOp op, const float* src, float* dst, std::int64_t count,
                    cudaStream_t stream);
 
+/// The same with each side in its own dtype: values are read into fp32,
+/// combined in fp32 and stored rounded to nearest even in dst's dtype
+/// (kNone: a cast). fp32 on both sides is LaunchCombine.
+void LaunchCombineTyped(ReduceOp op, DType src_type, const void* src, DType dst_type, void* dst,
+                        std::int64_t count, cudaStream_t stream);
+
 /// Every kernel kind but kMatMul (cuBLAS) and kCopy (a memcpy): `a`, `b`,
 /// `c`, `d` point at the operands' first elements (null when unused).
 void LaunchElementwise(const KernelCall& call, const float* a, const float* b, float* c, float* d,
@@ -34,6 +40,10 @@ void LaunchFloatToHalf(const float* src, void* dst, std::int64_t count, cudaStre
 void LaunchHalfToFloat(const void* src, float* dst, std::int64_t count, cudaStream_t stream);
 void LaunchFloatToBf16(const float* src, void* dst, std::int64_t count, cudaStream_t stream);
 void LaunchBf16ToFloat(const void* src, float* dst, std::int64_t count, cudaStream_t stream);
+/// dst = src as float / src rounded into `dtype` (kF32: a copy).
+void LaunchToFloat(DType dtype, const void* src, float* dst, std::int64_t count, cudaStream_t stream);
+void LaunchFromFloat(DType dtype, const float* src, void* dst, std::int64_t count,
+                     cudaStream_t stream);
 /// dst = src rounded to `dtype` and back (identity for kF32).
 void LaunchRoundTo(DType dtype, const float* src, float* dst, std::int64_t count,
                    cudaStream_t stream);

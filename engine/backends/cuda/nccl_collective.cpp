@@ -65,26 +65,32 @@ void EnqueueNcclCall(const NcclRankCall& c, ncclComm_t comm, int ranks) {
   const int n = ranks;
   const std::size_t count = static_cast<std::size_t>(c.count);
   const std::size_t part = count / static_cast<std::size_t>(n);
+  const ncclDataType_t type = c.dtype == DType::kF16    ? ncclHalf
+                              : c.dtype == DType::kBF16 ? ncclBfloat16
+                                                        : ncclFloat;
+  const std::size_t element = static_cast<std::size_t>(DTypeBytes(c.dtype));
+  char* const src = static_cast<char*>(c.src);
+  char* const dst = static_cast<char*>(c.dst);
   switch (c.call) {
     case LibraryCollective::kAllReduce:
-      NCCL_CHECK(ncclAllReduce(c.src, c.dst, count, ncclFloat, RedOp(c.reduce), comm, c.stream),
+      NCCL_CHECK(ncclAllReduce(c.src, c.dst, count, type, RedOp(c.reduce), comm, c.stream),
                  c.rank);
       break;
     case LibraryCollective::kReduceScatter:  // in place: rank r's chunk of dst
-      NCCL_CHECK(ncclReduceScatter(c.src, c.dst + part * static_cast<std::size_t>(c.rank), part,
-                                   ncclFloat, RedOp(c.reduce), comm, c.stream),
+      NCCL_CHECK(ncclReduceScatter(c.src, dst + part * static_cast<std::size_t>(c.rank) * element, part,
+                                   type, RedOp(c.reduce), comm, c.stream),
                  c.rank);
       break;
     case LibraryCollective::kAllGather:  // in place: rank r's chunk is its input
-      NCCL_CHECK(ncclAllGather(c.src + part * static_cast<std::size_t>(c.rank), c.dst, part,
-                               ncclFloat, comm, c.stream),
+      NCCL_CHECK(ncclAllGather(src + part * static_cast<std::size_t>(c.rank) * element, c.dst, part,
+                               type, comm, c.stream),
                  c.rank);
       break;
     case LibraryCollective::kBroadcast:
-      NCCL_CHECK(ncclBroadcast(c.src, c.dst, count, ncclFloat, c.root, comm, c.stream), c.rank);
+      NCCL_CHECK(ncclBroadcast(c.src, c.dst, count, type, c.root, comm, c.stream), c.rank);
       break;
     case LibraryCollective::kReduce:
-      NCCL_CHECK(ncclReduce(c.src, c.dst, count, ncclFloat, RedOp(c.reduce), c.root, comm,
+      NCCL_CHECK(ncclReduce(c.src, c.dst, count, type, RedOp(c.reduce), c.root, comm,
                             c.stream),
                  c.rank);
       break;
@@ -92,8 +98,8 @@ void EnqueueNcclCall(const NcclRankCall& c, ncclComm_t comm, int ranks) {
       if (part == 0) break;
       for (int peer = 0; peer < n; ++peer) {
         const std::size_t at = part * static_cast<std::size_t>(peer);
-        NCCL_CHECK(ncclSend(c.src + at, part, ncclFloat, peer, comm, c.stream), c.rank);
-        NCCL_CHECK(ncclRecv(c.dst + at, part, ncclFloat, peer, comm, c.stream), c.rank);
+        NCCL_CHECK(ncclSend(src + at * element, part, type, peer, comm, c.stream), c.rank);
+        NCCL_CHECK(ncclRecv(dst + at * element, part, type, peer, comm, c.stream), c.rank);
       }
       break;
     case LibraryCollective::kNone:

@@ -20,8 +20,9 @@ struct NcclRankCall {
   LibraryCollective call = LibraryCollective::kNone;
   ReduceOp reduce = ReduceOp::kSum;
   int root = 0;
-  float* src = nullptr;       // the op's src slice on the rank's GPU
-  float* dst = nullptr;       // its dst slice (== src in place)
+  void* src = nullptr;        // the op's src slice on the rank's GPU
+  void* dst = nullptr;        // its dst slice (== src in place)
+  DType dtype = DType::kF32;  // the buffers' dtype (ncclFloat, ncclHalf, ncclBfloat16)
   std::int64_t count = 0;     // elements of the rank's buffer
   cudaStream_t stream = nullptr;
 };

@@ -289,7 +289,10 @@ class GpuRankDevice final : public RankDevice {
     CUDA_CHECK(cudaSetDevice(gpu_), rank_);
     const Timing& t = timing_[static_cast<std::size_t>(id)];
     CUDA_CHECK(cudaEventRecord(t.start, stream), rank_);
-    const cuda::SlicePointer ptr = [this](const BufferSlice& s) { return Ptr(s); };
+    // Buffers are fp32 here (verify/bounds.h's ComputeDType("mpi")).
+    const cuda::SlicePointer ptr = [this](const BufferSlice& s) {
+      return cuda::DeviceSlice{Ptr(s), DType::kF32};
+    };
     switch (op.kind) {
       case OpKind::kCompute:
         for (std::int32_t k = 0; k < op.kernel_count; ++k)

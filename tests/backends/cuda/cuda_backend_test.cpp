@@ -14,6 +14,9 @@
 #include "engine/algorithms/collective.h"
 #include "engine/algorithms/verify.h"
 #include "engine/core/error.h"
+#include "engine/plan/host_data.h"
+#include "engine/plan/host_kernels.h"
+#include "engine/verify/bounds.h"
 #include "engine/scenarios/pipeline_scenario.h"
 #include "engine/scenarios/tp_scenario.h"
 #include "engine/scenarios/zero_scenario.h"
@@ -347,6 +350,144 @@ TEST(CudaKernels, EveryKindMatchesTheHostKernel) {
       ExpectClose(gpu, sim, 1e-5, what);
     }
   }
+}
+
+// 16-bit plans hold 16-bit data on the GPU: every collective (ring, tree,
+// direct) in fp16 and bf16 passes the verifier with the dtype's bound, and
+// its transfers' events carry the plan's 2-byte-per-element bytes.
+TEST(CudaSixteenBit, CollectivesAreRightWithinTheDtypesBound) {
+  SHARDLAB_REQUIRE_GPU();
+  const Topology topology = MakeTopologyPreset("dgx-a100");
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    for (CollectiveParams p : EveryCollective(4, 4099)) {
+      p.dtype = dtype;
+      const Plan plan = BuildCollective(p);
+      const PlanRun gpu = RunPlan("cuda", plan, topology);
+      const std::string what = std::string(CollectiveAlgoName(p.algo)) + " " +
+                               CollectiveKindName(p.kind) + " " + DTypeName(dtype);
+      const VerifyResult verify = VerifyCollective(p, plan, 1, [&](BufferId id) {
+        return std::span<const float>(gpu.buffers[static_cast<std::size_t>(id)]);
+      }, ComputeDType("cuda", dtype));
+      EXPECT_TRUE(verify.correct) << what << ": " << verify.wrong << " wrong, max error "
+                                  << verify.max_abs_err;
+      for (const Event& e : gpu.events) {
+        const Op& op = plan.ops[static_cast<std::size_t>(e.op)];
+        if (op.kind == OpKind::kRecv) {
+          EXPECT_EQ(op.bytes, DTypeBytes(dtype) * op.dst.count) << what;
+        }
+      }
+      ExpectEventInvariants(plan, gpu.events, 5000);
+    }
+  }
+}
+
+// ZeRO keeps its working parameters, gradients and activations in fp16:
+// on the GPU they are fp16, and the scenario's own check (the fp16 bound,
+// ComputeDType("cuda", fp16)) passes for every stage.
+TEST(CudaSixteenBit, ZeroPassesItsFp16CheckOnTheGpu) {
+  SHARDLAB_REQUIRE_GPU();
+  ZeroScenario s;
+  for (int stage = 0; stage <= 3; ++stage) {
+    s.params.stage = stage;
+    s.backend = "cuda";
+    const std::unique_ptr<PreparedZero> z = PrepareZero(s);
+    Executor ex(CreateCudaBackend(), z->zero.plan, z->topology);
+    VectorSink sink;
+    ex.RunToEnd(sink);
+    const ZeroSummary summary = SummarizeZero(*z, sink.events, ex.backend());
+    EXPECT_TRUE(summary.check.checked) << "stage " << stage;
+    EXPECT_TRUE(summary.check.correct) << "stage " << stage << ": parameter error "
+                                       << summary.check.parameter_error;
+  }
+}
+
+// Each kernel on 16-bit operands against the host kernel run in fp32 on the
+// same (rounded) inputs: the GPU computes in fp32 (products on tensor cores
+// with fp32 accumulation) and stores in the dtype, so it is off by the
+// dtype's rounding of the result plus fp32 noise; a product accumulated in
+// the 16-bit dtype would be off by up to γ_k of that dtype.
+TEST(CudaSixteenBit, KernelsComputeInFp32AndStoreInTheDtype) {
+  SHARDLAB_REQUIRE_GPU();
+  const int m = 37, n = 53, k = 256;
+  const Topology topology = MakeUniformRing(1, 100, 1000);
+  for (DType dtype : {DType::kF16, DType::kBF16}) {
+    PlanBuilder b("kernels 16-bit", 1);
+    auto rnd = [&](const char* name, std::int64_t count) {
+      return b.AddBuffer(0, name, count, dtype, BufferInit::kRandom);
+    };
+    const BufferId A = rnd("a", m * k), B = rnd("b", k * n), P = rnd("p", m * n);
+    const BufferId C = rnd("c", m * n), V = rnd("v", n);
+    const BufferId C32 = b.AddBuffer(0, "c32", m * n, DType::kF32, BufferInit::kRandom);
+    auto slice = [](BufferId id, std::int64_t count) { return BufferSlice{id, 0, count}; };
+    std::vector<KernelCall> calls;
+    for (int t = 0; t < 2; ++t) {
+      KernelCall mm = MatMulCall(slice(A, m * k), slice(B, k * n), slice(C, m * n), m, n, k);
+      mm.accumulate = t == 1;
+      calls.push_back(mm);
+    }
+    calls.push_back(MatMulCall(slice(A, m * k), slice(B, k * n), slice(C32, m * n), m, n, k));
+    calls.push_back(ElementwiseCall(KernelKind::kAddBias, slice(V, n), {}, slice(C, m * n), m, n));
+    calls.push_back(ElementwiseCall(KernelKind::kRelu, slice(P, m * n), {}, slice(C, m * n), m, n));
+    calls.push_back(ElementwiseCall(KernelKind::kColumnSum, slice(P, m * n), {}, slice(V, n), m, n));
+    calls.push_back(ElementwiseCall(KernelKind::kSoftmax, slice(P, m * n), {}, slice(C, m * n), m, n, 0.7f));
+    calls.push_back(ElementwiseCall(KernelKind::kLayerNorm, slice(P, m * n), {}, slice(C, m * n), m, n));
+    calls.push_back(ElementwiseCall(KernelKind::kCopy, slice(C32, n), {}, slice(V, n), 1, n));  // a cast
+    const double u = UnitRoundoff(dtype);
+    for (const KernelCall& call : calls) {
+      PlanBuilder pb = b;
+      Op op;
+      op.rank = 0;
+      pb.AddCompute(op, {call}, {});
+      const Plan plan = pb.Finish();
+      // The reference: the inputs rounded into their dtypes, the kernel in fp32.
+      HostBuffers host;
+      AllocateHostBuffers(plan, 1, host);
+      for (std::size_t id = 0; id < plan.buffers.size(); ++id)
+        for (float& x : host.data[id]) x = static_cast<float>(RoundTo(plan.buffers[id].dtype, x));
+      RunHostKernel(call, host.data);
+      const PlanRun gpu = RunPlan("cuda", plan, topology);
+      const BufferId out = call.c.buffer;
+      const std::vector<float>& got = gpu.buffers[static_cast<std::size_t>(out)];
+      const std::vector<float>& want = host.data[static_cast<std::size_t>(out)];
+      ASSERT_EQ(got.size(), want.size());
+      const bool product = call.kind == KernelKind::kMatMul;
+      const double out_u = plan.buffers[static_cast<std::size_t>(out)].dtype == DType::kF32 ? 0 : u;
+      double scale = 1e-6;
+      for (float w : want) scale = std::max(scale, std::fabs(static_cast<double>(w)));
+      // A product's fp32 accumulation: γ_k·(|A|·|B|) with u = 2^-23 (tensor
+      // cores may truncate where IEEE rounds: twice fp32's unit round-off).
+      std::vector<double> product_bound(got.size(), 0.0);
+      if (product) {
+        const auto as_double = [&](BufferId id) {
+          const std::vector<float>& v = host.data[static_cast<std::size_t>(id)];
+          return std::vector<double>(v.begin(), v.end());
+        };
+        product_bound = ProductBound(as_double(A), as_double(B), m, k, n, std::ldexp(1.0, -23));
+      }
+      double worst = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        // The store's rounding of this element, fp32 noise, the product's bound.
+        const double allowed = out_u * std::fabs(static_cast<double>(want[i])) + 1e-5 * scale +
+                               product_bound[i];
+        worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - want[i]) - allowed);
+      }
+      EXPECT_LE(worst, 0.0) << KernelKindName(call.kind) << " on " << DTypeName(dtype);
+    }
+  }
+}
+
+// A timing-only fp16 tensor-parallel layer runs on the GPU (its products
+// on tensor cores) with one event per op.
+TEST(CudaSixteenBit, TimingOnlyFp16TensorParallelRuns) {
+  SHARDLAB_REQUIRE_GPU();
+  TpScenario s;
+  s.layer.dtype = DType::kF16;
+  s.timing_only = true;
+  const std::unique_ptr<PreparedTp> tp = PrepareTp(s);
+  RunOptions options;
+  options.timing_only = true;
+  const PlanRun gpu = RunPlan("cuda", tp->layer.plan, tp->topology, options);
+  ExpectEventInvariants(tp->layer.plan, gpu.events, 5000);
 }
 
 }  // namespace
