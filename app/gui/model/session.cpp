@@ -469,6 +469,7 @@ void Session::ResetRun() {
   dp_train_.reset();
   store_.Clear();
   snapshots_.clear();
+  host_lane_.clear();
   outcome_ = CollectiveOutcomeSummary{};
   pipeline_outcome_ = PipelineOutcomeSummary{};
   tp_outcome_ = TpSummary{};
@@ -489,6 +490,7 @@ void Session::ResetRun() {
     worker_three_d_outcome_ = ThreeDSummary{};
     worker_moe_outcome_ = MoeSummary{};
     worker_dp_train_outcome_ = DpTrainSummary{};
+    worker_host_lane_.clear();
   }
   steps_done_ = 0;
   worker_finished_ = false;
@@ -562,6 +564,8 @@ bool Session::OpenTrace(const std::string& path, std::string* message) {
   ++run_id_;
   trace_ = std::move(loaded);
   store_.Add(trace_->events);
+  host_lane_ = trace_->host_lane;
+  host_clock_ = trace_->host_clock == "simulated" ? ClockKind::kSimulated : ClockKind::kHost;
   steps_done_ = trace_->plan.num_steps;
   state_ = SessionState::kDone;
   message->clear();
@@ -842,6 +846,8 @@ void Session::Poll() {
     three_d_outcome_ = worker_three_d_outcome_;
     moe_outcome_ = worker_moe_outcome_;
     dp_train_outcome_ = worker_dp_train_outcome_;
+    host_lane_ = worker_host_lane_;
+    host_clock_ = worker_host_clock_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -905,6 +911,11 @@ bool Session::StepToEnd(Executor& executor, EventSink& sink,
   return false;
 }
 
+void Session::KeepHostLane(const Backend& backend) {
+  worker_host_lane_ = backend.host_lane();
+  worker_host_clock_ = backend.name() == "sim" ? ClockKind::kSimulated : ClockKind::kHost;
+}
+
 void Session::WorkerGuard(const std::function<void()>& body) {
   try {
     body();
@@ -955,6 +966,7 @@ void Session::RunCollectiveWorker() {
     if (!timing_only_reason_.empty()) outcome.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
     worker_outcome_ = std::move(outcome);
+    KeepHostLane(executor.backend());
   });
 }
 
@@ -980,6 +992,7 @@ void Session::RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summ
     if (!timing_only_reason_.empty()) outcome.check.not_checked_reason = timing_only_reason_;
     std::lock_guard lock(mutex_);
     slot = std::move(outcome);
+    KeepHostLane(executor.backend());
   });
 }
 
