@@ -932,9 +932,7 @@ void Session::WorkerGuard(const std::function<void()>& body) {
 void Session::RunCollectiveWorker() {
   WorkerGuard([this] {
     const PreparedCollective& prepared = *prepared_;
-    RunOptions options;
-    options.seed = prepared.scenario.seed;
-    options.timing_only = prepared.scenario.timing_only;
+    RunOptions options = CollectiveRunOptions(prepared.scenario);  // placement and host issue too
     options.faults = faults_;
     Executor executor(CreateBackend(prepared.scenario.backend), prepared.plan, prepared.topology,
                       options);
