@@ -60,6 +60,12 @@ std::vector<GanttDisplayRow> InterleaveHostRows(const std::vector<TimelineRow>& 
   return out;
 }
 
+TimeNs HostLaneTotalNs(std::span<const HostEnqueueSpan> spans) {
+  TimeNs total = 0;
+  for (const HostEnqueueSpan& s : spans) total += std::max(s.end_ns - s.start_ns, 0.0);
+  return total;
+}
+
 std::string HostRowLabel(int rank) { return "host GPU" + std::to_string(rank); }
 
 std::string HostLaneKey(const HostLaneView& host, TimeNs run_end_ns) {

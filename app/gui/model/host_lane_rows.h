@@ -53,6 +53,9 @@ struct GanttDisplayRow {
 /// rank order among the others.
 std::vector<GanttDisplayRow> InterleaveHostRows(const std::vector<TimelineRow>& gpu_rows, const HostLaneView& host);
 
+/// The spans' total length (HostLaneView::busy_ns without the rows).
+TimeNs HostLaneTotalNs(std::span<const HostEnqueueSpan> spans);
+
 /// "host GPU3": the row's label (the CPU's calls for GPU 3's ops).
 std::string HostRowLabel(int rank);
 
