@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
@@ -190,6 +191,54 @@ void AddSlice(const JsonValue& slice, const JsonParser& parser, std::size_t offs
   trace.plan.ops.push_back(op);
 }
 
+// A host lane slice (the writer's WriteHostLane): on rank's host thread,
+// the last tid of the rank. unit holds the written op id until the events
+// are all read.
+void AddHostSlice(const JsonValue& slice, const JsonParser& parser, std::size_t offset, LoadedTrace& trace) {
+  SliceReader r(slice, parser, offset);
+  const std::int64_t pid = r.Integer(slice.Find("pid"), "pid", 1, kMaxTraceRanks);
+  const std::int64_t tid = r.Integer(slice.Find("tid"), "tid", 0, INT64_MAX / 2);
+  const int rank = static_cast<int>(pid - 1);
+  if (tid != kTidBase + rank * kTidsPerRank + kTidsPerRank - 1) {
+    throw r.Fail(std::string(kNotOurs) + "host slice on tid " + std::to_string(tid) +
+                 ", not the host thread of rank " + std::to_string(rank));
+  }
+  const double ts_us = r.Number(slice.Find("ts"), "ts");
+  const double dur_us = r.Number(slice.Find("dur"), "dur");
+  if (dur_us < 0) throw r.Fail("dur: negative");
+  HostEnqueueSpan span;
+  span.rank = rank;
+  span.unit = static_cast<std::int32_t>(r.OptionalInteger("op", -1, -1, INT32_MAX));
+  span.start_ns = ts_us * 1000.0;
+  span.end_ns = (ts_us + dur_us) * 1000.0;
+  const std::string clock = r.OptionalString("clock");
+  ClockKind kind = ClockKind::kHost;
+  if (!clock.empty() &&
+      !EnumFromName(clock, static_cast<int>(ClockKind::kHostMpiAligned) + 1, ClockKindName, &kind)) {
+    throw r.Fail("args.clock: unknown clock '" + clock + "'");
+  }
+  const std::string name = ClockKindName(kind);
+  if (trace.host_clock.empty()) trace.host_clock = name;
+  else if (trace.host_clock != name) trace.host_clock = "mixed";
+  const JsonValue* name_value = slice.Find("name");
+  trace.host_names.push_back(name_value != nullptr && name_value->is_string() ? name_value->string : "");
+  trace.host_lane.push_back(span);
+}
+
+// Host spans name the op they issued by its written id: make it the index
+// of that op's event (its send's, for a transfer), or -1.
+void ResolveHostUnits(LoadedTrace& trace) {
+  std::unordered_map<std::int32_t, std::int32_t> event_of;
+  for (std::size_t i = 0; i < trace.original_op.size(); ++i) {
+    if (trace.original_op[i] >= 0) event_of.emplace(trace.original_op[i], static_cast<std::int32_t>(i));
+  }
+  for (HostEnqueueSpan& span : trace.host_lane) {
+    if (span.unit < 0) continue;
+    auto it = event_of.find(span.unit);
+    span.unit = it == event_of.end() ? -1 : it->second;
+  }
+}
+
 std::string StringField(const JsonValue& other, const char* key) {
   const JsonValue* v = other.Find(key);
   return v != nullptr && v->is_string() ? v->string : "";
@@ -231,7 +280,10 @@ LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source) {
         if (ph == nullptr || !ph->is_string()) throw parser.ErrorAt(offset, "ph: missing or not a string");
         if (ph->string != "X") continue;  // metadata, flows, counters: the views derive them
         const JsonValue* cat = slice.Find("cat");
-        if (cat != nullptr && cat->is_string() && cat->string == "host") continue;  // host lane
+        if (cat != nullptr && cat->is_string() && cat->string == "host") {
+          AddHostSlice(slice, parser, offset, trace);  // the host lane, beside the events
+          continue;
+        }
         AddSlice(slice, parser, offset, trace);
       }
     } else if (key == "otherData") {
@@ -260,6 +312,7 @@ LoadedTrace ReadChromeTrace(std::string_view text, const std::string& source) {
   }
   trace.plan.num_ranks = ranks;
   trace.plan.num_steps = steps;
+  ResolveHostUnits(trace);
 
   const std::string topology_text = StringField(other, "topology_file");
   const std::string topology_name = StringField(other, "topology");

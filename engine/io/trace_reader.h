@@ -18,6 +18,8 @@
 //    what ran, not the data, so it cannot be re-run or checked.
 //  - The collective calls' notes (args.call, call_what, call_passes), so
 //    the ops' labels (op_label.h) read back are the ones written.
+//  - The host lane (category "host" slices) beside the events, not among
+//    them: a trace with one reads back to the same events as without.
 //  - The Topology from otherData.topology_file (the writer embeds the
 //    machine as a topology file), so the topology view is the recorded
 //    machine even where its file or preset does not exist; older traces
@@ -56,6 +58,14 @@ struct LoadedTrace {
   /// otherData.plan_settings: the scenario and parameters the run set
   /// ("pipeline stages=4"); "" in traces written before ShardLab recorded them.
   std::string plan_settings;
+  /// The host lane (the writer's "host (enqueue)" threads, slices of
+  /// category "host"): a real run's CPU enqueue calls, or the simulator's
+  /// modelled issues. unit: the event index of the op it issued (a
+  /// transfer's send), -1 for a whole-plan graph launch or an op the trace
+  /// does not hold. Not events: the views show them on rows of their own.
+  std::vector<HostEnqueueSpan> host_lane;
+  std::vector<std::string> host_names;  // each span's slice name, as written
+  std::string host_clock;               // "host" or "simulated"; "" with no host lane
 };
 
 /// Caps: a trace file larger than this is refused before it is read.

@@ -339,7 +339,7 @@ void WriteSortIndex(JsonWriter& w, std::ostream& out, const char* name, int pid,
 constexpr int kHostLaneSlot = kTidsPerRank - 1;
 
 void WriteHostLane(JsonWriter& w, std::ostream& out, const Plan& plan,
-                   std::span<const HostEnqueueSpan> spans, int num_ranks) {
+                   std::span<const HostEnqueueSpan> spans, int num_ranks, ClockKind clock) {
   std::vector<char> named(static_cast<std::size_t>(std::max(num_ranks, 0)), 0);
   for (const HostEnqueueSpan& s : spans) {
     if (s.rank < 0 || s.rank >= num_ranks) continue;
@@ -371,7 +371,7 @@ void WriteHostLane(JsonWriter& w, std::ostream& out, const Plan& plan,
     w.Key("args");
     w.BeginObject();
     if (unit) w.Field("op", s.unit);
-    w.Field("clock", ClockKindName(ClockKind::kHost));
+    w.Field("clock", ClockKindName(clock));
     w.EndObject();
     w.EndObject();
     out << '\n';
@@ -520,7 +520,9 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
     }
   }
 
-  WriteHostLane(w, out, plan, info.host_lane, num_ranks);
+  // The simulator's host lane is its model's issues, on its clock.
+  WriteHostLane(w, out, plan, info.host_lane, num_ranks,
+                info.backend == "sim" ? ClockKind::kSimulated : ClockKind::kHost);
 
   std::int64_t flows = 0;
   for (std::size_t i = 0; i < events.size(); ++i) {

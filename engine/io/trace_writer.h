@@ -55,7 +55,9 @@ struct TraceInfo {
   /// --model` rebuilds the plan (engine/compare/model_trace.h); "" = none.
   std::string plan_settings;
   /// The CPU's enqueue calls (Backend::host_lane): a "host (enqueue)"
-  /// thread per rank, slices of category "host" that readers skip.
+  /// thread per rank, slices of category "host" (clock "host"; the
+  /// simulator's modelled issues: "simulated") that the reader keeps
+  /// beside the events (LoadedTrace::host_lane).
   std::vector<HostEnqueueSpan> host_lane;
 };
 

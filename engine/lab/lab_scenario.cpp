@@ -99,8 +99,8 @@ std::string Fixed(double value, int digits) {
 /// executor's error) and the caller reads what finished.
 void RunPlan(Plan plan, const Topology& topology, bool timing_only, std::uint64_t seed,
              std::unique_ptr<Executor>* executor, VectorSink* sink, const Faults& faults = {},
-             bool fault_stop_ok = false) {
-  RunOptions options;
+             bool fault_stop_ok = false, const RunOptions& machine = {}) {
+  RunOptions options = machine;  // placement, shared memory and host issue, if any
   options.timing_only = timing_only;
   options.seed = seed;
   CheckFaultSteps(faults, plan);
@@ -194,8 +194,19 @@ LabRunResult RunCollectiveLab(const ResolvedParams& p) {
   std::unique_ptr<Executor> executor;
   VectorSink sink;
   RunPlan(std::move(prepared->plan), prepared->topology, sc.timing_only,
-                              sc.seed, &executor, &sink, faults, /*fault_stop_ok=*/true);
+                              sc.seed, &executor, &sink, faults, /*fault_stop_ok=*/true,
+                              CollectiveRunOptions(sc));
   const Plan& plan = executor->plan();
+  // The host lane (issue_us > 0): the calls the host made, their total.
+  const std::vector<HostEnqueueSpan> host_lane = executor->backend().host_lane();
+  double host_lane_ns = 0;
+  for (const HostEnqueueSpan& h : host_lane) host_lane_ns += h.end_ns - h.start_ns;
+  auto add_host = [&](LabRunResult& r) {
+    const double run_ns = r.measured["time_ns"];
+    r.measured["host_calls"] = static_cast<double>(host_lane.size());
+    r.measured["host_lane_us"] = host_lane_ns / 1e3;
+    r.measured["host_share"] = run_ns > 0 ? host_lane_ns / run_ns : 0.0;
+  };
   std::vector<double> sent(static_cast<std::size_t>(std::max(sc.ranks, 1)), 0.0);
   for (const Event& e : sink.events) {
     if (e.kind == OpKind::kSend && e.rank >= 0 && e.rank < static_cast<int>(sent.size())) {
@@ -228,6 +239,7 @@ LabRunResult RunCollectiveLab(const ResolvedParams& p) {
     r.summary = std::string(CollectiveAlgoName(sc.algo)) + " " + CollectiveTitle(sc.kind) +
                 " of " + FormatBytes(sc.size_bytes) + " on " + std::to_string(sc.ranks) +
                 " ranks (" + sc.topology + ") stopped: " + executor->error();
+    add_host(r);
     return r;
   }
   const CollectiveOutcomeSummary s = SummarizeCollective(
@@ -262,6 +274,10 @@ LabRunResult RunCollectiveLab(const ResolvedParams& p) {
               " ranks (" + sc.topology + "): " + FormatTime(t) + ", algbw " +
               Fixed(s.metrics.algbw_gbps, 1) + " GB/s, busbw " + Fixed(s.metrics.busbw_gbps, 1) +
               " GB/s, " + std::to_string(plan.num_steps) + " steps";
+  add_host(r);
+  if (!host_lane.empty()) {
+    r.summary += "; host lane " + std::to_string(host_lane.size()) + " calls, " + FormatTime(host_lane_ns);
+  }
   return r;
 }
 

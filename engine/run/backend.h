@@ -77,7 +77,8 @@ class Backend {
   virtual std::string placement() const { return ""; }
 
   /// The host lane of the last run: the CPU's enqueue calls, one span per
-  /// unit of work (empty where the backend has none, as the simulator).
+  /// unit of work (empty where the backend has none; the simulator's is
+  /// its model's issues when RunOptions::op_issue_ns > 0).
   virtual std::vector<HostEnqueueSpan> host_lane() const { return {}; }
 };
 

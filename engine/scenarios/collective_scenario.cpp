@@ -336,6 +336,12 @@ std::unique_ptr<PreparedCollective> CheckCollectiveScenario(const CollectiveScen
                      "must be at least 1 (got " + std::to_string(scenario.ranks) + ")");
   }
   CheckRanksFitTopology("ranks", scenario.ranks, "rank", topology_name, topology);
+  if (scenario.on_gpus < 0 || scenario.on_gpus > topology.num_gpus()) {
+    throw FieldError("on_gpus", std::to_string(scenario.on_gpus) + " GPUs but topology '" + topology_name +
+                                    "' has " + std::to_string(topology.num_gpus()));
+  }
+  if (scenario.issue_ns < 0) throw FieldError("issue_us", "must not be negative");
+  if (scenario.graph_op_ns < 0) throw FieldError("graph_op_us", "must not be negative");
   CheckSize(scenario.size_bytes, scenario.dtype);
   if (!CollectiveHasAlgo(scenario.kind, scenario.algo)) {
     const std::string valid = CollectiveAlgoList(scenario.kind);
@@ -440,7 +446,24 @@ CollectiveScenario CollectiveFromParams(const ScenarioParams &p,
   sc.root = static_cast<int>(p.Int("root"));
   sc.ring_order = p.Text("ring_order");
   sc.timing_only = p.Bool("timing_only");
+  sc.on_gpus = static_cast<int>(p.Int("on_gpus"));
+  sc.issue_ns = p.Number("issue_us") * 1e3;
+  sc.graph_op_ns = p.Number("graph_op_us") * 1e3;
   return sc;
+}
+
+RunOptions CollectiveRunOptions(const CollectiveScenario& scenario) {
+  RunOptions options;
+  options.seed = scenario.seed;
+  options.timing_only = scenario.timing_only;
+  if (scenario.on_gpus > 0) {
+    options.rank_to_gpu.resize(static_cast<std::size_t>(std::max(scenario.ranks, 0)));
+    for (int r = 0; r < scenario.ranks; ++r) options.rank_to_gpu[static_cast<std::size_t>(r)] = r % scenario.on_gpus;
+    options.shared_device_memory = true;
+  }
+  options.op_issue_ns = scenario.issue_ns;
+  options.graph_op_ns = scenario.graph_op_ns;
+  return options;
 }
 
 // One spec for every collective: `run allreduce` is `kind = allreduce`.
@@ -493,6 +516,30 @@ void RegisterScenario_collective_scenario() {
   };
   s.params[4].short_flag = 'd';
   for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));
+  // The model of one machine's host (the CLI: --topology this with a
+  // device profile and --issue, which set the same run options).
+  for (ParamSpec& p : std::vector<ParamSpec>{
+      Param("on_gpus", T::kInteger, "0",
+            "0: rank r on GPU r; N: the ranks are virtual devices of the first N GPUs (rank r on GPU r mod N), "
+            "sharing each GPU's memory bandwidth")
+          .Range(0, 65536)
+          .Unit("GPUs")
+          .NoCli(),
+      Param("issue_us", T::kNumber, "0",
+            "what issuing one op costs the one host thread that enqueues the plan in order (a launch and two "
+            "event records); op k waits until k of these have passed; 0: free")
+          .Min(0)
+          .Unit("us")
+          .NoCli(),
+      Param("graph_op_us", T::kNumber, "0",
+            "a CUDA graph replay: an op that depends on others starts this long after its inputs are done "
+            "(the host issues nothing per op); 0: at once")
+          .Min(0)
+          .Unit("us")
+          .NoCli(),
+       }) {
+    s.params.push_back(std::move(p));
+  }
   s.measured = {
       {"time_ns", "ns", "the run, start to last event"},
       {"time_us", "us", "the run, start to last event"},
@@ -511,6 +558,9 @@ void RegisterScenario_collective_scenario() {
       {"ops_total", "ops", "ops of the plan"},
       {"stalled_step", "", "the first logical step with an op that never ran; -1 when none"},
       {"waiting_ranks", "ranks", "ranks left waiting with work of their own (not the failed)"},
+      {"host_calls", "calls", "the host lane's enqueue calls (one per op issued, a transfer once; 0 when issue_us is 0)"},
+      {"host_lane_us", "us", "the host lane's total: the time the host thread spent issuing"},
+      {"host_share", "", "host_lane_us / time_us: near 1, the run is bound by the host's issue cost"},
   };
   RegisterScenario(std::move(s));
 }

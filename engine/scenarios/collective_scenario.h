@@ -64,7 +64,19 @@ struct CollectiveScenario {
   std::string backend = "sim";
   std::uint64_t seed = 1;
   bool timing_only = false;
+  /// The model of one machine's host and memory (the simulator; the CLI's
+  /// `--topology this` sets the same RunOptions from a device profile):
+  /// 0: rank r on GPU r; N: the ranks are virtual devices of the
+  /// topology's first N GPUs (rank r on GPU r mod N), sharing each GPU's
+  /// memory bandwidth (RunOptions::shared_device_memory).
+  int on_gpus = 0;
+  TimeNs issue_ns = 0;     // RunOptions::op_issue_ns: the one host thread's cost per op issued
+  TimeNs graph_op_ns = 0;  // RunOptions::graph_op_ns: a CUDA graph replay's delay per dependent op
 };
+
+/// The run options of the scenario on the simulator: seed, timing_only,
+/// and the machine model above (placement, shared memory, host issue).
+RunOptions CollectiveRunOptions(const CollectiveScenario& scenario);
 
 /// The scenario the "collective" spec's parameters describe (backend "sim",
 /// seed 1: a front end sets its own). ranks "all" means every GPU of the

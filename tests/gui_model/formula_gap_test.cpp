@@ -11,6 +11,17 @@ TEST(FormulaGapNote, SimulatorBlamesContentionOnlyWhenSlower) {
   EXPECT_EQ(FormulaGapNote(ClockKind::kSimulated, 80, 100), "");
 }
 
+// A simulated run bound by the host's calls (most of its time on the host
+// lane) names them, not contention; a host lane that is a small part leaves
+// the contention note.
+TEST(FormulaGapNote, AHostBoundSimulatedRunBlamesTheHostsCalls) {
+  const std::string host = FormulaGapNote(ClockKind::kSimulated, 590, 10, 589);
+  EXPECT_NE(host.find("host"), std::string::npos) << host;
+  EXPECT_EQ(host.find("contention"), std::string::npos) << host;
+  EXPECT_NE(FormulaGapNote(ClockKind::kSimulated, 4200, 3000, 589).find("contention"), std::string::npos);
+  EXPECT_EQ(FormulaGapNote(ClockKind::kSimulated, 590, 580, 589), "");  // within 10%: no note
+}
+
 TEST(FormulaGapNote, MeasuredRunsNeverBlameContention) {
   for (ClockKind clock : {ClockKind::kHost, ClockKind::kHostMpiAligned, ClockKind::kCudaEvent,
                           ClockKind::kEmulated}) {

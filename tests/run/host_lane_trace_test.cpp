@@ -1,7 +1,7 @@
 // The host lane in a Chrome trace: the CPU's enqueue calls of a real run
 // (Backend::host_lane) on a "host (enqueue)" thread of each rank, named
-// after the op they issued, clock "host"; the trace reader leaves them out,
-// so a trace with a host lane reads back to the same events.
+// after the op they issued, clock "host"; the trace reader keeps them apart
+// (LoadedTrace::host_lane), so a trace with a host lane reads back to the same events.
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -24,6 +24,9 @@ constexpr SpecTextEntry kChinese[] = {
     {"collective.topology", "机器", "拓扑预设（见 'topo --list'）或拓扑文件；rank r 在 GPU r 上"},
     {"collective.ring_order", "环的顺序", "auto（先走快链路）、rank（0..n-1）或一个列表，例如 0,3,2,1"},
     {"collective.timing_only", "只计时", "跳过数据：只算时间，不检查结果"},
+    {"collective.on_gpus", "放在几块 GPU 上", "0: rank r 在 GPU r 上; N：所有 rank 作为前 N 块 GPU 上的虚拟设备（rank r 在 GPU r mod N 上），共享每块 GPU 的显存带宽"},
+    {"collective.issue_us", "每个操作的下发开销", "按顺序把整个计划排进队列的那一个主机线程，每下发一个操作要花的时间（一次启动加两次事件记录）；第 k 个操作要等 k 个这样的时间过去; 0: 不花时间"},
+    {"collective.graph_op_us", "图中每个操作的延迟", "CUDA Graph 重放：依赖别的操作的操作，在输入完成后再过这么久才开始（主机不再逐个下发）; 0: 立即开始"},
     {"collective.slow_rank", "慢 rank", "掉队者：rank R 的计算和发送都慢 FACTOR 倍（模拟器）"},
     {"collective.throttle_link", "限速链路", "节点（或 GPU rank）A 与 B 之间的链路每个方向只跑 GBPS"},
     {"collective.fail_link", "断开链路", "A 与 B 之间的链路在逻辑步 STEP 断开（模拟器）"},
@@ -241,6 +244,7 @@ constexpr SpecTextEntry kChinese[] = {
     {"unit:steps", "步", ""},
     {"unit:elements", "个元素", ""},
     {"unit:ms", "毫秒", ""},
+    {"unit:us", "微秒", ""},
     {"unit:requests/s", "个请求/秒", ""},
     {"unit:stages", "个阶段", ""},
 };

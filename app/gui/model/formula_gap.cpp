@@ -2,13 +2,17 @@
 
 namespace shardlab::gui {
 
-std::string FormulaGapNote(ClockKind clock, double measured_ns, double predicted_ns) {
+std::string FormulaGapNote(ClockKind clock, double measured_ns, double predicted_ns, double host_lane_ns) {
   if (measured_ns <= 0 || predicted_ns <= 0) return "";
   const double ratio = measured_ns / predicted_ns;
   if (ratio >= 0.9 && ratio <= 1.1) return "";
   switch (clock) {
     case ClockKind::kSimulated:
       if (ratio < 1) return "";  // the simulator never beats its own links
+      if (host_lane_ns >= 0.5 * measured_ns) {
+        return "Slower than the formula: the host issues each op in turn (the timeline's host rows) "
+               "and no op starts before its call; the formula counts only the links.";
+      }
       return "Slower than the formula: links shared by several transfers (contention) are not "
              "in it; the simulator models them.";
     case ClockKind::kEmulated:

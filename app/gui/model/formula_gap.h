@@ -14,7 +14,9 @@ namespace shardlab::gui {
 
 /// The note under the formula for a run on `clock` that took `measured_ns`
 /// against the formula's `predicted_ns`; "" when the gap needs none (within
-/// 10% of the formula, or nothing to compare).
-std::string FormulaGapNote(ClockKind clock, double measured_ns, double predicted_ns);
+/// 10% of the formula, or nothing to compare). `host_lane_ns`: the run's
+/// host lane total (host_lane_rows.h); when it is at least half a simulated
+/// run's time, the note names the host's calls, not contention.
+std::string FormulaGapNote(ClockKind clock, double measured_ns, double predicted_ns, double host_lane_ns = 0);
 
 }  // namespace shardlab::gui

@@ -470,6 +470,7 @@ void Session::ResetRun() {
   dp_train_.reset();
   store_.Clear();
   snapshots_.clear();
+  host_lane_.clear();
   outcome_ = CollectiveOutcomeSummary{};
   iterations_ = IterationTimes{};
   pipeline_outcome_ = PipelineOutcomeSummary{};
@@ -492,6 +493,7 @@ void Session::ResetRun() {
     worker_three_d_outcome_ = ThreeDSummary{};
     worker_moe_outcome_ = MoeSummary{};
     worker_dp_train_outcome_ = DpTrainSummary{};
+    worker_host_lane_.clear();
   }
   steps_done_ = 0;
   worker_finished_ = false;
@@ -565,6 +567,8 @@ bool Session::OpenTrace(const std::string& path, std::string* message) {
   ++run_id_;
   trace_ = std::move(loaded);
   store_.Add(trace_->events);
+  host_lane_ = trace_->host_lane;
+  host_clock_ = trace_->host_clock == "simulated" ? ClockKind::kSimulated : ClockKind::kHost;
   steps_done_ = trace_->plan.num_steps;
   state_ = SessionState::kDone;
   message->clear();
@@ -847,6 +851,8 @@ void Session::Poll() {
     three_d_outcome_ = worker_three_d_outcome_;
     moe_outcome_ = worker_moe_outcome_;
     dp_train_outcome_ = worker_dp_train_outcome_;
+    host_lane_ = worker_host_lane_;
+    host_clock_ = worker_host_clock_;
     state_ = SessionState::kDone;
   } else {
     error_ = worker_error_;
@@ -930,6 +936,11 @@ bool Session::RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans)
   return true;
 }
 
+void Session::KeepHostLane(const Backend& backend) {
+  worker_host_lane_ = backend.host_lane();
+  worker_host_clock_ = backend.name() == "sim" ? ClockKind::kSimulated : ClockKind::kHost;
+}
+
 void Session::WorkerGuard(const std::function<void()>& body) {
   try {
     body();
@@ -946,9 +957,7 @@ void Session::WorkerGuard(const std::function<void()>& body) {
 void Session::RunCollectiveWorker() {
   WorkerGuard([this] {
     const PreparedCollective& prepared = *prepared_;
-    RunOptions options;
-    options.seed = prepared.scenario.seed;
-    options.timing_only = prepared.scenario.timing_only;
+    RunOptions options = CollectiveRunOptions(prepared.scenario);  // placement and host issue too
     options.faults = faults_;
     Executor executor(CreateBackend(prepared.scenario.backend), prepared.plan, prepared.topology,
                       options);
@@ -986,6 +995,7 @@ void Session::RunCollectiveWorker() {
     std::lock_guard lock(mutex_);
     worker_outcome_ = std::move(outcome);
     worker_iterations_ = std::move(iterations);
+    KeepHostLane(executor.backend());
   });
 }
 
@@ -1017,6 +1027,7 @@ void Session::RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summ
     std::lock_guard lock(mutex_);
     slot = std::move(outcome);
     worker_iterations_ = SummarizeIterations(iteration_settings_, std::move(spans));
+    KeepHostLane(executor.backend());
   });
 }
 

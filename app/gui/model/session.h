@@ -271,6 +271,11 @@ class Session {
   const InferenceRun* inference() const { return inference_.get(); }
   /// The opened trace, or null (no trace: a run or nothing).
   const LoadedTrace* trace() const { return trace_.get(); }
+  /// The host lane of the run shown (host_lane_rows.h): an opened trace's,
+  /// or the finished in-app run's backend's (the simulator's when its model
+  /// charges a host issue cost per op); empty when it has none.
+  const std::vector<HostEnqueueSpan>& host_lane() const { return host_lane_; }
+  ClockKind host_clock() const { return host_clock_; }
   /// File > Open trace to compare...: lays a second run of the same plan
   /// (a trace at `path`) over the one shown (an opened trace or a finished
   /// run). A trace of another plan, or nothing to compare with, returns
@@ -381,6 +386,8 @@ class Session {
   void RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summary& slot, Summarize summarize);
   /// Runs `body` on the worker thread, turning its errors into worker_error_.
   void WorkerGuard(const std::function<void()>& body);
+  /// The finished run's host lane, for Poll to show (worker thread, mutex_ held).
+  void KeepHostLane(const Backend& backend);
   /// The scenario's topology, loaded once per name (throws "topology: ...").
   const Topology& CachedTopology(const std::string& name);
   /// Moves up to max_count queued events into the store (UI thread).
@@ -407,6 +414,8 @@ class Session {
   std::unique_ptr<PreparedDpTrain> dp_train_;
   DpTrainSummary dp_train_outcome_;
   std::unique_ptr<LoadedTrace> trace_;
+  std::vector<HostEnqueueSpan> host_lane_;
+  ClockKind host_clock_ = ClockKind::kHost;
   std::unique_ptr<CompareOverlay> compare_;
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
@@ -469,6 +478,8 @@ class Session {
   ThreeDSummary worker_three_d_outcome_;
   MoeSummary worker_moe_outcome_;
   DpTrainSummary worker_dp_train_outcome_;
+  std::vector<HostEnqueueSpan> worker_host_lane_;  // the worker's backend's, once it finished
+  ClockKind worker_host_clock_ = ClockKind::kHost;
   Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
 };
 

@@ -44,6 +44,7 @@
 
 #include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/fault_marks.h"
+#include "app/gui/model/host_lane_rows.h"
 #include "app/gui/model/pipeline_gantt.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
@@ -382,6 +383,47 @@ void DrawRow(ImDrawList* list, const TimelineStore& store, int r, float y_px, Ro
   }
 }
 
+/// Draws a host row (host_lane_rows.h) at screen y `y_px`: the CPU's
+/// enqueue calls for the rank's ops, hatched grey boxes on a tinted band so
+/// they never read as GPU work. Sets `hovered` to the span under the mouse.
+void DrawHostRow(ImDrawList* list, const TimelineRow& row, float y_px, const RowPass& pass, int* hovered) {
+  const Theme& theme = *pass.theme;
+  const float right_px = pass.timeline_x_px + static_cast<float>(pass.frame->width_px);
+  const float y0 = y_px, y1 = y_px + pass.row_h_px;
+  list->AddLine(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y0), theme.grid);
+  list->AddRectFilled(ImVec2(pass.timeline_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.text_dim, 0.08f));
+  const float text_y = y0 + (pass.row_h_px - ImGui::GetTextLineHeight()) * 0.5f;
+  list->AddText(ImVec2(pass.left_x_px + 9, text_y), theme.text_dim, HostRowLabel(row.rank).c_str());
+  const std::vector<GanttBox> boxes = PrepareGanttRow(row, *pass.frame);
+  const Color fill = WithAlpha(theme.text_dim, 0.55f);
+  for (const GanttBox& box : boxes) {
+    const float x0 = pass.timeline_x_px + static_cast<float>(box.x0_px);
+    float x1 = pass.timeline_x_px + static_cast<float>(box.x1_px);
+    if (x1 - x0 >= 3.0f) x1 -= 1.0f;
+    list->AddRectFilled(ImVec2(x0, y0 + kRowGapPx + 2), ImVec2(x1, y1 - kRowGapPx - 2), fill);
+  }
+  if (pass.mouse_in_rows && pass.mouse.y >= y0 && pass.mouse.y < y1) {
+    *hovered = EventAtPx(row, boxes, pass.mouse.x - pass.timeline_x_px);
+    list->AddRect(ImVec2(pass.left_x_px, y0), ImVec2(right_px, y1), WithAlpha(theme.text, 0.25f));
+  }
+}
+
+void HostSpanTooltip(const Event& span, const Plan& plan, ClockKind clock) {
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(Tr("host: the CPU enqueues work for a GPU (host time, not GPU time)"));
+  if (span.op >= 0 && static_cast<std::size_t>(span.op) < plan.ops.size()) {
+    ImGui::Text(Tr("issues op %d: %s"), span.op, LabelOp(plan, plan.ops[static_cast<std::size_t>(span.op)]).text.c_str());
+  } else {
+    ImGui::TextUnformatted(Tr("one CUDA graph launch: the whole plan"));
+  }
+  ImGui::Separator();
+  ImGui::Text(Tr("start     %s"), FormatTime(span.start_ns).c_str());
+  ImGui::Text(Tr("duration  %s"), FormatTime(span.duration_ns()).c_str());
+  ImGui::TextDisabled(Tr("clock: %s"), clock == ClockKind::kSimulated ? Tr("simulated (the model's issue cost)")
+                                                                      : ClockKindName(clock));
+  ImGui::EndTooltip();
+}
+
 /// The cursor line and, for the hovered op, its outline: drawn last into
 /// every draw list that holds rows, so they stay on top.
 void DrawOverlay(ImDrawList* list, const RowPass& pass, float top_px, float bottom_px, TimeNs cursor_ns,
@@ -617,6 +659,13 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   if (const ScenarioPanel* legend = PanelOf(ctx.session.run_scenario(), PanelSlot::kLegend))
     legend->draw(ctx, nullptr);
   if (ctx.session.compare() != nullptr) DrawCompareLegend(theme, *ctx.session.compare());
+  // The host lane: a row per rank above its GPU rows, when the run has one.
+  const HostLaneView host = PrepareHostLane(ctx.session.host_lane(), ctx.session.host_clock());
+  const std::vector<GanttDisplayRow> display = InterleaveHostRows(store.rows(), host);
+  if (!host.empty()) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s",
+                       HostLaneKey(host, store.end_ns()).c_str());
+  }
 
   // Geometry: label column, ruler, then the scrolling rows.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -656,7 +705,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGui::BeginChild("##gantt_rows", ImVec2(avail.x, avail.y - ruler_h), false,
                     ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_AlwaysVerticalScrollbar);
-  const int row_count = static_cast<int>(store.rows().size());
+  const int row_count = static_cast<int>(display.size());
   const float content_h = std::max(1.0f, row_count * row_h);
   const ImVec2 rows_pos = ImGui::GetWindowPos();
   const float rows_view_h = ImGui::GetWindowHeight();
@@ -754,6 +803,7 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
                        timeline_w) +
       kRowFixedVertices;
   int page = 0;
+  int hovered_host = -1, hovered_host_row = -1;  // a host span under the mouse
   for (int r = first_row; r < last_row; ++r) {
     const float y = rows_pos.y - scroll_y + r * row_h;
     if (!has_vtx_offset && list->VtxBuffer.Size + worst_row_vertices >= kVertexLimit) {
@@ -771,7 +821,13 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
                             ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
       list = ImGui::GetWindowDrawList();
     }
-    DrawRow(list, store, r, y, pass);
+    const GanttDisplayRow& shown = display[static_cast<std::size_t>(r)];
+    if (shown.host) {
+      DrawHostRow(list, host.rows[static_cast<std::size_t>(shown.index)], y, pass, &hovered_host);
+      if (hovered_host >= 0 && hovered_host_row < 0) hovered_host_row = shown.index;
+    } else {
+      DrawRow(list, store, shown.index, y, pass);
+    }
   }
   DrawOverlay(list, pass, view_top, view_bottom, cursor_ns, theme);
   if (page > 0) ImGui::EndChild();
@@ -792,6 +848,9 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
       if (!compared.empty()) line += (line.empty() ? "" : "\n") + compared;
     }
     EventTooltip(e, op, row, plan, line);
+  } else if (hovered_host_row >= 0 && hovered_host >= 0) {
+    const TimelineRow& row = host.rows[static_cast<std::size_t>(hovered_host_row)];
+    HostSpanTooltip(row.events[static_cast<std::size_t>(hovered_host)], plan, host.clock);
   } else if (pass.hovered_folded > 0) {
     ImGui::SetTooltip(Tr("%d ops, each narrower than a pixel here: zoom in (wheel) to see them"),
                       pass.hovered_folded);

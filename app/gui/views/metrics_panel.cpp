@@ -14,6 +14,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/formula_gap.h"
+#include "app/gui/model/host_lane_rows.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
 #include "app/gui/views/scenario_panels.h"
@@ -165,7 +166,7 @@ static void DrawRunMetrics(ViewContext& ctx) {
     ImGui::TextWrapped("%s", prepared->formula.c_str());
     const std::string gap =
         done ? FormulaGapNote(RunClockKind(session, ClockKind::kSimulated), out.metrics.time_ns,
-                              prepared->predicted_ns)
+                              prepared->predicted_ns, HostLaneTotalNs(session.host_lane()))
              : "";
     if (!gap.empty()) ImGui::TextWrapped("%s", gap.c_str());
     ImGui::PopStyleColor();

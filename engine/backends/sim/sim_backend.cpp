@@ -72,15 +72,21 @@ class SimBackend final : public Backend {
       }
     }
     issue_ready_ns_.assign(plan.ops.size(), 0);
+    host_spans_.clear();
     if (options.op_issue_ns > 0) {
       double issued = 0;
       for (OpId id = 0; id < static_cast<OpId>(plan.ops.size()); ++id) {
         const Op& op = plan.ops[id];
-        const bool second_half = (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) &&
-                                 op.match >= 0 && op.match < id;
+        const bool transfer = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+        const bool second_half = transfer && op.match >= 0 && op.match < id;
         if (second_half) {
           issue_ready_ns_[id] = issue_ready_ns_[op.match];
         } else {
+          // The host lane: this unit's issue, on the row of the rank whose
+          // op it is (a transfer is named by its send, as the device
+          // backends name it); one thread, so the spans are back to back.
+          const OpId unit = transfer && op.kind == OpKind::kRecv && op.match >= 0 ? op.match : id;
+          host_spans_.push_back({unit, plan.ops[unit].rank, issued, issued + options.op_issue_ns});
           issued += options.op_issue_ns;
           issue_ready_ns_[id] = issued;
         }
@@ -164,6 +170,16 @@ class SimBackend final : public Backend {
 
   std::size_t completed_ops() const override { return completed_; }
   const MemoryUsage* memory() const override { return &memory_.usage(); }
+
+  // The modelled host lane (RunOptions::op_issue_ns): the issues the host
+  // has begun by the current simulated time; after a whole run, all.
+  std::vector<HostEnqueueSpan> host_lane() const override {
+    std::vector<HostEnqueueSpan> out;
+    if (!started_) return out;
+    for (const HostEnqueueSpan& s : host_spans_)
+      if (s.start_ns < now_ || completed_ == plan_->ops.size()) out.push_back(s);
+    return out;
+  }
 
  private:
   void MapRanks() {
@@ -516,6 +532,7 @@ class SimBackend final : public Backend {
   std::vector<std::int32_t> hbm_resource_;        // per node: its HBM resource, or -1
   std::vector<std::int32_t> hbm_resource_index_;  // i -> i: stable storage for flow spans
   std::vector<TimeNs> issue_ready_ns_;            // per op: when the host has issued it
+  std::vector<HostEnqueueSpan> host_spans_;       // the issues of the host lane, in order
 
   // Run state (reset by Reset()).
   std::vector<std::int32_t> pending_;

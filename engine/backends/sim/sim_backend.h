@@ -17,7 +17,11 @@
 // memory-bound kernel a flow of the bytes it touches; all share it fairly
 // with whatever else runs there. RunOptions::op_issue_ns makes op k of the
 // plan (a transfer counts once) wait until k issue costs have passed: one
-// host thread enqueues the whole plan in order.
+// host thread enqueues the whole plan in order. host_lane() shows exactly
+// those issues: one span of op_issue_ns per unit, back to back from 0, on
+// the row of the rank whose op it is (a transfer: its send's rank), clock
+// simulated; empty when op_issue_ns is 0 (a graph replay issues nothing
+// per op).
 //
 // Time is exact across steps: RunThroughStep(k) advances simulated time
 // until every op of steps <= k has finished, and stops there; ops of later
