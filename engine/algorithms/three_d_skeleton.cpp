@@ -42,7 +42,22 @@ class Skeleton {
     for (int s = 0; s < grid_.pp; ++s)
       for (std::size_t i = 0; i < order[s].size(); ++i) slots.emplace_back(ticks[s][i], s, i);
     std::sort(slots.begin(), slots.end());
-    for (const auto& [tick, stage, index] : slots) AddSlot(stage, order[stage][index]);
+    // Room for the whole plan before it grows large: a paper-sized step
+    // has millions of ops, and growing the plan by doubling copied it (and
+    // the kernel faulted in the copies) about twice over. The slots add
+    // about as many ops each; the data-parallel step is counted exactly.
+    const std::size_t dp_ops = DataParallelOps(out);
+    std::size_t largest_slot = 0, slots_added = 0;
+    for (const auto& [tick, stage, index] : slots) {
+      const std::size_t before = builder_.op_count();
+      AddSlot(stage, order[stage][index]);
+      largest_slot = std::max(largest_slot, builder_.op_count() - before);
+      const std::size_t left = slots.size() - ++slots_added;
+      const std::size_t need = builder_.op_count() + left * largest_slot + dp_ops;
+      if (need > builder_.plan().ops.capacity())
+        builder_.Reserve(need, builder_.plan().deps.size() + need - builder_.op_count());
+    }
+    builder_.Reserve(builder_.op_count() + dp_ops, builder_.plan().deps.size() + dp_ops);
     AddDataParallelStep(out);
     out.plan = builder_.Finish();
     out.collectives = std::move(collectives_);
@@ -186,6 +201,19 @@ class Skeleton {
         (forward ? recv_forward_ : recv_backward_)[At(to, j)] = transfer.recv;
       }
     if (sends) ++step_;
+  }
+
+  // The ops AddDataParallelStep adds: the optimizer's, and per DP group and
+  // tensor two ring passes (the all-reduce, or ZeRO-1's reduce-scatter and
+  // all-gather) of n(n-1) transfers, 2 ops each. Deps: as many at most.
+  std::size_t DataParallelOps(const ThreeDPlan& out) const {
+    const std::size_t n = static_cast<std::size_t>(grid_.dp);
+    std::size_t ops = static_cast<std::size_t>(grid_.ranks());  // the optimizer
+    if (n == 1 || p_.skip_dp_reduce) return ops;
+    const std::size_t per_pass = 2 * n * (n - 1);
+    for (const auto& group : grid_.DpGroups())
+      ops += out.tensors[group[0]].size() * 2 * per_pass;
+    return ops;
   }
 
   // Gradients over each DP group (same stage and tp index), then the

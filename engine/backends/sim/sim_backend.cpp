@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 
+#include "engine/backends/sim/event_queue.h"
 #include "engine/backends/sim/flow_network.h"
 #include "engine/backends/sim/library_calls.h"
 #include "engine/core/error.h"
@@ -14,19 +14,6 @@
 
 namespace shardlab {
 namespace {
-
-enum class SimEventKind : std::uint8_t { kOpEnd, kLatencyDone, kFlowEnd, kIssued };
-
-struct SimEvent {
-  TimeNs time;
-  std::uint64_t seq;     // ties broken by insertion order: deterministic runs
-  SimEventKind kind;
-  std::int32_t id;       // op id (kOpEnd, kLatencyDone: the send) or flow id
-  std::uint32_t version; // kFlowEnd: valid only if it matches the flow's
-  bool operator>(const SimEvent& o) const {
-    return time != o.time ? time > o.time : seq > o.seq;
-  }
-};
 
 // The resources a route crosses, cached per (src GPU, dst GPU).
 // Map nodes never move, so flows may keep a span of `resources`.
@@ -114,7 +101,7 @@ class SimBackend final : public Backend {
     completed_ = 0;
     now_ = 0;
     seq_ = 0;
-    heap_ = {};
+    heap_.clear();
     network_.Reset(capacities_);
     remaining_per_step_.assign(static_cast<std::size_t>(std::max(plan.num_steps, 0)), 0);
     for (const Op& op : plan.ops) ++remaining_per_step_[op.step];
@@ -147,8 +134,7 @@ class SimBackend final : public Backend {
                         std::to_string(lowest_open_step_) + " unfinished (plan deadlock)",
                     ErrorKind::kRuntime);
       }
-      const SimEvent ev = heap_.top();
-      heap_.pop();
+      const SimEvent ev = heap_.Take();
       now_ = ev.time;
       switch (ev.kind) {
         case SimEventKind::kOpEnd: FinishOp(ev.id, start_ns_[ev.id]); break;
@@ -158,6 +144,7 @@ class SimBackend final : public Backend {
           break;
         case SimEventKind::kIssued: Begin(ev.id); break;
       }
+      heap_.Settle();
     }
     sink_ = nullptr;
   }
@@ -202,7 +189,7 @@ class SimBackend final : public Backend {
   }
 
   void Push(TimeNs time, SimEventKind kind, std::int32_t id, std::uint32_t version = 0) {
-    heap_.push(SimEvent{time, seq_++, kind, id, version});
+    heap_.Push(SimEvent{time, seq_++, kind, id, version});
   }
 
   void AdvanceOpenStep() {
@@ -543,7 +530,7 @@ class SimBackend final : public Backend {
   std::vector<std::int64_t> remaining_per_step_;
   int lowest_open_step_ = 0;
   bool started_ = false;
-  std::priority_queue<SimEvent, std::vector<SimEvent>, std::greater<SimEvent>> heap_;
+  EventQueue heap_;
   FlowNetwork network_;
   LibraryCalls library_;
   HostBuffers data_;
