@@ -647,8 +647,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::Checkbox(Tr("Follow cursor"), &state.follow_cursor);
   ImGui::SameLine();
   if (ctx.insight != nullptr && ctx.insight->critical() != nullptr) {
-    ImGui::Checkbox("Critical path", &ctx.insight->show_critical_path);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("outline the chain of ops that sets the run's end (Metrics: its split)");
+    ImGui::Checkbox(Tr("Critical path"), &ctx.insight->show_critical_path);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("outline the chain of ops that sets the run's end (Metrics: its split)"));
     ImGui::SameLine();
   }
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
