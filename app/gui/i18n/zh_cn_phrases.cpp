@@ -272,6 +272,45 @@ constexpr PhraseEntry kPhrases[] = {
      "跟随光标"},
     {"Critical path",
      "关键路径"},
+    {"host rows: the CPU's enqueue calls as the model charges them (host time, not GPU time): %d %s, %s in all, "
+     "%.0f%% of the %s run",
+     "主机行：模型计入的 CPU 下发调用（主机时间，不是 GPU 时间）：%d %s，共 %s，占 %.0f%% 的运行时间（%s）"},
+    {"host rows: the CPU's enqueue calls as the model charges them (host time, not GPU time): %d %s, %s in all",
+     "主机行：模型计入的 CPU 下发调用（主机时间，不是 GPU 时间）：%d %s，共 %s"},
+    {"host rows: the CPU's enqueue calls, host clock (host time, not GPU time): %d %s, %s in all, %.0f%% of the %s "
+     "run",
+     "主机行：CPU 的下发调用，主机时钟（主机时间，不是 GPU 时间）：%d %s，共 %s，占 %.0f%% 的运行时间（%s）"},
+    {"host rows: the CPU's enqueue calls, host clock (host time, not GPU time): %d %s, %s in all",
+     "主机行：CPU 的下发调用，主机时钟（主机时间，不是 GPU 时间）：%d %s，共 %s"},
+    {"call",
+     "次调用"},
+    {"Faults: stragglers and failures",
+     "故障：掉队者与失效"},
+    {"the logical step it fails at",
+     "它在第几个逻辑步失效"},
+    {"x%.2g slower",
+     "慢 %.2g 倍"},
+    {"Slower than the formula: the host issues each op in turn (the timeline's host rows) "
+     "and no op starts before its call; the formula counts only the links.",
+     "比公式慢：主机依次下发每个操作（时间线上的主机行），操作在它的调用之前不会开始；公式只算了链路。"},
+    {"Slower than the formula: links shared by several transfers (contention) are not "
+     "in it; the simulator models them.",
+     "比公式慢：公式里没有多个传输共用链路（争用），模拟器把它算进去了。"},
+    {"Emulated links: each transfer is held for the formula's latency plus its bytes "
+     "over the slowest hop, but copies, reductions and kernel launches take the GPU's "
+     "own time, which the formula leaves out.",
+     "模拟链路：每次传输按公式的延迟加上字节数除以最慢一跳的带宽来占用，但拷贝、归约和 kernel "
+     "启动用的是 GPU 自己的时间，公式没有算这些。"},
+    {"Timed on the GPUs that ran it, not on the machine drawn: the formula uses the "
+     "drawn machine's links, so the ratio compares the two machines.",
+     "计时来自实际运行的 GPU，而不是图上画的机器：公式用的是图上机器的链路，所以这个比值是在比较两台机器。"},
+    {"Timed on host processes (MPI through this computer's memory or network), not on "
+     "the machine drawn: the ratio says how far that hardware is from the drawn GPUs' "
+     "links, not that the algorithm is slow.",
+     "计时来自主机进程（MPI 经过这台电脑的内存或网络），而不是图上画的机器：这个比值说明那套硬件离图上 "
+     "GPU 的链路有多远，并不说明算法慢。"},
+    {"calls",
+     "次调用"},
     {"outline the chain of ops that sets the run's end (Metrics: its split)",
      "描出决定这次运行何时结束的那条操作链（指标面板里有它的拆分）"},
     {"GPU %d · %s: %s%s",

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "app/gui/i18n/language.h"
 #include "engine/core/units.h"
 
 namespace shardlab::gui {
@@ -69,16 +70,26 @@ TimeNs HostLaneTotalNs(std::span<const HostEnqueueSpan> spans) {
 std::string HostRowLabel(int rank) { return "host GPU" + std::to_string(rank); }
 
 std::string HostLaneKey(const HostLaneView& host, TimeNs run_end_ns) {
-  std::string text = host.clock == ClockKind::kSimulated
-                         ? "host rows: the CPU's enqueue calls as the model charges them (host time, not GPU time): "
-                         : "host rows: the CPU's enqueue calls, host clock (host time, not GPU time): ";
-  text += std::to_string(host.spans) + (host.spans == 1 ? " call, " : " calls, ") + FormatTime(host.busy_ns) +
-          " in all";
-  if (run_end_ns > 0) {
-    char share[64];
-    std::snprintf(share, sizeof share, ", %.0f%% of the ", 100.0 * host.busy_ns / run_end_ns);
-    text += share + FormatTime(run_end_ns) + " run";
+  // Whole sentences through Tr (app/gui/i18n): the numbers go into the
+  // translated format, so the key reads the same in every language.
+  const std::string total = FormatTime(host.busy_ns);
+  const std::string run = FormatTime(run_end_ns);
+  const char* format = nullptr;
+  if (host.clock == ClockKind::kSimulated) {
+    format = run_end_ns > 0 ? Tr("host rows: the CPU's enqueue calls as the model charges them (host time, not GPU "
+                                 "time): %d %s, %s in all, %.0f%% of the %s run")
+                            : Tr("host rows: the CPU's enqueue calls as the model charges them (host time, not GPU "
+                                 "time): %d %s, %s in all");
+  } else {
+    format = run_end_ns > 0 ? Tr("host rows: the CPU's enqueue calls, host clock (host time, not GPU time): %d "
+                                 "%s, %s in all, %.0f%% of the %s run")
+                            : Tr("host rows: the CPU's enqueue calls, host clock (host time, not GPU time): %d "
+                                 "%s, %s in all");
   }
+  char text[512];
+  const double share = run_end_ns > 0 ? 100.0 * host.busy_ns / run_end_ns : 0.0;
+  std::snprintf(text, sizeof text, format, static_cast<int>(host.spans), host.spans == 1 ? Tr("call") : Tr("calls"),
+                total.c_str(), share, run.c_str());
   return text;
 }
 

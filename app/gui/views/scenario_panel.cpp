@@ -699,7 +699,7 @@ void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& sp
   bool any = false;
   for (const PanelField& f : fields) any = any || f.value != "none";
   ImGui::Spacing();
-  if (!ImGui::CollapsingHeader("Faults: stragglers and failures", any ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  if (!ImGui::CollapsingHeader(Tr("Faults: stragglers and failures"), any ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
   const Topology* topology = PanelTopology(s.topology);
   const int gpus = topology != nullptr ? topology->num_gpus() : 0;
   const std::vector<FaultLinkChoice> links =
@@ -721,7 +721,7 @@ void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& sp
         ImGui::SameLine();
         ImGui::SetNextItemWidth(-FLT_MIN);
         float factor = static_cast<float>(v.factor);
-        const bool slid = ImGui::SliderFloat("##factor", &factor, 1.0f, 10.0f, "x%.2g slower", ImGuiSliderFlags_Logarithmic);
+        const bool slid = ImGui::SliderFloat("##factor", &factor, 1.0f, 10.0f, Tr("x%.2g slower"), ImGuiSliderFlags_Logarithmic);
         if (rank != v.rank || slid) text = rank < 0 ? "none" : std::to_string(rank) + ":" + Real(std::max(1.0f, factor));
       } else if (f.name == "fail_rank" && single) {
         RankFailure v = text == "none" ? RankFailure{-1, 1} : ParseRankFailure(text);
@@ -731,7 +731,7 @@ void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& sp
         ImGui::SetNextItemWidth(-FLT_MIN);
         int step = v.step;
         const bool stepped = ImGui::InputInt("##step", &step);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the logical step it fails at");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("the logical step it fails at"));
         if (rank != v.rank || stepped) text = rank < 0 ? "none" : std::to_string(rank) + "@" + std::to_string(std::max(0, step));
       } else if ((f.name == "throttle_link" || f.name == "fail_link") && single && topology != nullptr) {
         const bool throttle = f.name == "throttle_link";
@@ -748,7 +748,7 @@ void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& sp
         } else {
           int step = text == "none" ? 1 : ParseLinkFailure(text).step;
           const bool stepped = ImGui::InputInt("##step", &step);
-          if (ImGui::IsItemHovered()) ImGui::SetTooltip("the logical step it fails at");
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("the logical step it fails at"));
           if (picked != chosen || (stepped && picked >= 0))
             text = picked < 0 ? "none" : links[static_cast<std::size_t>(picked)].ref + "@" + std::to_string(std::max(0, step));
         }
