@@ -141,15 +141,20 @@ void FormulaTable(PipelineSchedule schedule, const PipelineMetrics& m) {
 /// Why the bubble is above the formula, in a sentence a student can act on.
 std::string ExcessSentence(const PipelineBubbleExcess& e, bool split) {
   if (e.communication) {
-    return "Above the formula, which assumes free communication: a transfer between stages takes " +
-           FormatRunTime(e.transfer_ns) + " beside " + FormatRunTime(e.forward_ns) +
-           " per forward slot. 1F1B and ZB-H1 wait for every gradient's round trip, GPipe only "
-           "at the fill and drain. A wider model (width 4096, batch 256, timing only) hides it.";
+    return Format(Tr("Above the formula, which assumes free communication: a transfer between stages takes %s "
+                     "beside %s per forward slot. 1F1B and ZB-H1 wait for every gradient's round trip, GPipe only "
+                     "at the fill and drain. A wider model (width 4096, batch 256, timing only) hides it."),
+                  FormatRunTime(e.transfer_ns).c_str(), FormatRunTime(e.forward_ns).c_str());
   }
-  return std::string("Above the formula, which assumes every slot takes as long (F = B") +
-         (split ? " = W" : "") + "): here F " + FormatRunTime(e.forward_ns) + ", B " +
-         FormatRunTime(e.backward_ns) + (split ? ", W " + FormatRunTime(e.weight_ns) : "") +
-         " on average, and stage 0 skips its first layer's input gradient.";
+  if (split) {
+    return Format(Tr("Above the formula, which assumes every slot takes as long (F = B = W): here F %s, B %s, W %s "
+                     "on average, and stage 0 skips its first layer's input gradient."),
+                  FormatRunTime(e.forward_ns).c_str(), FormatRunTime(e.backward_ns).c_str(),
+                  FormatRunTime(e.weight_ns).c_str());
+  }
+  return Format(Tr("Above the formula, which assumes every slot takes as long (F = B): here F %s, B %s on average, "
+                   "and stage 0 skips its first layer's input gradient."),
+                FormatRunTime(e.forward_ns).c_str(), FormatRunTime(e.backward_ns).c_str());
 }
 
 }  // namespace

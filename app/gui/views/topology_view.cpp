@@ -400,7 +400,7 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
   if (pattern.empty()) return {};
   const PatternHop* slowest = SlowestHop(pattern);
   std::vector<std::pair<Color, std::string>> lines;
-  lines.push_back({theme.text, "algorithm on the machine: " + pattern.title});
+  lines.push_back({theme.text, Format(Tr("algorithm on the machine: %s"), pattern.title.c_str())});
   constexpr std::size_t kMaxGroupLines = 3;
   if (!pattern.groups.empty() && !pattern.groups.front().family.empty()) {
     // A grid: one line per kind, its groups' ranks side by side.
@@ -416,7 +416,8 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
       lines.push_back({PatternColor(theme, pattern, static_cast<int>(i)), pattern.groups[i].name});
     }
     if (pattern.groups.size() > kMaxGroupLines) {
-      lines.push_back({theme.text_dim, "+" + std::to_string(pattern.groups.size() - kMaxGroupLines) + " more groups"});
+      lines.push_back({theme.text_dim,
+                       Format(Tr("+%d more groups"), static_cast<int>(pattern.groups.size() - kMaxGroupLines))});
     }
   }
   if (slowest != nullptr) {
@@ -424,9 +425,9 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
     for (const LinkHop& h : slowest->route.hops) {
       via += (via.empty() ? "" : ", ") + std::string(LinkKindName(topology.links[static_cast<std::size_t>(h.link)].kind));
     }
-    lines.push_back({theme.fault, "slowest hop GPU" + std::to_string(slowest->from_rank) + " -> GPU" +
-                                      std::to_string(slowest->to_rank) + ": " +
-                                      FormatGbps(slowest->route.bottleneck_gbps) + " over " + via});
+    lines.push_back({theme.fault, Format(Tr("slowest hop GPU%d -> GPU%d: %s over %s"), slowest->from_rank,
+                                         slowest->to_rank, FormatGbps(slowest->route.bottleneck_gbps).c_str(),
+                                         via.c_str())});
   }
   return lines;
 }
@@ -1091,15 +1092,15 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   if (insight != nullptr && !insight->pattern().empty()) {
     // The switch sits at the caption line's right end, as tall as its text.
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(2, 0));
-    const char* label = "algorithm on the machine";
+    const char* label = Tr("algorithm on the machine");
     const float w = ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x + 4;
     const float caption_w = ImGui::CalcTextSize(caption).x;
     const float x = std::max(origin.x + caption_w + 12, origin.x + avail.x - w);
     ImGui::SetCursorScreenPos(ImVec2(x, origin.y));
     ImGui::Checkbox(label, &insight->show_pattern);
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("draw the run's communication pattern (the ring's order, both trees, the stages, the groups)\n"
-                        "over the real links: each logical hop along the physical route it takes");
+      ImGui::SetTooltip("%s", Tr("draw the run's communication pattern (the ring's order, both trees, the stages, the "
+                                 "groups)\nover the real links: each logical hop along the physical route it takes"));
     }
     ImGui::PopStyleVar();
   }
