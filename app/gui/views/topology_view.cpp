@@ -560,11 +560,11 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const TpCollectiveName* n = FindTpCollective(names, seqs[i]);
     if (n == nullptr) continue;
-    if (!line.empty()) line += "; ";
+    if (!line.empty()) line += Tr("; ");
     line += n->name + ": " + n->what;
     if (n->two_passes) {
-      line += passes[i] == Phase::kReduceScatter ? ", reduce-scatter pass (summing)"
-                                                 : ", all-gather pass (sharing the sums)";
+      line += passes[i] == Phase::kReduceScatter ? Tr(", reduce-scatter pass (summing)")
+                                                 : Tr(", all-gather pass (sharing the sums)");
     }
   }
   if (!line.empty()) return Format(Tr("now: %s"), line.c_str());
@@ -574,8 +574,11 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
     if (!ranks[r].busy) continue;
     (ranks[r].phase == Phase::kBackward ? backward : forward).push_back(static_cast<int>(r));
   }
-  if (!forward.empty()) line = RankList(forward) + " compute their forward blocks";
-  if (!backward.empty()) line += (line.empty() ? "" : "; ") + RankList(backward) + " compute their backward blocks";
+  if (!forward.empty()) line = Format(Tr("%s compute their forward blocks"), RankList(forward).c_str());
+  if (!backward.empty()) {
+    line += line.empty() ? "" : Tr("; ");
+    line += Format(Tr("%s compute their backward blocks"), RankList(backward).c_str());
+  }
   if (!line.empty()) return Format(Tr("now: %s (no communication)"), line.c_str());
   if (cursor_ns <= 0) return Tr("before the layer: press Step or Play");
   if (cursor_ns >= ctx.clock.run_end_ns()) return Tr("done: the layer's forward and backward pass are over");
@@ -598,12 +601,13 @@ std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActi
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const ZeroCollectiveName* n = FindZeroCollective(names, seqs[i]);
     if (n == nullptr) continue;
-    line += (line.empty() ? "" : "; ") + n->tag + ": " + n->what;
+    line += (line.empty() ? "" : Tr("; ")) + n->tag + ": " + n->what;
     if (n->two_passes) {
-      line += passes[i] == Phase::kReduceScatter ? ", reduce-scatter pass (summing)" : ", all-gather pass (sharing the sums)";
+      line += passes[i] == Phase::kReduceScatter ? Tr(", reduce-scatter pass (summing)")
+                                                 : Tr(", all-gather pass (sharing the sums)");
     }
     if (i + 1 == seqs.size() && zero.scenario.params.steps > 1) {
-      line += " (Adam step " + std::to_string(n->training_step + 1) + ")";
+      line += Format(Tr(" (Adam step %d)"), n->training_step + 1);
     }
   }
   if (!line.empty()) return Format(Tr("now: %s"), line.c_str());

@@ -58,7 +58,7 @@ void DrawOpDetails(ViewContext& ctx, RunInsight& insight) {
     return;
   }
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.selected), "op %d  %s", d.op, d.where.c_str());
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.selected), Tr("op %d  %s"), d.op, d.where.c_str());
   ImGui::TextUnformatted(d.title.c_str());
   if (insight.critical() != nullptr && insight.critical()->OnPath(d.op)) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.path), "%s", Tr("on the critical path"));
