@@ -174,25 +174,22 @@ void DrawPipelineMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), Format(Tr("%s clock"), ClockOf(session)));
       MetricsRow(Tr("transfers"), Grouped(m.transfers),
-                 FormatBytes(m.transfer_bytes) + ", " + FormatRunTime(m.transfer_ns) + " in all");
+                 Format(Tr("%s, %s in all"), FormatBytes(m.transfer_bytes).c_str(), FormatRunTime(m.transfer_ns).c_str()));
     } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
-                    session.num_steps());
-      MetricsRow(Tr("step"), text, "");
+      MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
     MetricsRow(Tr("ticks"), std::to_string(prepared.pipeline.plan.num_steps),
-               Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())) + " ops, " +
-                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())).c_str(),
+                      Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     if (done) {
       if (check.checked) {
         MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
-                   check.verdict.Detail() + " (after the step, gradients, weights and loss against their"
-                                            " error bounds from one device in double)",
+                   check.verdict.Detail() + Tr(" (after the step, gradients, weights and loss against their"
+                                               " error bounds from one device in double)"),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
-        MetricsRow(Tr("loss"), Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
+        MetricsRow(Tr("loss"), Fixed(check.loss, 4), Format(Tr("one device: %s"), Fixed(check.reference_loss, 4).c_str()));
       } else {
         MetricsRow(Tr("result"), Tr("not checked"), "");
       }

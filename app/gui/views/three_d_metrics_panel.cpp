@@ -51,10 +51,9 @@ void DrawThreeDMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
       MetricsRow(Tr("step"), FormatRunTime(out.step_ns),
-                 std::string(ClockOf(session)) + " clock, " + std::to_string(out.microbatches) +
-                     " micro-batches per replica");
+                 Format(Tr("%s clock, %d micro-batches per replica"), ClockOf(session), static_cast<int>(out.microbatches)));
       MetricsRow(Tr("compute"), FormatRunTime(out.compute_ns),
-                 Percent(out.compute_ns, out.step_ns) + " of the step, the busiest GPU");
+                 Format(Tr("%s of the step, the busiest GPU"), Percent(out.compute_ns, out.step_ns).c_str()));
       char bubble[96];
       std::snprintf(bubble, sizeof bubble, "%s: communication and bubble (formula (p-1)/m = %.3f)",
                     Percent(out.exposed_ns, out.step_ns).c_str(), out.bubble_formula);
