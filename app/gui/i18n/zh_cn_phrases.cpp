@@ -1580,6 +1580,14 @@ constexpr PhraseEntry kPhrases[] = {
      "%s 时钟，每个副本 %d 个微批次"},
     {"%s of the step, the busiest GPU",
      "占这一步的 %s，最忙的 GPU"},
+    {"simulated",
+     "模拟"},
+    {"emulated",
+     "仿真（emulated）"},
+    {"host",
+     "主机"},
+    {"host (MPI, aligned)",
+     "主机（MPI，已对齐）"},
 };
 
 }  // namespace
