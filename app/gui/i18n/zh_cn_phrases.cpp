@@ -1588,6 +1588,14 @@ constexpr PhraseEntry kPhrases[] = {
      "主机"},
     {"host (MPI, aligned)",
      "主机（MPI，已对齐）"},
+    {"%d stages",
+     "%d 个阶段"},
+    {"%d micro-batches",
+     "%d 个微批次"},
+    {"%d chunks",
+     "%d 个模型块"},
+    {", batch %d",
+     "，批大小 %d"},
 };
 
 }  // namespace

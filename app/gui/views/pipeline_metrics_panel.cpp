@@ -41,11 +41,11 @@ std::string ScenarioLine(const PreparedPipeline& p) {
   const PipelineParams& params = p.pipeline.params;
   const std::string dot = " \xC2\xB7 ";
   std::string line = std::string(PipelineScheduleTitle(params.schedule)) + dot +
-                     std::to_string(params.shape.stages) + " stages" + dot +
-                     std::to_string(params.shape.microbatches) + " micro-batches";
-  if (params.shape.chunks > 1) line += dot + std::to_string(params.shape.chunks) + " chunks";
+                     Format(Tr("%d stages"), params.shape.stages) + dot +
+                     Format(Tr("%d micro-batches"), params.shape.microbatches);
+  if (params.shape.chunks > 1) line += dot + Format(Tr("%d chunks"), params.shape.chunks);
   return line + dot + "MLP " + std::to_string(params.model.layers) + "\xC3\x97" +
-         std::to_string(params.model.width) + ", batch " + std::to_string(params.model.batch) +
+         std::to_string(params.model.width) + Format(Tr(", batch %d"), params.model.batch) +
          dot + p.topology.name + dot + p.scenario.backend;
 }
 
