@@ -1596,6 +1596,8 @@ constexpr PhraseEntry kPhrases[] = {
      "%d 个模型块"},
     {", batch %d",
      "，批大小 %d"},
+    {"... (%d in all)",
+     "...（共 %d 个）"},
 };
 
 }  // namespace
