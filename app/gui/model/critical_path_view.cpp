@@ -6,6 +6,8 @@
 #include <memory>
 #include <tuple>
 
+#include "app/gui/i18n/language.h"
+
 namespace shardlab::gui {
 
 namespace {
@@ -64,21 +66,20 @@ CriticalPathView PrepareCriticalPath(const Plan& original, const TimelineStore& 
   part("link wait", view.path.link_wait_ns);
   part("idle", view.path.idle_ns);
   if (view.path.steps.empty()) return view;
+  // In the language of the moment (the cache prepares it again when it changes).
   auto ties = [](int n) {
-    return n == 0 ? std::string() : ", " + std::to_string(n) + (n == 1 ? " other ties" : " others tie");
+    return n == 0 ? std::string() : Format(n == 1 ? Tr(", %d other ties") : Tr(", %d others tie"), n);
   };
   if (pipeline) {
-    view.bound = "stage " + std::to_string(view.path.bounding_rank) + " bounds the step (" +
-                 FormatTime(view.path.bounding_rank_ns) + " of its ops on the path" +
-                 ties(view.path.bounding_rank_ties) + ")";
+    view.bound = Format(Tr("stage %d bounds the step (%s of its ops on the path%s)"), view.path.bounding_rank,
+                        FormatTime(view.path.bounding_rank_ns).c_str(), ties(view.path.bounding_rank_ties).c_str());
   } else if (view.path.slowest_hop.src >= 0) {
-    view.bound = "slowest hop GPU" + std::to_string(view.path.slowest_hop.src) + " -> GPU" +
-                 std::to_string(view.path.slowest_hop.dst) + " (" + FormatTime(view.path.slowest_hop.ns) +
-                 " on the path" + ties(view.path.slowest_hop_ties) + ")";
+    view.bound = Format(Tr("slowest hop GPU%d -> GPU%d (%s on the path%s)"), view.path.slowest_hop.src,
+                        view.path.slowest_hop.dst, FormatTime(view.path.slowest_hop.ns).c_str(),
+                        ties(view.path.slowest_hop_ties).c_str());
   } else {
-    view.bound = "GPU" + std::to_string(view.path.bounding_rank) + " bounds the run (" +
-                 FormatTime(view.path.bounding_rank_ns) + " of its ops on the path" +
-                 ties(view.path.bounding_rank_ties) + ")";
+    view.bound = Format(Tr("GPU%d bounds the run (%s of its ops on the path%s)"), view.path.bounding_rank,
+                        FormatTime(view.path.bounding_rank_ns).c_str(), ties(view.path.bounding_rank_ties).c_str());
   }
   return view;
 }
@@ -87,7 +88,8 @@ const CriticalPathView* CriticalPathCache::Get(std::uint64_t run_id, bool comple
                                                const TimelineStore& store, const Topology* topology,
                                                const Faults* faults, bool pipeline) {
   if (plan == nullptr || !complete || store.event_count() == 0) return nullptr;
-  if (!valid_ || run_id != run_id_ || store.event_count() != events_) {
+  if (!valid_ || run_id != run_id_ || store.event_count() != events_ || CurrentLanguage() != language_) {
+    language_ = CurrentLanguage();
     run_id_ = run_id;
     events_ = store.event_count();
     valid_ = true;

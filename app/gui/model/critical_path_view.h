@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/timeline_store.h"
 #include "engine/run/critical_path.h"
 
@@ -60,6 +61,7 @@ class CriticalPathCache {
   std::uint64_t run_id_ = 0;
   std::size_t events_ = 0;
   bool valid_ = false;
+  Language language_ = Language::kEnglish;
   CriticalPathView view_;
 };
 

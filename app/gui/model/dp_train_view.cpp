@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "app/gui/i18n/language.h"
+
 namespace shardlab::gui {
 namespace {
 
@@ -21,9 +23,9 @@ double At(const DpTrainSummary& s, const char* name) {
 DpTrainView PrepareDpTrainView(const PreparedDpTrain& prepared, const DpTrainSummary& s, bool done) {
   const DpTrainConfig& c = prepared.scenario.config;
   DpTrainView v;
-  v.title = std::to_string(c.ranks) + " ranks \xC2\xB7 MLP " + std::to_string(c.model.layers) + "x" +
+  v.title = Format(Tr("%d ranks"), c.ranks) + " \xC2\xB7 MLP " + std::to_string(c.model.layers) + "x" +
             std::to_string(c.model.width) + " \xC2\xB7 K " + std::to_string(c.accumulate) +
-            (c.mixed_precision ? " \xC2\xB7 fp16 + loss scale" : "") +
+            (c.mixed_precision ? std::string(" \xC2\xB7 ") + Tr("fp16 + loss scale") : "") +
             (c.compression.kind != Compression::kNone ? std::string(" \xC2\xB7 ") + CompressionName(c.compression.kind) : "") +
             (c.local_steps > 1 ? " \xC2\xB7 local SGD H " + std::to_string(c.local_steps) : "") +
             (c.staleness > 0 ? " \xC2\xB7 stale-sync S " + std::to_string(c.staleness) : "") + " \xC2\xB7 " +
@@ -36,34 +38,38 @@ DpTrainView PrepareDpTrainView(const PreparedDpTrain& prepared, const DpTrainSum
   auto row = [&](std::string name, std::string value, std::string note, bool bad = false) {
     v.rows.push_back({std::move(name), std::move(value), std::move(note), bad});
   };
-  row("loss", Num(At(s, "loss_final"), "%.5f"),
-      "baseline " + Num(At(s, "baseline_loss_final"), "%.5f") + ", gap " + Num(100 * At(s, "loss_gap"), "%.2f") + "%");
-  row("sent / step", Num(At(s, "bytes_per_step"), "%.0f") + " B",
-      "baseline " + Num(At(s, "baseline_bytes_per_step"), "%.0f") + " B; simulator " +
-          Num(At(s, "wire_bytes_per_step"), "%.0f") + " B");
-  row("per sample", Num(At(s, "bytes_per_sample"), "%.1f") + " B", "batch " + std::to_string(c.model.batch));
-  row("step time", Num(At(s, "time_ms") * 1e3, "%.2f") + " us",
-      "baseline " + Num(At(s, "baseline_time_ms") * 1e3, "%.2f") + " us (simulated)");
-  row("activations", Num(At(s, "peak_activation_bytes"), "%.0f") + " B",
-      "formula (2L-|R|) b H e = " + Num(At(s, "formula_activation_bytes"), "%.0f") + " B",
+  // The words in the app's language (the names and notes only; numbers and units stay).
+  row(Tr("loss"), Num(At(s, "loss_final"), "%.5f"),
+      Format(Tr("baseline %s, gap %s%%"), Num(At(s, "baseline_loss_final"), "%.5f").c_str(),
+             Num(100 * At(s, "loss_gap"), "%.2f").c_str()));
+  row(Tr("sent / step"), Num(At(s, "bytes_per_step"), "%.0f") + " B",
+      Format(Tr("baseline %s B; simulator %s B"), Num(At(s, "baseline_bytes_per_step"), "%.0f").c_str(),
+             Num(At(s, "wire_bytes_per_step"), "%.0f").c_str()));
+  row(Tr("per sample"), Num(At(s, "bytes_per_sample"), "%.1f") + " B", Format(Tr("batch %d"), c.model.batch));
+  row(Tr("step time"), Num(At(s, "time_ms") * 1e3, "%.2f") + " us",
+      Format(Tr("baseline %s us (simulated)"), Num(At(s, "baseline_time_ms") * 1e3, "%.2f").c_str()));
+  row(Tr("activations"), Num(At(s, "peak_activation_bytes"), "%.0f") + " B",
+      Format(Tr("formula (2L-|R|) b H e = %s B"), Num(At(s, "formula_activation_bytes"), "%.0f").c_str()),
       At(s, "peak_activation_bytes") != At(s, "formula_activation_bytes"));
   if (!c.recompute.empty())
-    row("recompute", Num(At(s, "recompute_flops_per_step"), "%.0f") + " FLOP/step",
-        "formula K |R| (2bH^2 + bH) = " + Num(At(s, "formula_recompute_flops_per_step"), "%.0f"));
+    row(Tr("recompute"), Num(At(s, "recompute_flops_per_step"), "%.0f") + " FLOP/step",
+        Format(Tr("formula K |R| (2bH^2 + bH) = %s"), Num(At(s, "formula_recompute_flops_per_step"), "%.0f").c_str()));
   if (c.mixed_precision)
-    row("skipped", Num(At(s, "skipped_steps"), "%.0f") + " steps",
-        "loss scale now " + Num(At(s, "final_loss_scale"), "%.0f") + "; inf/NaN updates " +
-            Num(At(s, "nonfinite_updates"), "%.0f"),
+    row(Tr("skipped"), Format(Tr("%s steps"), Num(At(s, "skipped_steps"), "%.0f").c_str()),
+        Format(Tr("loss scale now %s; inf/NaN updates %s"), Num(At(s, "final_loss_scale"), "%.0f").c_str(),
+               Num(At(s, "nonfinite_updates"), "%.0f").c_str()),
         At(s, "nonfinite_updates") != 0);
   if (c.compression.kind == Compression::kFp16 || c.compression.kind == Compression::kInt8)
-    row("error", Num(At(s, "compression_error_ratio"), "%.3f") + " of bound",
-        "largest |compressed sum - sum| / its quantisation bound", At(s, "compression_error_ratio") > 1);
+    row(Tr("error"), Format(Tr("%s of bound"), Num(At(s, "compression_error_ratio"), "%.3f").c_str()),
+        Tr("largest |compressed sum - sum| / its quantisation bound"), At(s, "compression_error_ratio") > 1);
   if (c.local_steps > 1)
-    row("averages", Num(At(s, "communicating_steps"), "%.0f") + " of " + std::to_string(c.steps), "one every H steps");
+    row(Tr("averages"), Format(Tr("%s of %d"), Num(At(s, "communicating_steps"), "%.0f").c_str(), c.steps),
+        Tr("one every H steps"));
   if (c.staleness > 0)
-    row("staleness", Num(At(s, "max_staleness"), "%.0f") + " steps", "bound S = " + std::to_string(c.staleness),
+    row(Tr("staleness"), Format(Tr("%s steps"), Num(At(s, "max_staleness"), "%.0f").c_str()),
+        Format(Tr("bound S = %d"), c.staleness),
         At(s, "max_staleness") > c.staleness);
-  row("check", s.verdict.Text(), "", s.verdict.checked() && !s.verdict.correct());
+  row(Tr("check"), s.verdict.Text(), "", s.verdict.checked() && !s.verdict.correct());
   return v;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/gui/i18n/language.h"
 #include "engine/plan/op_label.h"
 
 namespace shardlab::gui {
@@ -186,7 +187,7 @@ OpDetails DescribeOp(const Plan& plan, const Topology& topology, const TimelineS
     const int to = op.kind == OpKind::kRecv ? op.rank : op.peer;
     d.where = "GPU" + std::to_string(from) + " -> GPU" + std::to_string(to);
   } else {
-    d.where = "GPU" + std::to_string(op.rank) + ", " + LaneName(op.lane) + " lane";
+    d.where = Format(Tr("GPU%d, %s lane"), op.rank, LaneName(op.lane));
   }
   d.bytes = e != nullptr && e->bytes > 0 ? e->bytes : op.bytes;
   if (e != nullptr) {
@@ -208,12 +209,13 @@ OpDetails DescribeOp(const Plan& plan, const Topology& topology, const TimelineS
       d.formula = "t = \xCE\xB1 + n/\xCE\xB2" + std::string(slow != 1.0 ? " \xC3\x97 slow" : "") + " = " +
                   FormatTime(route.latency_ns) + " + " + FormatBytes(d.bytes) + " / " +
                   GbpsText(route.bottleneck_gbps) + (slow != 1.0 ? " \xC3\x97 " + Number(slow) : "") + " = " +
-                  FormatTime(d.formula_ns) + "  (\xCE\xB1: the route's latency over " +
-                  std::to_string(route.hops.size()) + (route.hops.size() == 1 ? " hop" : " hops") +
-                  "; \xCE\xB2: its slowest link)";
+                  FormatTime(d.formula_ns) + "  " +
+                  Format(route.hops.size() == 1 ? Tr("(\xCE\xB1: the route's latency over %d hop; \xCE\xB2: its slowest link)")
+                                                : Tr("(\xCE\xB1: the route's latency over %d hops; \xCE\xB2: its slowest link)"),
+                         static_cast<int>(route.hops.size()));
     }
   } else if (op.kind == OpKind::kCollective) {
-    d.formula = "one library call: its time is the library's (NCCL's) model of the whole collective";
+    d.formula = Tr("one library call: its time is the library's (NCCL's) model of the whole collective");
   } else {
     const int node = GpuNode(topology, op.rank);
     if (node >= 0) {

@@ -56,6 +56,10 @@ void RunInsight::Refresh(const Session& session) {
     complete_ = complete;
     Describe();
   }
+  if (CurrentLanguage() != language_) {  // the details' words: in the language of the moment
+    language_ = CurrentLanguage();
+    Describe();
+  }
   // Link wait is measured against the modelled links only (the simulator's).
   const bool modelled = session.backend() == "sim";
   const bool pipeline = session.pipeline() != nullptr;

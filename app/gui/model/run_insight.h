@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/comm_pattern.h"
 #include "app/gui/model/critical_path_view.h"
 #include "app/gui/model/op_selection.h"
@@ -46,6 +47,7 @@ class RunInsight {
   std::uint64_t run_id_ = 0;
   std::size_t events_ = 0;
   bool complete_ = false;
+  Language language_ = Language::kEnglish;
   CriticalPathCache path_cache_;
   const CriticalPathView* critical_ = nullptr;
   std::unique_ptr<LinkUsage> usage_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/gui/i18n/language.h"
 #include "engine/core/units.h"
 
 namespace shardlab::gui {
@@ -44,8 +45,8 @@ std::string ServingVerdict(const ServingChart& chart) {
   if (fixed == nullptr || continuous == nullptr || fixed->tokens_per_s <= 0) return "";
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.2fx", continuous->tokens_per_s / fixed->tokens_per_s);
-  return std::string("continuous batching: ") + ratio + " static's tokens/s, end-to-end p50 " +
-         FormatTime(continuous->e2e_p50_ns) + " against " + FormatTime(fixed->e2e_p50_ns);
+  return Format(Tr("continuous batching: %s static's tokens/s, end-to-end p50 %s against %s"), ratio,
+                FormatTime(continuous->e2e_p50_ns).c_str(), FormatTime(fixed->e2e_p50_ns).c_str());
 }
 
 }  // namespace shardlab::gui

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 
+#include "app/gui/i18n/language.h"
 #include "engine/plan/kernel.h"
 
 namespace shardlab::gui {
@@ -215,29 +216,31 @@ std::string RankList(const std::vector<int>& ranks) {
 }
 
 std::vector<std::string> TpSplitCaptions(const TpWeightMatrix& m) {
+  // In the app's language (the tensor's name and the numbers stay).
   const std::string name = m.tensor + ": ";
-  const std::string n = std::to_string(m.blocks.size());
+  const int n = static_cast<int>(m.blocks.size());
   std::vector<int> ranks;
   for (const TpRankBlock& b : m.blocks) ranks.push_back(b.rank);
   switch (m.split) {
     case TpSplit::kColumns:
-      return {name + "split by columns (column-parallel)", name + "by columns (column-parallel)",
-              name + "by columns", name + "cols"};
+      return {name + Tr("split by columns (column-parallel)"), name + Tr("by columns (column-parallel)"),
+              name + Tr("by columns"), name + Tr("cols")};
     case TpSplit::kRows:
-      return {name + "split by rows (row-parallel)", name + "by rows (row-parallel)", name + "by rows",
-              name + "rows"};
+      return {name + Tr("split by rows (row-parallel)"), name + Tr("by rows (row-parallel)"), name + Tr("by rows"),
+              name + Tr("rows")};
     case TpSplit::kParts:
-      return {name + "split in " + n + " parts (one per GPU)", name + "split in " + n + " parts",
-              name + n + " parts"};
+      return {name + Format(Tr("split in %d parts (one per GPU)"), n), name + Format(Tr("split in %d parts"), n),
+              name + Format(Tr("%d parts"), n)};
     case TpSplit::kReplicated:
       if (m.blocks.size() == 1) {
-        return {name + "whole on " + RankList(ranks), name + "whole", m.tensor};
+        return {name + Format(Tr("whole on %s"), RankList(ranks).c_str()), name + Tr("whole"), m.tensor};
       }
-      return {name + "replicated (all " + n + " GPUs hold all of it)", name + "replicated on " + n + " GPUs",
-              name + "replicated", name + n + " copies"};
+      return {name + Format(Tr("replicated (all %d GPUs hold all of it)"), n),
+              name + Format(Tr("replicated on %d GPUs"), n), name + Tr("replicated"), name + Format(Tr("%d copies"), n)};
     case TpSplit::kOther: break;
   }
-  return {name + n + " blocks on " + RankList(ranks), name + n + " blocks", m.tensor};
+  return {name + Format(Tr("%d blocks on %s"), n, RankList(ranks).c_str()), name + Format(Tr("%d blocks"), n),
+          m.tensor};
 }
 
 std::string TpBlockRange(const TpWeightMatrix& m, const TpRankBlock& rb) {

@@ -61,7 +61,7 @@ std::string RankList(const std::vector<int>& ranks) {
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     if (i > 0) text += ", ";
     if (i == 12 && ranks.size() > 14) {
-      text += "... (" + std::to_string(ranks.size()) + " in all)";
+      text += Format(Tr("... (%d in all)"), static_cast<int>(ranks.size()));
       break;
     }
     text += std::to_string(ranks[i]);

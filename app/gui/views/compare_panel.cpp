@@ -18,7 +18,7 @@ void DrawCompareSummary(ViewContext& ctx) {
   const Comparison& c = overlay->comparison();
   const Theme& theme = ctx.theme;
   ImGui::TextUnformatted(Tr("Compared with a second run of the plan"));
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "A = %s (solid)   B = %s (outline)",
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), Tr("A = %s (solid)   B = %s (outline)"),
                      c.a_label.c_str(), c.b_label.c_str());
   if (ImGui::BeginTable("##compare_summary", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("");

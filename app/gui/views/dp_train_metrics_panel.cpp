@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/dp_train_view.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/views.h"
@@ -39,12 +40,12 @@ void DrawDpTrainMetrics(ViewContext& ctx) {
       draw->AddLine(ImVec2(x, at.y), ImVec2(x, at.y + size.y), theme.error, 1.5f);
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("loss per step: this run (bright), synchronous fp32 baseline (dim)%s",
-                       v.skipped_steps.empty() ? "" : "; red: a skipped step (overflow on some rank)");
+    ImGui::TextWrapped("%s%s", Tr("loss per step: this run (bright), synchronous fp32 baseline (dim)"),
+                       v.skipped_steps.empty() ? "" : Tr("; red: a skipped step (overflow on some rank)"));
     ImGui::PopStyleColor();
   }
   if (v.rows.empty()) {
-    ImGui::TextDisabled(done ? "" : "Running on the simulator (timing only; the arithmetic is done).");
+    ImGui::TextDisabled("%s", done ? "" : Tr("Running on the simulator (timing only; the arithmetic is done)."));
     return;
   }
   if (ImGui::BeginTable("##dp_train_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {

@@ -514,7 +514,7 @@ void DrawTpLegend(const Theme& theme) {
                                               theme.RankColor(r));
   }
   ImGui::SameLine(0, 4);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "GPU colour (as in Weights)");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", Tr("GPU colour (as in Weights)"));
 }
 
 /// The MoE legend line: the layer's four phases.

@@ -43,7 +43,14 @@ const char* VerdictWords(VerdictKind kind) {
 
 const char* ClockOf(const Session& session) {
   for (const TimelineRow& row : session.store().rows()) {
-    if (!row.events.empty()) return ClockKindName(row.events.front().clock);
+    if (row.events.empty()) continue;
+    switch (row.events.front().clock) {  // in the app's language; an emulated time says so in both
+      case ClockKind::kSimulated: return Tr("simulated");
+      case ClockKind::kEmulated: return Tr("emulated");
+      case ClockKind::kHost: return Tr("host");
+      case ClockKind::kHostMpiAligned: return Tr("host (MPI, aligned)");
+      default: return ClockKindName(row.events.front().clock);
+    }
   }
   return "-";
 }

@@ -23,7 +23,7 @@ void DroppedEventsRow(const Session& session, const Theme& theme);
 /// "correct", "WRONG", "not checked" in the app's language (VerdictName's words).
 const char* VerdictWords(VerdictKind kind);
 
-/// The clock the run's events were timed by ("simulated"), or "-".
+/// The clock the run's events were timed by ("simulated"; "模拟" in Chinese), or "-".
 const char* ClockOf(const Session& session);
 
 /// The clock of the run's first event; `fallback` before there is one.

@@ -78,37 +78,34 @@ void DrawMoeMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), Format(Tr("%s clock"), ClockOf(session)));
       MetricsRow(Tr("phases"),
                  FormatRunTime(m.router_ns) + " / " + FormatRunTime(m.dispatch_ns) + " / " +
                      FormatRunTime(m.experts_ns) + " / " + FormatRunTime(m.combine_ns),
-                 "router / dispatch / experts / combine");
+                 Tr("router / dispatch / experts / combine"));
       if (m.straggler >= 0) {
-        char note[120];
-        std::snprintf(note, sizeof note, "%.2fx the mean rows, %.2fx the mean expert time: the others wait",
-                      m.straggler_load, m.straggler_time);
+        const std::string note = Format(Tr("%.2fx the mean rows, %.2fx the mean expert time: the others wait"),
+                                        m.straggler_load, m.straggler_time);
         MetricsRow(Tr("straggler"), "GPU " + std::to_string(m.straggler), note,
                    m.straggler_load > 1.2 ? theme.error : 0);
       }
-      MetricsRow(Tr("all-to-all"), out.bytes_match ? "bytes as counted" : "bytes DIFFER",
-                 std::to_string(m.transfers) + " sends; every GPU's bytes against the hand count",
+      MetricsRow(Tr("all-to-all"), out.bytes_match ? Tr("bytes as counted") : Tr("bytes DIFFER"),
+                 Format(Tr("%d sends; every GPU's bytes against the hand count"), static_cast<int>(m.transfers)),
                  out.bytes_match ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       if (out.check.checked) {
         MetricsRow(Tr("result"), VerdictWords(out.check.verdict.kind),
-                   out.check.verdict.Detail() + " (outputs and gates against their error bounds from one"
-                                                " device in double)",
+                   out.check.verdict.Detail() +
+                       Tr(" (outputs and gates against their error bounds from one device in double)"),
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
       }
     } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow(Tr("step"), text, "");
+      MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
     MetricsRow(Tr("dropped"), Grouped(routing.dropped),
-               "of " + Grouped(std::int64_t{c.tokens} * c.top_k) + " choices; capacity " +
-                   std::to_string(routing.capacity_per_rank) + " per expert and source GPU",
+               Format(Tr("of %s choices; capacity %d per expert and source GPU"),
+                      Grouped(std::int64_t{c.tokens} * c.top_k).c_str(), static_cast<int>(routing.capacity_per_rank)),
                routing.dropped > 0 ? theme.error : 0);
     DroppedEventsRow(session, theme);
     ImGui::EndTable();

@@ -1,8 +1,8 @@
 // Words the panels share: titles, times, the replay speed.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "app/gui/i18n/language.h"
 #include "app/gui/views/panels.h"
 #include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
@@ -36,8 +36,8 @@ std::string FormatRunTime(TimeNs ns) {
   return text;
 }
 
-std::string SpeedInWords(double run_ns_per_wall_s) {
-  if (!(run_ns_per_wall_s > 0) || !std::isfinite(run_ns_per_wall_s)) return "paused";
+std::string SpeedInWords(double run_ns_per_wall_s, bool brief) {
+  if (!(run_ns_per_wall_s > 0) || !std::isfinite(run_ns_per_wall_s)) return Tr("paused");
   static const struct {
     double ns;
     const char* text;
@@ -53,13 +53,8 @@ std::string SpeedInWords(double run_ns_per_wall_s) {
     }
   }
   const double wall_s = chosen->ns / run_ns_per_wall_s;
-  char text[64];
-  if (wall_s >= 100) {
-    std::snprintf(text, sizeof text, "%s of run = %.0f s", chosen->text, wall_s);
-  } else {
-    std::snprintf(text, sizeof text, "%s of run = %.1f s", chosen->text, wall_s);
-  }
-  return text;
+  if (brief) return Format(wall_s >= 100 ? "%s = %.0f s" : "%s = %.1f s", chosen->text, wall_s);
+  return Format(wall_s >= 100 ? Tr("%s of run = %.0f s") : Tr("%s of run = %.1f s"), chosen->text, wall_s);
 }
 
 double AutoReplaySpeed(TimeNs run_end_ns, int num_steps) {

@@ -60,8 +60,9 @@ std::string CollectiveTitle(const std::string& kind, const std::string& algo);
 std::string FormatRunTime(TimeNs ns);
 
 /// The replay speed in words: "10 µs of run = 0.5 s" (the smallest
-/// power-of-ten span of run time that takes at least half a second).
-std::string SpeedInWords(double run_ns_per_wall_s);
+/// power-of-ten span of run time that takes at least half a second);
+/// brief: without "of run" ("10 µs = 0.5 s"), for a narrow slider.
+std::string SpeedInWords(double run_ns_per_wall_s, bool brief = false);
 
 /// The automatic replay speed for a run: one logical step per ~1.5 s,
 /// kept between 10 and 30 s for the whole run.

@@ -41,11 +41,11 @@ std::string ScenarioLine(const PreparedPipeline& p) {
   const PipelineParams& params = p.pipeline.params;
   const std::string dot = " \xC2\xB7 ";
   std::string line = std::string(PipelineScheduleTitle(params.schedule)) + dot +
-                     std::to_string(params.shape.stages) + " stages" + dot +
-                     std::to_string(params.shape.microbatches) + " micro-batches";
-  if (params.shape.chunks > 1) line += dot + std::to_string(params.shape.chunks) + " chunks";
+                     Format(Tr("%d stages"), params.shape.stages) + dot +
+                     Format(Tr("%d micro-batches"), params.shape.microbatches);
+  if (params.shape.chunks > 1) line += dot + Format(Tr("%d chunks"), params.shape.chunks);
   return line + dot + "MLP " + std::to_string(params.model.layers) + "\xC3\x97" +
-         std::to_string(params.model.width) + ", batch " + std::to_string(params.model.batch) +
+         std::to_string(params.model.width) + Format(Tr(", batch %d"), params.model.batch) +
          dot + p.topology.name + dot + p.scenario.backend;
 }
 
@@ -141,15 +141,20 @@ void FormulaTable(PipelineSchedule schedule, const PipelineMetrics& m) {
 /// Why the bubble is above the formula, in a sentence a student can act on.
 std::string ExcessSentence(const PipelineBubbleExcess& e, bool split) {
   if (e.communication) {
-    return "Above the formula, which assumes free communication: a transfer between stages takes " +
-           FormatRunTime(e.transfer_ns) + " beside " + FormatRunTime(e.forward_ns) +
-           " per forward slot. 1F1B and ZB-H1 wait for every gradient's round trip, GPipe only "
-           "at the fill and drain. A wider model (width 4096, batch 256, timing only) hides it.";
+    return Format(Tr("Above the formula, which assumes free communication: a transfer between stages takes %s "
+                     "beside %s per forward slot. 1F1B and ZB-H1 wait for every gradient's round trip, GPipe only "
+                     "at the fill and drain. A wider model (width 4096, batch 256, timing only) hides it."),
+                  FormatRunTime(e.transfer_ns).c_str(), FormatRunTime(e.forward_ns).c_str());
   }
-  return std::string("Above the formula, which assumes every slot takes as long (F = B") +
-         (split ? " = W" : "") + "): here F " + FormatRunTime(e.forward_ns) + ", B " +
-         FormatRunTime(e.backward_ns) + (split ? ", W " + FormatRunTime(e.weight_ns) : "") +
-         " on average, and stage 0 skips its first layer's input gradient.";
+  if (split) {
+    return Format(Tr("Above the formula, which assumes every slot takes as long (F = B = W): here F %s, B %s, W %s "
+                     "on average, and stage 0 skips its first layer's input gradient."),
+                  FormatRunTime(e.forward_ns).c_str(), FormatRunTime(e.backward_ns).c_str(),
+                  FormatRunTime(e.weight_ns).c_str());
+  }
+  return Format(Tr("Above the formula, which assumes every slot takes as long (F = B): here F %s, B %s on average, "
+                   "and stage 0 skips its first layer's input gradient."),
+                FormatRunTime(e.forward_ns).c_str(), FormatRunTime(e.backward_ns).c_str());
 }
 
 }  // namespace
@@ -169,25 +174,22 @@ void DrawPipelineMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock");
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), Format(Tr("%s clock"), ClockOf(session)));
       MetricsRow(Tr("transfers"), Grouped(m.transfers),
-                 FormatBytes(m.transfer_bytes) + ", " + FormatRunTime(m.transfer_ns) + " in all");
+                 Format(Tr("%s, %s in all"), FormatBytes(m.transfer_bytes).c_str(), FormatRunTime(m.transfer_ns).c_str()));
     } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(),
-                    session.num_steps());
-      MetricsRow(Tr("step"), text, "");
+      MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
     MetricsRow(Tr("ticks"), std::to_string(prepared.pipeline.plan.num_steps),
-               Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())) + " ops, " +
-                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())).c_str(),
+                      Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     if (done) {
       if (check.checked) {
         MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
-                   check.verdict.Detail() + " (after the step, gradients, weights and loss against their"
-                                            " error bounds from one device in double)",
+                   check.verdict.Detail() + Tr(" (after the step, gradients, weights and loss against their"
+                                               " error bounds from one device in double)"),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
-        MetricsRow(Tr("loss"), Fixed(check.loss, 4), "one device: " + Fixed(check.reference_loss, 4));
+        MetricsRow(Tr("loss"), Fixed(check.loss, 4), Format(Tr("one device: %s"), Fixed(check.reference_loss, 4).c_str()));
       } else {
         MetricsRow(Tr("result"), Tr("not checked"), "");
       }

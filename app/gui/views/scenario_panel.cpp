@@ -638,9 +638,9 @@ const Topology* PanelTopology(const std::string& name) {
 
 /// A GPU picker: "none" or GPU0..GPU(n-1); returns the rank or -1.
 int RankCombo(const char* id, int rank, int gpus) {
-  const std::string shown = rank >= 0 ? "GPU" + std::to_string(rank) : "none";
+  const std::string shown = rank >= 0 ? "GPU" + std::to_string(rank) : Tr("none");
   if (ImGui::BeginCombo(id, shown.c_str())) {
-    if (ImGui::Selectable("none", rank < 0)) rank = -1;
+    if (ImGui::Selectable(Tr("none"), rank < 0)) rank = -1;
     for (int r = 0; r < gpus; ++r) {
       if (ImGui::Selectable(("GPU" + std::to_string(r)).c_str(), r == rank)) rank = r;
     }
@@ -652,9 +652,9 @@ int RankCombo(const char* id, int rank, int gpus) {
 /// A link picker over the links with a GPU at an end; returns the index
 /// into `choices` or -1.
 int LinkCombo(const char* id, int chosen, const std::vector<FaultLinkChoice>& choices) {
-  const std::string shown = chosen >= 0 ? choices[static_cast<std::size_t>(chosen)].ref : "none";
+  const std::string shown = chosen >= 0 ? choices[static_cast<std::size_t>(chosen)].ref : Tr("none");
   if (ImGui::BeginCombo(id, shown.c_str())) {
-    if (ImGui::Selectable("none", chosen < 0)) chosen = -1;
+    if (ImGui::Selectable(Tr("none"), chosen < 0)) chosen = -1;
     for (std::size_t i = 0; i < choices.size(); ++i) {
       if (ImGui::Selectable(choices[i].words.c_str(), static_cast<int>(i) == chosen)) chosen = static_cast<int>(i);
     }
@@ -765,8 +765,8 @@ void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& sp
     if (text != f.value) SetParamText(&s, spec, *param, text.empty() ? "none" : text);
     ImGui::PopID();
   }
-  DimWrapped(theme, "The simulator applies all four; a throttle also moves the automatic ring. The views mark "
-                    "the affected GPU or link.");
+  DimWrapped(theme, Tr("The simulator applies all four; a throttle also moves the automatic ring. The views mark "
+                       "the affected GPU or link."));
 }
 
 /// The scenario's fields, from its spec: a few with a widget of their own

@@ -25,9 +25,9 @@ std::string Percent(double part, double whole) {
 /// What one group kind's traffic is in this run.
 const char* KindWords(GroupKind kind, int zero_stage) {
   switch (kind) {
-    case GroupKind::kTensor: return "all-reduces of activations and their gradients";
-    case GroupKind::kPipeline: return "activations and gradients between stages";
-    case GroupKind::kData: return zero_stage ? "ZeRO-1 reduce-scatter + all-gather" : "gradient all-reduce";
+    case GroupKind::kTensor: return Tr("all-reduces of activations and their gradients");
+    case GroupKind::kPipeline: return Tr("activations and gradients between stages");
+    case GroupKind::kData: return zero_stage ? Tr("ZeRO-1 reduce-scatter + all-gather") : Tr("gradient all-reduce");
   }
   return "";
 }
@@ -51,48 +51,44 @@ void DrawThreeDMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
       MetricsRow(Tr("step"), FormatRunTime(out.step_ns),
-                 std::string(ClockOf(session)) + " clock, " + std::to_string(out.microbatches) +
-                     " micro-batches per replica");
+                 Format(Tr("%s clock, %d micro-batches per replica"), ClockOf(session), static_cast<int>(out.microbatches)));
       MetricsRow(Tr("compute"), FormatRunTime(out.compute_ns),
-                 Percent(out.compute_ns, out.step_ns) + " of the step, the busiest GPU");
+                 Format(Tr("%s of the step, the busiest GPU"), Percent(out.compute_ns, out.step_ns).c_str()));
       char bubble[96];
       std::snprintf(bubble, sizeof bubble, "%s: communication and bubble (formula (p-1)/m = %.3f)",
                     Percent(out.exposed_ns, out.step_ns).c_str(), out.bubble_formula);
       MetricsRow(Tr("not hidden"), FormatRunTime(out.exposed_ns), bubble);
       for (int k = 0; k < kGroupKindCount; ++k) {
         const ThreeDGroupTraffic& t = out.traffic[static_cast<std::size_t>(k)];
-        const std::string name = std::string(GroupKindName(GroupKind(k))) + " bytes";
+        const std::string name = Format(Tr("%s bytes"), GroupKindName(GroupKind(k)));
         MetricsRow(name.c_str(), FormatBytes(t.max_sent_bytes_per_rank),
-                   "per GPU, " + FormatRunTime(t.max_busy_ns_per_rank) + " sending: " +
-                       KindWords(GroupKind(k), params.zero_stage));
+                   Format(Tr("per GPU, %s sending: %s"), FormatRunTime(t.max_busy_ns_per_rank).c_str(),
+                          KindWords(GroupKind(k), params.zero_stage)));
       }
       MetricsRow(Tr("memory"), FormatBytes(out.memory.tracked_peak_bytes),
-                 "peak per GPU, every fp32 buffer the simulator allocated");
-      char mfu[96];
-      std::snprintf(mfu, sizeof mfu, "%.1f MFLOP per step / (step x %d GPUs x fp32 peak)",
-                    out.model_flops / 1e6, params.grid.ranks());
-      MetricsRow(Tr("MFU"), Percent(out.mfu, 1.0), mfu);
+                 Tr("peak per GPU, every fp32 buffer the simulator allocated"));
+      MetricsRow(Tr("MFU"), Percent(out.mfu, 1.0),
+                 Format(Tr("%.1f MFLOP per step / (step x %d GPUs x fp32 peak)"), out.model_flops / 1e6,
+                        params.grid.ranks()));
       if (out.check.checked) {
         MetricsRow(Tr("result"), VerdictWords(out.check.verdict.kind),
-                   out.check.verdict.Detail() + " (weights, gradients and loss against their error bounds"
-                                                " from one device in double)",
+                   out.check.verdict.Detail() +
+                       Tr(" (weights, gradients and loss against their error bounds from one device in double)"),
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
       }
     } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow(Tr("step"), text, "");
+      MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
     MetricsRow(Tr("ticks"), std::to_string(prepared.three_d.plan.num_steps),
-               Grouped(static_cast<std::int64_t>(prepared.three_d.plan.ops.size())) + " ops, " +
-                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.three_d.plan.ops.size())).c_str(),
+                      Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
   if (done && out.check.checked && !out.check.correct) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "worst tensor: %s",
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), Tr("worst tensor: %s"),
                        out.check.worst_tensor.c_str());
   }
 }

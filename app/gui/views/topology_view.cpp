@@ -400,7 +400,7 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
   if (pattern.empty()) return {};
   const PatternHop* slowest = SlowestHop(pattern);
   std::vector<std::pair<Color, std::string>> lines;
-  lines.push_back({theme.text, "algorithm on the machine: " + pattern.title});
+  lines.push_back({theme.text, Format(Tr("algorithm on the machine: %s"), pattern.title.c_str())});
   constexpr std::size_t kMaxGroupLines = 3;
   if (!pattern.groups.empty() && !pattern.groups.front().family.empty()) {
     // A grid: one line per kind, its groups' ranks side by side.
@@ -416,7 +416,8 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
       lines.push_back({PatternColor(theme, pattern, static_cast<int>(i)), pattern.groups[i].name});
     }
     if (pattern.groups.size() > kMaxGroupLines) {
-      lines.push_back({theme.text_dim, "+" + std::to_string(pattern.groups.size() - kMaxGroupLines) + " more groups"});
+      lines.push_back({theme.text_dim,
+                       Format(Tr("+%d more groups"), static_cast<int>(pattern.groups.size() - kMaxGroupLines))});
     }
   }
   if (slowest != nullptr) {
@@ -424,9 +425,9 @@ LegendLines PatternLegendLines(const Topology& topology, const CommPattern& patt
     for (const LinkHop& h : slowest->route.hops) {
       via += (via.empty() ? "" : ", ") + std::string(LinkKindName(topology.links[static_cast<std::size_t>(h.link)].kind));
     }
-    lines.push_back({theme.fault, "slowest hop GPU" + std::to_string(slowest->from_rank) + " -> GPU" +
-                                      std::to_string(slowest->to_rank) + ": " +
-                                      FormatGbps(slowest->route.bottleneck_gbps) + " over " + via});
+    lines.push_back({theme.fault, Format(Tr("slowest hop GPU%d -> GPU%d: %s over %s"), slowest->from_rank,
+                                         slowest->to_rank, FormatGbps(slowest->route.bottleneck_gbps).c_str(),
+                                         via.c_str())});
   }
   return lines;
 }
@@ -559,11 +560,11 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const TpCollectiveName* n = FindTpCollective(names, seqs[i]);
     if (n == nullptr) continue;
-    if (!line.empty()) line += "; ";
+    if (!line.empty()) line += Tr("; ");
     line += n->name + ": " + n->what;
     if (n->two_passes) {
-      line += passes[i] == Phase::kReduceScatter ? ", reduce-scatter pass (summing)"
-                                                 : ", all-gather pass (sharing the sums)";
+      line += passes[i] == Phase::kReduceScatter ? Tr(", reduce-scatter pass (summing)")
+                                                 : Tr(", all-gather pass (sharing the sums)");
     }
   }
   if (!line.empty()) return Format(Tr("now: %s"), line.c_str());
@@ -573,8 +574,11 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
     if (!ranks[r].busy) continue;
     (ranks[r].phase == Phase::kBackward ? backward : forward).push_back(static_cast<int>(r));
   }
-  if (!forward.empty()) line = RankList(forward) + " compute their forward blocks";
-  if (!backward.empty()) line += (line.empty() ? "" : "; ") + RankList(backward) + " compute their backward blocks";
+  if (!forward.empty()) line = Format(Tr("%s compute their forward blocks"), RankList(forward).c_str());
+  if (!backward.empty()) {
+    line += line.empty() ? "" : Tr("; ");
+    line += Format(Tr("%s compute their backward blocks"), RankList(backward).c_str());
+  }
   if (!line.empty()) return Format(Tr("now: %s (no communication)"), line.c_str());
   if (cursor_ns <= 0) return Tr("before the layer: press Step or Play");
   if (cursor_ns >= ctx.clock.run_end_ns()) return Tr("done: the layer's forward and backward pass are over");
@@ -597,12 +601,13 @@ std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActi
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const ZeroCollectiveName* n = FindZeroCollective(names, seqs[i]);
     if (n == nullptr) continue;
-    line += (line.empty() ? "" : "; ") + n->tag + ": " + n->what;
+    line += (line.empty() ? "" : Tr("; ")) + n->tag + ": " + n->what;
     if (n->two_passes) {
-      line += passes[i] == Phase::kReduceScatter ? ", reduce-scatter pass (summing)" : ", all-gather pass (sharing the sums)";
+      line += passes[i] == Phase::kReduceScatter ? Tr(", reduce-scatter pass (summing)")
+                                                 : Tr(", all-gather pass (sharing the sums)");
     }
     if (i + 1 == seqs.size() && zero.scenario.params.steps > 1) {
-      line += " (Adam step " + std::to_string(n->training_step + 1) + ")";
+      line += Format(Tr(" (Adam step %d)"), n->training_step + 1);
     }
   }
   if (!line.empty()) return Format(Tr("now: %s"), line.c_str());
@@ -1091,15 +1096,15 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   if (insight != nullptr && !insight->pattern().empty()) {
     // The switch sits at the caption line's right end, as tall as its text.
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(2, 0));
-    const char* label = "algorithm on the machine";
+    const char* label = Tr("algorithm on the machine");
     const float w = ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x + 4;
     const float caption_w = ImGui::CalcTextSize(caption).x;
     const float x = std::max(origin.x + caption_w + 12, origin.x + avail.x - w);
     ImGui::SetCursorScreenPos(ImVec2(x, origin.y));
     ImGui::Checkbox(label, &insight->show_pattern);
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("draw the run's communication pattern (the ring's order, both trees, the stages, the groups)\n"
-                        "over the real links: each logical hop along the physical route it takes");
+      ImGui::SetTooltip("%s", Tr("draw the run's communication pattern (the ring's order, both trees, the stages, the "
+                                 "groups)\nover the real links: each logical hop along the physical route it takes"));
     }
     ImGui::PopStyleVar();
   }

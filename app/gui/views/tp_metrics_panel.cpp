@@ -94,9 +94,9 @@ void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics
                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     return;
   }
-  ImGui::TableSetupColumn("collective");
-  ImGui::TableSetupColumn("carries", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("span");
+  ImGui::TableSetupColumn(Tr("collective"));
+  ImGui::TableSetupColumn(Tr("carries"), ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(Tr("span"));
   ImGui::TableHeadersRow();
   for (const TpCollectiveTiming& t : m.collectives) {
     const TpCollectiveName* n = FindTpCollective(names, t.collective.seq);
@@ -140,48 +140,47 @@ void DrawTpMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     if (done) {
-      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), std::string(ClockOf(session)) + " clock, forward + backward");
-      MetricsRow(Tr("compute"), FormatRunTime(m.compute_ns), "the busiest GPU");
-      MetricsRow(Tr("comm"), FormatRunTime(m.comm_ns), "while any collective runs");
-      MetricsRow(Tr("comm share"), Percent(m.comm_share), "comm / step: the GPUs wait for it");
+      MetricsRow(Tr("step"), FormatRunTime(m.step_ns), Format(Tr("%s clock, forward + backward"), ClockOf(session)));
+      MetricsRow(Tr("compute"), FormatRunTime(m.compute_ns), Tr("the busiest GPU"));
+      MetricsRow(Tr("comm"), FormatRunTime(m.comm_ns), Tr("while any collective runs"));
+      MetricsRow(Tr("comm share"), Percent(m.comm_share), Tr("comm / step: the GPUs wait for it"));
     } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow(Tr("step"), text, "");
+      MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
     // Counted from the events when done (the plan's counts before).
     const int fwd = done ? m.forward_allreduces : layer.forward_allreduces;
     const int bwd = done ? m.backward_allreduces : layer.backward_allreduces;
-    MetricsRow(Tr("all-reduces"), std::to_string(fwd) + " fwd + " + std::to_string(bwd) + " bwd",
-               std::string(split ? "each an RS + AG pair of " : "each sums ") + "T\xC3\x97H\xC3\x97" +
+    MetricsRow(Tr("all-reduces"), Format(Tr("%d fwd + %d bwd"), fwd, bwd),
+               std::string(split ? Tr("each an RS + AG pair of ") : Tr("each sums ")) + "T\xC3\x97H\xC3\x97" +
                    std::to_string(DTypeBytes(c.dtype)) + " B = " + std::to_string(c.tokens()) + "\xC3\x97" +
                    std::to_string(c.hidden) + "\xC3\x97" + std::to_string(DTypeBytes(c.dtype)) + " B");
-    MetricsRow(Tr("size"), FormatBytes(tensor_bytes), "per all-reduce (" + Grouped(layer.allreduce_count) + " values)");
+    MetricsRow(Tr("size"), FormatBytes(tensor_bytes), Format(Tr("per all-reduce (%s values)"), Grouped(layer.allreduce_count).c_str()));
     if (formula.ns > 0) {
-      std::string note = "per all-reduce, ring formula";
+      std::string note = Tr("per all-reduce, ring formula");
       if (done && !m.collectives.empty() && fwd + bwd > 0) {
         // An all-reduce is one collective, or with SP a reduce-scatter and an all-gather.
         TimeNs measured = 0;
         for (const TpCollectiveTiming& t : m.collectives) measured += t.span_ns;
         measured /= static_cast<double>(fwd + bwd);
-        note = std::string("per all-reduce; measured ") + FormatRunTime(measured) +
-               (split ? " per RS + AG pair" : " on average");
+        note = Format(split ? Tr("per all-reduce; measured %s per RS + AG pair") : Tr("per all-reduce; measured %s on average"),
+                      FormatRunTime(measured).c_str());
       }
       MetricsRow(Tr("formula"), FormatRunTime(formula.ns), note);
     }
     if (done) {
       if (check.checked) {
         MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
-                   check.verdict.Detail() + " (outputs and gradients against their error bounds from one GPU"
-                                            " in double; " + std::to_string(check.blocks_checked) + " blocks)",
+                   check.verdict.Detail() +
+                       Format(Tr(" (outputs and gradients against their error bounds from one GPU in double; %d blocks)"),
+                              static_cast<int>(check.blocks_checked)),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     MetricsRow(Tr("ticks"), std::to_string(layer.plan.num_steps),
-               Grouped(static_cast<std::int64_t>(layer.plan.ops.size())) + " ops, " +
-                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(layer.plan.ops.size())).c_str(),
+                      Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
@@ -191,7 +190,7 @@ void DrawTpMetrics(ViewContext& ctx) {
     ImGui::PopStyleColor();
   }
   if (done && check.checked && !check.correct) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "worst tensor: %s", check.worst_tensor.c_str());
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), Tr("worst tensor: %s"), check.worst_tensor.c_str());
   }
   if (done) {
     ImGui::Spacing();
@@ -201,15 +200,16 @@ void DrawTpMetrics(ViewContext& ctx) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   if (!formula.text.empty()) ImGui::TextWrapped("%s", formula.text.c_str());
   const int total = layer.forward_allreduces + layer.backward_allreduces;
-  char why[400];
-  std::snprintf(why, sizeof why,
-                "Every all-reduce carries the whole T x H activation (%s), however many GPUs share "
-                "the layer: tp cuts each GPU's arithmetic by 1/tp, not the %d all-reduce%s.%s",
-                FormatBytes(tensor_bytes).c_str(), total, total == 1 ? "" : "s",
-                split ? " Sequence parallelism sends the same bytes as a reduce-scatter and an all-gather, "
-                        "and keeps only T/tp rows of the activations per GPU between them."
-                      : "");
-  ImGui::TextWrapped("%s", why);
+  const std::string why =
+      Format(total == 1 ? Tr("Every all-reduce carries the whole T x H activation (%s), however many GPUs share "
+                             "the layer: tp cuts each GPU's arithmetic by 1/tp, not the %d all-reduce.")
+                        : Tr("Every all-reduce carries the whole T x H activation (%s), however many GPUs share "
+                             "the layer: tp cuts each GPU's arithmetic by 1/tp, not the %d all-reduces."),
+             FormatBytes(tensor_bytes).c_str(), total) +
+      (split ? Tr(" Sequence parallelism sends the same bytes as a reduce-scatter and an all-gather, "
+                  "and keeps only T/tp rows of the activations per GPU between them.")
+             : "");
+  ImGui::TextWrapped("%s", why.c_str());
   if (done && m.comm_share > 0.5) {
     // The lesson of a small layer: the all-reduce does not shrink with it as fast.
     ImGui::TextWrapped(Tr("Communication dominates here: per GPU the arithmetic grows as T x H x F / tp, "

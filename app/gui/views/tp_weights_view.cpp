@@ -57,10 +57,10 @@ bool InUse(const TpRankBlock& b, const std::vector<RankCompute>& ranks,
 std::string NowLine(const std::vector<RankCompute>& ranks, const std::vector<TpWeightMatrix>& matrices,
                     const std::vector<std::vector<BufferId>>& buffers, TimeNs cursor_ns, bool any_lit,
                     bool at_end) {
-  if (at_end) return "Done: every weight as its GPUs hold it.";
+  if (at_end) return Tr("Done: every weight as its GPUs hold it.");
   if (!any_lit) {
-    return cursor_ns <= 0 ? "Blocks light up while their GPU computes with them: press Step or Play."
-                          : "No GPU computes now: the layer waits for communication, or is done.";
+    return cursor_ns <= 0 ? Tr("Blocks light up while their GPU computes with them: press Step or Play.")
+                          : Tr("No GPU computes now: the layer waits for communication, or is done.");
   }
   std::vector<int> forward, backward;
   bool running = false;
@@ -75,30 +75,36 @@ std::string NowLine(const std::vector<RankCompute>& ranks, const std::vector<TpW
                                     [&](const TpRankBlock& b) { return InUse(b, ranks, buffers); });
     if (in_use) used += (used.empty() ? "" : ", ") + m.tensor;
   }
-  const char* verb = running ? " compute " : " just computed ";
-  std::string line = running ? "now: " : "";
-  if (!forward.empty()) line += RankList(forward) + verb + "forward";
-  if (!backward.empty()) line += (forward.empty() ? "" : "; ") + RankList(backward) + verb + "backward";
-  return line + (used.empty() ? " without a weight (norm, softmax or residual)" : " with " + used);
+  std::string line = running ? Tr("now: ") : "";
+  if (!forward.empty()) {
+    line += Format(running ? Tr("%s compute forward") : Tr("%s just computed forward"), RankList(forward).c_str());
+  }
+  if (!backward.empty()) {
+    line += forward.empty() ? "" : Tr("; ");
+    line += Format(running ? Tr("%s compute backward") : Tr("%s just computed backward"), RankList(backward).c_str());
+  }
+  return line + (used.empty() ? std::string(Tr(" without a weight (norm, softmax or residual)"))
+                              : Format(Tr(" with %s"), used.c_str()));
 }
 
 /// What each GPU computes with its blocks, in one sentence per layer kind.
 const char* LayerSentence(TpLayerKind kind) {
   switch (kind) {
     case TpLayerKind::kColumnLinear:
-      return "Y = X\xC2\xB7" "A + a: GPU r computes its own columns of Y with its columns of A; nothing to add up forward.";
+      return Tr("Y = X\xC2\xB7" "A + a: GPU r computes its own columns of Y with its columns of A; nothing to add up "
+                "forward.");
     case TpLayerKind::kRowLinear:
-      return "Y = X\xC2\xB7" "W + b: GPU r multiplies its columns of X by its rows of W, a partial sum of all of Y; "
-             "an all-reduce adds the partial sums.";
+      return Tr("Y = X\xC2\xB7" "W + b: GPU r multiplies its columns of X by its rows of W, a partial sum of all of Y; "
+                "an all-reduce adds the partial sums.");
     case TpLayerKind::kMlp:
-      return "Y = relu(X\xC2\xB7" "A + a)\xC2\xB7" "B + b: GPU r keeps its columns of A and its rows of B, so the "
-             "activation between them never moves; one all-reduce adds the partial outputs.";
+      return Tr("Y = relu(X\xC2\xB7" "A + a)\xC2\xB7" "B + b: GPU r keeps its columns of A and its rows of B, so the "
+                "activation between them never moves; one all-reduce adds the partial outputs.");
     case TpLayerKind::kAttention:
-      return "Each GPU computes its own heads with its columns of Wq, Wk and Wv, then multiplies by its rows of "
-             "Wo: a partial sum of the output, which an all-reduce adds up.";
+      return Tr("Each GPU computes its own heads with its columns of Wq, Wk and Wv, then multiplies by its rows of "
+                "Wo: a partial sum of the output, which an all-reduce adds up.");
     case TpLayerKind::kTransformer:
-      return "Attention, then the MLP, each split the Megatron way: column-parallel in, row-parallel out, one "
-             "all-reduce after each half forward and one before each half backward.";
+      return Tr("Attention, then the MLP, each split the Megatron way: column-parallel in, row-parallel out, one "
+                "all-reduce after each half forward and one before each half backward.");
   }
   return "";
 }
@@ -106,7 +112,7 @@ const char* LayerSentence(TpLayerKind kind) {
 void BlockTooltip(const TpWeightMatrix& m, const TpRankBlock& b, DType dtype) {
   const std::int64_t values = b.block.rows * b.block.cols;
   ImGui::BeginTooltip();
-  ImGui::Text(Tr("%s: %s of GPU %d"), m.tensor.c_str(), m.split == TpSplit::kReplicated ? "copy" : "block",
+  ImGui::Text(Tr("%s: %s of GPU %d"), m.tensor.c_str(), m.split == TpSplit::kReplicated ? Tr("copy") : Tr("block"),
               b.rank);
   ImGui::TextUnformatted(TpBlockRange(m, b).c_str());
   ImGui::Text(Tr("%s values, %s in %s"), Grouped(values).c_str(),
@@ -114,7 +120,7 @@ void BlockTooltip(const TpWeightMatrix& m, const TpRankBlock& b, DType dtype) {
   ImGui::Separator();
   const std::vector<std::string> captions = TpSplitCaptions(m);
   ImGui::TextDisabled(Tr("%s is %s"), m.tensor.c_str(),
-                      m.vector ? ("a vector of " + std::to_string(m.length())).c_str()
+                      m.vector ? Format(Tr("a vector of %d"), static_cast<int>(m.length())).c_str()
                                : (std::to_string(m.rows) + "\xC3\x97" + std::to_string(m.cols)).c_str());
   ImGui::TextDisabled("%s", captions.front().c_str());
   ImGui::EndTooltip();

@@ -83,7 +83,7 @@ void SpeedSlider(ReplayClock& clock, float width_px) {
   // "of run" goes when the slider is too narrow for it.
   std::string words = SpeedInWords(clock.speed());
   if (ImGui::CalcTextSize(words.c_str()).x > width_px - 2.0f * ImGui::GetStyle().FramePadding.x) {
-    if (const std::size_t at = words.find(" of run"); at != std::string::npos) words.erase(at, 7);
+    words = SpeedInWords(clock.speed(), true);
   }
   if (ImGui::SliderFloat("##speed", &speed, slowest, fastest, words.c_str(),
                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat)) {

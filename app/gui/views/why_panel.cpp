@@ -18,6 +18,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/i18n/language.h"
 #include "app/gui/views/draw_util.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
@@ -53,26 +54,26 @@ void DrawOpDetails(ViewContext& ctx, RunInsight& insight) {
   const Theme& theme = ctx.theme;
   const OpDetails& d = insight.details();
   if (d.op == kNoOp) {
-    ImGui::TextDisabled("op %d: no event recorded for it yet", insight.selection().op);
+    ImGui::TextDisabled(Tr("op %d: no event recorded for it yet"), insight.selection().op);
     return;
   }
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.selected), "op %d  %s", d.op, d.where.c_str());
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.selected), Tr("op %d  %s"), d.op, d.where.c_str());
   ImGui::TextUnformatted(d.title.c_str());
   if (insight.critical() != nullptr && insight.critical()->OnPath(d.op)) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.path), "on the critical path");
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.path), "%s", Tr("on the critical path"));
   }
   if (ImGui::BeginTable("##op_details", 2, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    MetricsRow("bytes", FormatBytes(d.bytes), "");
-    MetricsRow("start", FormatRunTime(d.start_ns), "");
-    MetricsRow("duration", FormatRunTime(d.duration_ns), "");
-    if (d.achieved_gbps > 0) MetricsRow("achieved", GbpsText(d.achieved_gbps), "bytes / duration");
+    MetricsRow(Tr("bytes"), FormatBytes(d.bytes), "");
+    MetricsRow(Tr("start"), FormatRunTime(d.start_ns), "");
+    MetricsRow(Tr("duration"), FormatRunTime(d.duration_ns), "");
+    if (d.achieved_gbps > 0) MetricsRow(Tr("achieved"), GbpsText(d.achieved_gbps), Tr("bytes / duration"));
     if (d.formula_ns > 0 && d.duration_ns > 0) {
       char ratio[48];
       std::snprintf(ratio, sizeof ratio, "%.2f", d.duration_ns / d.formula_ns);
-      MetricsRow("vs formula", ratio, "measured / formula: above 1, it waited for a shared link or memory");
+      MetricsRow(Tr("vs formula"), ratio, Tr("measured / formula: above 1, it waited for a shared link or memory"));
     }
     ImGui::EndTable();
   }
@@ -83,24 +84,24 @@ void DrawOpDetails(ViewContext& ctx, RunInsight& insight) {
   }
   if (!d.route.empty()) {
     ImGui::Separator();
-    ImGui::TextUnformatted("route (load at the op's midpoint):");
+    ImGui::TextUnformatted(Tr("route (load at the op's midpoint):"));
     const Topology* topology = ctx.session.topology();
     for (const LitLink& l : d.route) {
       if (topology == nullptr) break;
       const Link& link = topology->links[static_cast<std::size_t>(l.link)];
       const std::string& a = topology->nodes[static_cast<std::size_t>(l.forward ? link.a : link.b)].name;
       const std::string& b = topology->nodes[static_cast<std::size_t>(l.forward ? link.b : link.a)].name;
-      ImGui::Text("  %s -> %s (%s): %s of %s, %s", a.c_str(), b.c_str(), LinkKindName(link.kind),
+      ImGui::Text(Tr("  %s -> %s (%s): %s of %s, %s"), a.c_str(), b.c_str(), LinkKindName(link.kind),
                   GbpsText(l.load_gbps).c_str(), GbpsText(link.gbps).c_str(), Percent(l.utilization).c_str());
     }
   }
   if (!d.waited_for.empty()) {
     ImGui::Separator();
-    ImGui::TextUnformatted("waited for (click to follow):");
+    ImGui::TextUnformatted(Tr("waited for (click to follow):"));
     OpId follow = kNoOp;
     if (ImGui::BeginTable("##waited", 2, ImGuiTableFlags_SizingFixedFit)) {
       ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthStretch);
-      ImGui::TableSetupColumn("ends", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("ends 999.99 ms").x);
+      ImGui::TableSetupColumn("ends", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize(Format(Tr("ends %s"), "999.99 ms").c_str()).x);
       for (const WaitedFor& w : d.waited_for) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -110,17 +111,18 @@ void DrawOpDetails(ViewContext& ctx, RunInsight& insight) {
         if (ImGui::Selectable(line, false, ImGuiSelectableFlags_SpanAllColumns)) follow = w.op;
         if (w.last) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
-          ImGui::SetTooltip("%s%s", w.last ? "ended last: this is what the op waited for\n" : "",
-                            w.dependency ? "a dependency in the plan" : "the op before it on its lane (a stream runs in order)");
+          ImGui::SetTooltip("%s%s", w.last ? Tr("ended last: this is what the op waited for\n") : "",
+                            w.dependency ? Tr("a dependency in the plan")
+                                         : Tr("the op before it on its lane (a stream runs in order)"));
         }
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("ends %s", FormatRunTime(w.end_ns).c_str());
+        ImGui::TextDisabled(Tr("ends %s"), FormatRunTime(w.end_ns).c_str());
       }
       ImGui::EndTable();
     }
     if (follow != kNoOp) insight.SelectOp(follow);
   } else {
-    ImGui::TextDisabled("waited for nothing: it starts the run");
+    ImGui::TextDisabled("%s", Tr("waited for nothing: it starts the run"));
   }
   ImGui::PopTextWrapPos();
 }
@@ -134,24 +136,24 @@ void DrawLinkDetails(ViewContext& ctx, RunInsight& insight) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.selected), "%s", LinkWords(*topology, link).c_str());
   ImGui::PopTextWrapPos();
   if (insight.usage() == nullptr) {
-    ImGui::TextDisabled("the run is still recording");
+    ImGui::TextDisabled("%s", Tr("the run is still recording"));
     return;
   }
   const std::vector<LinkCrossing> crossings = insight.usage()->CrossingsOf(link);
   Bytes total = 0;
   for (const LinkCrossing& c : crossings) total += c.bytes;
-  ImGui::Text("%zu transfers crossed it, %s in all; busiest first (click: select)", crossings.size(),
+  ImGui::Text(Tr("%zu transfers crossed it, %s in all; busiest first (click: select)"), crossings.size(),
               FormatBytes(total).c_str());
   OpId pick = kNoOp;
   if (ImGui::BeginTable("##crossings", 5,
                         ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg,
                         ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("op");
-    ImGui::TableSetupColumn("from -> to");
-    ImGui::TableSetupColumn("bytes");
-    ImGui::TableSetupColumn("start");
-    ImGui::TableSetupColumn("duration");
+    ImGui::TableSetupColumn(Tr("op"));
+    ImGui::TableSetupColumn(Tr("from -> to"));
+    ImGui::TableSetupColumn(Tr("bytes"));
+    ImGui::TableSetupColumn(Tr("start"));
+    ImGui::TableSetupColumn(Tr("duration"));
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(crossings.size()));
@@ -183,12 +185,12 @@ void DrawLinkDetails(ViewContext& ctx, RunInsight& insight) {
 void DrawDetailsPanel(ViewContext& ctx) {
   if (ctx.insight == nullptr) return;
   RunInsight& insight = *ctx.insight;
-  if (ImGui::SmallButton("Clear")) {
+  if (ImGui::SmallButton(Tr("Clear"))) {
     insight.Clear();
     return;
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("Esc clears");
+  ImGui::TextDisabled("%s", Tr("Esc clears"));
   if (insight.selection().op != kNoOp) {
     DrawOpDetails(ctx, insight);
   } else if (insight.selection().link >= 0) {
@@ -202,21 +204,21 @@ void DrawCriticalPathSummary(ViewContext& ctx) {
   const CriticalPathView* view = insight.critical();
   const Theme& theme = ctx.theme;
   ImGui::Separator();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.path), "Critical path");
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.path), "%s", Tr("Critical path"));
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("The chain of ops that sets the run's end: from the op that ends last, back through\n"
-                      "what each one waited for (a dependency, or the op before it on its lane).\n"
-                      "Shortening anything off this chain does not end the run sooner.");
+    ImGui::SetTooltip("%s", Tr("The chain of ops that sets the run's end: from the op that ends last, back through\n"
+                            "what each one waited for (a dependency, or the op before it on its lane).\n"
+                            "Shortening anything off this chain does not end the run sooner."));
   }
   if (view == nullptr) {
-    ImGui::TextDisabled(ctx.session.state() == SessionState::kRunning ? "once the run is recorded"
-                                                                       : "no events to follow");
+    ImGui::TextDisabled("%s", ctx.session.state() == SessionState::kRunning ? Tr("once the run is recorded")
+                                                                             : Tr("no events to follow"));
     return;
   }
   ImGui::SameLine();
-  ImGui::Checkbox("show in timeline", &insight.show_critical_path);
+  ImGui::Checkbox(Tr("show in timeline"), &insight.show_critical_path);
 
   // The four parts as one bar.
   const float width = std::max(40.0f, ImGui::GetContentRegionAvail().x);
@@ -234,16 +236,19 @@ void DrawCriticalPathSummary(ViewContext& ctx) {
   list->AddRect(min, ImVec2(min.x + width, min.y + height), theme.grid);
   ImGui::Dummy(ImVec2(width, height + 2));
 
+  const char* const names[] = {Tr("compute"), Tr("communication"), Tr("link wait"), Tr("idle")};
+  const char* const help[] = {
+      Tr("compute, reduce and copy ops on the path"),
+      Tr("transfers at their route's speed (latency + bytes / slowest link), and library calls"),
+      Tr("what transfers took beyond their route's speed: they shared a link (modelled links only)"),
+      Tr("gaps on the path where nothing on it ran: a pipeline's bubble, a host's launch")};
+  float name_px = 0;
+  for (const char* name : names) name_px = std::max(name_px, ImGui::CalcTextSize(name).x);
   if (ImGui::BeginTable("##critical", 3, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::GetTextLineHeight() + ImGui::CalcTextSize("communication").x + 4.0f);
+                            ImGui::GetTextLineHeight() + name_px + 4.0f);
     ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5.0f);
     ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthStretch);
-    static const char* const kHelp[] = {
-        "compute, reduce and copy ops on the path",
-        "transfers at their route's speed (latency + bytes / slowest link), and library calls",
-        "what transfers took beyond their route's speed: they shared a link (modelled links only)",
-        "gaps on the path where nothing on it ran: a pipeline's bubble, a host's launch"};
     for (std::size_t i = 0; i < view->parts.size(); ++i) {
       const PathPart& part = view->parts[i];
       ImGui::TableNextRow();
@@ -254,8 +259,8 @@ void DrawCriticalPathSummary(ViewContext& ctx) {
                                                 PartColor(theme, static_cast<int>(i)));
       ImGui::Dummy(ImVec2(h - 2, h));
       ImGui::SameLine();
-      ImGui::TextUnformatted(part.name);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kHelp[i]);
+      ImGui::TextUnformatted(i < 4 ? names[i] : part.name);
+      if (i < 4 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help[i]);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(FormatRunTime(part.ns).c_str());
       ImGui::TableNextColumn();
@@ -264,7 +269,7 @@ void DrawCriticalPathSummary(ViewContext& ctx) {
     ImGui::EndTable();
   }
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text("%zu ops long; %s", view->path.steps.size(), view->bound.c_str());
+  ImGui::Text(Tr("%zu ops long; %s"), view->path.steps.size(), view->bound.c_str());
   ImGui::PopTextWrapPos();
 }
 

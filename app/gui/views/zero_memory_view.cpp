@@ -41,45 +41,55 @@ constexpr float kMinPlotPx = 80.0f;
 const char* CategoryTitle(MemoryCategory c, bool transient, int stage) {
   if (transient) {
     switch (c) {
-      case MemoryCategory::kGradients: return stage == 3 ? "layer gradient" : "gradient bucket";
-      case MemoryCategory::kGatheredParameters: return "gathered params";
-      default: return MemoryCategoryName(c);
+      case MemoryCategory::kGradients: return stage == 3 ? Tr("layer gradient") : Tr("gradient bucket");
+      case MemoryCategory::kGatheredParameters: return Tr("gathered params");
+      default: break;
     }
+  }
+  switch (c) {
+    case MemoryCategory::kOther: return Tr("other");
+    case MemoryCategory::kParameters: return Tr("parameters");
+    case MemoryCategory::kGradients: return Tr("gradients");
+    case MemoryCategory::kOptimizerStates: return Tr("optimizer states");
+    case MemoryCategory::kActivations: return Tr("activations");
+    case MemoryCategory::kGatheredParameters: return Tr("gathered parameters");
   }
   return MemoryCategoryName(c);
 }
 
 /// What a segment holds, in a sentence for its tooltip.
 std::string CategorySentence(MemoryCategory c, bool transient, const ZeroParams& p) {
-  const std::string n = std::to_string(p.ranks);
   if (transient) {
     switch (c) {
       case MemoryCategory::kGradients:
-        return p.stage == 3 ? "A layer's full fp16 gradient, from its backward until its reduce-scatter;\n"
-                              "then only this GPU's 1/" + n + " chunk is kept."
-                            : "A bucket's full fp16 gradient, from its layers' backward until its\n"
-                              "reduce-scatter; then only this GPU's 1/" + n + " chunk is kept.";
+        return p.stage == 3 ? Format(Tr("A layer's full fp16 gradient, from its backward until its reduce-scatter;\n"
+                                        "then only this GPU's 1/%d chunk is kept."), p.ranks)
+                            : Format(Tr("A bucket's full fp16 gradient, from its layers' backward until its\n"
+                                        "reduce-scatter; then only this GPU's 1/%d chunk is kept."), p.ranks);
       case MemoryCategory::kGatheredParameters:
-        return "A layer's full fp16 parameters, all-gathered from every GPU's shard before\n"
-               "its forward (and again before its backward), freed after its last product.";
-      default: return "Buffers that come and go.";
+        return Tr("A layer's full fp16 parameters, all-gathered from every GPU's shard before\n"
+                  "its forward (and again before its backward), freed after its last product.");
+      default: return Tr("Buffers that come and go.");
     }
   }
   switch (c) {
     case MemoryCategory::kParameters:
-      return p.stage == 3 ? "fp16 parameters: this GPU's 1/" + n + " shard of each layer (2\xCE\xA8/N)."
-                          : "fp16 parameters: all of them, on every GPU (2\xCE\xA8).";
+      return p.stage == 3 ? Format(Tr("fp16 parameters: this GPU's 1/%d shard of each layer (2\xCE\xA8/N)."), p.ranks)
+                          : Tr("fp16 parameters: all of them, on every GPU (2\xCE\xA8).");
     case MemoryCategory::kGradients:
-      return p.stage >= 2 ? "fp16 gradients: this GPU's 1/" + n + " shard of the summed gradients (2\xCE\xA8/N)."
-                          : "fp16 gradients: all of them, on every GPU (2\xCE\xA8).";
+      return p.stage >= 2 ? Format(Tr("fp16 gradients: this GPU's 1/%d shard of the summed gradients (2\xCE\xA8/N)."),
+                                   p.ranks)
+                          : Tr("fp16 gradients: all of them, on every GPU (2\xCE\xA8).");
     case MemoryCategory::kOptimizerStates:
-      return p.stage >= 1 ? "fp32 master copy and Adam's m and v of this GPU's 1/" + n + " shard (12\xCE\xA8/N)."
-                          : "fp32 master copy and Adam's m and v of every parameter (12\xCE\xA8).";
+      return p.stage >= 1 ? Format(Tr("fp32 master copy and Adam's m and v of this GPU's 1/%d shard (12\xCE\xA8/N)."),
+                                   p.ranks)
+                          : Tr("fp32 master copy and Adam's m and v of every parameter (12\xCE\xA8).");
     case MemoryCategory::kActivations:
-      return "Each layer's outputs and their gradients for this GPU's " + std::to_string(p.model.batch / p.ranks) +
-             " rows, kept for\nbackward (fp16): they grow with the batch, not with ZeRO.";
-    case MemoryCategory::kOther: return "This GPU's input rows and targets (fp32) and the loss of each step.";
-    case MemoryCategory::kGatheredParameters: return "Gathered parameters.";
+      return Format(Tr("Each layer's outputs and their gradients for this GPU's %d rows, kept for\n"
+                       "backward (fp16): they grow with the batch, not with ZeRO."),
+                    static_cast<int>(p.model.batch / p.ranks));
+    case MemoryCategory::kOther: return Tr("This GPU's input rows and targets (fp32) and the loss of each step.");
+    case MemoryCategory::kGatheredParameters: return Tr("Gathered parameters.");
   }
   return "";
 }
@@ -101,11 +111,11 @@ std::string TickText(double bytes) {
 /// "t = 41.2 µs: live memory ..." or what the peak view shows.
 std::string HeaderLine(bool live, bool at_end, TimeNs cursor_ns) {
   if (live) {
-    return "t = " + FormatRunTime(cursor_ns) +
-           ": memory live now (hatched: buffers that come and go; outline: their peak)";
+    return Format(Tr("t = %s: memory live now (hatched: buffers that come and go; outline: their peak)"),
+                  FormatRunTime(cursor_ns).c_str());
   }
-  if (at_end) return "Done: each GPU's memory at its peak (hatched: buffers that come and go)";
-  return "Each GPU's memory at its peak; Step or Play to watch the hatched part come and go";
+  if (at_end) return Tr("Done: each GPU's memory at its peak (hatched: buffers that come and go)");
+  return Tr("Each GPU's memory at its peak; Step or Play to watch the hatched part come and go");
 }
 
 /// Draws a dashed horizontal line from x0 to x1 at y.
@@ -160,7 +170,7 @@ void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemor
                    const ZeroParams& p, const Theme& theme, int hovered_segment, const std::string& note) {
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   float y = origin.y;
-  const std::string head = "GPU " + std::to_string(bar.rank) + (live ? " now" : " at peak");
+  const std::string head = Format(live ? Tr("GPU %d now") : Tr("GPU %d at peak"), bar.rank);
   list->AddRectFilled(ImVec2(origin.x, y + 2), ImVec2(origin.x + 4, y + line_h - 2), theme.RankColor(bar.rank));
   list->AddText(ImVec2(origin.x + 8, y), theme.text, head.c_str());
   y += line_h;
@@ -181,7 +191,7 @@ void CategoryTable(ImDrawList* list, ImVec2 origin, float width, const ZeroMemor
   }
   list->AddLine(ImVec2(origin.x, y + 1), ImVec2(origin.x + width, y + 1), theme.grid);
   const std::string total = ZeroBytesText(bar.total);
-  list->AddText(ImVec2(origin.x + kSwatchPx + 5, y + 2), theme.text, "total");
+  list->AddText(ImVec2(origin.x + kSwatchPx + 5, y + 2), theme.text, Tr("total"));
   list->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(total.c_str()).x, y + 2), theme.text, total.c_str());
   if (!note.empty()) list->AddText(ImVec2(origin.x, y + 2 + line_h), theme.text_dim, note.c_str());
 }
@@ -190,7 +200,7 @@ void SegmentTooltip(const ZeroMemoryBar& bar, const ZeroMemorySegment& s, bool l
                     const ZeroMemoryFormula& formula, int k) {
   ImGui::BeginTooltip();
   ImGui::Text(Tr("GPU %d \xC2\xB7 %s: %s%s"), bar.rank, CategoryTitle(s.category, s.transient, p.stage),
-              ZeroBytesText(s.bytes).c_str(), s.transient ? (live ? " live now" : " at its peak") : "");
+              ZeroBytesText(s.bytes).c_str(), s.transient ? (live ? Tr(" live now") : Tr(" at its peak")) : "");
   ImGui::TextUnformatted(CategorySentence(s.category, s.transient, p).c_str());
   if (!s.transient) {
     double want = -1;
@@ -257,8 +267,9 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   const Bytes left_out = std::max_element(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) {
                            return a.left_out < b.left_out;
                          })->left_out;
-  const std::string left_out_words = "Left out: " + ZeroBytesText(static_cast<double>(left_out)) +
-                                     " a GPU of fp32 staging that only the load step, before training, uses.";
+  const std::string left_out_words =
+      Format(Tr("Left out: %s a GPU of fp32 staging that only the load step, before training, uses."),
+             ZeroBytesText(static_cast<double>(left_out)).c_str());
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(live ? theme.text : theme.text_dim), "%s",
                      HeaderLine(live, at_end, cursor_ns).c_str());
   if (ImGui::IsItemHovered()) {
@@ -269,9 +280,11 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   }
   LineKey key;
   key.formula = ZeroMemoryFormulaText(p.stage, k) + " = " + ZeroBytesText(formula.total());
-  key.k_words = k == 12 ? "K = 12: fp32 master, Adam m, v" : "K = 8: Adam m, v only (seed texts)";
+  key.k_words = k == 12 ? Tr("K = 12: fp32 master, Adam m, v") : Tr("K = 8: Adam m, v only (seed texts)");
   const double stage0 = ZeroMemoryPerGpu(psi, p.ranks, 0, k).total();
-  if (p.stage > 0) key.stage0 = "stage 0: " + ZeroMemoryFormulaText(0, k) + " = " + ZeroBytesText(stage0);
+  if (p.stage > 0) {
+    key.stage0 = Format(Tr("stage 0: %s = %s"), ZeroMemoryFormulaText(0, k).c_str(), ZeroBytesText(stage0).c_str());
+  }
   DrawLineKey(key, theme);
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -363,8 +376,7 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
     const float x = (a.max.x + b.min.x) * 0.5f;
     for (float y = plot.min.y; y < plot.max.y; y += 6) list->AddLine(ImVec2(x, y), ImVec2(x, y + 3), theme.text_dim);
     const int first = layout.shown[layout.shown.size() - 2] + 1;
-    hidden_words = "GPUs " + std::to_string(first) + "-" + std::to_string(first + layout.hidden - 1) +
-                   " not drawn: alike";
+    hidden_words = Format(Tr("GPUs %d-%d not drawn: alike"), first, first + layout.hidden - 1);
   }
 
   // The formula's line, and stage 0's for comparison.
@@ -374,7 +386,7 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
     const float y = layout.YOf(stage0);
     DashedLine(list, plot.min.x, plot.max.x, y, theme.text_dim, 1.0f, 2.0f);
     // Sharded stages stand well below it: room for its words over the bars.
-    const std::string words[] = {"plain data parallel (" + key.stage0 + ")", key.stage0, "stage 0"};
+    const std::string words[] = {Format(Tr("plain data parallel (%s)"), key.stage0.c_str()), key.stage0, Tr("stage 0")};
     const std::string* fits = FitText(words, 3, plot.width() - 8);
     if (fits != nullptr && y - line_h - 1 >= plot.min.y - line_h) {
       list->AddText(ImVec2(plot.min.x + 4, y - line_h - 1), theme.text_dim, fits->c_str());
@@ -387,8 +399,9 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
 
   if (foot_h > 0) {
     const std::string bytes = ZeroBytesText(static_cast<double>(left_out));
-    const std::string words[] = {left_out_words, "Left out: " + bytes + " a GPU of fp32 staging for loading the weights.",
-                                 "Left out: " + bytes + " of staging (load step)."};
+    const std::string words[] = {left_out_words,
+                                 Format(Tr("Left out: %s a GPU of fp32 staging for loading the weights."), bytes.c_str()),
+                                 Format(Tr("Left out: %s of staging (load step)."), bytes.c_str())};
     if (const std::string* fits = FitText(words, 3, ImGui::GetContentRegionAvail().x)) {
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "%s", fits->c_str());
     }

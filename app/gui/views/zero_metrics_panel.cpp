@@ -45,12 +45,13 @@ std::string ScenarioLine(const PreparedZero& z, const std::string& title) {
   const ZeroParams& p = z.scenario.params;
   const std::string dot = " \xC2\xB7 ";
   std::string line = title + dot + "N = " + std::to_string(p.ranks) + dot + "MLP " + std::to_string(p.model.layers) +
-                     "\xC3\x97" + std::to_string(p.model.width) + dot + "batch " + std::to_string(p.model.batch) + " (" +
-                     std::to_string(p.model.batch / std::max(p.ranks, 1)) + " a GPU)" + dot + "Adam \xC3\x97 " +
-                     std::to_string(p.steps);
+                     "\xC3\x97" + std::to_string(p.model.width) + dot +
+                     Format(Tr("batch %d (%d a GPU)"), p.model.batch, p.model.batch / std::max(p.ranks, 1)) + dot +
+                     "Adam \xC3\x97 " + std::to_string(p.steps);
   if (p.stage < 3) {
-    line += dot + std::to_string(z.zero.units.size()) + (z.zero.units.size() == 1 ? " bucket" : " buckets") +
-            (p.overlap ? ", overlapped" : ", after backward");
+    const int buckets = static_cast<int>(z.zero.units.size());
+    line += dot + Format(buckets == 1 ? Tr("%d bucket") : Tr("%d buckets"), buckets) +
+            (p.overlap ? Tr(", overlapped") : Tr(", after backward"));
   }
   return line + dot + z.topology.name + dot + z.scenario.backend;
 }
@@ -72,7 +73,8 @@ std::string CollectiveCounts(const std::vector<ZeroCollectiveName>& names) {
   for (const char* kind : {"all-reduce", "reduce-scatter", "all-gather"}) {
     const int n = count[kind];
     if (n == 0) continue;
-    text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + kind + (n == 1 ? "" : "s");
+    // The collectives' names stay as the seed texts write them; the count is the app's language.
+    text += (text.empty() ? "" : Tr(", ")) + Format(n == 1 ? Tr("%d %s") : Tr("%d %ss"), n, kind);
   }
   return text;
 }
@@ -81,19 +83,19 @@ std::string CollectiveCounts(const std::vector<ZeroCollectiveName>& names) {
 const char* StageLesson(int stage) {
   switch (stage) {
     case 0:
-      return "Plain data parallelism: every GPU keeps all 16\xCE\xA8 bytes of model state and an all-reduce "
-             "sums the gradients, 2\xCE\xA8 elements sent per GPU a step. Stage 1 keeps the traffic and cuts "
-             "the optimizer states to 1/N.";
+      return Tr("Plain data parallelism: every GPU keeps all 16\xCE\xA8 bytes of model state and an all-reduce "
+                "sums the gradients, 2\xCE\xA8 elements sent per GPU a step. Stage 1 keeps the traffic and cuts "
+                "the optimizer states to 1/N.");
     case 1:
-      return "Stage 1: each GPU updates only its 1/N of the parameters, so it keeps only that much fp32 master "
-             "copy and Adam state. A reduce-scatter and an all-gather send the same 2\xCE\xA8 as an all-reduce.";
+      return Tr("Stage 1: each GPU updates only its 1/N of the parameters, so it keeps only that much fp32 master "
+                "copy and Adam state. A reduce-scatter and an all-gather send the same 2\xCE\xA8 as an all-reduce.");
     case 2:
-      return "Stage 2: a bucket's full gradient lives only until its reduce-scatter (the hatched block), so "
-             "each GPU keeps 1/N of the gradients too, still for 2\xCE\xA8 a step.";
+      return Tr("Stage 2: a bucket's full gradient lives only until its reduce-scatter (the hatched block), so "
+                "each GPU keeps 1/N of the gradients too, still for 2\xCE\xA8 a step.");
     case 3:
-      return "Stage 3: each GPU keeps 1/N of the parameters as well, and all-gathers every layer before its "
-             "forward and again before its backward: 3\xCE\xA8 a step, 1.5\xC3\x97 the traffic, for (4+K)\xCE\xA8/N "
-             "of model state.";
+      return Tr("Stage 3: each GPU keeps 1/N of the parameters as well, and all-gathers every layer before its "
+                "forward and again before its backward: 3\xCE\xA8 a step, 1.5\xC3\x97 the traffic, for (4+K)\xCE\xA8/N "
+                "of model state.");
   }
   return "";
 }
@@ -105,8 +107,8 @@ void CategoryTable(const RankMemory& m, const ZeroMemoryFormula& formula, int k,
     return;
   }
   ImGui::TableSetupColumn("GPU 0");
-  ImGui::TableSetupColumn("measured");
-  ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(Tr("measured"));
+  ImGui::TableSetupColumn(Tr("formula"), ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   const std::string n = stage >= 1 ? "/N" : "";
   // Short names: the right column is narrow at 1280 pixels.
@@ -116,9 +118,9 @@ void CategoryTable(const RankMemory& m, const ZeroMemoryFormula& formula, int k,
     double want;
     std::string text;
   } rows[] = {
-      {MemoryCategory::kParameters, "params", formula.parameters, stage == 3 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
-      {MemoryCategory::kGradients, "grads", formula.gradients, stage >= 2 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
-      {MemoryCategory::kOptimizerStates, "optimizer", formula.optimizer_states, std::to_string(k) + "\xCE\xA8" + n},
+      {MemoryCategory::kParameters, Tr("params"), formula.parameters, stage == 3 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
+      {MemoryCategory::kGradients, Tr("grads"), formula.gradients, stage >= 2 ? "2\xCE\xA8/N" : "2\xCE\xA8"},
+      {MemoryCategory::kOptimizerStates, Tr("optimizer"), formula.optimizer_states, std::to_string(k) + "\xCE\xA8" + n},
   };
   for (const auto& row : rows) {
     ImGui::TableNextRow();
@@ -140,7 +142,7 @@ void DrawZeroMetrics(ViewContext& ctx) {
   const PreparedZero& prepared = *session.zero();
   const ZeroParams& p = prepared.scenario.params;
   const int k = session.zero_k();
-  const std::string title = p.stage == 0 ? "data parallel (stage 0)" : "ZeRO-" + std::to_string(p.stage);
+  const std::string title = p.stage == 0 ? Tr("data parallel (stage 0)") : "ZeRO-" + std::to_string(p.stage);
   ImGui::TextWrapped("%s", ScenarioLine(prepared, title).c_str());
 
   const bool done = session.state() == SessionState::kDone;
@@ -154,8 +156,7 @@ void DrawZeroMetrics(ViewContext& ctx) {
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     const int other = k == 12 ? 8 : 12;
     MetricsRow(Tr("\xCE\xA8"), Grouped(prepared.zero.parameter_count),
-               "parameters: " + std::to_string(p.model.layers) + " \xC3\x97 (" + std::to_string(p.model.width) +
-                   "\xC2\xB2 + " + std::to_string(p.model.width) + ")");
+               Format(Tr("parameters: %d \xC3\x97 (%d\xC2\xB2 + %d)"), p.model.layers, p.model.width, p.model.width));
     if (done && !out.memory.empty()) {
       Bytes states = 0, peak = 0;
       for (std::size_t r = 0; r < out.memory.size(); ++r) {
@@ -164,47 +165,48 @@ void DrawZeroMetrics(ViewContext& ctx) {
         peak = std::max(peak, bar.total);
       }
       const bool equal = std::abs(static_cast<double>(states) - formula.total()) < 0.001 * formula.total() + 8;
-      MetricsRow(Tr("memory/GPU"), ZeroBytesText(static_cast<double>(states)), "model states, measured",
+      MetricsRow(Tr("memory/GPU"), ZeroBytesText(static_cast<double>(states)), Tr("model states, measured"),
                  k == 12 ? (equal ? theme.PhaseColor(Phase::kBroadcast) : theme.error) : 0);
     }
     MetricsRow(Tr("formula"), ZeroBytesText(formula.total()),
-               ZeroMemoryFormulaText(p.stage, k) + ", K = " + std::to_string(k) + (k == 12 ? " (the paper)" : " (seed texts)"));
+               ZeroMemoryFormulaText(p.stage, k) + ", K = " + std::to_string(k) +
+                   (k == 12 ? Tr(" (the paper)") : Tr(" (seed texts)")));
     MetricsRow(("K = " + std::to_string(other)).c_str(), ZeroBytesText(other_k.total()),
-               ZeroMemoryFormulaText(p.stage, other) + (other == 12 ? ": with the fp32 master copy" : ": Adam m, v only"));
+               ZeroMemoryFormulaText(p.stage, other) +
+                   (other == 12 ? Tr(": with the fp32 master copy") : Tr(": Adam m, v only")));
     if (done && !out.memory.empty()) {
       Bytes peak = 0;
       for (std::size_t r = 0; r < out.memory.size(); ++r) {
         peak = std::max(peak, ZeroPeakBar(static_cast<int>(r), out.memory[r]).total);
       }
-      MetricsRow(Tr("peak/GPU"), ZeroBytesText(static_cast<double>(peak)), "+ activations, inputs, transient peak");
+      MetricsRow(Tr("peak/GPU"), ZeroBytesText(static_cast<double>(peak)), Tr("+ activations, inputs, transient peak"));
       const double ratio = out.formula_elements_per_step > 0 ? out.sent_elements_per_step / out.formula_elements_per_step : 0;
       MetricsRow(Tr("sent/step"), Grouped(static_cast<std::int64_t>(out.sent_elements_per_step + 0.5)),
-                 "elements, by the busiest GPU");
+                 Tr("elements, by the busiest GPU"));
       MetricsRow(p.stage == 3 ? "3\xCE\xA8(N\xE2\x88\x92" "1)/N" : "2\xCE\xA8(N\xE2\x88\x92" "1)/N",
                  Grouped(static_cast<std::int64_t>(out.formula_elements_per_step + 0.5)),
-                 "the formula; measured \xC3\x97" + Fixed(ratio, "%.3f"));
+                 Format(Tr("the formula; measured \xC3\x97%s"), Fixed(ratio, "%.3f").c_str()));
     } else {
-      char text[64];
-      std::snprintf(text, sizeof text, "recording step %d of %d", session.steps_done(), session.num_steps());
-      MetricsRow(Tr("run"), text, "");
+      MetricsRow(Tr("run"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
-    MetricsRow(Tr("collectives"), std::to_string(prepared.zero.collectives_per_step) + " a step", CollectiveCounts(names));
+    MetricsRow(Tr("collectives"), Format(Tr("%d a step"), static_cast<int>(prepared.zero.collectives_per_step)),
+               CollectiveCounts(names));
     if (done) {
-      MetricsRow(Tr("step"), FormatRunTime(out.step_ns), std::string(ClockOf(session)) + " clock, per Adam step");
+      MetricsRow(Tr("step"), FormatRunTime(out.step_ns), Format(Tr("%s clock, per Adam step"), ClockOf(session)));
       const ZeroCheck& check = out.check;
       if (check.checked) {
         MetricsRow(Tr("result"), VerdictWords(check.verdict.kind),
-                   check.verdict.Detail() + " (fp32 parameters against their error bounds from one GPU in"
-                                            " double); loss " +
-                       Fixed(check.loss, "%.5g") + " vs " + Fixed(check.reference_loss, "%.5g"),
+                   check.verdict.Detail() +
+                       Format(Tr(" (fp32 parameters against their error bounds from one GPU in double); loss %s vs %s"),
+                              Fixed(check.loss, "%.5g").c_str(), Fixed(check.reference_loss, "%.5g").c_str()),
                    check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
         MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
     MetricsRow(Tr("ticks"), std::to_string(prepared.zero.plan.num_steps),
-               Grouped(static_cast<std::int64_t>(prepared.zero.plan.ops.size())) + " ops, " +
-                   Grouped(static_cast<std::int64_t>(session.store().event_count())) + " events");
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.zero.plan.ops.size())).c_str(),
+                      Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
