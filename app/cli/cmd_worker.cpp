@@ -331,9 +331,11 @@ int WorkerMain(std::span<const std::string> words) {
     // run starts from the inputs again.
     for (int run = 0; run < warmup; ++run) {
       CountingSink discard;
-      executor.RunToEnd(discard);
-      if (executor.state() != ExecutorState::kDone)
-        throw Error("warm-up run " + std::to_string(run + 1) + " failed: " + executor.error(), ErrorKind::kRuntime);
+      try {
+        executor.RunToEnd(discard);  // throws when the run fails
+      } catch (const Error& e) {
+        throw Error("warm-up run " + std::to_string(run + 1) + " failed: " + e.what(), e.kind());
+      }
       executor.Reset();
     }
 

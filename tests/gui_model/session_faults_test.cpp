@@ -81,6 +81,28 @@ TEST(SessionFaults, AFailedRankInZeroEndsTheRunWithItsReport) {
       << session.error();
 }
 
+// A warm-up run that fails ends the run with the same report, and the
+// session lets go of the failed run's executor: the next Start (which
+// cancels whatever runs) reaches no executor that no longer exists.
+TEST(SessionFaults, AFailedWarmUpRunEndsTheRunAndTheNextRunStarts) {
+  ScenarioSettings s;
+  s.scenario = kZeroScenario;
+  s.zero_stage = 2;
+  s.topology = "dgx-a100";
+  s.warmup = 1;
+  Set(&s, "fail_rank", "1@3");
+  Session session;
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(RunToEnd(session));
+  EXPECT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_NE(session.error().find("rank 1 failed at step 3"), std::string::npos) << session.error();
+
+  Set(&s, "fail_rank", "none");
+  ASSERT_TRUE(session.Start(s)) << session.error();
+  ASSERT_TRUE(RunToEnd(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
+}
+
 TEST(SessionFaults, ARankOutOfRangeIsRefusedBeforeTheRun) {
   ScenarioSettings s = SmallPipeline();
   Set(&s, "slow_rank", "9:2");

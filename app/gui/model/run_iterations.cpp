@@ -1,5 +1,8 @@
 #include "app/gui/model/run_iterations.h"
 
+#include <cstdio>
+
+#include "app/gui/i18n/language.h"
 #include "app/gui/model/session.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
@@ -24,8 +27,7 @@ std::vector<TimeNs> RunBeforeTheShownRun(Executor& executor, const IterationSett
   std::vector<TimeNs> spans;
   for (int run = 0; run + 1 < settings.warmup + settings.iters && !cancel; ++run) {
     CountingSink discard;
-    executor.RunToEnd(discard);
-    if (executor.state() != ExecutorState::kDone) break;
+    executor.RunToEnd(discard);  // throws when the run fails or is cancelled
     if (run >= settings.warmup) spans.push_back(discard.end_ns);
     executor.Reset();
   }
@@ -35,17 +37,20 @@ std::vector<TimeNs> RunBeforeTheShownRun(Executor& executor, const IterationSett
 std::string DescribeRunIterations(const IterationTimes& times) {
   const IterationSettings& s = times.settings;
   if (s.warmup == 0 && s.iters <= 1) return "";
-  std::string line;
+  char line[256];
   if (s.iters > 1) {
-    line = "average of " + std::to_string(s.iters) + " runs: " + FormatTime(times.average_ns) +
-           ", best " + FormatTime(times.best_ns) + "; last iteration shown";
+    std::snprintf(line, sizeof line, Tr("average of %d runs: %s, best %s; last iteration shown"), s.iters,
+                  FormatTime(times.average_ns).c_str(), FormatTime(times.best_ns).c_str());
   } else {
-    line = "one timed run: " + FormatTime(times.average_ns);
+    std::snprintf(line, sizeof line, Tr("one timed run: %s"), FormatTime(times.average_ns).c_str());
   }
-  if (s.warmup > 0)
-    line += "; " + std::to_string(s.warmup) + (s.warmup == 1 ? " warm-up run" : " warm-up runs") +
-            " excluded";
-  return line;
+  std::string text = line;
+  if (s.warmup > 0) {
+    std::snprintf(line, sizeof line, s.warmup == 1 ? Tr("; %d warm-up run excluded") : Tr("; %d warm-up runs excluded"),
+                  s.warmup);
+    text += line;
+  }
+  return text;
 }
 
 }  // namespace shardlab::gui

@@ -886,20 +886,26 @@ BufferSnapshot Session::Snapshot(int step, const ChunkState& chunks) const {
   return snapshot;
 }
 
+class Session::PublishedExecutor {
+ public:
+  PublishedExecutor(Session* session, Executor* executor) : session_(session) {
+    std::lock_guard lock(session_->mutex_);
+    session_->running_executor_ = executor;
+  }
+  ~PublishedExecutor() {
+    std::lock_guard lock(session_->mutex_);
+    session_->running_executor_ = nullptr;
+  }
+  PublishedExecutor(const PublishedExecutor&) = delete;
+  PublishedExecutor& operator=(const PublishedExecutor&) = delete;
+
+ private:
+  Session* session_;
+};
+
 bool Session::StepToEnd(Executor& executor, EventSink& sink,
                         const std::function<void(int)>& after_step) {
-  {
-    std::lock_guard lock(mutex_);
-    running_executor_ = &executor;
-  }
-  // Clears running_executor_ however this scope is left.
-  struct Unpublish {
-    Session* session;
-    ~Unpublish() {
-      std::lock_guard lock(session->mutex_);
-      session->running_executor_ = nullptr;
-    }
-  } unpublish{this};
+  const PublishedExecutor published(this, &executor);
   int step = 0;
   while (!cancel_) {
     // Pace: start a step only while the queue has room for it.
@@ -918,22 +924,15 @@ bool Session::StepToEnd(Executor& executor, EventSink& sink,
 
 bool Session::RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans) {
   {
-    std::lock_guard lock(mutex_);
-    running_executor_ = &executor;
+    // A run that fails or is cancelled throws out of here: the executor is
+    // taken back before the worker's scope destroys it.
+    const PublishedExecutor published(this, &executor);
+    spans = RunBeforeTheShownRun(executor, iteration_settings_, cancel_);
   }
-  spans = RunBeforeTheShownRun(executor, iteration_settings_, cancel_);
-  const bool done = executor.state() == ExecutorState::kReady || executor.state() == ExecutorState::kDone;
+  if (!cancel_) return true;
   std::lock_guard lock(mutex_);
-  running_executor_ = nullptr;
-  if (cancel_) {
-    worker_error_ = "run cancelled";
-    return false;
-  }
-  if (!done) {
-    worker_error_ = "the run failed: " + executor.error();
-    return false;
-  }
-  return true;
+  worker_error_ = "run cancelled";
+  return false;
 }
 
 void Session::KeepHostLane(const Backend& backend) {

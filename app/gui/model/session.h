@@ -375,6 +375,9 @@ class Session {
   /// Steps `executor` to the end into `sink`, paced by the queue; calls
   /// after_step(step) after each. False when cancelled.
   bool StepToEnd(Executor& executor, EventSink& sink, const std::function<void(int)>& after_step);
+  /// Publishes an executor as the one Cancel() reaches, and takes it back
+  /// however the scope is left (a run that throws included).
+  class PublishedExecutor;
   void RunCollectiveWorker();
   void RunPipelineWorker();
   void RunTpWorker();
@@ -429,7 +432,8 @@ class Session {
   IterationSettings iteration_settings_;    // the run's warm-up and timed runs (Start)
   IterationTimes iterations_;               // the finished run's (Poll)
   /// The warm-up and timed runs before the shown one (published for
-  /// Cancel); false when cancelled.
+  /// Cancel); false when cancelled. A run that fails throws, as in
+  /// StepToEnd, for WorkerGuard to report.
   bool RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans);
   std::atomic<int> steps_done_{0};
   std::atomic<bool> worker_finished_{false};

@@ -414,7 +414,7 @@ void HostSpanTooltip(const Event& span, const Plan& plan, ClockKind clock) {
   if (span.op >= 0 && static_cast<std::size_t>(span.op) < plan.ops.size()) {
     ImGui::Text(Tr("issues op %d: %s"), span.op, LabelOp(plan, plan.ops[static_cast<std::size_t>(span.op)]).text.c_str());
   } else {
-    ImGui::TextUnformatted(Tr("one CUDA graph launch: the whole plan"));
+    ImGui::TextUnformatted(Tr("not tied to one op of this run (a CUDA graph launch enqueues the whole plan)"));
   }
   ImGui::Separator();
   ImGui::Text(Tr("start     %s"), FormatTime(span.start_ns).c_str());
