@@ -9,50 +9,12 @@
 #include "engine/run/iterations.h"
 #include "engine/run/vector_sink.h"
 #include "engine/topology/presets.h"
+#include "tests/common/slower_each_run_backend.h"
 
 namespace shardlab {
 namespace {
 
-// Every op of run k ends at (k + 1) us; counts runs and resets.
-class SlowerEachRunBackend final : public Backend {
- public:
-  explicit SlowerEachRunBackend(int* runs) : runs_(runs) {}
-  std::string name() const override { return "slower-each-run"; }
-  void Load(const Plan& plan, const Topology&, const RunOptions&) override { plan_ = &plan; }
-  void RunThroughStep(int last_step, EventSink& sink, const std::atomic<bool>&) override {
-    const TimeNs end = (*runs_ + 1) * 1000.0;
-    for (std::size_t i = 0; i < plan_->ops.size(); ++i) {
-      const Op& op = plan_->ops[i];
-      if (op.step > last_step || done_[i]) continue;
-      done_[i] = 1;
-      Event e;
-      e.op = static_cast<OpId>(i);
-      e.rank = op.rank;
-      e.step = op.step;
-      e.kind = op.kind;
-      e.start_ns = 0;
-      e.end_ns = end;
-      sink.OnEvent(e);
-    }
-    if (last_step >= plan_->num_steps - 1) ++*runs_;
-  }
-  void Reset() override { done_.assign(plan_->ops.size(), 0); }
-  std::span<const float> BufferData(BufferId) const override { return {}; }
-  std::size_t completed_ops() const override { return 0; }
-
- private:
-  const Plan* plan_ = nullptr;
-  int* runs_;
-  std::vector<char> done_ = std::vector<char>(4096, 0);
-};
-
-Executor MakeExecutor(int* runs) {
-  CollectiveParams p;
-  p.ranks = 2;
-  p.count = 8;
-  return Executor(std::make_unique<SlowerEachRunBackend>(runs), BuildCollective(p),
-                  MakeTopologyPreset("dgx-a100"));
-}
+Executor MakeExecutor(int* runs) { return test_util::MakeSlowerEachRunExecutor(runs); }
 
 TEST(Iterations, WarmUpRunsHappenAndAreLeftOut) {
   int runs = 0;
