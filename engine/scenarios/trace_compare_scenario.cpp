@@ -60,11 +60,16 @@ Inputs InputsOf(const ScenarioParams& p) {
 
 void CheckTraceCompare(const ScenarioParams& params) { (void)InputsOf(params); }
 
-std::map<std::string, double> MeasureTraceCompare(const ScenarioParams& params, std::string* summary) {
+TraceCompareRun RunTraceCompare(const ScenarioParams& params) {
   const Inputs in = InputsOf(params);
   LoadedTrace trace = ReadChromeTraceFile(in.trace_path);
   trace.source = params.Text("trace_file");  // as the lab names it, the same on every machine
-  const TraceModel m = ModelTrace(trace, in.options);
+  TraceModel model = ModelTrace(trace, in.options);
+  return TraceCompareRun{std::move(trace), std::move(model)};
+}
+
+std::map<std::string, double> MeasureTraceCompare(const ScenarioParams& params, std::string* summary) {
+  const TraceModel m = RunTraceCompare(params).model;
   const Comparison& c = m.comparison;
   std::map<std::string, double> out;
   out["measured_us"] = c.run.a_ns / 1e3;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "engine/compare/model_trace.h"
+#include "engine/io/trace_reader.h"
 #include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {
@@ -25,6 +26,15 @@ namespace shardlab {
 /// Error (kInvalidInput) "<field>: ..." for an absolute path, a '..' part,
 /// or a file in neither place.
 std::string ResolveRepositoryFile(const std::string& field, const std::string& relative);
+
+/// The trace the parameters name and its model: what the app lays on one
+/// timeline (the measured run solid, the model's ops as outlines). The
+/// trace's `source` is the path as the parameters give it.
+struct TraceCompareRun {
+  LoadedTrace trace;
+  TraceModel model;
+};
+TraceCompareRun RunTraceCompare(const ScenarioParams& params);
 
 /// Checks the parameters (files exist, settings parse) without running.
 void CheckTraceCompare(const ScenarioParams& params);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "app/gui/model/compare_overlay.h"
+#include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/session.h"
 #include "engine/core/json_parse.h"
 #include "engine/io/trace_reader.h"
@@ -127,6 +128,52 @@ TEST(CompareOverlay, ATraceOfAnotherPlanIsRefusedWithTheReason) {
   EXPECT_NE(message.find("not runs of one plan: op 0: A has send of 8 MiB on rank 0"), std::string::npos) << message;
   EXPECT_EQ(session.compare(), nullptr);
   EXPECT_NE(session.trace(), nullptr);  // the trace shown stays
+}
+
+// The trace-compare scenario in the app: the shipped trace on screen with the
+// model of its machine laid over it, the numbers those of `shardlab-cli run
+// trace-compare` (the lab's grader reads the same scenario).
+ScenarioSettings TraceCompareSettings(const std::string& plan_settings) {
+  ScenarioSettings s = DefaultSettings("trace-compare");
+  const ScenarioSpec& spec = *SpecOf("trace-compare");
+  SetParamText(&s, spec, *spec.FindParam("model_issue"), "graph");
+  SetParamText(&s, spec, *spec.FindParam("plan_settings"), plan_settings);
+  return s;
+}
+
+TEST(CompareOverlay, TheTraceCompareScenarioShowsTheTraceWithItsModelOverIt) {
+  TempDir dir;
+  const ProgramResult cli = RunProgram(kCli, {"run", "trace-compare", "--model-issue", "graph"}, dir.path());
+  ASSERT_EQ(cli.exit_code, 0) << Describe(cli);
+  // "measured_us = 631.808 us": six significant digits.
+  const auto value = [&](const std::string& name) {
+    const std::size_t at = cli.out.find("\n" + name + " = ");
+    EXPECT_NE(at, std::string::npos) << name << " in " << cli.out.substr(0, 2000);
+    return at == std::string::npos ? -1.0 : std::stod(cli.out.substr(at + name.size() + 4));
+  };
+
+  Session session;
+  ASSERT_TRUE(session.Start(TraceCompareSettings("collective size=64M"))) << session.error();
+  EXPECT_EQ(session.state(), SessionState::kDone);
+  ASSERT_NE(session.trace(), nullptr);
+  ASSERT_NE(session.compare(), nullptr);
+  EXPECT_EQ(session.store().event_count(), session.trace()->events.size());
+  const Comparison& c = session.compare()->comparison();
+  EXPECT_NEAR(c.run.a_ns / 1e3, value("measured_us"), 1e-5 * c.run.a_ns / 1e3);
+  EXPECT_NEAR(c.run.b_ns / 1e3, value("model_us"), 1e-5 * c.run.b_ns / 1e3);
+  EXPECT_EQ(static_cast<double>(c.run.ops), value("ops"));
+  EXPECT_NE(session.compare()->added_source().find("the model of 1 NVIDIA H200"), std::string::npos)
+      << session.compare()->added_source();
+}
+
+TEST(CompareOverlay, TheTraceCompareScenarioRefusesSettingsOfAnotherPlan) {
+  Session session;
+  EXPECT_FALSE(session.Start(TraceCompareSettings("pipeline stages=4")));
+  EXPECT_NE(session.error().find("not runs of one plan"), std::string::npos) << session.error();
+  EXPECT_EQ(session.trace(), nullptr);
+  EXPECT_EQ(session.compare(), nullptr);
+  EXPECT_EQ(session.Check(TraceCompareSettings("pipeline nonsense=3")).find("plan_settings:"), 0u)
+      << session.Check(TraceCompareSettings("pipeline nonsense=3"));
 }
 
 }  // namespace

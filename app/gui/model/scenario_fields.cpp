@@ -84,7 +84,8 @@ const std::vector<Binding>& Table() {
 }
 
 /// The scenarios Session::Start runs.
-constexpr const char* kRunnable[] = {"collective", "pipeline", "tp", "zero", "3d", "moe", "elastic", "inference"};
+constexpr const char* kRunnable[] = {"collective", "pipeline", "tp",        "zero",         "3d",
+                                     "moe",        "elastic",  "inference", "trace-compare"};
 
 std::string RealText(double v) {
   char text[32];

@@ -16,6 +16,7 @@
 #include "engine/io/trace_writer.h"
 #include "engine/scenarios/elastic_scenario.h"
 #include "engine/scenarios/fault_params.h"
+#include "engine/scenarios/trace_compare_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "app/gui/model/scenario_fields.h"
 
@@ -424,6 +425,9 @@ std::string Session::Check(const ScenarioSettings& settings) {
     } else if (spec == "inference") {
       // The parameters' own checks; the layout against the machine is RunInference's first step.
       InferenceFromParams(params);
+    } else if (spec == "trace-compare") {
+      // The files exist and the settings parse; modelling runs on Start.
+      CheckTraceCompare(params);
     } else if (spec == kCollectiveSpec) {
       // No plan: a 1,024-rank check stays cheap.
       CollectiveScenario scenario = ScenarioFrom(params, settings, CachedTopology(settings.topology));
@@ -565,13 +569,34 @@ bool Session::OpenTrace(const std::string& path, std::string* message) {
   Cancel();
   ResetRun();
   ++run_id_;
+  ShowLoadedTrace(std::move(loaded));
+  message->clear();
+  return true;
+}
+
+void Session::ShowLoadedTrace(std::unique_ptr<LoadedTrace> loaded) {
   trace_ = std::move(loaded);
   store_.Add(trace_->events);
   host_lane_ = trace_->host_lane;
   host_clock_ = trace_->host_clock == "simulated" ? ClockKind::kSimulated : ClockKind::kHost;
   steps_done_ = trace_->plan.num_steps;
   state_ = SessionState::kDone;
-  message->clear();
+}
+
+bool Session::ShowTraceCompare(const ScenarioParams& params) {
+  // A measured trace shipped with the project and the simulator's model of
+  // the machine that recorded it (engine/scenarios/trace_compare_scenario.h):
+  // the trace is shown as File > Open trace shows one, the model laid over
+  // it as File > Open trace to compare... lays a second run.
+  TraceCompareRun run = RunTraceCompare(params);
+  auto loaded = std::make_unique<LoadedTrace>(std::move(run.trace));
+  RunRecord measured = RunFromTrace(*loaded);
+  std::vector<std::int32_t> event_op_ids = loaded->original_op;
+  auto overlay = std::make_unique<CompareOverlay>(measured, run.model.model, std::move(event_op_ids),
+                                                  "the model of " + run.model.machine.Describe());
+  ShowLoadedTrace(std::move(loaded));
+  compare_ = std::move(overlay);
+  run_scenario_ = "trace-compare";
   return true;
 }
 
@@ -620,6 +645,7 @@ bool Session::Start(const ScenarioSettings& settings) {
     run_scenario_ = spec;
     if (spec == "elastic") return ShowElasticJob(params);
     if (spec == "inference") return ShowInferenceRun(params);
+    if (spec == "trace-compare") return ShowTraceCompare(params);
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
       const Topology& topology = CachedTopology(scenario.topology);

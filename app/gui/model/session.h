@@ -267,6 +267,9 @@ class Session {
   /// (the first requests, every logit checked), shows the real run's trace
   /// and keeps the served runs for the serving view. Throws Error.
   bool ShowInferenceRun(const ScenarioParams& params);
+  /// Shows the trace-compare scenario's measured trace with the model of
+  /// its machine laid over it (compare()). Throws Error.
+  bool ShowTraceCompare(const ScenarioParams& params);
   /// The inference run shown, or null.
   const InferenceRun* inference() const { return inference_.get(); }
   /// The opened trace, or null (no trace: a run or nothing).
@@ -366,6 +369,8 @@ class Session {
  private:
   /// Resets everything a run leaves behind (UI thread, worker joined).
   void ResetRun();
+  /// Puts an opened trace on screen (the run is reset already).
+  void ShowLoadedTrace(std::unique_ptr<LoadedTrace> loaded);
   /// Starts prepared_ in a worker process (UI thread).
   void StartWorkerRun(const ScenarioSettings& settings);
   /// Poll() for a worker run: records into the store, snapshots, outcome.
