@@ -921,14 +921,19 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
 
   const bool collective = ScenarioCombo(s);
-  TopologyField(theme, state);
+  // Model vs measurement shows a recorded trace: the machine, the backend
+  // and the runs are the trace's, and the model is the simulator's.
+  const bool recorded = s.scenario == "trace-compare";
+  if (!recorded) TopologyField(theme, state);
   SpecFields(ctx, state);
-  BackendField(s, collective);
-  IterationFields(s);
-  ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"
-                               "but the result is not checked."));
+  if (!recorded) {
+    BackendField(s, collective);
+    IterationFields(s);
+    ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"
+                                 "but the result is not checked."));
+    }
   }
 
   // Check is cached by the session, so calling it every frame is cheap.
