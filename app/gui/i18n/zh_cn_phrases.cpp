@@ -955,6 +955,8 @@ constexpr PhraseEntry kPhrases[] = {
      "max_abs_err %s（检查了 %s 个值）"},
     {"measured",
      "测量值"},
+    {"measured on %s; drawn: %s, the machine the plan was made for",
+     "实测于 %s；图中画的是 %s，也就是这个计划原本面向的机器"},
     {"measured trace. Its ops are drawn as outlines on the same rows, linked "
      "by op id.",
      "测得的 trace 上。它的操作画成同一行上的轮廓，按操作编号对应。"},

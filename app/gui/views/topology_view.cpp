@@ -28,6 +28,7 @@
 #include <imgui.h>
 
 #include "app/gui/gl/link_renderer.h"
+#include "app/gui/model/recorded_machine.h"
 #include "app/gui/model/fault_marks.h"
 #include "app/gui/model/tp_layer_view.h"
 #include "app/gui/views/draw_util.h"
@@ -734,6 +735,12 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   // A tensor-parallel layer or a ZeRO run adds a second caption line: what
   // is happening now; a 3D run its controls and the legend of its groups.
   float caption_h = ImGui::GetTextLineHeightWithSpacing() * (tp != nullptr || zero != nullptr ? 2.0f : 1.0f);
+  // A measured trace whose ranks ran elsewhere (virtual devices) says where, on a line of its own.
+  const std::string recorded = RecordedMachineLine(ctx.session.trace());
+  const float recorded_y = caption_h;
+  if (!recorded.empty()) {
+    caption_h += ImGui::CalcTextSize(recorded.c_str(), nullptr, false, avail.x).y + ImGui::GetStyle().ItemSpacing.y;
+  }
   if (three_d != nullptr) {
     caption_h += ImGui::GetFrameHeightWithSpacing() +
                  ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(GridLegendLines(colouring, avail.x));
@@ -1112,6 +1119,10 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     const std::string now = tp != nullptr ? TpNowLine(ctx, plan, activity, state.tp_collectives, cursor_ns)
                                           : ZeroNowLine(ctx, plan, activity, state.zero_collectives, cursor_ns);
     list->AddText(ImVec2(origin.x, origin.y + ImGui::GetTextLineHeightWithSpacing()), theme.text, now.c_str());
+  }
+  if (!recorded.empty()) {
+    list->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, origin.y + recorded_y), theme.text,
+                  recorded.c_str(), nullptr, avail.x);
   }
   LayoutLegend(list, ImVec2(origin.x, canvas.Max.y), avail.x, theme, pipeline, tp, zero);
   if (three_d != nullptr) {
