@@ -15,6 +15,10 @@ when any goal fails or its figure is missing:
   no outlier       in every trace, every op within 2x the median of ops like it
                    (same kind and bytes, same name up to its numbers; groups of 3 or more)
   emulated ring    dgx-a100, 8 ranks, 16 MiB: within 10% of the simulator
+  model of this machine (issue 24), one line per case: model / measured within
+                   0.85-1.15, read from the "# total:" line of the --compare sim
+                   table in model-CASE.txt (ring 8 ranks 16M, 64M, 256M, 1G, the
+                   1F1B step, the TP MLP layer, a ZeRO-3 step)
 """
 import glob
 import json
@@ -24,6 +28,44 @@ import statistics
 import sys
 
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+# The cases of the model goal: (file in the folder, what it measured).
+MODEL_CASES = [
+    ("model-ring8-16M.txt", "ring all-reduce, 8 virtual ranks, 16 MiB"),
+    ("model-ring8-64M.txt", "ring all-reduce, 8 virtual ranks, 64 MiB"),
+    ("model-ring8-256M.txt", "ring all-reduce, 8 virtual ranks, 256 MiB"),
+    ("model-ring8-1G.txt", "ring all-reduce, 8 virtual ranks, 1 GiB"),
+    ("model-pipeline-1f1b.txt", "1F1B step, 4 stages, 8 micro-batches"),
+    ("model-tp-mlp.txt", "TP MLP layer, tp 4"),
+    ("model-zero3.txt", "ZeRO-3 step, 4 ranks"),
+]
+MODEL_BAND = (0.85, 1.15)
+
+
+def model_over_measured(path):
+    """(model / measured, model us, measured us) from a --compare sim table:
+    the last "# total: A .. us, B .. us, B/A .." line, its sides named by the
+    "#   A = ..., B = ..." line above it (the simulated side is the model)."""
+    sides, total = None, None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"#   A = (.*), B = (.*); \d+ ops matched by id", line)
+            if m:
+                sides = (m.group(1), m.group(2))
+            m = re.match(r"# total: A ([\d.]+) us, B ([\d.]+) us, B/A ([\d.]+)", line)
+            if m:
+                total = (sides, float(m.group(1)), float(m.group(2)), float(m.group(3)))
+    if total is None or total[0] is None:
+        raise ValueError("no compare table (no '# total:' line after an 'A = ..., B = ...' line)")
+    (a_label, b_label), a_us, b_us, b_over_a = total
+    a_sim, b_sim = "simulated" in a_label, "simulated" in b_label
+    if a_sim == b_sim:
+        raise ValueError("not one measured and one simulated side (A = %s, B = %s)" % (a_label, b_label))
+    if b_sim:
+        return b_over_a, b_us, a_us
+    if b_over_a <= 0:
+        raise ValueError("B/A is %g" % b_over_a)
+    return 1.0 / b_over_a, a_us, b_us
 
 
 def main(folder):
@@ -156,6 +198,18 @@ def main(folder):
     except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
         goal("fp16 ring 64 MiB within 1.5x of the fp32 ring's time (the same bytes moved)", False,
              "missing figure: %r" % e)
+
+    # The model of this machine against the measurement, one line per case.
+    low, high = MODEL_BAND
+    for filename, what in MODEL_CASES:
+        name = "model within 15%%: %s" % what
+        try:
+            ratio, model_us, measured_us = model_over_measured(os.path.join(folder, filename))
+            goal(name, low <= ratio <= high,
+                 "model / measured = %.3f (goal within %.2f\u2013%.2f; model %.1f us, measured %.1f us)"
+                 % (ratio, low, high, model_us, measured_us))
+        except (OSError, ValueError) as e:
+            goal(name, False, "missing figure: %s (%s)" % (e, filename))
 
     print("# %d goal(s) failed" % len(failed) if failed else "# every goal passed")
     return 1 if failed else 0

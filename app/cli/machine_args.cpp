@@ -32,6 +32,19 @@ int GpusFlag(const ParsedArgs& args) {
   return args.Has("gpus") ? static_cast<int>(ParseIntValue(args.Spelling("gpus"), args.Get("gpus"), 1, 65536)) : 1;
 }
 
+// The record with --issue applied when given.
+MachineRecord WithIssueFlag(const ParsedArgs& args, MachineRecord record) {
+  if (args.Has("issue")) {
+    try {
+      record.issue = CheckIssueMode(args.Get("issue"));
+    } catch (const Error&) {
+      throw UsageError(args.Spelling("issue") + ": unknown mode '" + args.Get("issue") + "' (graph or eager)");
+    }
+    record.how += "; --issue " + record.issue;
+  }
+  return record;
+}
+
 }  // namespace
 
 ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
@@ -60,7 +73,20 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
                    (gpus == 1 ? "" : "s") + (args.Has("gpus") ? " (--gpus)" : " (the default; --gpus N)") +
                    " of " + args.Get("device-profile");
     }
-    if (ranks <= 0) ranks = record.rank_to_gpu.empty() ? record.gpus : static_cast<int>(record.rank_to_gpu.size());
+    const int recorded = static_cast<int>(record.rank_to_gpu.size());
+    if (ranks <= 0) ranks = recorded > 0 ? recorded : record.gpus;
+    // Another rank count than the trace's: its placement, when it is the
+    // CUDA backend's rule (r mod N), is that rule for these ranks; a placement
+    // of another shape fits only its own rank count (BuildMachineModel says so).
+    if (recorded > 0 && ranks != recorded && record.rank_to_gpu == VirtualPlacement(recorded, record.gpus)) {
+      record.rank_to_gpu.clear();
+    }
+    try {
+      return BuildMachineModel(WithIssueFlag(args, std::move(record)), ranks, std::nullopt);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kInvalidInput) throw;
+      throw Error(path + ": otherData.machine." + e.what(), ErrorKind::kInvalidInput);
+    }
   } else {
     std::string no_gpu;
     try {
@@ -92,15 +118,7 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
     }
     if (ranks <= 0) ranks = record.gpus;
   }
-  if (args.Has("issue")) {
-    try {
-      record.issue = CheckIssueMode(args.Get("issue"));
-    } catch (const Error&) {
-      throw UsageError(args.Spelling("issue") + ": unknown mode '" + args.Get("issue") + "' (graph or eager)");
-    }
-    record.how += "; --issue " + record.issue;
-  }
-  return BuildMachineModel(std::move(record), ranks, std::move(out.detected));
+  return BuildMachineModel(WithIssueFlag(args, std::move(record)), ranks, std::move(out.detected));
 }
 
 std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path) {

@@ -505,6 +505,12 @@ std::string FormatComparison(const Comparison& c) {
     out << line;
   }
   out << "\n# " << c.explanation << "\n";
+  // The run's figures once more on one line of fixed shape, for scripts
+  // (scripts/gpu_goals.py reads it): A's and B's span in us, B/A.
+  char total[160];
+  std::snprintf(total, sizeof total, "# total: A %.1f us, B %.1f us, B/A %.4f\n", c.run.a_ns / 1000.0,
+                c.run.b_ns / 1000.0, c.run.ratio());
+  out << total;
   return out.str();
 }
 

@@ -143,7 +143,9 @@ struct Comparison {
 /// FirstPlanDifference when the plans differ.
 Comparison CompareRuns(const RunRecord& a, const RunRecord& b);
 
-/// The comparison as the CLI prints it (tables, totals, explanation).
+/// The comparison as the CLI prints it (tables, totals, explanation), ending
+/// with one line of fixed shape for scripts:
+/// "# total: A 1580.9 us, B 588.3 us, B/A 0.3721" (the run's spans).
 std::string FormatComparison(const Comparison& comparison);
 
 /// The comparison as a JSON object (every row, every group; ops only when

@@ -158,7 +158,14 @@ TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options
                     "scenario's settings ('NAME key=value ...')",
                 ErrorKind::kInvalidInput);
   }
-  const MachineModel machine = BuildMachineModel(record, trace.plan.num_ranks);
+  // The placement as recorded (checked against the plan's ranks), else r mod N.
+  MachineModel machine;
+  try {
+    machine = BuildMachineModel(record, trace.plan.num_ranks);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kInvalidInput) throw;
+    throw Error(file + ": otherData.machine." + e.what(), ErrorKind::kInvalidInput);
+  }
   // A plan built for `--topology this` was built on the model's own GPUs.
   bool on_this_machine = false;
   for (const auto& [name, value] : out.scenario.params) on_this_machine |= name == "topology" && value == "this";

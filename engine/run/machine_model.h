@@ -6,7 +6,8 @@
 // and a trace that recorded one (otherData.machine) gives it directly.
 //
 //   MachineRecord ──► BuildMachineModel(ranks) ──► MachineModel
-//                                                    record (placement for `ranks`)
+//                                                    record (placement for `ranks`:
+//                                                      the recorded one, else r mod N)
 //                                                    machine: the physical GPUs
 //                                                    plan_topology: one GPU per rank
 //   MachineModel ──► ApplyMachineModel ──► RunOptions: placement, shared HBM,
@@ -30,10 +31,16 @@ struct MachineModel {
 };
 
 /// The model of `record` for `ranks` ranks (0: the record's placement, or
-/// one rank per GPU): placement rank r on GPU r mod N, the machine's
-/// topology (the detected links when `detected` is given) and, when ranks
-/// outnumber GPUs, the virtual devices' topology. Throws Error when the
-/// record has no profile.
+/// one rank per GPU): the recorded placement (record.rank_to_gpu, checked
+/// by CheckPlacement), else rank r on GPU r mod N; the machine's topology
+/// (the detected links when `detected` is given) and, when two ranks share
+/// a GPU, the virtual devices' topology. Throws Error when the record has
+/// no profile or a placement that does not fit.
+/// A recorded placement fits a plan of `ranks` ranks on `gpus` GPUs: one
+/// entry per rank, each a GPU index in 0..gpus-1. Throws Error (kInvalidInput)
+/// naming the field: "placement: 3 entries (one GPU per rank) for a plan of 4 ranks".
+void CheckPlacement(const std::vector<int>& rank_to_gpu, int ranks, int gpus);
+
 MachineModel BuildMachineModel(MachineRecord record, int ranks,
                                std::optional<DetectedMachine> detected = std::nullopt);
 

@@ -1,5 +1,6 @@
 #include "engine/topology/this_machine.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/core/error.h"
@@ -14,12 +15,16 @@ std::string MachineRecord::Describe() const {
   out << gpus << " " << (gpu_model.empty() ? "GPU of unknown model" : gpu_model);
   if (!how.empty()) out << " (" << how << ")";
   const int ranks = static_cast<int>(rank_to_gpu.size());
-  if (ranks > gpus && gpus > 0) {
+  if (SharesAGpu(rank_to_gpu) && gpus > 0) {
     out << ", " << ranks << " ranks as virtual devices";
     if (gpus == 1) {
       out << " on GPU 0";
-    } else {
+    } else if (rank_to_gpu == VirtualPlacement(ranks, gpus)) {
       out << " (rank r on GPU r mod " << gpus << ")";
+    } else {
+      out << " (on GPUs";
+      for (int g : rank_to_gpu) out << " " << g;
+      out << ")";
     }
     out << " sharing " << (gpus == 1 ? "its" : "their GPU's") << " HBM";
   } else if (ranks > 0) {
@@ -44,6 +49,15 @@ std::vector<int> VirtualPlacement(int ranks, int gpus) {
   std::vector<int> placement(static_cast<std::size_t>(std::max(ranks, 0)));
   for (int r = 0; r < ranks; ++r) placement[static_cast<std::size_t>(r)] = gpus > 0 ? r % gpus : 0;
   return placement;
+}
+
+bool SharesAGpu(const std::vector<int>& rank_to_gpu) {
+  std::vector<int> seen;
+  for (int g : rank_to_gpu) {
+    if (std::find(seen.begin(), seen.end(), g) != seen.end()) return true;
+    seen.push_back(g);
+  }
+  return false;
 }
 
 Topology BuildMachineTopology(const MachineRecord& record, const DetectedMachine* detected) {

@@ -8,7 +8,8 @@
 //                                        profile, how)       shared HBM, per-op issue cost
 //
 // When ranks outnumber GPUs the ranks are virtual devices, placed as the
-// CUDA backend places them (rank r on GPU r mod N). Two virtual ranks of
+// CUDA backend places them (rank r on GPU r mod N), or as a trace recorded
+// them (its placement, e.g. blocks [0,0,1,1]). Two virtual ranks of
 // one GPU exchange data by a device copy that reads and writes that GPU's
 // HBM: in the model it shares the GPU's memory bandwidth with every other
 // copy and memory-bound kernel running there at that moment
@@ -57,6 +58,9 @@ MachineRecord MachineFromProfile(const DeviceProfile& profile, int gpus, const s
 
 /// The placement the CUDA backend uses: rank r on GPU r mod gpus.
 std::vector<int> VirtualPlacement(int ranks, int gpus);
+
+/// Whether two ranks of `rank_to_gpu` are on one GPU (virtual devices).
+bool SharesAGpu(const std::vector<int>& rank_to_gpu);
 
 /// The machine as a topology: the detected GPUs and links when `detected`
 /// is given, else `record.gpus` GPUs joined through PCIe to one CPU (as

@@ -3,6 +3,8 @@
 // the trace alone; and the clear refusal without a GPU or a profile.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "engine/compare/compare.h"
 #include "engine/io/trace_reader.h"
 #include "tests/common/run_program.h"
@@ -48,6 +50,44 @@ TEST(ThisMachineCli, OneH200HoldingEightVirtualRanksIsRecordedAndRebuiltFromTheT
   const ProgramResult cmp = RunProgram(kCli, {"compare", kRing, first}, dir.path());
   EXPECT_EQ(cmp.exit_code, 0) << Describe(cmp);
   EXPECT_NE(cmp.out.find("The biggest contributor"), std::string::npos) << cmp.out;
+}
+
+TEST(ThisMachineCli, ARecordedPlacementIsModelledAsRecordedAndOnlyForItsRanks) {
+  TempDir dir;
+  const std::string round_robin = (dir.path() / "rr.json").string();
+  const ProgramResult r = RunProgram(kCli, {"run", "allreduce", "--ranks", "4", "--size", "1M", "--topology", "this",
+                                            "--device-profile", kProfile, "--gpus", "2", "--timing-only", "--trace",
+                                            round_robin},
+                                     dir.path());
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_EQ(ReadChromeTraceFile(round_robin).machine->rank_to_gpu, (std::vector<int>{0, 1, 0, 1}));
+  // The same trace with the ranks placed in blocks.
+  std::string text = test_util::ReadWholeFile(round_robin);
+  const std::size_t key = text.find("\"placement\"");
+  ASSERT_NE(key, std::string::npos);
+  const std::size_t open = text.find('[', key), close = text.find(']', key);
+  text.replace(open, close - open + 1, "[0,0,1,1]");
+  const std::string blocks = (dir.path() / "blocks.json").string();
+  std::ofstream(blocks) << text;
+
+  const ProgramResult b = RunProgram(kCli, {"run", "allreduce", "--size", "1M", "--topology", "this", "--machine-from",
+                                            blocks, "--timing-only"},
+                                     dir.path());
+  ASSERT_EQ(b.exit_code, 0) << Describe(b);
+  EXPECT_NE(b.out.find("4 ranks as virtual devices (on GPUs 0 0 1 1)"), std::string::npos) << b.out;
+  // Blocks fit only four ranks; the CUDA backend's rule (r mod N) fits any.
+  const ProgramResult eight = RunProgram(kCli, {"run", "allreduce", "--ranks", "8", "--size", "1M", "--topology",
+                                                "this", "--machine-from", blocks, "--timing-only"},
+                                         dir.path());
+  EXPECT_EQ(eight.exit_code, 2) << Describe(eight);
+  EXPECT_NE(eight.err.find(blocks + ": otherData.machine.placement: 4 entries (one GPU per rank) for a plan of 8 ranks"),
+            std::string::npos)
+      << eight.err;
+  const ProgramResult rule = RunProgram(kCli, {"run", "allreduce", "--ranks", "8", "--size", "1M", "--topology",
+                                               "this", "--machine-from", round_robin, "--timing-only"},
+                                        dir.path());
+  EXPECT_EQ(rule.exit_code, 0) << Describe(rule);
+  EXPECT_NE(rule.out.find("8 ranks as virtual devices (rank r on GPU r mod 2)"), std::string::npos) << rule.out;
 }
 
 TEST(ThisMachineCli, WithoutAGpuOrAProfileItSaysWhatToGive) {
