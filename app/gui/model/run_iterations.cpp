@@ -15,10 +15,6 @@ IterationSettings RunIterationsOf(const ScenarioSettings& settings) {
   s.warmup = settings.warmup == -1 ? DefaultWarmup(settings.backend) : settings.warmup;
   s.iters = settings.iters;
   CheckIterationSettings(s);
-  if (settings.in_worker && s.iters > 1)
-    throw Error("iters: a run in the worker process shows one timed run (got " + std::to_string(s.iters) +
-                    "); 'shardlab-cli run -n N' averages several",
-                ErrorKind::kInvalidInput);
   return s;
 }
 
