@@ -4,7 +4,6 @@
 
 #include "app/gui/i18n/language.h"
 #include "app/gui/model/session.h"
-#include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/vector_sink.h"
 
