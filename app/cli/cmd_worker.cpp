@@ -3,11 +3,18 @@
 //
 //   app ──commands (stdin)──►  worker: hello, plan, snapshots of step 0,
 //                               then per step: events, snapshots, step done;
-//   app ◄──records (stdout)──   at the end: run done (metrics, the check).
+//   app ◄──records (stdout)──   at the end: run done (metrics, the check,
+//                               every timed run's span).
 //                               Logs and the one error line go to stderr.
 //
 // Its first records say who it is (hello) and what it runs (scenario: the
 // collective spec's parameters, name = value, as the flags gave them).
+//
+// Warm-up and timed runs as `run`'s -w/-n (engine/run/iterations.h): the
+// warm-up runs and every timed run but the last run to their end before
+// anything is streamed; the last is the one streamed step by step, and the
+// run-done record carries every timed run's span (the metrics are their
+// average), so the app reports the same iterations as an in-process run.
 //
 // The worker starts paused (or playing with --play) and obeys step k,
 // play, pause, cancel and quit between steps. A failure becomes an error
@@ -31,10 +38,12 @@
 
 #include "app/cli/collective_run.h"
 #include "app/cli/commands.h"
+#include "app/cli/iterations.h"
 #include "app/cli/scenario_flags.h"
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 #include "engine/run/executor.h"
+#include "engine/run/iterations.h"
 #include "engine/backends/mpi/process_group.h"
 #include "engine/run/vector_sink.h"
 #include "engine/io/worker_protocol.h"
@@ -200,7 +209,9 @@ const CommandSpec& WorkerSpec() {
         "that run in a worker, so that a crashed GPU run never takes the app down.\n"
         "Under mpirun with --backend mpi every rank runs it; rank 0 reads the commands,\n"
         "shares each decision with the other ranks before each step, and writes the records\n"
-        "for the job (mpirun forwards its stdin and stdout). --mpi-timeout passes to the\n"
+        "for the job (mpirun forwards its stdin and stdout). -w/-n run the warm-up and the timed\n"
+        "runs before the last, which it streams; the run-done record carries every timed run's\n"
+        "span and the metrics are their average, as 'run -n' reports. --mpi-timeout passes to the\n"
         "backend, and --mpi-fault KIND is the backend's --inject-fault (see 'run --help').\n"
         "Exit code 0 when the run is done (and correct), 1 on a failure, 3 on a sticky CUDA\n"
         "error, 130 when cancelled.";
@@ -213,10 +224,9 @@ const CommandSpec& WorkerSpec() {
          "for tests: fail after --fault-step steps: sticky-cuda (error record, exit 3), signal "
          "(SIGSEGV), kill (SIGKILL), exit (exit 4, no record) or hang (stop answering)"},
         {"fault-step", 0, "N", "for tests: steps run before the injected fault (default: 1)"},
-        {"warmup", 'w', "N",
-         "untimed runs of the plan before the one it streams (the app's warm-up; default: 0)"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());
+    AddIterationFlags(s.flags);  // -w/--warmup, -n/--iters: the last timed run is streamed
     s.max_positionals = 1;
     s.examples =
         "  shardlab-cli worker allreduce --ranks 4 --size 1K --play < /dev/null | xxd | head\n"
@@ -249,9 +259,7 @@ int WorkerMain(std::span<const std::string> words) {
   settings.Set("kind", args.positionals().front());
   settings.Set("size", args.Get("size", SizeDefault()));
   const WorkerFault fault = ParseFault(args);
-  const int warmup = args.Has("warmup")
-                         ? static_cast<int>(ParseIntValue(args.Spelling("warmup"), args.Get("warmup"), 0, 1000000))
-                         : 0;
+  const IterationSettings iterations = IterationsFromArgs(args, setup.backend);
   const int fault_step =
       args.Has("fault-step")
           ? static_cast<int>(ParseIntValue(args.Spelling("fault-step"), args.Get("fault-step"), 0, 1 << 30))
@@ -326,18 +334,11 @@ int WorkerMain(std::span<const std::string> words) {
     };
     send_snapshots(0);
     out.Flush();
-    // Warm-up: the plan from its inputs, untimed and not streamed (first
-    // launches, cuBLAS's heuristics, a CUDA graph's capture); the streamed
-    // run starts from the inputs again.
-    for (int run = 0; run < warmup; ++run) {
-      CountingSink discard;
-      try {
-        executor.RunToEnd(discard);  // throws when the run fails
-      } catch (const Error& e) {
-        throw Error("warm-up run " + std::to_string(run + 1) + " failed: " + e.what(), e.kind());
-      }
-      executor.Reset();
-    }
+    // Warm-up (first launches, cuBLAS's heuristics, a CUDA graph's
+    // capture) and the timed runs before the last: the plan from its
+    // inputs each time, not streamed; the streamed run starts from the
+    // inputs again and is the last timed one.
+    std::vector<TimeNs> spans = RunBeforeTheLast(executor, iterations);
 
     EventRecordSink to_app(out);
     CountingSink span;
@@ -404,8 +405,11 @@ int WorkerMain(std::span<const std::string> words) {
       if (step == std::min(fault_step, plan.num_steps)) InjectFault(fault, out, step);
     }
 
+    spans.push_back(span.end_ns);
+    const IterationTimes times = SummarizeIterations(iterations, std::move(spans));
+    // As `run` -n: the metrics are the timed runs' average.
     const CollectiveOutcomeSummary summary =
-        SummarizeCollective(*prepared, span.end_ns, span.count, executor.backend(), &plan);
+        SummarizeCollective(*prepared, times.average_ns, span.count, executor.backend(), &plan);
     WorkerRecord done;
     done.type = RecordType::kRunDone;
     done.done.steps = step;
@@ -421,6 +425,8 @@ int WorkerMain(std::span<const std::string> words) {
     done.done.elements_checked = summary.verify.checked;
     done.done.not_checked_reason =
         !not_checked_reason.empty() ? not_checked_reason : summary.not_checked_reason;
+    done.done.warmup = iterations.warmup;
+    done.done.spans_ns = times.spans_ns;
     out.Add(done);
     out.Flush();
     return summary.checked && !summary.verify.correct ? 1 : 0;

@@ -22,7 +22,7 @@ std::uint32_t MaxPayload(RecordType type) {
     case RecordType::kEvent: return kEventPayloadBytes;
     case RecordType::kBufferSnapshot: return 4 + 4 + 4 + 4 * kMaxSnapshotFloats;
     case RecordType::kStepDone: return 4;
-    case RecordType::kRunDone: return 4 + 8 * 5 + 1 + 1 + 8 + 8 + 8 + kString;
+    case RecordType::kRunDone: return 4 + 8 * 5 + 1 + 1 + 8 + 8 + 8 + kString + 4 + 4 + 8 * kMaxTimedRuns;
     case RecordType::kError: return 1 + 4 + kString;
     case RecordType::kScenario: return 4 + kMaxScenarioText + 4 + kMaxScenarioParams * 2 * (4 + kMaxScenarioText);
     case RecordType::kStep: return 4;
@@ -139,6 +139,15 @@ void EncodePayload(const WorkerRecord& r, Writer& w) {
       w.I64(d.wrong);
       w.I64(d.elements_checked);
       w.String(d.not_checked_reason);
+      // The spans last: the decoder checks their count against the bytes left.
+      if (d.spans_ns.empty() || d.spans_ns.size() > kMaxTimedRuns) {
+        throw Error("worker protocol: a run-done record carries 1 to " + std::to_string(kMaxTimedRuns) +
+                        " timed runs, not " + std::to_string(d.spans_ns.size()),
+                    ErrorKind::kRuntime);
+      }
+      w.I32(d.warmup);
+      w.U32(static_cast<std::uint32_t>(d.spans_ns.size()));
+      for (TimeNs span : d.spans_ns) w.F64(span);
       return;
     }
     case RecordType::kError:
@@ -322,6 +331,22 @@ void DecodePayload(Reader& r, WorkerRecord& out) {
       d.wrong = r.I64();
       d.elements_checked = r.I64();
       d.not_checked_reason = r.String("run_done.not_checked_reason");
+      d.warmup = r.I32();
+      const std::uint32_t count = r.U32();
+      if (r.failed()) return;
+      if (d.warmup < 0) return r.Fail("warm-up count " + std::to_string(d.warmup) + " is negative");
+      if (count < 1 || count > kMaxTimedRuns) {
+        return r.Fail(std::to_string(count) + " timed runs (a run has 1 to " + std::to_string(kMaxTimedRuns) + ")");
+      }
+      if (std::size_t{count} * 8 != r.left()) {
+        return r.Fail("says " + std::to_string(count) + " timed runs but carries " + std::to_string(r.left()) +
+                      " bytes of spans");
+      }
+      d.spans_ns.resize(count);
+      for (TimeNs& span : d.spans_ns) {
+        span = r.F64();
+        if (!std::isfinite(span) || span < 0) return r.Fail("a timed run's span is not a finite time >= 0");
+      }
       return;
     }
     case RecordType::kError: {

@@ -40,13 +40,15 @@
 
 namespace shardlab {
 
-inline constexpr std::uint8_t kWorkerProtocolVersion = 2;  // 2: the scenario record
+// 2: the scenario record; 3: the run-done record's warm-up count and timed spans
+inline constexpr std::uint8_t kWorkerProtocolVersion = 3;
 inline constexpr std::size_t kRecordHeaderBytes = 12;
 inline constexpr std::size_t kEventPayloadBytes = 48;
 inline constexpr std::uint32_t kMaxRecordString = 4096;
 inline constexpr std::uint32_t kMaxSnapshotFloats = 1u << 20;  // 4 MiB of data per record
 inline constexpr std::uint32_t kMaxScenarioParams = 256;     // name = value pairs per scenario record
 inline constexpr std::uint32_t kMaxScenarioText = 256;       // bytes of one name or value
+inline constexpr std::uint32_t kMaxTimedRuns = 1u << 20;      // spans of one run-done record (8 MiB)
 
 enum class RecordType : std::uint16_t {
   // worker -> app
@@ -105,7 +107,11 @@ struct BufferSnapshotRecord {
   std::vector<float> values;
 };
 
-/// The run's end: nccl-tests metrics and the check of the result.
+/// The run's end: nccl-tests metrics and the check of the result, and its
+/// iterations (engine/run/iterations.h): the streamed run is the last of
+/// spans_ns; time_ns (and the bandwidths) are the spans' average, so that
+/// SummarizeIterations({warmup, spans_ns.size()}, spans_ns) on the app's
+/// side is what an in-process run of the same settings reports.
 struct RunDoneRecord {
   std::int32_t steps = 0;
   std::int64_t events = 0;
@@ -119,6 +125,8 @@ struct RunDoneRecord {
   std::int64_t wrong = 0;
   std::int64_t elements_checked = 0;
   std::string not_checked_reason;
+  std::int32_t warmup = 0;         // untimed runs before the timed ones (protocol 3)
+  std::vector<TimeNs> spans_ns;    // every timed run's span, in order: 1 to kMaxTimedRuns
 };
 
 /// The run's settings: the scenario and its parameters, name = value, in

@@ -65,6 +65,26 @@ IterationTimes RunIterations(Executor& executor, EventSink& last,
   return SummarizeIterations(settings, std::move(spans));
 }
 
+std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings& settings) {
+  CheckIterationSettings(settings);
+  std::vector<TimeNs> spans;
+  for (int run = 0; run + 1 < settings.warmup + settings.iters; ++run) {
+    const bool timed = run >= settings.warmup;
+    CountingSink counter;
+    try {
+      RunOnce(executor, counter);
+    } catch (const Error& e) {
+      const std::string which = timed ? "timed run " + std::to_string(run - settings.warmup + 1) + " of " +
+                                            std::to_string(settings.iters)
+                                      : "warm-up run " + std::to_string(run + 1);
+      throw Error(which + " failed: " + e.what(), e.kind());
+    }
+    if (timed) spans.push_back(counter.end_ns);
+    executor.Reset();
+  }
+  return spans;
+}
+
 std::string DescribeIterations(const IterationTimes& times) {
   const IterationSettings& s = times.settings;
   if (s.warmup == 0 && s.iters == 1) return "";

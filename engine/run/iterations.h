@@ -50,6 +50,15 @@ IterationTimes SummarizeIterations(const IterationSettings& settings,
 IterationTimes RunIterations(Executor& executor, EventSink& last,
                              const IterationSettings& settings);
 
+/// For a front end that runs the last timed run itself (stepped and
+/// streamed: the app's worker process): runs the warm-up runs and every
+/// timed run but the last, each from the plan's inputs (RunToEnd, then
+/// Reset), and returns those timed runs' spans; the last run's span is
+/// appended by the caller, and SummarizeIterations of all of them is what
+/// RunIterations would report. A run that fails throws its Error (kind
+/// kept) as "warm-up run 2 failed: ..." or "timed run 1 of 3 failed: ...".
+std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings& settings);
+
 /// "# iterations: 1 warm-up (not timed), 10 timed: average 1.23 ms, best
 /// 1.10 ms; the tables and the timeline show the last", or "" for a
 /// single run without warm-up (the output of a plain run is unchanged).

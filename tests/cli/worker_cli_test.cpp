@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/io/worker_protocol.h"
@@ -154,6 +156,53 @@ TEST(WorkerCli, GarbageOnStdinIsAnErrorRecordNotAHang) {
   ASSERT_FALSE(r.records.empty());
   EXPECT_EQ(r.records.back().type, RecordType::kError);
   EXPECT_NE(r.records.back().error.message.find("'hello' is not a command"), std::string::npos);
+}
+
+// -w/-n as `run`'s: the warm-up and the timed runs before the last run to
+// their end unseen, the last is streamed, and the run-done record carries
+// every timed run's span; the metrics are their average.
+TEST(WorkerCli, WarmUpAndItersStreamTheLastRunAndSendEveryTimedSpan) {
+  std::vector<std::string> args = kAllReduce4;
+  args.insert(args.end(), {"--play", "--warmup", "1", "--iters", "3"});
+  const WorkerResult r = RunWorker(args, {});
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+  ASSERT_EQ(r.stream_error, "");
+  // One run's events and steps: the last.
+  EXPECT_EQ(Count(r, RecordType::kEvent), 48);
+  EXPECT_EQ(Count(r, RecordType::kStepDone), 6);
+  TimeNs streamed_end = 0;
+  for (const WorkerRecord& record : r.records) {
+    if (record.type == RecordType::kEvent) streamed_end = std::max(streamed_end, record.event.end_ns);
+  }
+  ASSERT_EQ(r.records.back().type, RecordType::kRunDone);
+  const RunDoneRecord& done = r.records.back().done;
+  EXPECT_EQ(done.warmup, 1);
+  ASSERT_EQ(done.spans_ns.size(), 3u);
+  // The simulator's runs are the same run: each span is the streamed one's end.
+  for (TimeNs span : done.spans_ns) EXPECT_EQ(span, streamed_end);
+  EXPECT_EQ(done.time_ns, streamed_end);
+  EXPECT_TRUE(done.correct);
+
+  // Without -w/-n: no warm-up on the simulator and one timed run, as `run`.
+  const WorkerResult plain = RunWorker(kAllReduce4, {MakeCommand(RecordType::kPlay)});
+  ASSERT_EQ(plain.records.back().type, RecordType::kRunDone);
+  EXPECT_EQ(plain.records.back().done.warmup, 0);
+  EXPECT_EQ(plain.records.back().done.spans_ns, std::vector<TimeNs>{streamed_end});
+}
+
+TEST(WorkerCli, ANegativeWarmUpOrNoTimedRunIsOneLineAndCode2) {
+  for (const auto& [flag, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--warmup", "-1", "--warmup: must be at least 0 (got -1)"},
+           {"-w", "-1", "-w: must be at least 0 (got -1)"},
+           {"--iters", "0", "--iters: must be at least 1 (got 0)"},
+           {"-n", "0", "-n: must be at least 1 (got 0)"}}) {
+    std::vector<std::string> args = kAllReduce4;
+    args.insert(args.end(), {"--play", flag, value});
+    const WorkerResult r = RunWorker(args, {});
+    EXPECT_EQ(r.process.exit_code, 2) << flag;
+    EXPECT_EQ(r.process.err, "shardlab-cli: error: " + says + "\n");
+    EXPECT_TRUE(r.records.empty()) << flag << ": records before the error";
+  }
 }
 
 TEST(WorkerCli, BadFlagsAreOneLineAndCode2) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/gui/model/scenario_fields.h"
@@ -29,6 +30,34 @@ TEST(AppFlagsFromSpecs, AFlagMeansTheSameBeforeOrAfterTheScenario) {
   // Without flags: the spec's defaults.
   EXPECT_EQ(Parse({"--scenario", "zero"}).settings, DefaultSettings("zero"));
   EXPECT_EQ(Parse({}).settings, DefaultSettings("allreduce"));
+}
+
+// Warm-up and timed runs, as the CLI's -w/-n: any scenario, in a worker
+// too; a bad count is one line, as the CLI says it.
+TEST(AppFlagsFromSpecs, WarmUpAndItersAreFlagsOfEveryScenario) {
+  for (const std::string scenario : {"allreduce", "pipeline", "tp", "zero", "3d", "moe"}) {
+    const AppFlags flags = Parse({"--warmup", "2", "--scenario", scenario, "--iters", "5"});
+    EXPECT_EQ(flags.settings.warmup, 2) << scenario;
+    EXPECT_EQ(flags.settings.iters, 5) << scenario;
+    EXPECT_EQ(flags.settings.scenario, scenario);
+  }
+  const AppFlags plain = Parse({"--scenario", "moe"});
+  EXPECT_EQ(plain.settings.warmup, -1);  // the backend's default
+  EXPECT_EQ(plain.settings.iters, 1);
+  const AppFlags worker = Parse({"--worker", "--iters", "3", "--warmup", "1"});
+  EXPECT_TRUE(worker.settings.in_worker);
+  EXPECT_EQ(worker.settings.iters, 3);
+  EXPECT_EQ(worker.settings.warmup, 1);
+  for (const auto& [flag, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--warmup", "-1", "--warmup: must be at least 0 (got -1)"},
+           {"--iters", "0", "--iters: must be at least 1 (got 0)"}}) {
+    try {
+      Parse({flag, value});
+      ADD_FAILURE() << flag << " " << value << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), says);
+    }
+  }
 }
 
 /// A valid value of `p` other than its default, or "".

@@ -3,6 +3,7 @@
 // exits, hangs) fails the run, never the test process, which then restarts
 // the worker and gets a correct run. No GPU needed: the faults are injected.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -115,6 +116,74 @@ TEST(WorkerSession, StreamsTheSameRunAsTheInProcessSimulator) {
       [&](BufferId id) { return std::span<const float>(buffers[static_cast<std::size_t>(id)]); });
   EXPECT_TRUE(verify.correct);
   EXPECT_EQ(verify.checked, 4 * 256);
+}
+
+// Warm-up and timed runs in the worker: the metrics panel's line, the
+// spans and the metrics are those of the same settings run in process.
+TEST(WorkerSession, WarmUpAndTimedRunsReportWhatAnInProcessRunReports) {
+  ScenarioSettings settings = WorkerAllReduce();
+  settings.warmup = 1;
+  settings.iters = 3;
+  Session session;
+  StartWorker(session, settings);
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+
+  Session local;
+  settings.in_worker = false;
+  ASSERT_TRUE(local.Start(settings)) << local.error();
+  ASSERT_TRUE(PollUntilDone(local));
+  ASSERT_EQ(local.state(), SessionState::kDone) << local.error();
+
+  EXPECT_EQ(session.iterations().settings.warmup, 1);
+  EXPECT_EQ(session.iterations().settings.iters, 3);
+  ASSERT_EQ(session.iterations().spans_ns.size(), 3u);
+  EXPECT_EQ(session.iterations().spans_ns, local.iterations().spans_ns);
+  EXPECT_EQ(session.iterations().average_ns, local.iterations().average_ns);
+  EXPECT_EQ(session.iterations().best_ns, local.iterations().best_ns);
+  EXPECT_EQ(session.iterations_line(), local.iterations_line());
+  EXPECT_EQ(session.iterations_line().rfind("average of 3 runs: ", 0), 0u) << session.iterations_line();
+  EXPECT_NE(session.iterations_line().find("; 1 warm-up run excluded"), std::string::npos);
+  EXPECT_EQ(session.outcome().metrics.time_ns, local.outcome().metrics.time_ns);
+  EXPECT_EQ(session.outcome().metrics.busbw_gbps, local.outcome().metrics.busbw_gbps);
+  // The timeline holds the last run only, as in process.
+  EXPECT_EQ(session.store().event_count(), local.store().event_count());
+  EXPECT_EQ(session.store().end_ns(), local.store().end_ns());
+}
+
+// A worker that timed other runs than the app asked for (here one that
+// ignores --iters: an older build) fails the run with one message instead of
+// showing an average over the wrong runs.
+TEST(WorkerSession, AWorkerThatTimedAnotherCountOfRunsFailsTheRun) {
+  const std::string script = ::testing::TempDir() + "/worker_without_iters.sh";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/bash\n"
+           "args=()\n"
+           "while [ $# -gt 0 ]; do\n"
+           "  if [ \"$1\" = --iters ]; then shift 2; continue; fi\n"
+           "  args+=(\"$1\"); shift\n"
+           "done\n"
+           "exec '" SHARDLAB_CLI_PATH "' \"${args[@]}\"\n";
+  }
+  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  ScenarioSettings settings = WorkerAllReduce();
+  settings.iters = 3;
+  Session session;
+  session.SetWorkerProgram(script);
+  ASSERT_TRUE(session.Start(settings)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_EQ(session.worker_failure(),
+            "the worker ran 0 warm-up and 1 timed runs where the app asked for 0 and 3 "
+            "(is it the same ShardLab version?)");
+  EXPECT_TRUE(session.iterations().spans_ns.empty());
+
+  // The same wrapper with one timed run asked: nothing to drop, a good run.
+  settings.iters = 1;
+  ASSERT_TRUE(session.Start(settings)) << session.error();
+  ASSERT_TRUE(PollUntilDone(session));
+  EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
 }
 
 TEST(WorkerSession, StickyCudaErrorKillsTheWorkerNotTheAppAndARestartRuns) {

@@ -66,6 +66,8 @@ std::vector<WorkerRecord> OneOfEach() {
   r.done.max_abs_err = 1e-7;
   r.done.elements_checked = 2048;
   r.done.not_checked_reason = "";
+  r.done.warmup = 2;
+  r.done.spans_ns = {1.25e6, 0.875e6, 0.875e6};
   records.push_back(r);
   r = {};
   r.type = RecordType::kError;
@@ -134,6 +136,8 @@ void ExpectSame(const WorkerRecord& a, const WorkerRecord& b) {
       EXPECT_EQ(a.done.wrong, b.done.wrong);
       EXPECT_EQ(a.done.elements_checked, b.done.elements_checked);
       EXPECT_EQ(a.done.not_checked_reason, b.done.not_checked_reason);
+      EXPECT_EQ(a.done.warmup, b.done.warmup);
+      EXPECT_EQ(a.done.spans_ns, b.done.spans_ns);
       break;
     case RecordType::kError:
       EXPECT_EQ(a.error.kind, b.error.kind);
@@ -277,6 +281,60 @@ TEST(WorkerProtocol, GarbageIsABadStreamWithAClearMessage) {
   bytes.push_back(0);
   ++bytes[8];
   EXPECT_NE(DecodeRecord(bytes, &out).error.find("left over"), std::string::npos);
+}
+
+// Protocol 3: a run-done record ends with its warm-up count, the number of
+// timed runs and their spans. A count the spans do not match, no timed run,
+// a negative warm-up or a span that is no time is one clear error.
+TEST(WorkerProtocol, ARunDoneRecordWithABadCountOfTimedRunsIsRefused) {
+  WorkerRecord done;
+  done.type = RecordType::kRunDone;
+  done.done.warmup = 1;
+  done.done.spans_ns = {3000, 2000, 4000};
+  const std::vector<std::uint8_t> good = Encode(done);
+  WorkerRecord out;
+  ASSERT_EQ(DecodeRecord(good, &out).status, DecodeStatus::kRecord);
+  EXPECT_EQ(out.done.spans_ns, done.done.spans_ns);
+  EXPECT_EQ(out.done.warmup, 1);
+  // The count (a u32) sits before the 3 spans, the warm-up (an i32) before it.
+  const std::size_t count_at = good.size() - 3 * 8 - 4;
+  const std::size_t warmup_at = count_at - 4;
+  auto with = [&](std::size_t at, std::uint32_t value) {
+    std::vector<std::uint8_t> bytes = good;
+    for (int i = 0; i < 4; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
+    return DecodeRecord(bytes, &out);
+  };
+  for (std::uint32_t count : {2u, 4u}) {  // says 2 or 4, carries 3
+    const DecodeResult r = with(count_at, count);
+    ASSERT_EQ(r.status, DecodeStatus::kBad) << count;
+    EXPECT_EQ(r.error, "run done record: says " + std::to_string(count) + " timed runs but carries 24 bytes of spans");
+  }
+  DecodeResult r = with(count_at, 0);
+  ASSERT_EQ(r.status, DecodeStatus::kBad);
+  EXPECT_EQ(r.error, "run done record: 0 timed runs (a run has 1 to 1048576)");
+  r = with(count_at, kMaxTimedRuns + 1);
+  ASSERT_EQ(r.status, DecodeStatus::kBad);
+  EXPECT_NE(r.error.find("1048577 timed runs"), std::string::npos) << r.error;
+  r = with(warmup_at, static_cast<std::uint32_t>(-1));
+  ASSERT_EQ(r.status, DecodeStatus::kBad);
+  EXPECT_EQ(r.error, "run done record: warm-up count -1 is negative");
+  // A span that is no time (NaN's top bytes in the last span).
+  std::vector<std::uint8_t> nan = good;
+  nan[nan.size() - 1] = 0x7f;
+  nan[nan.size() - 2] = 0xf8;
+  r = DecodeRecord(nan, &out);
+  ASSERT_EQ(r.status, DecodeStatus::kBad);
+  EXPECT_NE(r.error.find("span is not a finite time"), std::string::npos) << r.error;
+  // Cut inside the spans: the stream waits for the rest, and ending there is an error.
+  EXPECT_EQ(DecodeRecord(std::span<const std::uint8_t>(good.data(), good.size() - 5), &out).status,
+            DecodeStatus::kNeedMore);
+  // The worker never writes a record without a timed run, nor too many.
+  done.done.spans_ns.clear();
+  std::vector<std::uint8_t> bytes;
+  EXPECT_THROW(EncodeRecord(done, bytes), Error);
+  EXPECT_TRUE(bytes.empty());
+  done.done.spans_ns.assign(kMaxTimedRuns + 1, 1.0);
+  EXPECT_THROW(EncodeRecord(done, bytes), Error);
 }
 
 TEST(WorkerProtocol, RandomBytesNeverCrashOrOverAllocate) {

@@ -59,6 +59,42 @@ TEST(Iterations, BadCountsAreRejectedBeforeAnyRun) {
   }
 }
 
+// The app's worker process runs the warm-up and the timed runs but the last
+// this way, then streams the last: 1 warm-up and 3 timed runs are 4 runs in
+// all, and the summary equals RunIterations' for the same settings.
+TEST(Iterations, RunBeforeTheLastLeavesTheLastTimedRunToTheCaller) {
+  int runs = 0;
+  Executor executor = MakeExecutor(&runs);
+  std::vector<TimeNs> spans = RunBeforeTheLast(executor, {/*warmup=*/1, /*iters=*/3});
+  EXPECT_EQ(runs, 3);
+  // Run 0 (1 us) was the warm-up; runs 1 and 2 (2 and 3 us) were timed.
+  EXPECT_EQ(spans, (std::vector<TimeNs>{2000.0, 3000.0}));
+  CountingSink last;
+  executor.RunToEnd(last);
+  EXPECT_EQ(runs, 4);
+  spans.push_back(last.end_ns);
+  const IterationTimes streamed = SummarizeIterations({1, 3}, spans);
+
+  int in_one_go_runs = 0;
+  Executor in_one_go = MakeExecutor(&in_one_go_runs);
+  VectorSink events;
+  const IterationTimes reference = RunIterations(in_one_go, events, {1, 3});
+  EXPECT_EQ(in_one_go_runs, 4);
+  EXPECT_EQ(streamed.spans_ns, reference.spans_ns);
+  EXPECT_DOUBLE_EQ(streamed.average_ns, 3000.0);
+  EXPECT_EQ(streamed.average_ns, reference.average_ns);
+  EXPECT_EQ(streamed.best_ns, reference.best_ns);
+
+  // One timed run: nothing runs before it but the warm-up.
+  runs = 0;
+  Executor single = MakeExecutor(&runs);
+  EXPECT_TRUE(RunBeforeTheLast(single, {2, 1}).empty());
+  EXPECT_EQ(runs, 2);
+  EXPECT_THROW(RunBeforeTheLast(single, {0, 0}), Error);
+  EXPECT_THROW(RunBeforeTheLast(single, {-1, 1}), Error);
+  EXPECT_EQ(runs, 2);
+}
+
 TEST(Iterations, APlainRunAddsNoLineAndOthersSayWhatWasTimed) {
   EXPECT_EQ(DescribeIterations(SummarizeIterations({0, 1}, {1000.0})), "");
   const std::string line = DescribeIterations(SummarizeIterations({1, 2}, {3000.0, 1000.0}));

@@ -194,6 +194,8 @@ const CommandSpec& AppSpec() {
         {"scenario", 0, "KIND", "a collective (" + CollectiveKinds() + ") or a scenario (" + OtherScenarios() +
                                     ") (default allreduce)"},
         {"backend", 0, "NAME", "backend (default sim)"},
+        {"warmup", 0, "N", "untimed runs before the timed ones, as the CLI's -w (default: 1 on cuda, else 0)"},
+        {"iters", 0, "N", "timed runs, as the CLI's -n: the metrics show their average and best, the timeline the last (default: 1)"},
         {"worker", 0, "", "collectives: run in a worker process ('shardlab-cli worker'), as real hardware does; the backend may then be one only the worker has (cuda, mpi)"},
         {"worker-fault", 0, "KIND", "for tests: the launch run's worker fails after one step (sticky-cuda, signal, kill, exit or hang); Restart worker then runs normally"},
         {"mpi-timeout", 0, "TIME", "with --backend mpi --worker: the mpi backend's bound on every wait (e.g. 2s; default 30s)"},
@@ -398,6 +400,16 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
   flags.settings.in_worker = in_worker;
   flags.settings.backend = backend;
   ApplyScenarioFlags(flags, parsed);
+  // Warm-up and timed runs, as the CLI's -w/-n (run_iterations.h): any
+  // scenario, any backend, in the worker process too.
+  if (parsed.Has("warmup")) {
+    flags.settings.warmup =
+        static_cast<int>(ParseIntValue(parsed.Spelling("warmup"), parsed.Get("warmup"), 0, 1000000));
+  }
+  if (parsed.Has("iters")) {
+    flags.settings.iters =
+        static_cast<int>(ParseIntValue(parsed.Spelling("iters"), parsed.Get("iters"), 1, 1000000));
+  }
   if (parsed.Has("backend") && !flags.settings.in_worker) {
     CheckBackend(parsed.Spelling("backend"), flags.settings.backend);
   }

@@ -4,7 +4,6 @@
 
 #include "app/gui/i18n/language.h"
 #include "app/gui/model/session.h"
-#include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/vector_sink.h"
 
@@ -15,10 +14,6 @@ IterationSettings RunIterationsOf(const ScenarioSettings& settings) {
   s.warmup = settings.warmup == -1 ? DefaultWarmup(settings.backend) : settings.warmup;
   s.iters = settings.iters;
   CheckIterationSettings(s);
-  if (settings.in_worker && s.iters > 1)
-    throw Error("iters: a run in the worker process shows one timed run (got " + std::to_string(s.iters) +
-                    "); 'shardlab-cli run -n N' averages several",
-                ErrorKind::kInvalidInput);
   return s;
 }
 

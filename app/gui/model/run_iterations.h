@@ -8,6 +8,8 @@
 //        └─ RunIterationsOf ─► IterationSettings (checked)
 //   worker thread: RunBeforeTheShownRun (warm-up + iters-1 timed, RunToEnd)
 //        └─ the shown run, stepped as always ─► SummarizeIterations
+//   worker process (in_worker): the same there (`worker -w W -n N`); its
+//        run-done record's spans ─► SummarizeIterations
 //   metrics panel: DescribeRunIterations ─► "average of 5 runs: ..."
 #pragma once
 
@@ -25,9 +27,9 @@ struct ScenarioSettings;
 /// The settings' warm-up and timed runs: warmup -1 takes the backend's
 /// default (DefaultWarmup: 1 on cuda, 0 on the simulator). Throws
 /// Error(kInvalidInput) "warmup: must be 0 or more (got -2)" or "iters:
-/// must be at least 1 (got 0)"; a collective in the worker process
-/// (in_worker) runs its warm-up there (`worker --warmup`) and shows one
-/// timed run: iters above 1 is refused there.
+/// must be at least 1 (got 0)". A collective in the worker process
+/// (in_worker) runs them there (`worker -w W -n N`), streams the last timed
+/// run and sends every timed run's span (session_worker.cpp).
 IterationSettings RunIterationsOf(const ScenarioSettings& settings);
 
 /// Runs the warm-up runs and every timed run but the last (each from the

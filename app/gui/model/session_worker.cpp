@@ -3,7 +3,8 @@
 // (the store, buffer snapshots, the outcome), and its death into a message.
 //
 //   Start ─► PrepareCollective here (the views' plan) ─► StartWorkerRun: spawn, "play"
-//   Poll  ─► PollWorker: records ─► store, ChunkState ─► snapshots; run done ─► outcome
+//   Poll  ─► PollWorker: records ─► store, ChunkState ─► snapshots; run done ─► outcome,
+//            its timed runs' spans ─► iterations (checked against the settings)
 //            worker ended early / timed out ─► FailWorker (what happened, Restart)
 #include <chrono>
 #include <cstdio>
@@ -89,8 +90,11 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   argv.insert(argv.end(), {"--backend", settings.backend, "--seed", std::to_string(p.scenario.seed),
                            // The app's host-memory limit, so the worker checks what the app would.
                            "--verify-max", std::to_string(kMaxCheckedHostBytes)});
-  if (iteration_settings_.warmup > 0)  // untimed runs first (run_iterations.h)
-    argv.insert(argv.end(), {"--warmup", std::to_string(iteration_settings_.warmup)});
+  // Untimed runs first, then the timed ones; the worker streams the last
+  // (run_iterations.h). Both always given: the worker's own default warm-up
+  // is the backend's, as `run`'s, and the app has chosen already.
+  argv.insert(argv.end(), {"--warmup", std::to_string(iteration_settings_.warmup), "--iters",
+                           std::to_string(iteration_settings_.iters)});
   if (!worker_fault_.empty()) {
     argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
                              std::to_string(worker_fault_step_)});
@@ -169,6 +173,17 @@ void Session::PollWorker() {
         if (worker_chunks_) snapshots_.push_back(Snapshot(r.step, *worker_chunks_));
         break;
       case RecordType::kRunDone: {
+        // The worker must have run the warm-up and timed runs asked for:
+        // the average shown is over exactly these.
+        if (r.done.warmup != iteration_settings_.warmup ||
+            r.done.spans_ns.size() != static_cast<std::size_t>(iteration_settings_.iters)) {
+          worker_client_->Kill();
+          FailWorker("the worker ran " + std::to_string(r.done.warmup) + " warm-up and " +
+                     std::to_string(r.done.spans_ns.size()) + " timed runs where the app asked for " +
+                     std::to_string(iteration_settings_.warmup) + " and " +
+                     std::to_string(iteration_settings_.iters) + " (is it the same ShardLab version?)");
+          break;
+        }
         CollectiveOutcomeSummary& o = outcome_;
         o.metrics.size_bytes = r.done.size_bytes;
         o.metrics.time_ns = r.done.time_ns;
@@ -183,8 +198,9 @@ void Session::PollWorker() {
         o.verify.max_abs_err = r.done.max_abs_err;
         o.verify.wrong = r.done.wrong;
         o.verify.checked = r.done.elements_checked;
-        // One timed run, after the worker's warm-up (--warmup).
-        iterations_ = SummarizeIterations(iteration_settings_, {r.done.time_ns});
+        // Every timed run's span: the same summary as an in-process run's
+        // (the metrics above are already their average).
+        iterations_ = SummarizeIterations(iteration_settings_, std::move(r.done.spans_ns));
         done = true;
         break;
       }
