@@ -11,7 +11,9 @@
 #include <regex>
 
 #include "app/gui/model/session.h"
+#include "app/gui/model/link_emulation.h"
 #include "app/gui/model/scenario_fields.h"
+#include "app/gui/model/this_machine_choice.h"
 #include "engine/core/error.h"
 #include "engine/launch/mpi_launcher.h"
 
@@ -89,6 +91,12 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   argv.insert(argv.end(), {"--backend", settings.backend, "--seed", std::to_string(p.scenario.seed),
                            // The app's host-memory limit, so the worker checks what the app would.
                            "--verify-max", std::to_string(kMaxCheckedHostBytes)});
+  // "Emulate links" (link_emulation.h) and "This machine" (this_machine_choice.h) as the CLI takes them.
+  if (LinkEmulationOptions(settings).emulate_links) argv.push_back("--emulate-links");
+  if (IsThisMachine(settings.topology) && !settings.device_profile.empty()) {
+    argv.insert(argv.end(), {"--device-profile", settings.device_profile, "--gpus",
+                             std::to_string(settings.machine_gpus)});
+  }
   if (iteration_settings_.warmup > 0)  // untimed runs first (run_iterations.h)
     argv.insert(argv.end(), {"--warmup", std::to_string(iteration_settings_.warmup)});
   if (!worker_fault_.empty()) {
