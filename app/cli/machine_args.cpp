@@ -88,34 +88,19 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
       throw Error(path + ": otherData.machine." + e.what(), ErrorKind::kInvalidInput);
     }
   } else {
+    // The same record the app's "This machine" builds (engine/topology/this_machine.h).
     std::string no_gpu;
-    try {
-      out.detected = DetectMachine();
-    } catch (const Error& e) {
-      no_gpu = e.what();
+    out.detected = DetectThisMachine(&no_gpu);
+    if (ThisMachineNeedsProfile(out.detected.has_value(), args.Get("device-profile", ""))) {
+      if (args.Has("device-profile")) throw UsageError(args.Spelling("device-profile") + ": missing value");
+      throw UsageError(args.Spelling("topology") + " this: " + no_gpu +
+                       "; to model a GPU machine from here give --device-profile FILE (what "
+                       "'shardlab-cli calibrate' measured there) and --gpus N (default 1), or "
+                       "--machine-from TRACE with a trace that recorded its machine");
     }
-    if (out.detected) {
-      record.gpus = static_cast<int>(out.detected->gpus.size());
-      record.gpu_model = out.detected->gpus.front().name;
-      if (args.Has("device-profile")) {
-        record.profile = ProfileFromFlag(args);
-        record.how = "detected; rates from " + args.Get("device-profile");
-      } else {
-        record.profile = CalibrateDevice(0);
-        record.how = "detected; rates calibrated now on GPU 0";
-      }
-    } else {
-      if (!args.Has("device-profile")) {
-        throw UsageError(args.Spelling("topology") + " this: " + no_gpu +
-                         "; to model a GPU machine from here give --device-profile FILE (what "
-                         "'shardlab-cli calibrate' measured there) and --gpus N (default 1), or "
-                         "--machine-from TRACE with a trace that recorded its machine");
-      }
-      const int gpus = GpusFlag(args);
-      record = MachineFromProfile(ProfileFromFlag(args), gpus,
-                                  "no GPU here: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
-                                      " of " + args.Get("device-profile"));
-    }
+    if (args.Has("device-profile") && args.Get("device-profile").empty())
+      throw UsageError(args.Spelling("device-profile") + ": missing value");
+    record = RecordThisMachine(out.detected, args.Get("device-profile", ""), out.detected ? 1 : GpusFlag(args));
     if (ranks <= 0) ranks = record.gpus;
   }
   return BuildMachineModel(WithIssueFlag(args, std::move(record)), ranks, std::move(out.detected));
@@ -164,8 +149,7 @@ std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::
 
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology) {
-  if (backend != "sim") return;
-  ApplyMachineModel(machine, options, run_topology);
+  ApplyMachineModelOn(backend, machine, options, run_topology);
 }
 
 std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& machine, const std::string& backend,

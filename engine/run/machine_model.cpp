@@ -47,4 +47,10 @@ void ApplyMachineModel(const MachineModel& model, RunOptions* options, Topology*
   *run_topology = model.machine;
 }
 
+void ApplyMachineModelOn(const std::string& backend, const MachineModel& model, RunOptions* options,
+                         Topology* run_topology) {
+  if (backend != "sim") return;
+  ApplyMachineModel(model, options, run_topology);
+}
+
 }  // namespace shardlab

@@ -45,6 +45,41 @@ MachineRecord MachineFromProfile(const DeviceProfile& profile, int gpus, const s
   return record;
 }
 
+std::optional<DetectedMachine> DetectThisMachine(std::string* no_gpu) {
+  try {
+    DetectedMachine detected = DetectMachine();
+    if (!detected.gpus.empty()) return detected;
+    *no_gpu = "no CUDA device: detection found no GPU";
+  } catch (const Error& e) {
+    *no_gpu = e.what();
+  }
+  return std::nullopt;
+}
+
+MachineRecord RecordThisMachine(const std::optional<DetectedMachine>& detected, const std::string& profile_path,
+                                int gpus) {
+  if (ThisMachineNeedsProfile(detected.has_value(), profile_path)) {
+    throw Error("the model of this machine needs a GPU here or a device profile (what 'shardlab-cli "
+                "calibrate' measured on the GPU to model)", ErrorKind::kInvalidInput);
+  }
+  if (!detected) {
+    return MachineFromProfile(LoadDeviceProfile(profile_path), gpus,
+                              "no GPU here: " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " of " +
+                                  profile_path);
+  }
+  MachineRecord record;
+  record.gpus = static_cast<int>(detected->gpus.size());
+  record.gpu_model = detected->gpus.front().name;
+  if (!profile_path.empty()) {
+    record.profile = LoadDeviceProfile(profile_path);
+    record.how = "detected; rates from " + profile_path;
+  } else {
+    record.profile = CalibrateDevice(0);
+    record.how = "detected; rates calibrated now on GPU 0";
+  }
+  return record;
+}
+
 std::vector<int> VirtualPlacement(int ranks, int gpus) {
   std::vector<int> placement(static_cast<std::size_t>(std::max(ranks, 0)));
   for (int r = 0; r < ranks; ++r) placement[static_cast<std::size_t>(r)] = gpus > 0 ? r % gpus : 0;

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/topology/detect.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/topology.h"
 
@@ -55,6 +56,26 @@ struct MachineRecord {
 
 /// N GPUs of `profile` (no detection: a laptop modelling a GPU machine).
 MachineRecord MachineFromProfile(const DeviceProfile& profile, int gpus, const std::string& how);
+
+/// The GPUs `topo --detect` finds here; nullopt without one, with the
+/// detection's reason in *no_gpu ("no CUDA device: ..."). Never throws.
+std::optional<DetectedMachine> DetectThisMachine(std::string* no_gpu);
+
+/// The record of this machine when no trace gives it, as `--topology this`
+/// and the app's "This machine" build it: the `detected` GPUs with the
+/// rates of the device profile at `profile_path` (calibrated now on GPU 0
+/// when it is ""), or, with nothing detected, `gpus` GPUs of that profile.
+/// Throws Error for a bad profile file ("file:line: ..."), and when
+/// nothing was detected and no profile given (front ends say it their way
+/// first: ThisMachineNeedsProfile).
+MachineRecord RecordThisMachine(const std::optional<DetectedMachine>& detected,
+                                const std::string& profile_path, int gpus);
+
+/// True when RecordThisMachine would need a profile it was not given: no
+/// GPU detected here and `profile_path` empty.
+inline bool ThisMachineNeedsProfile(bool detected, const std::string& profile_path) {
+  return !detected && profile_path.empty();
+}
 
 /// The placement the CUDA backend uses: rank r on GPU r mod gpus.
 std::vector<int> VirtualPlacement(int ranks, int gpus);

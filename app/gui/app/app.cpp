@@ -28,6 +28,7 @@
 #include "app/gui/views/scenario_panels.h"
 #include "engine/algorithms/collective.h"
 #include "engine/topology/presets.h"
+#include "app/gui/model/this_machine_choice.h"
 
 namespace shardlab::gui {
 namespace {
@@ -92,7 +93,7 @@ App::App(AppFlags flags) : flags_(std::move(flags)) {
   scenario_state_.edit = flags_.settings;
   const std::string& order = flags_.settings.ring_order;
   if (order != "auto" && order != "rank") scenario_state_.custom_ring_order = order;
-  if (!IsPreset(flags_.settings.topology)) {
+  if (!IsPreset(flags_.settings.topology) && !IsThisMachine(flags_.settings.topology)) {
     scenario_state_.topology_is_file = true;
     scenario_state_.topology_file = flags_.settings.topology;
   }

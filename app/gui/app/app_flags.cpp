@@ -18,6 +18,7 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
+#include "app/gui/model/this_machine_choice.h"
 #include "engine/backends/mpi/mpi_options.h"
 #include "app/gui/model/scenario_fields.h"
 #include "engine/scenarios/scenario_spec.h"
@@ -200,6 +201,7 @@ const CommandSpec& AppSpec() {
         {"worker-fault", 0, "KIND", "for tests: the launch run's worker fails after one step (sticky-cuda, signal, kill, exit or hang); Restart worker then runs normally"},
         {"mpi-timeout", 0, "TIME", "with --backend mpi --worker: the mpi backend's bound on every wait (e.g. 2s; default 30s)"},
         {"mpi-fault", 0, "KIND", "for tests, with --backend mpi --worker: the launch run's mpi fault (kill:rank=1,op=3, exit:..., skip:rank=2,iter=1; see 'shardlab-cli run --help'); Restart worker then runs normally"},
+        {"device-profile", 0, "FILE", "with --topology this and no GPU here: the GPU to model, a device profile 'shardlab-cli calibrate' wrote (e.g. tests/data/traces/h200.toml); ranks beyond its GPUs are virtual devices sharing its HBM"},
         {"open-trace", 0, "FILE.json", "show a Chrome trace ShardLab wrote (any backend, any machine) instead of a run"},
         {"compare-trace", 0, "FILE.json", "with --open-trace: lay a second run of the same plan over it (outlines on the Gantt, summary in the metrics panel)"},
         {"planner", 0, "", "open the 3D layout planner window (View > 3D layout planner)"},
@@ -290,6 +292,9 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "compare-trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.compare_trace_path = value;
+  } else if (name == "device-profile") {
+    if (value.empty()) throw UsageError(spelling + ": missing value");
+    s.device_profile = value;
   } else if (name == "open-trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.open_trace_path = value;
@@ -396,9 +401,11 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
   const std::string scenario = flags.settings.scenario;
   const bool in_worker = flags.settings.in_worker;
   const std::string backend = flags.settings.backend;
+  const std::string device_profile = flags.settings.device_profile;
   flags.settings = DefaultSettings(scenario);
   flags.settings.in_worker = in_worker;
   flags.settings.backend = backend;
+  flags.settings.device_profile = device_profile;
   ApplyScenarioFlags(flags, parsed);
   // Warm-up and timed runs, as the CLI's -w/-n (run_iterations.h): any
   // scenario, any backend, in the worker process too.
@@ -409,6 +416,9 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
   if (parsed.Has("iters")) {
     flags.settings.iters =
         static_cast<int>(ParseIntValue(parsed.Spelling("iters"), parsed.Get("iters"), 1, 1000000));
+  }
+  if (parsed.Has("device-profile") && !IsThisMachine(flags.settings.topology)) {
+    throw UsageError(parsed.Spelling("device-profile") + ": only with --topology this (the machine it models)");
   }
   if (parsed.Has("backend") && !flags.settings.in_worker) {
     CheckBackend(parsed.Spelling("backend"), flags.settings.backend);

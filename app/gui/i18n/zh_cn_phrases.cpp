@@ -221,6 +221,8 @@ constexpr PhraseEntry kPhrases[] = {
      "正在与 %s 对比"},
     {"Dark theme",
      "深色主题"},
+    {"Device profile",
+     "设备配置文件"},
     {"Do first: %s",
      "先完成：%s"},
     {"Each GPU is one pipeline stage holding a slice of the model's layers. Step "
@@ -236,6 +238,8 @@ constexpr PhraseEntry kPhrases[] = {
     {"Each token's router picks top-k experts; dispatch sends it to their GPUs "
      "(all-to-all), the experts compute, combine sends the results back.",
      "每个 token 的路由器选出 top-k 个专家；分发（All-to-All）把它送到这些专家所在的 GPU，专家计算，合并再把结果送回来。"},
+    {"Emulate links",
+     "仿真链路"},
     {"Every GPU has a coordinate (dp, pp, tp). Machine: choose Colour by TP group, "
      "PP stage or DP replica; the legend lists each group's ranks, and the TP/PP/DP "
      "toggles light the links that kind of traffic uses.",
@@ -272,6 +276,32 @@ constexpr PhraseEntry kPhrases[] = {
      "跟随光标"},
     {"Critical path",
      "关键路径"},
+    {"GPUs",
+     "GPU 数"},
+    {"GPUs of the profile the modelled machine has; more ranks than GPUs are\n"
+     "virtual devices sharing their GPU's HBM, as the CUDA backend places them",
+     "建模的机器有几块这种配置的 GPU；rank 多于 GPU 时，多出的是虚拟设备，\n"
+     "与所在 GPU 共用 HBM，放置方式与 CUDA 后端相同"},
+    {"Hold each transfer for the time the machine's link would take, so one\n"
+     "GPU shows NVLink against PCIe; the times are labelled emulated.",
+     "每次传输占用机器上那条链路所需的时间，这样一块 GPU 也能显示\n"
+     "NVLink 与 PCIe 的差别；这些时间标为仿真（emulated）。"},
+    {"Machine modelled: %s",
+     "建模的机器：%s"},
+    {"Models %s",
+     "建模：%s"},
+    {"The GPU to model: the TOML 'shardlab-cli calibrate' wrote on it",
+     "要建模的 GPU：在它上面运行 'shardlab-cli calibrate' 写出的 TOML"},
+    {"The GPU's rates (optional here: without one they are calibrated now)",
+     "GPU 的各项速率（这里可不填：不填就现在校准）"},
+    {"The machine the run uses: the GPUs detected here, or a device profile's GPU;\n"
+     "ranks beyond its GPUs are virtual devices sharing their GPU's HBM",
+     "运行所用的机器：这里检测到的 GPU，或设备配置文件描述的 GPU；\n"
+     "多于 GPU 的 rank 是虚拟设备，与所在 GPU 共用 HBM"},
+    {"This machine",
+     "本机"},
+    {"h200.toml (shardlab-cli calibrate)",
+     "h200.toml（shardlab-cli calibrate）"},
     {"host rows: the CPU's enqueue calls as the model charges them (host time, not GPU time): %d %s, %s in all, "
      "%.0f%% of the %s run",
      "主机行：模型计入的 CPU 下发调用（主机时间，不是 GPU 时间）：%d %s，共 %s，占 %.0f%% 的运行时间（%s）"},
@@ -286,6 +316,10 @@ constexpr PhraseEntry kPhrases[] = {
      "次调用"},
     {"average of %d runs: %s, best %s; last iteration shown",
      "%d 次计时运行的平均：%s，最好 %s；显示的是最后一次"},
+    {"link emulation is for CUDA GPUs (backend cuda), not %s",
+     "链路仿真只用于 CUDA GPU（后端 cuda），不用于 %s"},
+    {"no GPU detected here: give a device profile (shardlab-cli calibrate's TOML) to model one",
+     "这里没有检测到 GPU：给出设备配置文件（shardlab-cli calibrate 写出的 TOML）来为一块 GPU 建模"},
     {"one timed run: %s",
      "一次计时运行：%s"},
     {"; %d warm-up run excluded",
@@ -294,8 +328,12 @@ constexpr PhraseEntry kPhrases[] = {
      "；不计 %d 次预热运行"},
     {"Faults: stragglers and failures",
      "故障：掉队者与失效"},
+    {"the app models This machine for collectives; shardlab-cli run pipeline, tp or zero --topology this models it for training",
+     "应用只在集合通信里为“本机”建模；训练场景请用 shardlab-cli run pipeline、tp 或 zero --topology this"},
     {"the logical step it fails at",
      "它在第几个逻辑步失效"},
+    {"the simulator models links already",
+     "模拟器本身已经为链路建模"},
     {"x%.2g slower",
      "慢 %.2g 倍"},
     {"Slower than the formula: the host issues each op in turn (the timeline's host rows) "

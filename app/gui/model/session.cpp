@@ -19,6 +19,8 @@
 #include "engine/scenarios/trace_compare_scenario.h"
 #include "engine/run/vector_sink.h"
 #include "app/gui/model/scenario_fields.h"
+#include "app/gui/model/this_machine_choice.h"
+#include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
 namespace {
@@ -380,6 +382,12 @@ TimeNs Session::expected_ns() const {
 std::uint64_t Session::dropped_events() const { return queue_ ? queue_->dropped() : 0; }
 
 const Topology& Session::CachedTopology(const std::string& name) {
+  if (IsThisMachine(name)) {
+    throw Error(std::string("topology: ") +
+                    Tr("the app models This machine for collectives; shardlab-cli run pipeline, tp or zero "
+                       "--topology this models it for training"),
+                ErrorKind::kInvalidInput);
+  }
   auto it = topologies_.find(name);
   if (it == topologies_.end()) {
     auto loaded = std::make_unique<const Topology>(LoadScenarioTopology(name));
@@ -388,9 +396,25 @@ const Topology& Session::CachedTopology(const std::string& name) {
   return *it->second;
 }
 
+Topology Session::CollectiveTopology(const ScenarioSettings& settings, const ScenarioParams& params,
+                                     std::optional<MachineModel>* model) {
+  model->reset();
+  if (!IsThisMachine(settings.topology)) return CachedTopology(settings.topology);
+  // As the CLI's --ranks: "all" is one rank per GPU; more ranks than GPUs
+  // are virtual devices sharing their GPU's HBM.
+  const int ranks = params.Text("ranks") == "all" ? 0 : static_cast<int>(params.Int("ranks"));
+  *model = ModelThisMachine(settings.device_profile, settings.machine_gpus, ranks);
+  return (*model)->plan_topology;
+}
+
+std::string Session::machine_description() const {
+  return machine_model_ && prepared_ ? machine_model_->record.Describe() : "";
+}
+
 std::string Session::Check(const ScenarioSettings& settings) {
   if (has_last_check_ && settings == last_check_settings_) return last_check_message_;
   std::string message;
+  last_check_machine_.clear();
   try {
     const ScenarioParams params = ParamsOf(settings);  // the spec's ranges and choices
     const std::string& spec = params.spec().name;
@@ -430,8 +454,10 @@ std::string Session::Check(const ScenarioSettings& settings) {
       CheckTraceCompare(params);
     } else if (spec == kCollectiveSpec) {
       // No plan: a 1,024-rank check stays cheap.
-      CollectiveScenario scenario = ScenarioFrom(params, settings, CachedTopology(settings.topology));
-      Topology topology = CachedTopology(scenario.topology);
+      std::optional<MachineModel> machine;
+      Topology topology = CollectiveTopology(settings, params, &machine);
+      if (machine) last_check_machine_ = machine->record.Describe();
+      CollectiveScenario scenario = ScenarioFrom(params, settings, topology);
       CheckCollectiveFaults(FaultsFromParams(params), scenario, &topology);
       CheckOrTimeOnly(scenario, topology,
                       [](const CollectiveScenario& c, const Topology& t) { CheckCollectiveScenario(c, t); },
@@ -466,6 +492,7 @@ void Session::ResetRun() {
   trace_.reset();
   compare_.reset();
   prepared_.reset();
+  machine_model_.reset();
   pipeline_.reset();
   tp_.reset();
   zero_.reset();
@@ -691,7 +718,7 @@ bool Session::Start(const ScenarioSettings& settings) {
       dp_train_ = PrepareDpTrain(DpTrainFromParams(params));
       plan = &dp_train_->plan.plan;
     } else if (spec == kCollectiveSpec) {
-      Topology topology = CachedTopology(settings.topology);
+      Topology topology = CollectiveTopology(settings, params, &machine_model_);
       CollectiveScenario scenario = ScenarioFrom(params, settings, topology);
       // Stragglers and failures: a throttle is a slower link in the machine
       // itself (the ring is chosen around it), the rest the simulator applies.
@@ -708,6 +735,7 @@ bool Session::Start(const ScenarioSettings& settings) {
     }
   } catch (const std::exception& e) {
     prepared_.reset();
+    machine_model_.reset();
     pipeline_.reset();
     tp_.reset();
     zero_.reset();
@@ -984,7 +1012,10 @@ void Session::RunCollectiveWorker() {
     const PreparedCollective& prepared = *prepared_;
     RunOptions options = CollectiveRunOptions(prepared.scenario);  // placement and host issue too
     options.faults = faults_;
-    Executor executor(CreateBackend(prepared.scenario.backend), prepared.plan, prepared.topology,
+    // "This machine" on the simulator: the model's GPUs, placement, shared HBM and issue cost.
+    Topology run_topology = prepared.topology;
+    if (machine_model_) ApplyMachineModelOn(prepared.scenario.backend, *machine_model_, &options, &run_topology);
+    Executor executor(CreateBackend(prepared.scenario.backend), prepared.plan, std::move(run_topology),
                       options);
     const Plan& plan = executor.plan();
     QueueSink to_queue(*queue_);

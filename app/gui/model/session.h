@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +39,7 @@
 #include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
 #include "engine/run/chunk_state.h"
+#include "engine/run/machine_model.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/dp_train_scenario.h"
 #include "engine/scenarios/inference_scenario.h"
@@ -71,7 +73,14 @@ struct ScenarioSettings {
   ScenarioSettings();  // the spec defaults, ring all-reduce (scenario_fields.cpp)
 
   std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp", ...
-  std::string topology;               // preset name or file path
+  std::string topology;               // preset name, file path, or "this" (this_machine_choice.h)
+  /// topology "this" without a GPU here: the modelled machine is
+  /// machine_gpus GPUs of this device profile (calibrate's TOML).
+  std::string device_profile;
+  int machine_gpus = 1;
+  /// Real hardware (cuda): hold each transfer for the modelled link's time
+  /// (link_emulation.h; RunOptions::emulate_links). Ignored on the simulator.
+  bool emulate_links = false;
   std::string backend = "sim";
   /// Collectives only: run in a worker process (`shardlab-cli worker`)
   /// instead of in the app, as real hardware (cuda, mpi) always does.
@@ -195,6 +204,12 @@ class Session {
   /// Start (until the next one), else null.
   const Plan* plan() const;
   const Topology* topology() const;
+  /// The machine the current run models, in words (MachineRecord::Describe:
+  /// "1 NVIDIA H200 (...), 8 ranks as virtual devices on GPU 0 sharing its
+  /// HBM") for a run on "This machine"; "" otherwise.
+  std::string machine_description() const;
+  /// As above for the settings Check last saw (the panel shows it before Run).
+  const std::string& checked_machine() const { return last_check_machine_; }
   /// Changes with every Start: views that cache per-run state compare it.
   std::uint64_t run_id() const { return run_id_; }
   /// "ring all-reduce, 8 ranks, 64 MiB on dgx-a100", "1F1B (PipeDream-Flush),
@@ -396,8 +411,15 @@ class Session {
   void WorkerGuard(const std::function<void()>& body);
   /// The finished run's host lane, for Poll to show (worker thread, mutex_ held).
   void KeepHostLane(const Backend& backend);
-  /// The scenario's topology, loaded once per name (throws "topology: ...").
+  /// The scenario's topology, loaded once per name (throws "topology: ...";
+  /// "this" only collectives model: CollectiveTopology).
   const Topology& CachedTopology(const std::string& name);
+  /// The one place "This machine" is special: a collective's machine is
+  /// the settings' preset or file (CachedTopology), or for "this" the
+  /// model of this machine for the settings' ranks, whose plan topology is
+  /// returned and the model put in *model (reset otherwise).
+  Topology CollectiveTopology(const ScenarioSettings& settings, const ScenarioParams& params,
+                              std::optional<MachineModel>* model);
   /// Moves up to max_count queued events into the store (UI thread).
   void DrainEvents(std::size_t max_count = SIZE_MAX);
   /// Poll() while a flood runs.
@@ -407,6 +429,7 @@ class Session {
 
   std::uint64_t run_id_ = 0;
   std::unique_ptr<PreparedCollective> prepared_;
+  std::optional<MachineModel> machine_model_;  // the run on "This machine" (CollectiveTopology)
   Faults faults_;  // the run's stragglers and failures (every scenario; PrepareRunFaults)
   std::unique_ptr<PreparedPipeline> pipeline_;
   PipelineOutcomeSummary pipeline_outcome_;
@@ -450,6 +473,7 @@ class Session {
   std::unique_ptr<InferenceRun> inference_; // see inference()
   ScenarioSettings last_check_settings_;
   std::string last_check_message_;
+  std::string last_check_machine_;          // checked_machine()
 
   // Worker runs (UI thread only).
   bool worker_run_ = false;

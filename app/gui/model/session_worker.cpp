@@ -12,7 +12,9 @@
 #include <regex>
 
 #include "app/gui/model/session.h"
+#include "app/gui/model/link_emulation.h"
 #include "app/gui/model/scenario_fields.h"
+#include "app/gui/model/this_machine_choice.h"
 #include "engine/core/error.h"
 #include "engine/launch/mpi_launcher.h"
 
@@ -90,6 +92,12 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   argv.insert(argv.end(), {"--backend", settings.backend, "--seed", std::to_string(p.scenario.seed),
                            // The app's host-memory limit, so the worker checks what the app would.
                            "--verify-max", std::to_string(kMaxCheckedHostBytes)});
+  // "Emulate links" (link_emulation.h) and "This machine" (this_machine_choice.h) as the CLI takes them.
+  if (LinkEmulationOptions(settings).emulate_links) argv.push_back("--emulate-links");
+  if (IsThisMachine(settings.topology) && !settings.device_profile.empty()) {
+    argv.insert(argv.end(), {"--device-profile", settings.device_profile, "--gpus",
+                             std::to_string(settings.machine_gpus)});
+  }
   // Untimed runs first, then the timed ones; the worker streams the last
   // (run_iterations.h). Both always given: the worker's own default warm-up
   // is the backend's, as `run`'s, and the app has chosen already.

@@ -116,6 +116,9 @@ static void DrawRunMetrics(ViewContext& ctx) {
     return;
   }
   ImGui::TextWrapped("%s", ScenarioLine(*prepared, session.backend()).c_str());
+  if (const std::string machine = session.machine_description(); !machine.empty()) {
+    ImGui::TextWrapped("%s", Format(Tr("Machine modelled: %s"), machine.c_str()).c_str());  // "This machine"
+  }
 
   const bool done = session.state() == SessionState::kDone;
   const CollectiveOutcomeSummary& out = session.outcome();

@@ -15,7 +15,9 @@
 #include <imgui_stdlib.h>
 
 #include "app/gui/model/fault_marks.h"
+#include "app/gui/model/link_emulation.h"
 #include "app/gui/model/scenario_fields.h"
+#include "app/gui/model/this_machine_choice.h"
 #include "app/gui/model/zero_view.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/panels.h"
@@ -484,15 +486,44 @@ void MoeSummary(const Theme& theme) {
   DimWrapped(theme, Tr("Expert e lives on GPU e / (E/N); tokens above an expert's capacity are dropped."));
 }
 
-void TopologyField(const Theme& theme, ScenarioPanelState& state) {
+/// "This machine" chosen: the profile and GPU count its model needs when
+/// no GPU is detected here, and the machine it models (or why it cannot:
+/// Session::Check's line, shown under the fields, keeps Run disabled).
+void ThisMachineFields(ViewContext& ctx, ScenarioSettings& s) {
+  const bool gpu_here = ThisMachineUnavailable("").empty();
+  FieldLabel(Tr("Device profile"));
+  ImGui::InputTextWithHint("##device_profile", Tr("h200.toml (shardlab-cli calibrate)"), &s.device_profile);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s", gpu_here ? Tr("The GPU's rates (optional here: without one they are calibrated now)")
+                                     : Tr("The GPU to model: the TOML 'shardlab-cli calibrate' wrote on it"));
+  }
+  if (!gpu_here) {
+    FieldLabel(Tr("GPUs"));
+    int gpus = s.machine_gpus;
+    if (ImGui::InputInt("##machine_gpus", &gpus, 1, 1)) s.machine_gpus = std::max(1, gpus);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s", Tr("GPUs of the profile the modelled machine has; more ranks than GPUs are\n"
+                                 "virtual devices sharing their GPU's HBM, as the CUDA backend places them"));
+    }
+  }
+  ctx.session.Check(s);  // cached; it builds the model the line below describes
+  if (!ctx.session.checked_machine().empty()) {
+    DimWrapped(ctx.theme, Format(Tr("Models %s"), ctx.session.checked_machine().c_str()));
+  }
+}
+
+void TopologyField(ViewContext& ctx, ScenarioPanelState& state) {
+  const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
   const std::vector<PresetInfo> presets = ListTopologyPresets();
   const PresetInfo* chosen = nullptr;
   for (const PresetInfo& p : presets) {
     if (!state.topology_is_file && p.name == s.topology) chosen = &p;
   }
+  const bool this_machine = !state.topology_is_file && IsThisMachine(s.topology);
   FieldLabel(Tr("Machine"));
   const std::string preview = state.topology_is_file ? Tr("topology file...")
+                              : this_machine         ? Tr("This machine")
                               : chosen != nullptr    ? chosen->name
                                                      : s.topology;
   if (ImGui::BeginCombo("##topology", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
@@ -502,6 +533,17 @@ void TopologyField(const Theme& theme, ScenarioPanelState& state) {
         s.topology = p.name;
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
+    }
+    if (ImGui::Selectable(Tr("This machine"), this_machine)) {
+      state.topology_is_file = false;
+      s.topology = kThisMachineTopology;
+    }
+    if (ImGui::IsItemHovered()) {
+      const std::string unavailable = ThisMachineUnavailable(s.device_profile);
+      ImGui::SetTooltip("%s", unavailable.empty()
+                                  ? Tr("The machine the run uses: the GPUs detected here, or a device profile's GPU;\n"
+                                       "ranks beyond its GPUs are virtual devices sharing their GPU's HBM")
+                                  : unavailable.c_str());
     }
     if (ImGui::Selectable(Tr("topology file..."), state.topology_is_file)) {
       state.topology_is_file = true;
@@ -513,6 +555,8 @@ void TopologyField(const Theme& theme, ScenarioPanelState& state) {
     FieldLabel(Tr("File"));
     ImGui::InputTextWithHint("##topology_file", "path/to/machine.toml", &state.topology_file);
     s.topology = state.topology_file;
+  } else if (this_machine) {
+    ThisMachineFields(ctx, s);
   } else if (chosen != nullptr) {
     DimWrapped(theme, chosen->description);
   }
@@ -586,6 +630,21 @@ void IterationFields(ScenarioSettings& s) {
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("%s", Tr("Timed runs after the warm-up: the times shown are their average (and the best);\n"
                                "the timeline shows the last one."));
+  }
+}
+
+/// "Emulate links": a cuda run holds each transfer for its modelled link's
+/// time; elsewhere disabled, saying why (link_emulation.h).
+void EmulateLinksField(ScenarioSettings& s) {
+  const std::string refusal = LinkEmulationRefusal(s.backend);
+  bool checked = LinkEmulationOptions(s).emulate_links;
+  ImGui::BeginDisabled(!refusal.empty());
+  if (ImGui::Checkbox(Tr("Emulate links"), &checked)) s.emulate_links = checked;
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip("%s", refusal.empty() ? Tr("Hold each transfer for the time the machine's link would take, so one\n"
+                                                 "GPU shows NVLink against PCIe; the times are labelled emulated.")
+                                            : refusal.c_str());
   }
 }
 
@@ -918,17 +977,19 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     g_label_width = std::max(g_label_width, ImGui::CalcTextSize(f.label.c_str()).x);
   }
   if (s.backend != "sim") g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Warm-up runs")).x);
+  if (IsThisMachine(s.topology)) g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Device profile")).x);
   g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
 
   const bool collective = ScenarioCombo(s);
   // Model vs measurement shows a recorded trace: the machine, the backend
   // and the runs are the trace's, and the model is the simulator's.
   const bool recorded = s.scenario == "trace-compare";
-  if (!recorded) TopologyField(theme, state);
+  if (!recorded) TopologyField(ctx, state);
   SpecFields(ctx, state);
   if (!recorded) {
     BackendField(s, collective);
     IterationFields(s);
+    if (collective) EmulateLinksField(s);
     ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"
