@@ -105,6 +105,25 @@ TEST(ScenarioFields, ACountOfGpusIsBoundedByTheMachine) {
   ADD_FAILURE() << "zero has no ranks field";
 }
 
+TEST(ScenarioFields, ThisMachineHidesTheFieldsItsModelSets) {
+  // On a preset the collective's placement and issue-cost fields are shown;
+  // on "This machine" the model of the machine sets them, so they are not.
+  const auto names = [](const ScenarioSettings& s) {
+    std::set<std::string> out;
+    for (const PanelField& f : PanelFields(s, 8)) out.insert(f.name);
+    return out;
+  };
+  ScenarioSettings s = DefaultSettings("allreduce");
+  const std::set<std::string> preset = names(s);
+  s.topology = "this";
+  const std::set<std::string> this_machine = names(s);
+  for (const char* hidden : {"on_gpus", "issue_us", "graph_op_us"}) {
+    EXPECT_EQ(preset.count(hidden), 1u) << hidden;
+    EXPECT_EQ(this_machine.count(hidden), 0u) << hidden;
+  }
+  EXPECT_EQ(preset.size(), this_machine.size() + 3);
+}
+
 TEST(ScenarioFields, ZeroSaysWhatItMeansWhereTheSpecSaysSo) {
   const ScenarioSettings s = DefaultSettings("allreduce");
   int found = 0;

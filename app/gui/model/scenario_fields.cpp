@@ -7,6 +7,7 @@
 
 #include "app/gui/i18n/language.h"
 #include "app/gui/i18n/spec_text.h"
+#include "app/gui/model/this_machine_choice.h"
 #include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
 
@@ -304,6 +305,11 @@ std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topolo
     // Fields the other fields make meaningless.
     const ParamSpec* schedule = spec->FindParam("schedule");
     if (p.name == "chunks" && schedule != nullptr && ParamText(settings, *spec, *schedule) != "interleaved") continue;
+    // "This machine" sets the placement and the issue costs from its model (this_machine_choice.h).
+    if (IsCollective(*spec) && IsThisMachine(settings.topology) &&
+        (p.name == "on_gpus" || p.name == "issue_us" || p.name == "graph_op_us")) {
+      continue;
+    }
     if (spec->name == "tp" && p.name == "heads" && settings.tp_layer != "attention" &&
         settings.tp_layer != "transformer") {
       continue;
