@@ -126,7 +126,7 @@ Topology VirtualDeviceTopology(const MachineRecord& record, int ranks) {
   t.name = "this";
   t.description = record.Describe();
   Node sw;
-  sw.name = "memory";  // stands for the GPUs' memory system: the plan only needs a symmetric graph
+  sw.name = kSharedMemoryNode;  // the GPUs' memory system: the plan only needs a symmetric graph
   sw.kind = NodeKind::kNvSwitch;
   t.nodes.push_back(sw);
   // The device as the machine topology has it (the profile's figures over

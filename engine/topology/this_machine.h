@@ -89,9 +89,13 @@ bool SharesAGpu(const std::vector<int>& rank_to_gpu);
 /// figures. Throws Error when the record has no profile.
 Topology BuildMachineTopology(const MachineRecord& record, const struct DetectedMachine* detected = nullptr);
 
+/// The hub of VirtualDeviceTopology: it stands for the memory system the
+/// virtual ranks share, not for a switch (the views label it so).
+inline constexpr const char* kSharedMemoryNode = "memory";
+
 /// A topology of `ranks` GPUs of the machine's device, joined through one
-/// switch: what a plan for that many ranks is built on (ring order 0..n-1),
-/// when the machine itself has fewer GPUs than ranks.
+/// hub (kSharedMemoryNode): what a plan for that many ranks is built on
+/// (ring order 0..n-1), when the machine itself has fewer GPUs than ranks.
 Topology VirtualDeviceTopology(const MachineRecord& record, int ranks);
 
 /// The per-op host cost of the model: kernel_launch_ns + 2 x event_record_ns

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "engine/topology/presets.h"
+#include "engine/topology/this_machine.h"
 #include "engine/topology/topology_file.h"
 
 namespace shardlab::gui {
@@ -238,6 +239,35 @@ TEST(TopologyLayout, OddAspectsAndEmptyTopologiesDoNotBreakIt) {
     const TopologyLayout layout = LayoutTopology(topology, aspect);
     for (const NodeTile& tile : layout.tiles)
       EXPECT_TRUE(Inside(tile.rect, Rect{{0, 0}, {1, 1}})) << aspect;
+  }
+}
+
+TEST(TopologyLayout, VirtualRanksOfOneGpuMeetInItsSharedMemoryNotASwitch) {
+  // "This machine" with 8 ranks on one H200: the ranks' tiles join at a hub
+  // that stands for the GPU's HBM, and the view says so.
+  DeviceProfile profile;
+  profile.model = "NVIDIA H200";
+  profile.memory_gbps = 4000;
+  profile.fp32_tflops = 50;
+  const MachineRecord record = MachineFromProfile(profile, 1, "a test profile");
+  const Topology virtual_ranks = VirtualDeviceTopology(record, 8);
+  const TopologyLayout layout = LayoutTopology(virtual_ranks, 1.6f);
+  ExpectWellFormed(virtual_ranks, layout, 1.6f);
+  int hubs = 0, gpus = 0;
+  for (const NodeTile& tile : layout.tiles) {
+    const Node& node = virtual_ranks.nodes[static_cast<std::size_t>(tile.node)];
+    if (node.kind == NodeKind::kNvSwitch) {
+      EXPECT_EQ(tile.label, "shared HBM");
+      ++hubs;
+    }
+    if (node.kind == NodeKind::kGpu) ++gpus;
+  }
+  EXPECT_EQ(hubs, 1);
+  EXPECT_EQ(gpus, 8);
+  // A real NVSwitch keeps its name.
+  const Topology dgx = MakeTopologyPreset("dgx-a100");
+  for (const NodeTile& tile : LayoutTopology(dgx, 1.6f).tiles) {
+    if (dgx.nodes[static_cast<std::size_t>(tile.node)].kind == NodeKind::kNvSwitch) EXPECT_EQ(tile.label, "NVSwitch");
   }
 }
 

@@ -993,6 +993,8 @@ constexpr PhraseEntry kPhrases[] = {
      "max_abs_err %s（检查了 %s 个值）"},
     {"measured",
      "测量值"},
+    {"shared HBM",
+     "共享 HBM"},
     {"measured on %s; drawn: %s, the machine the plan was made for",
      "实测于 %s；图中画的是 %s，也就是这个计划原本面向的机器"},
     {"measured trace. Its ops are drawn as outlines on the same rows, linked "

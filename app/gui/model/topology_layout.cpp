@@ -17,6 +17,9 @@
 #include <map>
 #include <tuple>
 
+#include "app/gui/i18n/language.h"
+#include "engine/topology/this_machine.h"
+
 namespace shardlab::gui {
 namespace {
 
@@ -329,7 +332,10 @@ std::string TileLabel(const Graph& graph, int node, int index_in_kind, int count
   switch (n.kind) {
     case NodeKind::kGpu:
       return "GPU" + std::to_string(graph.Rank(node) >= 0 ? graph.Rank(node) : number);
-    case NodeKind::kNvSwitch: return "NVSwitch" + suffix;
+    case NodeKind::kNvSwitch:
+      // The model of virtual ranks on one GPU joins them through its memory (this_machine.h).
+      if (graph.topology().name == "this" && n.name == kSharedMemoryNode) return Tr("shared HBM");
+      return "NVSwitch" + suffix;
     case NodeKind::kPcieSwitch: return "PCIe sw " + std::to_string(number);
     case NodeKind::kCpu: return "CPU" + std::to_string(number);
     case NodeKind::kNic: return "NIC" + std::to_string(number);
