@@ -337,8 +337,12 @@ int WorkerMain(std::span<const std::string> words) {
     // Warm-up (first launches, cuBLAS's heuristics, a CUDA graph's
     // capture) and the timed runs before the last: the plan from its
     // inputs each time, not streamed; the streamed run starts from the
-    // inputs again and is the last timed one.
-    std::vector<TimeNs> spans = RunBeforeTheLast(executor, iterations);
+    // inputs again and is the last timed one. Each finished run is said
+    // at once: a long warm-up is not silence to the app.
+    std::vector<TimeNs> spans = RunBeforeTheLast(executor, iterations, [&](int runs_done) {
+      out.Add(MakeCommand(RecordType::kRunsDone, runs_done));
+      out.Flush();
+    });
 
     EventRecordSink to_app(out);
     CountingSink span;

@@ -22,6 +22,7 @@ std::uint32_t MaxPayload(RecordType type) {
     case RecordType::kEvent: return kEventPayloadBytes;
     case RecordType::kBufferSnapshot: return 4 + 4 + 4 + 4 * kMaxSnapshotFloats;
     case RecordType::kStepDone: return 4;
+    case RecordType::kRunsDone: return 4;
     case RecordType::kRunDone: return 4 + 8 * 5 + 1 + 1 + 8 + 8 + 8 + kString + 4 + 4 + 8 * kMaxTimedRuns;
     case RecordType::kError: return 1 + 4 + kString;
     case RecordType::kScenario: return 4 + kMaxScenarioText + 4 + kMaxScenarioParams * 2 * (4 + kMaxScenarioText);
@@ -41,6 +42,7 @@ bool KnownType(std::uint16_t value) {
     case RecordType::kEvent:
     case RecordType::kBufferSnapshot:
     case RecordType::kStepDone:
+    case RecordType::kRunsDone:
     case RecordType::kRunDone:
     case RecordType::kError:
     case RecordType::kScenario:
@@ -122,6 +124,7 @@ void EncodePayload(const WorkerRecord& r, Writer& w) {
       for (float v : r.snapshot.values) w.F32(v);
       return;
     case RecordType::kStepDone:
+    case RecordType::kRunsDone:
     case RecordType::kStep:
       w.I32(r.step);
       return;
@@ -313,6 +316,7 @@ void DecodePayload(Reader& r, WorkerRecord& out) {
       return;
     }
     case RecordType::kStepDone:
+    case RecordType::kRunsDone:
     case RecordType::kStep:
       out.step = r.I32();
       if (!r.failed() && out.step < 0) r.Fail("step " + std::to_string(out.step) + " is negative");
@@ -396,6 +400,7 @@ const char* RecordTypeName(RecordType type) {
     case RecordType::kEvent: return "event";
     case RecordType::kBufferSnapshot: return "buffer snapshot";
     case RecordType::kStepDone: return "step done";
+    case RecordType::kRunsDone: return "runs done";
     case RecordType::kRunDone: return "run done";
     case RecordType::kError: return "error";
     case RecordType::kScenario: return "scenario";

@@ -2,8 +2,12 @@
 // and the app exchange over a pair of pipes.
 //
 //   app ──stdin──►  worker     commands: step k, play, pause, cancel, quit
-//   app ◄─stdout──  worker     hello, scenario, plan, event, buffer snapshot,
-//                              step done, run done, error   (logs go to stderr)
+//   app ◄─stdout──  worker     hello, scenario, plan, runs done, event, buffer
+//                              snapshot, step done, run done, error   (logs go to stderr)
+//
+// "Runs done" comes once after each warm-up or timed run before the one
+// streamed (-w/-n): long warm-ups are not silence, and the app can say
+// where the worker is.
 //
 // The scenario record is the run's settings as the worker read them: the
 // scenario's name and every parameter of its spec as name = value text
@@ -60,6 +64,7 @@ enum class RecordType : std::uint16_t {
   kRunDone = 6,
   kError = 7,
   kScenario = 8,
+  kRunsDone = 9,  // step = runs finished before the streamed one (warm-up and timed)
   // app -> worker
   kStep = 16,
   kPlay = 17,
@@ -150,7 +155,7 @@ struct WorkerRecord {
   PlanRecord plan;
   Event event;
   BufferSnapshotRecord snapshot;
-  std::int32_t step = 0;  // kStepDone: steps done; kStep: steps to run (k >= 1)
+  std::int32_t step = 0;  // kStepDone: steps done; kStep: steps to run (k >= 1); kRunsDone: runs done
   RunDoneRecord done;
   ErrorRecord error;
   ScenarioRecord scenario;

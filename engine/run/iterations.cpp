@@ -65,7 +65,8 @@ IterationTimes RunIterations(Executor& executor, EventSink& last,
   return SummarizeIterations(settings, std::move(spans));
 }
 
-std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings& settings) {
+std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings& settings,
+                                     const std::function<void(int runs_done)>& after_each) {
   CheckIterationSettings(settings);
   std::vector<TimeNs> spans;
   for (int run = 0; run + 1 < settings.warmup + settings.iters; ++run) {
@@ -81,6 +82,7 @@ std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings
     }
     if (timed) spans.push_back(counter.end_ns);
     executor.Reset();
+    if (after_each) after_each(run + 1);
   }
   return spans;
 }

@@ -10,6 +10,7 @@
 //                  the timeline are those of the last timed run
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,10 @@ IterationTimes RunIterations(Executor& executor, EventSink& last,
 /// appended by the caller, and SummarizeIterations of all of them is what
 /// RunIterations would report. A run that fails throws its Error (kind
 /// kept) as "warm-up run 2 failed: ..." or "timed run 1 of 3 failed: ...".
-std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings& settings);
+/// `after_each`, when given, is called after each of those runs with the
+/// number done so far (1, 2, ...): a worker's sign of life.
+std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings& settings,
+                                     const std::function<void(int runs_done)>& after_each = {});
 
 /// "# iterations: 1 warm-up (not timed), 10 timed: average 1.23 ms, best
 /// 1.10 ms; the tables and the timeline show the last", or "" for a

@@ -170,6 +170,14 @@ TEST(WorkerCli, WarmUpAndItersStreamTheLastRunAndSendEveryTimedSpan) {
   // One run's events and steps: the last.
   EXPECT_EQ(Count(r, RecordType::kEvent), 48);
   EXPECT_EQ(Count(r, RecordType::kStepDone), 6);
+  // Each run before the streamed one says it is done, in order, before any event.
+  std::vector<int> runs_done;
+  for (const WorkerRecord& record : r.records) {
+    if (record.type == RecordType::kEvent) break;
+    if (record.type == RecordType::kRunsDone) runs_done.push_back(record.step);
+  }
+  EXPECT_EQ(runs_done, (std::vector<int>{1, 2, 3}));  // 1 warm-up + 3 timed, the last streamed
+  EXPECT_EQ(Count(r, RecordType::kRunsDone), 3);
   TimeNs streamed_end = 0;
   for (const WorkerRecord& record : r.records) {
     if (record.type == RecordType::kEvent) streamed_end = std::max(streamed_end, record.event.end_ns);
@@ -188,6 +196,7 @@ TEST(WorkerCli, WarmUpAndItersStreamTheLastRunAndSendEveryTimedSpan) {
   ASSERT_EQ(plain.records.back().type, RecordType::kRunDone);
   EXPECT_EQ(plain.records.back().done.warmup, 0);
   EXPECT_EQ(plain.records.back().done.spans_ns, std::vector<TimeNs>{streamed_end});
+  EXPECT_EQ(Count(plain, RecordType::kRunsDone), 0);  // nothing runs before the streamed run
 }
 
 TEST(WorkerCli, ANegativeWarmUpOrNoTimedRunIsOneLineAndCode2) {

@@ -128,6 +128,7 @@ TEST(WorkerSession, WarmUpAndTimedRunsReportWhatAnInProcessRunReports) {
   StartWorker(session, settings);
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_EQ(session.worker_runs_done(), 3);  // the warm-up and two timed runs before the shown one
 
   Session local;
   settings.in_worker = false;

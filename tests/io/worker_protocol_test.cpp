@@ -54,6 +54,10 @@ std::vector<WorkerRecord> OneOfEach() {
   r.step = 7;
   records.push_back(r);
   r = {};
+  r.type = RecordType::kRunsDone;
+  r.step = 5;
+  records.push_back(r);
+  r = {};
   r.type = RecordType::kRunDone;
   r.done.steps = 14;
   r.done.events = 448;

@@ -333,6 +333,9 @@ class Session {
   /// What happened to a worker that died ("" otherwise): the signal or exit
   /// code and its error record. The app offers "Restart worker" with it.
   const std::string& worker_failure() const { return worker_failure_; }
+  /// The worker's warm-up and timed runs finished before the one it
+  /// streams, as its "runs done" records say (0 before the first).
+  int worker_runs_done() const { return worker_runs_done_; }
   /// Starts the last worker run again with the same settings.
   bool RestartWorker();
   /// The worker's process id while one is started and not reaped, else -1.
@@ -491,6 +494,7 @@ class Session {
   bool worker_error_record_seen_ = false;
   ErrorRecord worker_error_record_;
   double worker_last_record_s_ = 0;         // steady clock, seconds
+  int worker_runs_done_ = 0;                // warm-up and timed runs before the shown one, as the worker said
   ScenarioSettings worker_settings_;        // for RestartWorker
   ScenarioRecord worker_sent_;              // the settings the worker was asked to run
   ScenarioRecord worker_echo_;              // what its scenario record said

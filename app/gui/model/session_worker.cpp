@@ -131,6 +131,7 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
   }
   worker_client_->Send(MakeCommand(RecordType::kPlay));
   worker_last_record_s_ = NowSeconds();
+  worker_runs_done_ = 0;
 }
 
 void Session::FailWorker(const std::string& what) {
@@ -173,6 +174,9 @@ void Session::PollWorker() {
         }
         worker_buffers_.resize(plan.buffers.size());
         worker_buffers_[static_cast<std::size_t>(r.snapshot.buffer)] = std::move(r.snapshot.values);
+        break;
+      case RecordType::kRunsDone:
+        worker_runs_done_ = r.step;  // a warm-up or timed run before the shown one
         break;
       case RecordType::kStepDone:
         store_.Add(batch_);  // the step's events first: the views read them with the step
