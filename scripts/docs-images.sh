@@ -56,3 +56,10 @@ rm -f "$model"
 # The app in Simplified Chinese (docs/app.md#language): the same pipeline, every
 # menu, panel and legend in Chinese.
 shot app-zh-CN --lang zh-CN --scenario pipeline --schedule 1f1b --stages 4 --microbatches 8 --step 40 --frames 30
+# Model vs measurement in one Run (docs/app.md): the shipped H200 ring with the
+# model of that machine laid over it, and the line saying where it ran.
+shot trace-compare-app --scenario trace-compare --model-issue graph --step 14 --frames 40
+# This machine (docs/app.md): 8 ranks as virtual devices of one H200 from its
+# device profile, meeting in its shared HBM; the host rows are the model's issue cost.
+shot this-machine --topology this --device-profile tests/data/traces/h200.toml --ranks 8 --size 64M \
+  --timing-only --step 3 --frames 60
