@@ -274,6 +274,7 @@ int WorkerMain(std::span<const std::string> words) {
   std::unique_ptr<PreparedCollective> prepared = PrepareCollectiveAtSize(*setup.checked, size_bytes);
   RunOptions options;
   options.seed = setup.seed;
+  options.emulate_links = setup.emulate_links;  // as `run` (collective_run.cpp)
   Bytes host_bytes = 0;
   for (const Buffer& b : prepared->plan.buffers) host_bytes += b.count * Bytes{sizeof(float)};
   std::string not_checked_reason;
@@ -292,8 +293,11 @@ int WorkerMain(std::span<const std::string> words) {
   const bool reporter = CurrentProcessGroup().rank == 0;
   RecordOut out(!reporter);
   CommandIn in;
+  // The model of this machine, as `run` applies it (on the simulator).
+  Topology run_topology = prepared->topology;
+  if (setup.this_machine) ApplyThisMachine(*setup.this_machine, setup.backend, &options, &run_topology);
   try {
-    Executor executor(CreateBackend(setup.backend), std::move(prepared->plan), prepared->topology,
+    Executor executor(CreateBackend(setup.backend), std::move(prepared->plan), std::move(run_topology),
                       options);
     const Plan& plan = executor.plan();
     WorkerRecord hello;

@@ -169,7 +169,8 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   // automatic ring sees it); the rest the backend applies, or says it cannot.
   try {
     setup.faults = FaultsFromParams(params);
-    const std::string refusal = FaultRefusal(setup.faults, setup.backend);
+    std::string refusal = FaultRefusal(setup.faults, setup.backend);
+    if (refusal.empty() && setup.this_machine) refusal = MachineModelFaultRefusal(setup.faults);
     if (!refusal.empty()) throw Error(refusal);
     ResolveFaults(setup.faults, setup.topology, setup.ranks);
   } catch (const Error& e) {

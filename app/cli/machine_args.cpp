@@ -81,11 +81,14 @@ ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks) {
     if (recorded > 0 && ranks != recorded && record.rank_to_gpu == VirtualPlacement(recorded, record.gpus)) {
       record.rank_to_gpu.clear();
     }
+    record = WithIssueFlag(args, std::move(record));
     try {
-      return BuildMachineModel(WithIssueFlag(args, std::move(record)), ranks, std::nullopt);
+      return BuildMachineModel(std::move(record), ranks, std::nullopt);
     } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kInvalidInput) throw;
-      throw Error(path + ": otherData.machine." + e.what(), ErrorKind::kInvalidInput);
+      // The trace's own field, when it is what is wrong; the rest (no profile, ...) as it is.
+      const std::string what = e.what();
+      if (e.kind() != ErrorKind::kInvalidInput || what.rfind("placement:", 0) != 0) throw;
+      throw Error(path + ": otherData.machine." + what, ErrorKind::kInvalidInput);
     }
   } else {
     // The same record the app's "This machine" builds (engine/topology/this_machine.h).

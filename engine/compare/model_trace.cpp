@@ -163,8 +163,9 @@ TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options
   try {
     machine = BuildMachineModel(record, trace.plan.num_ranks);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kInvalidInput) throw;
-    throw Error(file + ": otherData.machine." + e.what(), ErrorKind::kInvalidInput);
+    const std::string what = e.what();
+    if (e.kind() != ErrorKind::kInvalidInput || what.rfind("placement:", 0) != 0) throw;
+    throw Error(file + ": otherData.machine." + what, ErrorKind::kInvalidInput);
   }
   // A plan built for `--topology this` was built on the model's own GPUs.
   bool on_this_machine = false;

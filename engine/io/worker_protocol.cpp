@@ -320,6 +320,9 @@ void DecodePayload(Reader& r, WorkerRecord& out) {
     case RecordType::kStep:
       out.step = r.I32();
       if (!r.failed() && out.step < 0) r.Fail("step " + std::to_string(out.step) + " is negative");
+      if (!r.failed() && out.type == RecordType::kRunsDone && out.step == 0) {
+        r.Fail("runs done 0: the record comes after a run");
+      }
       return;
     case RecordType::kRunDone: {
       RunDoneRecord& d = out.done;

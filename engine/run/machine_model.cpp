@@ -53,4 +53,12 @@ void ApplyMachineModelOn(const std::string& backend, const MachineModel& model, 
   ApplyMachineModel(model, options, run_topology);
 }
 
+std::string MachineModelFaultRefusal(const Faults& faults) {
+  const char* why = ": the model of this machine runs on its own GPUs (virtual ranks copy through one GPU's "
+                    "memory), not on the links the plan names; slow a rank (slow_rank) instead";
+  if (!faults.throttles.empty()) return std::string("throttle_link") + why;
+  if (!faults.failed_links.empty()) return std::string("fail_link") + why;
+  return "";
+}
+
 }  // namespace shardlab

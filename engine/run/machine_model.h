@@ -59,4 +59,11 @@ void ApplyMachineModel(const MachineModel& model, RunOptions* options, Topology*
 void ApplyMachineModelOn(const std::string& backend, const MachineModel& model, RunOptions* options,
                          Topology* run_topology);
 
+/// "" when `faults` can run on the model of a machine, else why not
+/// ("throttle_link: ..."): the model runs on the machine's own GPUs and
+/// links, not on the links the plan was made for, so a link fault named
+/// in the plan's machine has nothing to act on. Stragglers and failed
+/// ranks are the ranks' own and stay.
+std::string MachineModelFaultRefusal(const Faults& faults);
+
 }  // namespace shardlab

@@ -126,7 +126,8 @@ Topology VirtualDeviceTopology(const MachineRecord& record, int ranks) {
   t.name = "this";
   t.description = record.Describe();
   Node sw;
-  sw.name = kSharedMemoryNode;  // the GPUs' memory system: the plan only needs a symmetric graph
+  // The GPUs' memory system (and links): the plan only needs a symmetric graph.
+  sw.name = record.gpus > 1 ? kSharedMachineNode : kSharedMemoryNode;
   sw.kind = NodeKind::kNvSwitch;
   t.nodes.push_back(sw);
   // The device as the machine topology has it (the profile's figures over

@@ -90,8 +90,11 @@ bool SharesAGpu(const std::vector<int>& rank_to_gpu);
 Topology BuildMachineTopology(const MachineRecord& record, const struct DetectedMachine* detected = nullptr);
 
 /// The hub of VirtualDeviceTopology: it stands for the memory system the
-/// virtual ranks share, not for a switch (the views label it so).
+/// virtual ranks of one GPU share (kSharedMemoryNode), or, with several
+/// GPUs, for their memories and the links between them
+/// (kSharedMachineNode); never for a switch (the views label it so).
 inline constexpr const char* kSharedMemoryNode = "memory";
+inline constexpr const char* kSharedMachineNode = "memory and links";
 
 /// A topology of `ranks` GPUs of the machine's device, joined through one
 /// hub (kSharedMemoryNode): what a plan for that many ranks is built on

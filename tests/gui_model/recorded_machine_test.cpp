@@ -27,11 +27,19 @@ TEST(RecordedMachine, NoLineWithoutARecordOrWhenEachRankHadTheGpuDrawn) {
   ASSERT_FALSE(old.machine.has_value());
   EXPECT_EQ(RecordedMachineLine(&old), "");
 
-  // The same record, made to say that each of the 8 ranks had a GPU of its own.
+  // The same record, made to say that each of the 8 ranks had an H200 of its own.
   LoadedTrace own = ReadChromeTraceFile(kRecorded);
   own.machine->gpus = own.topology.num_gpus();
   own.machine->rank_to_gpu.clear();
   for (int r = 0; r < own.topology.num_gpus(); ++r) own.machine->rank_to_gpu.push_back(r);
+  // Measured on H200s while the machine drawn has other GPUs: said.
+  const std::string drawn_model =
+      own.topology.nodes[static_cast<std::size_t>(own.topology.gpus.front())].device.model;
+  ASSERT_FALSE(drawn_model.empty());
+  EXPECT_EQ(own.machine->gpu_model.find(drawn_model), std::string::npos);
+  EXPECT_NE(RecordedMachineLine(&own), "");
+  // The same GPUs as drawn, one rank each: nothing to say.
+  own.machine->gpu_model = "NVIDIA " + drawn_model;
   EXPECT_EQ(RecordedMachineLine(&own), "");
   own.machine->rank_to_gpu[0] = 1;  // ranks 0 and 1 swapped: not placed as drawn
   own.machine->rank_to_gpu[1] = 0;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "app/gui/model/link_emulation.h"
+#include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/session.h"
 #include "app/gui/model/this_machine_choice.h"
 #include "engine/run/executor.h"
@@ -201,6 +202,33 @@ TEST(LinkEmulation, CudaWithEmulationHereStillEndsWithTheWorkersNoDeviceMessage)
   if (session.state() == SessionState::kDone) GTEST_SKIP() << "a GPU ran it here";
   EXPECT_NE(session.error().find("CUDA"), std::string::npos) << session.error();
   EXPECT_EQ(session.error().find("emulate"), std::string::npos) << "the flag itself was refused: " << session.error();
+}
+
+// The model runs on the machine's own GPUs: a link of the plan's machine
+// has nothing to throttle or break there, so such a fault is refused rather
+// than silently dropped; a slowed rank is the rank's own and stays. A real
+// run in the worker is refused too: the app sees no GPU to plan for.
+TEST(ThisMachineSession, LinkFaultsAndRealRunsAreRefusedWithTheirReason) {
+  Session session;
+  const ScenarioSettings plain = ThisMachineAllReduce(kProfile);
+  const ScenarioSpec& spec = *SpecOf(plain.scenario);
+  for (const auto& [param, value] : {std::pair<const char*, const char*>{"throttle_link", "0-1:10"},
+                                     {"fail_link", "0-1@2"}}) {
+    ScenarioSettings s = plain;
+    SetParamText(&s, spec, *spec.FindParam(param), value);
+    const std::string why = session.Check(s);
+    EXPECT_EQ(why.rfind(std::string(param) + ": the model of this machine runs on its own GPUs", 0), 0u) << why;
+    EXPECT_FALSE(session.Start(s));
+  }
+  ScenarioSettings slowed = plain;
+  SetParamText(&slowed, spec, *spec.FindParam("slow_rank"), "1:2");
+  if (!GpuDetectedHere()) EXPECT_EQ(session.Check(slowed), "");
+
+  ScenarioSettings real = plain;
+  real.in_worker = true;
+  real.backend = "cuda";
+  EXPECT_NE(session.Check(real).find("a real run on This machine runs from the CLI for now"), std::string::npos)
+      << session.Check(real);
 }
 
 }  // namespace

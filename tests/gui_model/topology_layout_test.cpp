@@ -264,6 +264,11 @@ TEST(TopologyLayout, VirtualRanksOfOneGpuMeetInItsSharedMemoryNotASwitch) {
   }
   EXPECT_EQ(hubs, 1);
   EXPECT_EQ(gpus, 8);
+  // Ranks over two GPUs: the hub also stands for the link between them.
+  const Topology two = VirtualDeviceTopology(MachineFromProfile(profile, 2, "a test profile"), 8);
+  for (const NodeTile& tile : LayoutTopology(two, 1.6f).tiles) {
+    if (two.nodes[static_cast<std::size_t>(tile.node)].kind == NodeKind::kNvSwitch) EXPECT_EQ(tile.label, "HBM and links");
+  }
   // A real NVSwitch keeps its name.
   const Topology dgx = MakeTopologyPreset("dgx-a100");
   for (const NodeTile& tile : LayoutTopology(dgx, 1.6f).tiles) {

@@ -152,6 +152,33 @@ TEST(WorkerSession, WarmUpAndTimedRunsReportWhatAnInProcessRunReports) {
   EXPECT_EQ(session.store().end_ns(), local.store().end_ns());
 }
 
+// "This machine" in the worker runs the model the app names: the worker's
+// time is the in-process run's (both the simulator on the model of one H200
+// holding 8 virtual ranks), and far from the same plan without the model.
+TEST(WorkerSession, ThisMachineInTheWorkerRunsTheModelOfTheMachine) {
+  ScenarioSettings settings = WorkerAllReduce();
+  settings.topology = "this";
+  settings.device_profile = std::string(SHARDLAB_TEST_DATA_DIR) + "/traces/h200.toml";
+  settings.machine_gpus = 1;
+  settings.ranks = 8;
+  settings.size = "64M";
+  settings.timing_only = true;
+  Session session;
+  StartWorker(session, settings);
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+
+  Session local;
+  settings.in_worker = false;
+  ASSERT_TRUE(local.Start(settings)) << local.error();
+  ASSERT_TRUE(PollUntilDone(local));
+  ASSERT_EQ(local.state(), SessionState::kDone) << local.error();
+  EXPECT_DOUBLE_EQ(session.outcome().metrics.time_ns, local.outcome().metrics.time_ns);
+  EXPECT_DOUBLE_EQ(session.store().end_ns(), local.store().end_ns());
+  // The model charges the host's issue cost per op: without it the 64 MiB ring is far shorter.
+  EXPECT_GT(local.outcome().metrics.time_ns, 300e3);
+}
+
 // A worker that timed other runs than the app asked for (here one that
 // ignores --iters: an older build) fails the run with one message instead of
 // showing an average over the wrong runs.

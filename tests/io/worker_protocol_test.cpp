@@ -287,6 +287,17 @@ TEST(WorkerProtocol, GarbageIsABadStreamWithAClearMessage) {
   EXPECT_NE(DecodeRecord(bytes, &out).error.find("left over"), std::string::npos);
 }
 
+// A "runs done" record comes after a run: it counts from 1.
+TEST(WorkerProtocol, ARunsDoneRecordOfNoRunIsRefused) {
+  WorkerRecord out;
+  const std::vector<std::uint8_t> one = Encode(MakeCommand(RecordType::kRunsDone, 1));
+  ASSERT_EQ(DecodeRecord(one, &out).status, DecodeStatus::kRecord);
+  EXPECT_EQ(out.step, 1);
+  const DecodeResult r = DecodeRecord(Encode(MakeCommand(RecordType::kRunsDone, 0)), &out);
+  ASSERT_EQ(r.status, DecodeStatus::kBad);
+  EXPECT_NE(r.error.find("runs done 0"), std::string::npos) << r.error;
+}
+
 // Protocol 3: a run-done record ends with its warm-up count, the number of
 // timed runs and their spans. A count the spans do not match, no timed run,
 // a negative warm-up or a span that is no time is one clear error.

@@ -993,8 +993,14 @@ constexpr PhraseEntry kPhrases[] = {
      "max_abs_err %s（检查了 %s 个值）"},
     {"measured",
      "测量值"},
+    {"a real run on This machine runs from the CLI for now (shardlab-cli run allreduce "
+     "--topology this --backend cuda --compare sim): the app cannot see this machine's GPUs",
+     "在“本机”上的真实运行目前只能从命令行做（shardlab-cli run allreduce --topology this "
+     "--backend cuda --compare sim）：应用看不到这台机器的 GPU"},
     {"shared HBM",
      "共享 HBM"},
+    {"HBM and links",
+     "HBM 与链路"},
     {"measured on %s; drawn: %s, the machine the plan was made for",
      "实测于 %s；图中画的是 %s，也就是这个计划原本面向的机器"},
     {"measured trace. Its ops are drawn as outlines on the same rows, linked "

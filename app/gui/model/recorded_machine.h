@@ -19,7 +19,7 @@ namespace shardlab::gui {
 
 /// The line, in the app's language; "" without a trace, for a trace that
 /// records no machine, or when the record's GPUs are the ones drawn (as
-/// many GPUs as the drawn machine, one rank each).
+/// many GPUs as the drawn machine, one rank each, of the model drawn).
 std::string RecordedMachineLine(const LoadedTrace* trace);
 
 }  // namespace shardlab::gui

@@ -403,6 +403,15 @@ Topology Session::CollectiveTopology(const ScenarioSettings& settings, const Sce
   // As the CLI's --ranks: "all" is one rank per GPU; more ranks than GPUs
   // are virtual devices sharing their GPU's HBM.
   const int ranks = params.Text("ranks") == "all" ? 0 : static_cast<int>(params.Int("ranks"));
+  if (settings.in_worker && settings.backend != "sim") {
+    // The app sees no GPU (the worker does): its plan could be for another machine.
+    throw Error(std::string("topology: ") +
+                    Tr("a real run on This machine runs from the CLI for now (shardlab-cli run allreduce "
+                       "--topology this --backend cuda --compare sim): the app cannot see this machine's GPUs"),
+                ErrorKind::kInvalidInput);
+  }
+  const std::string fault_refusal = MachineModelFaultRefusal(FaultsFromParams(params));
+  if (!fault_refusal.empty()) throw Error(fault_refusal, ErrorKind::kInvalidInput);
   *model = ModelThisMachine(settings.device_profile, settings.machine_gpus, ranks);
   return (*model)->plan_topology;
 }
@@ -484,6 +493,7 @@ void Session::ResetRun() {
   worker_failure_.clear();
   faults_ = Faults{};  // a new run names its own
   worker_error_record_seen_ = false;
+  worker_runs_done_ = 0;
   worker_error_record_ = ErrorRecord{};
   worker_sent_ = ScenarioRecord{};
   worker_echo_ = ScenarioRecord{};

@@ -335,6 +335,7 @@ std::string TileLabel(const Graph& graph, int node, int index_in_kind, int count
     case NodeKind::kNvSwitch:
       // The model of virtual ranks on one GPU joins them through its memory (this_machine.h).
       if (graph.topology().name == "this" && n.name == kSharedMemoryNode) return Tr("shared HBM");
+      if (graph.topology().name == "this" && n.name == kSharedMachineNode) return Tr("HBM and links");
       return "NVSwitch" + suffix;
     case NodeKind::kPcieSwitch: return "PCIe sw " + std::to_string(number);
     case NodeKind::kCpu: return "CPU" + std::to_string(number);
