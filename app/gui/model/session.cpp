@@ -384,8 +384,8 @@ std::uint64_t Session::dropped_events() const { return queue_ ? queue_->dropped(
 const Topology& Session::CachedTopology(const std::string& name) {
   if (IsThisMachine(name)) {
     throw Error(std::string("topology: ") +
-                    Tr("the app models This machine for collectives; shardlab-cli run pipeline, tp or zero "
-                       "--topology this models it for training"),
+                    Tr("the app models This machine for collectives, pipeline, tp and zero; choose a "
+                       "preset or a topology file for this scenario"),
                 ErrorKind::kInvalidInput);
   }
   auto it = topologies_.find(name);
@@ -396,13 +396,10 @@ const Topology& Session::CachedTopology(const std::string& name) {
   return *it->second;
 }
 
-Topology Session::CollectiveTopology(const ScenarioSettings& settings, const ScenarioParams& params,
-                                     std::optional<MachineModel>* model) {
+Topology Session::MachineTopology(const ScenarioSettings& settings, int ranks, std::optional<MachineModel>* model) {
   model->reset();
   if (!IsThisMachine(settings.topology)) return CachedTopology(settings.topology);
-  // As the CLI's --ranks: "all" is one rank per GPU; more ranks than GPUs
-  // are virtual devices sharing their GPU's HBM.
-  const int ranks = params.Text("ranks") == "all" ? 0 : static_cast<int>(params.Int("ranks"));
+  // More ranks than GPUs are virtual devices sharing their GPU's HBM.
   if (settings.in_worker && settings.backend != "sim") {
     // The app sees no GPU (the worker does): its plan could be for another machine.
     throw Error(std::string("topology: ") +
@@ -410,14 +407,23 @@ Topology Session::CollectiveTopology(const ScenarioSettings& settings, const Sce
                        "--topology this --backend cuda --compare sim): the app cannot see this machine's GPUs"),
                 ErrorKind::kInvalidInput);
   }
-  const std::string fault_refusal = MachineModelFaultRefusal(FaultsFromParams(params));
+  // Link faults name links of the plan's machine, which the model does not run on.
+  const std::string fault_refusal = MachineModelFaultRefusal(FaultsFromParams(ParamsOf(settings)));
   if (!fault_refusal.empty()) throw Error(fault_refusal, ErrorKind::kInvalidInput);
   *model = ModelThisMachine(settings.device_profile, settings.machine_gpus, ranks);
   return (*model)->plan_topology;
 }
 
+Topology Session::CollectiveTopology(const ScenarioSettings& settings, const ScenarioParams& params,
+                                     std::optional<MachineModel>* model) {
+  // As the CLI's --ranks: "all" is one rank per GPU.
+  const int ranks = params.Text("ranks") == "all" ? 0 : static_cast<int>(params.Int("ranks"));
+  return MachineTopology(settings, ranks, model);
+}
+
 std::string Session::machine_description() const {
-  return machine_model_ && prepared_ ? machine_model_->record.Describe() : "";
+  const bool prepared = prepared_ || pipeline_ || tp_ || zero_;
+  return machine_model_ && prepared ? machine_model_->record.Describe() : "";
 }
 
 std::string Session::Check(const ScenarioSettings& settings) {
@@ -430,16 +436,20 @@ std::string Session::Check(const ScenarioSettings& settings) {
     std::string timed_only;  // fine: Start runs it timing-only and says why
     FaultsFromParams(params);  // the fault switches parse; Start checks them against the run
     RunIterationsOf(settings);  // warm-up and timed runs (run_iterations.h)
+    std::optional<MachineModel> machine;  // "This machine": its model's description
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
-      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckPipelineScenario, &timed_only);
+      const Topology topology = MachineTopology(settings, scenario.params.shape.stages, &machine);
+      CheckOrTimeOnly(scenario, topology, CheckPipelineScenario, &timed_only);
     } else if (spec == kTensorParallelScenario) {
       TpScenario scenario = TpScenarioFrom(params, settings);
-      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckTpScenario, &timed_only);
+      const Topology topology = MachineTopology(settings, scenario.layer.tp, &machine);
+      CheckOrTimeOnly(scenario, topology, CheckTpScenario, &timed_only);
     } else if (spec == kZeroScenario) {
       CheckZeroK(settings.zero_k);
       ZeroScenario scenario = ZeroScenarioFrom(params, settings);
-      CheckOrTimeOnly(scenario, CachedTopology(scenario.topology), CheckZeroScenario, &timed_only);
+      const Topology topology = MachineTopology(settings, scenario.params.ranks, &machine);
+      CheckOrTimeOnly(scenario, topology, CheckZeroScenario, &timed_only);
     } else if (spec == kThreeDScenario) {
       // Building the small model's plan is the engine's full check (ms).
       const ThreeDScenario scenario = ThreeDScenarioFrom(params, settings, kMaxCheckedHostFlops);
@@ -463,9 +473,7 @@ std::string Session::Check(const ScenarioSettings& settings) {
       CheckTraceCompare(params);
     } else if (spec == kCollectiveSpec) {
       // No plan: a 1,024-rank check stays cheap.
-      std::optional<MachineModel> machine;
       Topology topology = CollectiveTopology(settings, params, &machine);
-      if (machine) last_check_machine_ = machine->record.Describe();
       CollectiveScenario scenario = ScenarioFrom(params, settings, topology);
       CheckCollectiveFaults(FaultsFromParams(params), scenario, &topology);
       CheckOrTimeOnly(scenario, topology,
@@ -475,6 +483,7 @@ std::string Session::Check(const ScenarioSettings& settings) {
       throw Error("scenario: the app does not run '" + spec + "' yet; its settings are checked against "
                   "its spec (shardlab-cli runs it)", ErrorKind::kInvalidInput);
     }
+    if (machine) last_check_machine_ = machine->record.Describe();
   } catch (const std::exception& e) {
     message = e.what();
   }
@@ -685,7 +694,7 @@ bool Session::Start(const ScenarioSettings& settings) {
     if (spec == "trace-compare") return ShowTraceCompare(params);
     if (spec == kPipelineScenario) {
       PipelineScenario scenario = PipelineScenarioFrom(params, settings);
-      const Topology& topology = CachedTopology(scenario.topology);
+      const Topology topology = MachineTopology(settings, scenario.params.shape.stages, &machine_model_);
       CheckOrTimeOnly(scenario, topology, CheckPipelineScenario, &timing_only_reason_);
       pipeline_ = PreparePipeline(scenario, topology);
       faults_ = PrepareRunFaults(params, scenario.backend, pipeline_->topology, pipeline_->pipeline.plan);
@@ -693,7 +702,7 @@ bool Session::Start(const ScenarioSettings& settings) {
       timing_only = &pipeline_->scenario.timing_only;
     } else if (spec == kTensorParallelScenario) {
       TpScenario scenario = TpScenarioFrom(params, settings);
-      const Topology& topology = CachedTopology(scenario.topology);
+      const Topology topology = MachineTopology(settings, scenario.layer.tp, &machine_model_);
       CheckOrTimeOnly(scenario, topology, CheckTpScenario, &timing_only_reason_);
       tp_ = PrepareTp(scenario, topology);
       faults_ = PrepareRunFaults(params, scenario.backend, tp_->topology, tp_->layer.plan);
@@ -702,7 +711,7 @@ bool Session::Start(const ScenarioSettings& settings) {
     } else if (spec == kZeroScenario) {
       CheckZeroK(settings.zero_k);
       ZeroScenario scenario = ZeroScenarioFrom(params, settings);
-      const Topology& topology = CachedTopology(scenario.topology);
+      const Topology topology = MachineTopology(settings, scenario.params.ranks, &machine_model_);
       CheckOrTimeOnly(scenario, topology, CheckZeroScenario, &timing_only_reason_);
       zero_ = PrepareZero(scenario, topology);
       faults_ = PrepareRunFaults(params, scenario.backend, zero_->topology, zero_->zero.plan);
@@ -1078,7 +1087,10 @@ void Session::RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summ
     options.seed = prepared.scenario.seed;
     options.timing_only = prepared.scenario.timing_only;
     options.faults = faults_;  // every scenario's stragglers and failures (PrepareRunFaults)
-    Executor executor(CreateBackend(prepared.scenario.backend), plan, prepared.topology, options);
+    // "This machine" on the simulator (pipeline, tp, zero): the model's GPUs, placement, shared HBM and issue cost.
+    Topology run_topology = prepared.topology;
+    if (machine_model_) ApplyMachineModelOn(prepared.scenario.backend, *machine_model_, &options, &run_topology);
+    Executor executor(CreateBackend(prepared.scenario.backend), plan, std::move(run_topology), options);
     QueueSink to_queue(*queue_);
     VectorSink events;
     TeeSink sink(to_queue, events);

@@ -415,12 +415,15 @@ class Session {
   /// The finished run's host lane, for Poll to show (worker thread, mutex_ held).
   void KeepHostLane(const Backend& backend);
   /// The scenario's topology, loaded once per name (throws "topology: ...";
-  /// "this" only collectives model: CollectiveTopology).
+  /// "this" only the scenarios MachineTopology serves model).
   const Topology& CachedTopology(const std::string& name);
-  /// The one place "This machine" is special: a collective's machine is
-  /// the settings' preset or file (CachedTopology), or for "this" the
-  /// model of this machine for the settings' ranks, whose plan topology is
-  /// returned and the model put in *model (reset otherwise).
+  /// The one place "This machine" is special: the machine of a collective,
+  /// pipeline, tp or zero run is the settings' preset or file
+  /// (CachedTopology), or for "this" the model of this machine for `ranks`
+  /// ranks (0: one per GPU), as the CLI's `--topology this` builds it; its
+  /// plan topology is returned and the model put in *model (reset otherwise).
+  Topology MachineTopology(const ScenarioSettings& settings, int ranks, std::optional<MachineModel>* model);
+  /// A collective's: MachineTopology for the settings' ranks ("all": 0).
   Topology CollectiveTopology(const ScenarioSettings& settings, const ScenarioParams& params,
                               std::optional<MachineModel>* model);
   /// Moves up to max_count queued events into the store (UI thread).
@@ -432,7 +435,7 @@ class Session {
 
   std::uint64_t run_id_ = 0;
   std::unique_ptr<PreparedCollective> prepared_;
-  std::optional<MachineModel> machine_model_;  // the run on "This machine" (CollectiveTopology)
+  std::optional<MachineModel> machine_model_;  // the run on "This machine" (MachineTopology)
   Faults faults_;  // the run's stragglers and failures (every scenario; PrepareRunFaults)
   std::unique_ptr<PreparedPipeline> pipeline_;
   PipelineOutcomeSummary pipeline_outcome_;

@@ -81,6 +81,13 @@ void DrawTraceMetrics(const ViewContext& ctx, const LoadedTrace& trace) {
   ImGui::PopStyleColor();
 }
 
+/// "Machine modelled: ..." for a run on "This machine" (nothing otherwise).
+void DrawMachineModelled(const Session& session) {
+  if (const std::string machine = session.machine_description(); !machine.empty()) {
+    ImGui::TextWrapped("%s", Format(Tr("Machine modelled: %s"), machine.c_str()).c_str());
+  }
+}
+
 }  // namespace
 
 /// The run's own metrics (a scenario's panel, or the collective's).
@@ -100,6 +107,7 @@ static void DrawRunMetrics(ViewContext& ctx) {
   // A scenario's own metrics (its spec names them: scenario_panels.h);
   // a collective's, and an opened trace's, follow.
   if (const ScenarioPanel* metrics = PanelOf(session.run_scenario(), PanelSlot::kMetrics)) {
+    DrawMachineModelled(session);  // pipeline, tp, zero on "This machine"
     metrics->draw(ctx, nullptr);
     return;
   }
@@ -116,9 +124,7 @@ static void DrawRunMetrics(ViewContext& ctx) {
     return;
   }
   ImGui::TextWrapped("%s", ScenarioLine(*prepared, session.backend()).c_str());
-  if (const std::string machine = session.machine_description(); !machine.empty()) {
-    ImGui::TextWrapped("%s", Format(Tr("Machine modelled: %s"), machine.c_str()).c_str());  // "This machine"
-  }
+  DrawMachineModelled(session);
 
   const bool done = session.state() == SessionState::kDone;
   const CollectiveOutcomeSummary& out = session.outcome();
