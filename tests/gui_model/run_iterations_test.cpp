@@ -15,6 +15,7 @@
 #include "engine/topology/presets.h"
 #include "tests/common/slower_each_run_backend.h"
 #include "tests/gui_model/ring_settings.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
@@ -96,15 +97,7 @@ TEST(RunIterations, TheLineSaysAverageBestLastShownAndWarmUpExcluded) {
             "one timed run: " + FormatTime(7000) + "; 1 warm-up run excluded");
 }
 
-bool PollUntilDone(Session& session) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (session.state() == SessionState::kRunning) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using test::PollUntilDone;
 
 TEST(RunIterations, ASessionRunTimesExactlyItersRunsAfterItsWarmUp) {
   ScenarioSettings s = test::RingAllReduce4x1K();

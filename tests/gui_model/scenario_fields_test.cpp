@@ -17,6 +17,7 @@
 #include "engine/core/error.h"
 #include "engine/io/worker_protocol.h"
 #include "tests/gui_model/ring_settings.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
@@ -190,14 +191,7 @@ TEST(ScenarioFields, MessagesNameTheFlag) {
   EXPECT_EQ(AsFlagMessage(zero, "something else"), "something else");
 }
 
-bool PollUntilDone(Session& session) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (session.state() == SessionState::kRunning && std::chrono::steady_clock::now() < deadline) {
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return session.state() != SessionState::kRunning;
-}
+using test::PollUntilDone;
 
 // A worker run's settings go out as the spec's parameters and come back in
 // its scenario record equal, the non-default ones included.

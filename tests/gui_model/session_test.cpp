@@ -9,20 +9,13 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
 
 /// Polls like the UI thread does until the run ends; false on timeout.
-bool PollUntilDone(Session& session, std::chrono::seconds timeout = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (session.state() == SessionState::kRunning) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using test::PollUntilDone;
 
 using test::RingAllReduce4x1K;
 

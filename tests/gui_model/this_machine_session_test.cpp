@@ -25,21 +25,14 @@
 #include "engine/run/vector_sink.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/topology/device_profile.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
 
 const std::string kProfile = SHARDLAB_TEST_DATA_DIR "/traces/h200.toml";
 
-bool PollUntilDone(Session& session) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (session.state() == SessionState::kRunning) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using test::PollUntilDone;
 
 ScenarioSettings ThisMachineAllReduce(const std::string& profile) {
   ScenarioSettings s;  // the spec's defaults, as the CLI's: ring, auto ring order, float sum

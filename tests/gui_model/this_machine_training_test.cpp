@@ -25,6 +25,7 @@
 #include "engine/scenarios/tp_scenario.h"
 #include "engine/scenarios/zero_scenario.h"
 #include "engine/topology/device_profile.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
@@ -33,15 +34,7 @@ const std::string kProfile = SHARDLAB_TEST_DATA_DIR "/traces/h200.toml";
 
 bool GpuDetectedHere() { return ThisMachineUnavailable("").empty(); }
 
-bool PollUntilDone(Session& session) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (session.state() == SessionState::kRunning) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using test::PollUntilDone;
 
 ScenarioSettings OnThisMachine(const std::string& scenario) {
   ScenarioSettings s;  // the spec's defaults, as the CLI's

@@ -14,19 +14,12 @@
 #include "app/gui/model/session.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
 
-bool PollUntilDone(Session& session, std::chrono::seconds timeout = std::chrono::seconds(120)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (session.state() == SessionState::kRunning) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using test::PollUntilDone;
 
 ScenarioSettings ThreeD222() {
   ScenarioSettings s;

@@ -18,19 +18,12 @@
 #include "engine/algorithms/verify.h"
 #include "engine/io/trace_writer.h"
 #include "tests/gui_model/ring_settings.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
 
-bool PollUntilDone(Session& session, std::chrono::seconds timeout = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (session.state() == SessionState::kRunning) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    session.Poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using test::PollUntilDone;
 
 /// Polls until the finished worker has been reaped too.
 bool PollUntilReaped(Session& session) {
