@@ -55,7 +55,7 @@ void ApplyMachineModelOn(const std::string& backend, const MachineModel& model, 
 
 std::string MachineModelFaultRefusal(const Faults& faults) {
   const char* why = ": the model of this machine runs on its own GPUs (virtual ranks copy through one GPU's "
-                    "memory), not on the links the plan names; slow a rank (slow_rank) instead";
+                    "memory), not on the links the plan names; a slow rank is modelled";
   if (!faults.throttles.empty()) return std::string("throttle_link") + why;
   if (!faults.failed_links.empty()) return std::string("fail_link") + why;
   return "";
