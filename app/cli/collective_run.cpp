@@ -103,9 +103,13 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   if (args.Has("topology") && args.Get("topology").empty())
     throw UsageError(args.Spelling("topology") + ": missing value");
   // Flags that do not fit the backend, before anything looks for a GPU.
-  if (args.Has("emulate-links") && setup.backend == "sim")
-    throw UsageError(args.Spelling("emulate-links") + ": the simulator models links already; "
-                     "link emulation is for real GPUs (--backend cuda)");
+  if (args.Has("emulate-links") && !BackendEmulatesLinks(setup.backend)) {
+    throw UsageError(args.Spelling("emulate-links") +
+                     (setup.backend == "sim" ? ": the simulator models links already; "
+                                               "link emulation is for real GPUs (--backend cuda)"
+                                             : ": link emulation is for CUDA GPUs (--backend cuda), not " +
+                                                   setup.backend));
+  }
   const bool this_machine = args.Get("topology", "") == "this";
   if ((args.Has("gpus") || args.Has("machine-from")) && !this_machine) {
     throw UsageError(args.Spelling(args.Has("gpus") ? "gpus" : "machine-from") +

@@ -91,4 +91,10 @@ std::unique_ptr<Backend> CreateBackend(const std::string& name);
 struct BackendInfo { std::string name, description; };
 std::vector<BackendInfo> ListBackends();
 
+/// Whether `backend` can emulate links (RunOptions::emulate_links): the
+/// CUDA backend holds its streams for the modelled time; the simulator
+/// models links already, and the others would ignore the option. The CLI's
+/// --emulate-links and the app's "Emulate links" both ask this.
+inline bool BackendEmulatesLinks(const std::string& backend) { return backend == "cuda"; }
+
 }  // namespace shardlab

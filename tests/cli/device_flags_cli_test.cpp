@@ -77,6 +77,10 @@ TEST(DeviceFlagsCli, SimulatorOnlyAndGpuOnlyFlagsSaySo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--emulate-links: the simulator models links already"), std::string::npos)
       << r.err;
+  // The mpi backend has no emulation: refused too, not ignored (engine/run/backend.h's rule, the app's too).
+  r = cli.Run({"run", "allreduce", "--ranks", "2", "--size", "1K", "--backend", "mpi", "--emulate-links"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "shardlab-cli: error: --emulate-links: link emulation is for CUDA GPUs (--backend cuda), not mpi\n");
 }
 
 // --algo nccl used to be refused on the simulator; it now runs the

@@ -5,7 +5,7 @@
 namespace shardlab::gui {
 
 std::string LinkEmulationRefusal(const std::string& backend) {
-  if (backend == "cuda") return "";
+  if (BackendEmulatesLinks(backend)) return "";
   if (backend == "sim") return Tr("the simulator models links already");
   return Format(Tr("link emulation is for CUDA GPUs (backend cuda), not %s"), backend.c_str());
 }
