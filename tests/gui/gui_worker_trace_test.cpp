@@ -81,5 +81,21 @@ TEST(GuiTrace, ABrokenTraceIsOneLineAndExitOne) {
   EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
 }
 
+// The file is read before a window opens, so a broken trace is the same
+// one line without a display (not "cannot open a window").
+TEST(GuiTrace, ABrokenTraceIsRefusedBeforeAWindowOpens) {
+  test_util::TempDir dir;
+  const fs::path trace = dir.path() / "broken.json";
+  std::ofstream(trace) << "{\"traceEvents\": [";
+  const char* display = std::getenv("DISPLAY");
+  const std::string saved = display != nullptr ? display : "";
+  unsetenv("DISPLAY");
+  const auto result = RunApp({"--open-trace", trace.string(), "--frames", "2"}, dir.path());
+  if (display != nullptr) setenv("DISPLAY", saved.c_str(), 1);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err.rfind("shardlab: error: " + trace.string() + ":1:", 0), 0u) << result.err;
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
+}
+
 }  // namespace
 }  // namespace shardlab

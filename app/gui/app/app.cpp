@@ -182,33 +182,36 @@ void App::Shutdown() {
 }
 
 int App::Run() {
+  session_.SetWorkerFault(flags_.worker_fault);
+  session_.SetWorkerMpiOptions(flags_.mpi_timeout, flags_.mpi_fault);
+  // The traces are read before a window opens: a broken file is one line
+  // about the file, whether or not a display answers.
+  bool trace_opened = false;
+  std::string trace_error;
+  if (!flags_.open_trace_path.empty()) {
+    std::string message;
+    if (!OpenTrace(flags_.open_trace_path, &message)) {
+      trace_error = message;
+    } else {
+      trace_opened = true;
+      if (!flags_.compare_trace_path.empty() && !session_.OpenCompareTrace(flags_.compare_trace_path, &message)) {
+        trace_error = message;
+      }
+    }
+    if (!trace_error.empty()) {
+      std::cerr << kAppProgram << ": error: " << trace_error << "\n";
+      if (flags_.scripted()) return 1;
+    }
+  }
   std::string error;
   if (!Init(&error)) {
     std::cerr << kAppProgram << ": error: " << error << "\n";
     Shutdown();
     return 1;
   }
-  session_.SetWorkerFault(flags_.worker_fault);
-  session_.SetWorkerMpiOptions(flags_.mpi_timeout, flags_.mpi_fault);
   if (!flags_.open_trace_path.empty()) {
-    std::string message;
-    if (!OpenTrace(flags_.open_trace_path, &message)) {
-      std::cerr << kAppProgram << ": error: " << message << "\n";
-      if (flags_.scripted()) {
-        Shutdown();
-        return 1;
-      }
-      SetStatus(message, true);
-      StartRun(flags_.settings);  // interactive: the usual launch run instead
-    } else if (!flags_.compare_trace_path.empty() &&
-               !session_.OpenCompareTrace(flags_.compare_trace_path, &message)) {
-      std::cerr << kAppProgram << ": error: " << message << "\n";
-      if (flags_.scripted()) {
-        Shutdown();
-        return 1;
-      }
-      SetStatus(message, true);
-    }
+    if (!trace_error.empty()) SetStatus(trace_error, true);
+    if (!trace_opened) StartRun(flags_.settings);  // interactive: the usual launch run instead
   } else if (!StartLabRunIfAsked()) {
     StartRun(flags_.settings);  // --lab: the step's run first
   }
@@ -642,7 +645,7 @@ void App::SyncClock() {
 void App::SetStatus(const std::string& text, bool error) {
   status_ = text;
   status_error_ = error;
-  const double now_s = glfwGetTime();
+  const double now_s = window_ != nullptr ? glfwGetTime() : 0.0;  // before the window: its clock starts at 0
   status_until_s_ = now_s + (error ? kErrorStatusSeconds : kStatusSeconds);
 }
 
