@@ -181,9 +181,10 @@ std::string Cause(const ErrorGroup& g, const std::string& a, const std::string& 
   }
   const double rate_a = mean_a > 0 ? g.mean_bytes / mean_a : 0;  // bytes/ns == GB/s
   const double rate_b = mean_b > 0 ? g.mean_bytes / mean_b : 0;
-  return "each op moves its bytes at " + Fixed(rate_a, 0) + " GB/s in " + a + " and " + Fixed(rate_b, 0) +
-         " GB/s in " + b + " (one op at a time: " + Fixed(g.a_concurrency, 1) + " and " +
-         Fixed(g.b_concurrency, 1) + " in flight on average)";
+  // Three significant digits below 100 GB/s, so a slow link is not "0 GB/s".
+  auto rate = [](double gbps) { return gbps >= 100 ? Fixed(gbps, 0) : Significant(gbps); };
+  return "each op moves its bytes at " + rate(rate_a) + " GB/s in " + a + " and " + rate(rate_b) + " GB/s in " +
+         b + " (" + Fixed(g.a_concurrency, 1) + " and " + Fixed(g.b_concurrency, 1) + " of them in flight on average)";
 }
 
 std::string Explain(const Comparison& c) {

@@ -183,6 +183,17 @@ TEST(CompareRuns, WhenOverlapDoesNotExplainItTheRateIsNamed) {
   EXPECT_EQ(x.find("at once"), std::string::npos) << x;
 }
 
+TEST(CompareRuns, ASlowRateKeepsItsDigitsAndTheOverlapIsStatedOnce) {
+  // B's copies take 40 ms each, all at once: far more than ten-way sharing
+  // explains, so the rate is named: 8 MiB / 40 ms = 0.21 GB/s, not "0 GB/s".
+  const Comparison c = CompareRuns(Synthetic(false, 0), Synthetic(true, 40'000'000));
+  ASSERT_EQ(c.groups[0].name, "copy of 8 MiB");
+  const std::string& x = c.explanation;
+  EXPECT_NE(x.find("moves its bytes at 699 GB/s in cuda-event and 0.21 GB/s in simulated"), std::string::npos) << x;
+  EXPECT_NE(x.find("(1.0 and 10.0 of them in flight on average)"), std::string::npos) << x;
+  EXPECT_EQ(x.find("one op at a time"), std::string::npos) << x;
+}
+
 TEST(CompareRuns, IdleIsTheTimeEachRankHasNothingRunningSummedOverRanks) {
   RunRecord a;
   a.num_ranks = 2;
