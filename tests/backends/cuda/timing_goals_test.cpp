@@ -172,6 +172,17 @@ TEST(CudaTimingGoals, AnEmulatedRingEndsNearTheSimulator) {
       EXPECT_EQ(e.clock, ClockKind::kEmulated);
     }
   }
+  // Emulation holds a transfer for the model's time or longer, never shorter.
+  EXPECT_GE(emu.times.average_ns, 0.97 * sim.times.average_ns);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  if (devices < 8) {
+    // Eight ranks on fewer GPUs share their HBM: a step's copies need more
+    // time than the DGX A100's links give them (docs/gpu.md, "Not yet").
+    GTEST_SKIP() << "8 ranks on " << devices << " GPU(s): the emulated ring (" << emu.times.average_ns / 1e3
+                 << " us) cannot reach the simulator's " << sim.times.average_ns / 1e3
+                 << " us on shared HBM; the 10% goal needs a GPU per rank";
+  }
   // Goal: within 10%; asserted: within 30%.
   EXPECT_NEAR(emu.times.average_ns, sim.times.average_ns, 0.3 * sim.times.average_ns);
 }
