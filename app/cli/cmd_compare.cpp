@@ -124,7 +124,7 @@ int CompareMain(std::span<const std::string> words) {
   RunRecord a = ReadRun(args.positionals()[0]);
   RunRecord b = ReadRun(args.positionals()[1]);
   // The measurement is the reference: A measured, B the model.
-  if (a.simulated() && !b.simulated()) std::swap(a, b);
+  if (SwapForMeasuredFirst(a, b)) std::swap(a, b);
   const Comparison comparison = CompareRuns(a, b);
   if (args.Has("json")) {
     std::cout << ComparisonJson(comparison, args.Has("ops"));

@@ -77,6 +77,14 @@ struct RunRecord {
   bool simulated() const { return clock == "simulated"; }
 };
 
+/// Which run is A, the reference, for every front end (`shardlab-cli
+/// compare`, the app's overlay): the measurement. True when `first` is
+/// simulated and `second` measured, so the two swap (A = measured, B = the
+/// model); two runs of one kind keep their order.
+inline bool SwapForMeasuredFirst(const RunRecord& first, const RunRecord& second) {
+  return first.simulated() && !second.simulated();
+}
+
 /// The ops of a trace (by their written op ids). Throws Error when an op id
 /// is missing or appears twice ("op 17 appears twice").
 RunRecord RunFromTrace(const LoadedTrace& trace);

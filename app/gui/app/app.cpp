@@ -561,6 +561,7 @@ void App::HandleShortcuts() {
 void App::ResetReplay() {
   clock_ = ReplayClock{};
   synced_events_ = 0;
+  synced_end_ns_ = -1;
   run_finished_ = false;
   ++runs_started_;
 }
@@ -590,8 +591,9 @@ void App::StartRun(const ScenarioSettings& settings) {
 
 void App::SyncClock() {
   const TimelineStore& store = session_.store();
-  if (store.event_count() != synced_events_) {
+  if (store.event_count() != synced_events_ || session_.replay_end_ns() != synced_end_ns_) {
     synced_events_ = store.event_count();
+    synced_end_ns_ = session_.replay_end_ns();
     std::vector<TimeNs> step_end_ns;
     step_end_ns.reserve(static_cast<std::size_t>(store.steps_seen()));
     TimeNs previous = 0;
@@ -600,7 +602,7 @@ void App::SyncClock() {
       previous = end >= 0 ? end : previous;  // a step without events ends with the one before
       step_end_ns.push_back(previous);
     }
-    clock_.SetSteps(std::move(step_end_ns), store.end_ns());
+    clock_.SetSteps(std::move(step_end_ns), session_.replay_end_ns());
   }
   if (run_finished_ || runs_started_ == 0 || session_.state() == SessionState::kRunning) return;
   run_finished_ = true;
@@ -615,7 +617,7 @@ void App::SyncClock() {
   }
   // A speed the user chose survives; the automatic one follows the real run.
   if (clock_.speed() == auto_speed_) {
-    auto_speed_ = AutoReplaySpeed(store.end_ns(), clock_.num_steps());
+    auto_speed_ = AutoReplaySpeed(session_.replay_end_ns(), clock_.num_steps());
     clock_.set_speed(auto_speed_);
   }
   if (!first) return;

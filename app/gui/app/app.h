@@ -126,6 +126,7 @@ class App {
 
   // Bookkeeping of the current run.
   std::size_t synced_events_ = 0;     // store size the clock was last synced to
+  TimeNs synced_end_ns_ = -1;         // replay end it was synced to (a compared run may end later)
   bool run_finished_ = false;         // SyncClock saw it done
   double auto_speed_ = 0;             // the speed set automatically (a user change wins)
   int runs_started_ = 0;              // the first run gets the launch flags

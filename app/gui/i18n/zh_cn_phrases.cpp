@@ -1003,6 +1003,8 @@ constexpr PhraseEntry kPhrases[] = {
      "HBM 与链路"},
     {"measured on %s; drawn: %s, the machine the plan was made for",
      "实测于 %s；图中画的是 %s，也就是这个计划原本面向的机器"},
+    {"modelled, not measured: %s; drawn: %s, the machine the plan was made for",
+     "模拟得出，并非实测：%s；图中画的是 %s，也就是这个计划原本面向的机器"},
     {"measured trace. Its ops are drawn as outlines on the same rows, linked "
      "by op id.",
      "测得的 trace 上。它的操作画成同一行上的轮廓，按操作编号对应。"},
@@ -1304,6 +1306,8 @@ constexpr PhraseEntry kPhrases[] = {
      "正在模拟器上运行（只算时间；数值计算已经完成）。"},
     {"A = %s (solid)   B = %s (outline)",
      "A = %s（实心）   B = %s（空心）"},
+    {"A = %s (outline)   B = %s (solid)",
+     "A = %s（空心）   B = %s（实心）"},
     {"layer gradient",
      "层梯度"},
     {"gradient bucket",

@@ -15,22 +15,23 @@ double ErrorShade(TimeNs a_ns, TimeNs b_ns) {
 
 CompareOverlay::CompareOverlay(const RunRecord& shown, const RunRecord& added,
                                std::vector<std::int32_t> event_op_ids, std::string added_source)
-    : comparison_(CompareRuns(shown, added)), event_op_ids_(std::move(event_op_ids)),
+    : shown_is_a_(!SwapForMeasuredFirst(shown, added)), event_op_ids_(std::move(event_op_ids)),
       added_source_(std::move(added_source)) {
+  comparison_ = shown_is_a_ ? CompareRuns(shown, added) : CompareRuns(added, shown);
   ops_.reserve(shown.ops.size());
   for (std::size_t i = 0; i < shown.ops.size(); ++i) {
-    const RunOp& a = shown.ops[i];
-    const RunOp& b = added.ops[i];  // same ids in the same order: CompareRuns checked
+    const RunOp& s = shown.ops[i];
+    const RunOp& d = added.ops[i];  // same ids in the same order: CompareRuns checked
     OverlayOp op;
-    op.id = a.id;
-    op.a_start_ns = a.start_ns;
-    op.a_end_ns = a.end_ns;
-    op.b_start_ns = b.start_ns;
-    op.b_end_ns = b.end_ns;
+    op.id = s.id;
+    op.shown_start_ns = s.start_ns;
+    op.shown_end_ns = s.end_ns;
+    op.added_start_ns = d.start_ns;
+    op.added_end_ns = d.end_ns;
     op.error = comparison_.ops[i].error;
-    op.shade = ErrorShade(a.duration_ns(), b.duration_ns());
+    op.shade = ErrorShade(s.duration_ns(), d.duration_ns());  // symmetric: the same either way
     ops_.push_back(op);
-    added_end_ns_ = std::max(added_end_ns_, b.end_ns);
+    added_end_ns_ = std::max(added_end_ns_, d.end_ns);
   }
 }
 
@@ -50,21 +51,28 @@ std::string CompareOverlay::HoverText(std::int32_t event_op) const {
   if (op == nullptr) return "";
   char error[32];
   std::snprintf(error, sizeof error, "%+.0f%%", 100.0 * op->error);
+  // A first, as the comparison (and the CLI) orders them.
+  const TimeNs shown_ns = op->shown_end_ns - op->shown_start_ns;
+  const TimeNs added_ns = op->added_end_ns - op->added_start_ns;
   return "op " + std::to_string(op->id) + " \xC2\xB7 " + comparison_.a_label + " " +
-         FormatTime(op->a_end_ns - op->a_start_ns) + " \xC2\xB7 " + comparison_.b_label + " " +
-         FormatTime(op->b_end_ns - op->b_start_ns) + " \xC2\xB7 error " + error;
+         FormatTime(shown_is_a_ ? shown_ns : added_ns) + " \xC2\xB7 " + comparison_.b_label + " " +
+         FormatTime(shown_is_a_ ? added_ns : shown_ns) + " \xC2\xB7 error " + error;
 }
 
 std::vector<OverlayBox> PrepareOverlayRow(const TimelineRow& row, const CompareOverlay& overlay,
                                           const GanttFrame& frame) {
   std::vector<OverlayBox> boxes;
-  const TimeNs view_end = frame.view_end_ns();
+  // The bars' rule (PrepareGanttRow): an op shows once it started by the
+  // cursor, up to the cursor.
+  const TimeNs last_start = std::min(frame.view_end_ns(), frame.cursor_ns);
   for (std::size_t i = 0; i < row.events.size(); ++i) {
     const OverlayOp* op = overlay.Find(row.events[i].op);
-    if (op == nullptr || op->b_end_ns < frame.view_start_ns || op->b_start_ns > view_end) continue;
+    if (op == nullptr || op->added_end_ns < frame.view_start_ns || op->added_start_ns > last_start) continue;
     OverlayBox box;
-    box.x0_px = std::clamp(frame.TimeToPx(op->b_start_ns), 0.0, frame.width_px);
-    box.x1_px = std::clamp(frame.TimeToPx(op->b_end_ns), 0.0, frame.width_px);
+    box.in_flight = op->added_end_ns > frame.cursor_ns;
+    const TimeNs shown_end = box.in_flight ? frame.cursor_ns : op->added_end_ns;
+    box.x0_px = std::clamp(frame.TimeToPx(op->added_start_ns), 0.0, frame.width_px);
+    box.x1_px = std::clamp(frame.TimeToPx(shown_end), 0.0, frame.width_px);
     if (box.x1_px - box.x0_px < 1.0) box.x1_px = std::min(box.x0_px + 1.0, frame.width_px);
     box.event_index = static_cast<int>(i);
     box.shade = op->shade;

@@ -20,6 +20,11 @@ std::string RecordedMachineLine(const LoadedTrace* trace) {
     same_model = same_model && (drawn.empty() || record.gpu_model.find(drawn) != std::string::npos);
   }
   if (one_rank_per_gpu && same_model) return "";
+  // The simulator's run of the machine was modelled, not measured: its clock says so.
+  if (trace->clock == "simulated") {
+    return Format(Tr("modelled, not measured: %s; drawn: %s, the machine the plan was made for"),
+                  record.Describe().c_str(), trace->topology.name.c_str());
+  }
   return Format(Tr("measured on %s; drawn: %s, the machine the plan was made for"), record.Describe().c_str(),
                 trace->topology.name.c_str());
 }

@@ -9,6 +9,12 @@
 //
 //   "measured on 1 NVIDIA H200 (detected), 8 ranks as virtual devices on GPU 0
 //    sharing its HBM; drawn: dgx-a100, the machine the plan was made for"
+//
+// A simulated trace (clock "simulated": the simulator's run, e.g. of
+// `--topology this` from a device profile) was modelled, not measured:
+//
+//   "modelled, not measured: 1 NVIDIA H200 (no GPU here ...), 8 ranks as
+//    virtual devices on GPU 0 sharing its HBM; drawn: this, ..."
 #pragma once
 
 #include <string>

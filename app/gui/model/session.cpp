@@ -673,6 +673,10 @@ bool Session::OpenCompareTrace(const std::string& path, std::string* message) {
   return true;
 }
 
+TimeNs Session::replay_end_ns() const {
+  return compare_ != nullptr ? std::max(store_.end_ns(), compare_->added_end_ns()) : store_.end_ns();
+}
+
 bool Session::Start(const ScenarioSettings& settings) {
   Cancel();
   ResetRun();

@@ -301,6 +301,9 @@ class Session {
   bool OpenCompareTrace(const std::string& path, std::string* message);
   /// The overlay, or null; cleared when another run or trace is shown.
   const CompareOverlay* compare() const { return compare_.get(); }
+  /// Where the replay ends: the run shown, or the added run where it ends
+  /// later, so the cursor that reveals the bars reveals every outline too.
+  TimeNs replay_end_ns() const;
 
   // --- Worker runs (a collective with settings.in_worker).
   /// The program started as the worker (default: DefaultWorkerProgram()).

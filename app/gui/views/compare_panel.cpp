@@ -18,7 +18,10 @@ void DrawCompareSummary(ViewContext& ctx) {
   const Comparison& c = overlay->comparison();
   const Theme& theme = ctx.theme;
   ImGui::TextUnformatted(Tr("Compared with a second run of the plan"));
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), Tr("A = %s (solid)   B = %s (outline)"),
+  // A is the measured run (the CLI's rule), the one on screen or the one added.
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
+                     overlay->shown_is_a() ? Tr("A = %s (solid)   B = %s (outline)")
+                                           : Tr("A = %s (outline)   B = %s (solid)"),
                      c.a_label.c_str(), c.b_label.c_str());
   if (ImGui::BeginTable("##compare_summary", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("");

@@ -584,7 +584,7 @@ const PipelineBubbles& CachedBubbles(const Session& session) {
 // coloured from "agrees" to kFullShadeFactor apart.
 void DrawCompareLegend(const Theme& theme, const CompareOverlay& overlay) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "solid: %s   outline: %s (%s)   outline colour:",
-                     overlay.comparison().a_label.c_str(), overlay.comparison().b_label.c_str(),
+                     overlay.shown_label().c_str(), overlay.added_label().c_str(),
                      overlay.added_source().c_str());
   ImGui::SameLine();
   const ImVec2 min = ImGui::GetCursorScreenPos();
