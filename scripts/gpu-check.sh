@@ -25,6 +25,7 @@
 #
 # Exit status: 0 every step ran and every goal passed; 1 a step or a goal
 # failed (the log says which); 2 bad arguments; 3 no GPU or no CUDA here.
+# --dry-run lists the steps, builds and writes nothing, and exits 0 anywhere.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,7 @@ while [[ $# -gt 0 ]]; do
     --arch) [[ $# -ge 2 ]] || die_usage "--arch: missing value (e.g. 90)"; arch=$2; shift 2 ;;
     --jobs) [[ $# -ge 2 ]] || die_usage "--jobs: missing value (N)"; jobs=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die_usage "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -51,19 +52,29 @@ done
   die_usage "--arch: a CUDA architecture such as 90 or native (got '$arch')"
 
 # --- Is there a GPU? ---------------------------------------------------------
+# A dry run lists the steps on any machine: what a real run would refuse here
+# is one line, and the steps follow.
 nvcc=""
 for candidate in "${CUDACXX:-}" "$(command -v nvcc || true)" /usr/local/cuda/bin/nvcc; do
   if [[ -n "$candidate" && -x "$candidate" ]]; then nvcc=$candidate; break; fi
 done
 if [[ -z "$nvcc" ]]; then
-  echo "gpu-check.sh: no CUDA toolkit: nvcc is not on PATH nor in /usr/local/cuda/bin" >&2
-  exit 3
+  no_cuda="no CUDA toolkit: nvcc is not on PATH nor in /usr/local/cuda/bin"
+  if [[ $dry_run -eq 0 ]]; then echo "gpu-check.sh: $no_cuda" >&2; exit 3; fi
+  echo "gpu-check.sh: dry run: $no_cuda (a real run stops here, exit 3)"
 fi
+# `nvidia-smi -L` prints one "GPU 0: NAME (UUID: ...)" line per GPU; with a
+# broken driver it prints an error instead, which lists no GPU.
 gpus=""
-if command -v nvidia-smi >/dev/null 2>&1; then gpus=$(nvidia-smi -L 2>/dev/null || true); fi
+if command -v nvidia-smi >/dev/null 2>&1; then gpus=$(nvidia-smi -L 2>/dev/null | grep '^GPU ' || true); fi
 if [[ -z "$gpus" ]]; then
-  echo "gpu-check.sh: no GPU: nvidia-smi lists none (CUDA $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') is here, so the CUDA backend builds, but nothing can run); the checks that need no GPU are scripts/test.sh" >&2
-  exit 3
+  cuda_here="no CUDA toolkit"
+  [[ -z "$nvcc" ]] || cuda_here="CUDA $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') is here"
+  no_gpu="no GPU: nvidia-smi lists none ($cuda_here, so the CUDA backend builds, but nothing can run); the checks that need no GPU are scripts/test.sh"
+  if [[ $dry_run -eq 0 ]]; then echo "gpu-check.sh: $no_gpu" >&2; exit 3; fi
+  echo "gpu-check.sh: dry run: $no_gpu (a real run stops here, exit 3)"
+else
+  [[ $dry_run -eq 0 ]] || echo "gpu-check.sh: dry run: on $(echo "$gpus" | wc -l) GPU(s): $(echo "$gpus" | head -n 1)"
 fi
 [[ -n "$arch" ]] || arch=native
 
@@ -79,6 +90,10 @@ run() {  # echo a step into the log, run it unless --dry-run; never stops the sc
   echo "exit $rc" >>"$log"
   return $rc
 }
+note() {  # a line for the log (and, in a dry run, for stdout)
+  echo "=== $*" >>"$log"
+  if [[ $dry_run -eq 1 ]]; then echo "=== $*"; fi
+}
 run_to() {  # run_to FILE CMD...: as run, stdout also kept in FILE (for the goals)
   local file=$1
   shift
@@ -90,30 +105,36 @@ run_to() {  # run_to FILE CMD...: as run, stdout also kept in FILE (for the goal
   echo "exit $rc" >>"$log"
   return $rc
 }
-mkdir -p "$out/traces"
-log="$out/log.txt"
-: >"$log"
 start_s=$(date +%s)
 failed=0
-echo "gpu-check.sh: log and traces in $out"
-{
-  echo "=== machine"
-  echo "$gpus"
-  "$nvcc" --version | tail -n 2
-  echo "cores: $jobs; commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-} >>"$log" 2>&1
+if [[ $dry_run -eq 1 ]]; then
+  # Nothing is written: the steps go to stdout only.
+  log=/dev/null
+  echo "gpu-check.sh: dry run: the steps a run would take (log and traces into $out):"
+else
+  mkdir -p "$out/traces"
+  log="$out/log.txt"
+  : >"$log"
+  echo "gpu-check.sh: log and traces in $out"
+  {
+    echo "=== machine"
+    echo "$gpus"
+    "$nvcc" --version | tail -n 2
+    echo "cores: $jobs; commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  } >>"$log" 2>&1
+fi
 
 # --- NCCL: the system's, or the Python wheel's -------------------------------
 if [[ -z "${NCCL_HOME:-}" && ! -e /usr/include/nccl.h && ! -e /usr/local/cuda/include/nccl.h ]]; then
   nccl_dir=$(python3 -c "import nvidia.nccl as m; print(list(m.__path__)[0])" 2>/dev/null || true)
   if [[ -n "$nccl_dir" && -e "$nccl_dir/lib/libnccl.so.2" ]]; then
-    mkdir -p "$deps/nccl/lib"
-    ln -sfn "$nccl_dir/include" "$deps/nccl/include"
-    ln -sf "$nccl_dir/lib/libnccl.so.2" "$deps/nccl/lib/libnccl.so"
+    run mkdir -p "$deps/nccl/lib"
+    run ln -sfn "$nccl_dir/include" "$deps/nccl/include"
+    run ln -sf "$nccl_dir/lib/libnccl.so.2" "$deps/nccl/lib/libnccl.so"
     export NCCL_HOME="$deps/nccl" LD_LIBRARY_PATH="$nccl_dir/lib:${LD_LIBRARY_PATH:-}"
-    echo "=== NCCL from the Python package: $nccl_dir" >>"$log"
+    note "NCCL from the Python package: $nccl_dir"
   else
-    echo "=== no NCCL (no nccl.h, no nvidia-nccl-cu13 package): NCCL rows are skipped" >>"$log"
+    note "no NCCL (no nccl.h, no nvidia-nccl-cu13 package): NCCL rows are skipped"
   fi
 fi
 
@@ -131,8 +152,10 @@ if [[ $have_gtest -eq 0 ]]; then
     done
   fi
   if [[ -z "$gtest_src" || ! -e "$gtest_src/CMakeLists.txt" ]]; then
-    echo "gpu-check.sh: no GoogleTest: install libgtest-dev, or pass --googletest DIR (a source tree such as a copy of Debian's /usr/src/googletest, e.g. in ./build-googletest-src)" >&2
-    exit 1
+    no_gtest="no GoogleTest: install libgtest-dev, or pass --googletest DIR (a source tree such as a copy of Debian's /usr/src/googletest, e.g. in ./build-googletest-src)"
+    if [[ $dry_run -eq 0 ]]; then echo "gpu-check.sh: $no_gtest" >&2; exit 1; fi
+    echo "gpu-check.sh: dry run: $no_gtest (a real run stops here, exit 1)"
+    gtest_src="DIR"
   fi
   run cmake -S "$gtest_src" -B "$deps/googletest-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$deps/googletest" -DBUILD_GMOCK=OFF || failed=1

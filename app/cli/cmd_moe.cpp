@@ -120,7 +120,8 @@ void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary&
 }
 
 void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan, const MoeSummary& s,
-               const std::string& trace_path, const std::string& plan_dump) {
+               const std::string& trace_path, const std::string& plan_dump,
+               const IterationTimes& iterations) {
   const MoeScenario& sc = prepared.scenario;
   const MoeLayerConfig& c = sc.layer;
   const MoeRouting& r = prepared.layer.routing;
@@ -139,6 +140,7 @@ void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan,
   w.Field("skew", MoeSkewName(c.skew));
   w.Field("topology", sc.topology);
   w.Field("backend", sc.backend);
+  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
   if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
     w.Field("seed", static_cast<std::int64_t>(sc.seed));
   } else {
@@ -299,7 +301,7 @@ int MoeRunMain(std::span<const std::string> words) {
                   sc.backend, {}, executor.backend().host_lane());
   }
   if (json) {
-    WriteJson(out, *prepared, plan, s, trace_path, plan_dump);
+    WriteJson(out, *prepared, plan, s, trace_path, plan_dump, iterations);
   } else {
     out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
         << (sc.timing_only ? "   timing only" : "") << "\n";

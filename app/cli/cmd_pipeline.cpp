@@ -129,7 +129,8 @@ void PrintText(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
 void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& plan,
                const PipelineOutcomeSummary& s, const std::string& not_checked,
                const std::string& trace_path, const std::string& plan_dump,
-               const std::optional<CriticalPath>& critical) {
+               const std::optional<CriticalPath>& critical,
+               const IterationTimes& iterations) {
   const PipelineParams& params = prepared.pipeline.params;
   const PipelineMetrics& m = s.metrics;
   JsonWriter w(out, /*pretty=*/true);
@@ -145,6 +146,7 @@ void WriteJson(std::ostream& out, const PreparedPipeline& prepared, const Plan& 
   w.Field("optimizer", OptimizerName(params.model.optimizer));
   w.Field("topology", prepared.scenario.topology);
   w.Field("backend", prepared.scenario.backend);
+  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
   w.Field("seed", static_cast<std::int64_t>(prepared.scenario.seed));
   w.Field("timing_only", !s.check.checked);
   w.Field("steps", s.steps);
@@ -321,7 +323,7 @@ int PipelineMain(std::span<const std::string> words) {
                                 &options.faults);
   }
   if (json) {
-    WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump, critical);
+    WriteJson(out, *prepared, plan, s, not_checked, trace_path, plan_dump, critical, iterations);
   } else {
     PrintText(out, *prepared, plan, s, sink.events, not_checked, trace_path);
     out << DescribeIterations(iterations);

@@ -147,7 +147,8 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
 }
 
 void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& s,
-               const std::string& trace_path) {
+               const std::string& trace_path,
+               const IterationTimes& iterations) {
   const ParallelGrid& g = p.three_d.params.grid;
   JsonWriter w(out, /*pretty=*/true);
   w.BeginObject();
@@ -161,6 +162,7 @@ void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
   w.Field("microbatches", s.microbatches);
   w.Field("topology", p.scenario.topology);
   w.Field("backend", p.scenario.backend);
+  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
   w.Field("timing_only", p.scenario.timing_only());
   w.Field("ops", static_cast<std::int64_t>(s.ops));
   w.Field("step_time_us", s.step_ns / 1e3);
@@ -292,7 +294,7 @@ int ThreeDMain(std::span<const std::string> words) {
                   prepared->scenario.backend, std::move(labels), executor.backend().host_lane());
   }
   if (json) {
-    WriteJson(out, *prepared, s, trace_path);
+    WriteJson(out, *prepared, s, trace_path, iterations);
   } else {
     PrintText(out, *prepared, s, trace_path);
     out << DescribeIterations(iterations);

@@ -163,7 +163,8 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
 
 void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
                const TpSummary& s, const TpEstimate& e, const std::string& trace_path,
-               const std::string& plan_dump) {
+               const std::string& plan_dump,
+               const IterationTimes& iterations) {
   const TpScenario& sc = prepared.scenario;
   const TpLayerConfig& c = sc.layer;
   const TpMetrics& m = s.metrics;
@@ -174,6 +175,7 @@ void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
   w.Field("tp", c.tp);
   w.Field("topology", sc.topology);
   w.Field("backend", sc.backend);
+  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
   // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
   if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
     w.Field("seed", static_cast<std::int64_t>(sc.seed));
@@ -362,7 +364,7 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
                   plan_settings);
   }
   if (json) {
-    WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump);
+    WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump, iterations);
   } else {
     out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
         << (sc.timing_only ? "   timing only" : "") << "\n";

@@ -366,7 +366,8 @@ void WriteFormula(JsonWriter& w, const char* key, int stage, int k, const ZeroMe
 
 void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan,
                const ZeroSummary& s, int k, double asked, const std::string& trace_path,
-               const std::string& plan_dump) {
+               const std::string& plan_dump,
+               const IterationTimes& iterations) {
   const ZeroScenario& sc = prepared.scenario;
   const ZeroParams& p = prepared.zero.params;
   JsonWriter w(out, /*pretty=*/true);
@@ -393,6 +394,7 @@ void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan
   w.Field("units", static_cast<std::int64_t>(prepared.zero.units.size()));
   w.Field("topology", sc.topology);
   w.Field("backend", sc.backend);
+  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
   // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
   if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
     w.Field("seed", static_cast<std::int64_t>(sc.seed));
@@ -554,7 +556,7 @@ int ZeroRunMain(std::span<const std::string> words) {
                   PlanSettingsText(ParamsFromArgs(ScenarioSpecOf("zero"), args)));
   }
   if (json) {
-    WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump);
+    WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump, iterations);
   } else {
     out << "#   ops " << plan.ops.size() << "   events " << s.events
         << (sc.timing_only ? "   timing only" : "") << "\n";

@@ -147,9 +147,7 @@ void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome) {
   json.Field("bytes", outcome.size_bytes);
   json.Field("count", outcome.params.count);
   json.Field("time_us", outcome.metrics.time_ns / 1000.0);
-  json.Field("warmup", outcome.iterations.settings.warmup);
-  json.Field("iters", outcome.iterations.settings.iters);
-  json.Field("time_best_us", outcome.iterations.best_ns / 1000.0);
+  WriteIterationsJson(json, outcome.iterations);  // as every scenario's --json
   json.Field("algbw_gbps", outcome.metrics.algbw_gbps);
   json.Field("busbw_gbps", outcome.metrics.busbw_gbps);
   json.Field("steps", outcome.steps);

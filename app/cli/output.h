@@ -58,8 +58,8 @@ std::string ResultText(const CollectiveOutcome& outcome);
 /// ranks, dtype, redop, root, backend, topology, ring_order, seed, timing_only.
 void WriteSetupFields(JsonWriter& json, const CollectiveSetup& setup);
 
-/// The --json fields of one measured size: bytes, count, time_us,
-/// algbw_gbps, busbw_gbps, steps, ops, events, clock, checked, correct,
+/// The --json fields of one measured size: bytes, count, time_us (the
+/// average), iterations {warmup, iters, average_us, best_us}, algbw_gbps, busbw_gbps, steps, ops, events, clock, checked, correct,
 /// max_abs_err, wrong, not_checked_reason (null when checked).
 void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome);
 

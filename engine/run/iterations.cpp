@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/json.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab {
@@ -102,6 +103,16 @@ std::string DescribeIterations(const IterationTimes& times) {
   line += std::to_string(s.iters) + " timed: average " + time(times.average_ns) + ", best " +
           time(times.best_ns) + "; the tables and the timeline show the last\n";
   return line;
+}
+
+void WriteIterationsJson(JsonWriter& json, const IterationTimes& times) {
+  json.Key("iterations");
+  json.BeginObject();
+  json.Field("warmup", times.settings.warmup);
+  json.Field("iters", times.settings.iters);
+  json.Field("average_us", times.average_ns / 1000.0);
+  json.Field("best_us", times.best_ns / 1000.0);
+  json.EndObject();
 }
 
 }  // namespace shardlab

@@ -19,6 +19,8 @@
 
 namespace shardlab {
 
+class JsonWriter;
+
 struct IterationSettings {
   int warmup = 0;  // runs before the timed ones, not reported
   int iters = 1;   // timed runs; the last one is shown
@@ -67,5 +69,10 @@ std::vector<TimeNs> RunBeforeTheLast(Executor& executor, const IterationSettings
 /// 1.10 ms; the tables and the timeline show the last", or "" for a
 /// single run without warm-up (the output of a plain run is unchanged).
 std::string DescribeIterations(const IterationTimes& times);
+
+/// The one --json form of the above, the same in every scenario's object:
+///   "iterations": {"warmup": 1, "iters": 10, "average_us": 1230, "best_us": 1100}
+/// written for every run (a single run: warmup 0, iters 1, average = best).
+void WriteIterationsJson(JsonWriter& json, const IterationTimes& times);
 
 }  // namespace shardlab
