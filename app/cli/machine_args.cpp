@@ -1,11 +1,13 @@
 #include "app/cli/machine_args.h"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "engine/compare/model_trace.h"
 #include "engine/core/error.h"
 #include "engine/io/trace_reader.h"
 #include "engine/topology/device_profile.h"
+#include "engine/topology/profile_cache.h"
 
 namespace shardlab::cli {
 
@@ -117,17 +119,11 @@ std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& pro
     return std::nullopt;
   }
   if (detected.gpus.empty()) return std::nullopt;
-  MachineRecord record;
-  record.gpus = static_cast<int>(detected.gpus.size());
-  record.gpu_model = detected.gpus.front().name;
-  record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
-  record.how = "detected";
-  record.issue = CudaIssueMode();
-  if (!profile_path.empty()) {
-    record.profile = LoadDeviceProfile(profile_path);
-    record.how += "; profile " + profile_path;
-  }
-  return record;
+  // After the run, never inside its timing: a first run of this GPU model measures it once.
+  const RecordedProfile profile = ProfileForMachineRecord(
+      detected.gpus.front().name, profile_path, ProfileCacheDir(), [] { return CalibrateDevice(0); },
+      [](const std::string& line) { std::cerr << "shardlab-cli: " << line << "\n"; });
+  return RecordMeasuredMachine(detected, ranks, CudaIssueMode(), profile);
 }
 
 void AddThisMachineRunFlags(std::vector<FlagSpec>& flags) {

@@ -30,8 +30,10 @@ void AddMachineFlags(std::vector<FlagSpec>& flags);
 ThisMachine ThisMachineFromArgs(const ParsedArgs& args, int ranks);
 
 /// The machine a real run on this host used, for its trace: detected GPUs,
-/// placement rank r on GPU r mod N, the profile when given. Empty without a
-/// GPU.
+/// placement rank r on GPU r mod N, the profile at `profile_path`, else the
+/// cached profile of the GPU's model (calibrated once on first use, after a
+/// line on stderr; engine/topology/profile_cache.h). Call it after the timed
+/// runs. Empty without a GPU.
 std::optional<MachineRecord> RecordRealMachine(int ranks, const std::string& profile_path);
 
 /// `--topology this` on a training command (run pipeline, tp-*, zero): the

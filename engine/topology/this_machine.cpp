@@ -7,6 +7,7 @@
 #include "engine/core/json.h"
 #include "engine/core/json_parse.h"
 #include "engine/topology/detect.h"
+#include "engine/topology/profile_cache.h"
 
 namespace shardlab {
 
@@ -74,9 +75,52 @@ MachineRecord RecordThisMachine(const std::optional<DetectedMachine>& detected, 
     record.profile = LoadDeviceProfile(profile_path);
     record.how = "detected; rates from " + profile_path;
   } else {
-    record.profile = CalibrateDevice(0);
-    record.how = "detected; rates calibrated now on GPU 0";
+    std::string how;
+    record.profile = CachedProfile(record.gpu_model, 0, [] { return CalibrateDevice(0); }, &how);
+    record.how = "detected; " + how;
   }
+  return record;
+}
+
+RecordedProfile ProfileForMachineRecord(const std::string& gpu_model, const std::string& profile_path,
+                                        const std::string& cache_dir, const std::function<DeviceProfile()>& calibrate,
+                                        const std::function<void(const std::string&)>& notice) {
+  RecordedProfile out;
+  if (!profile_path.empty()) {
+    out.profile = LoadDeviceProfile(profile_path);
+    out.how = "profile " + profile_path;
+    return out;
+  }
+  const std::string where = cache_dir.empty() ? "not cached: no cache folder (SHARDLAB_CACHE_DIR, XDG_CACHE_HOME, HOME)"
+                                              : "cached at " + CachedProfilePath(cache_dir, gpu_model);
+  bool calibrated = false;
+  try {
+    out.profile = CachedProfileIn(cache_dir, gpu_model, 0, [&] {
+      notice("calibrating " + gpu_model + " once for the trace's machine record; " + where);
+      calibrated = true;
+      return calibrate();
+    }, &out.how);
+  } catch (const Error& e) {
+    out.profile.reset();
+    out.how = std::string("no profile: ") + e.what();
+    notice("the trace records no device profile: " + std::string(e.what()));
+    return out;
+  }
+  // The line above promised a file: say so when it could not be written.
+  if (calibrated && !cache_dir.empty() && out.how.find(", cached at ") == std::string::npos) notice(out.how);
+  return out;
+}
+
+MachineRecord RecordMeasuredMachine(const DetectedMachine& detected, int ranks, const std::string& issue,
+                                    const RecordedProfile& profile) {
+  if (detected.gpus.empty()) throw Error("the record of a measured run needs the GPUs it ran on", ErrorKind::kRuntime);
+  MachineRecord record;
+  record.gpus = static_cast<int>(detected.gpus.size());
+  record.gpu_model = detected.gpus.front().name;
+  record.rank_to_gpu = VirtualPlacement(ranks, record.gpus);
+  record.issue = issue;
+  record.profile = profile.profile;
+  record.how = "detected; " + profile.how;
   return record;
 }
 

@@ -27,6 +27,7 @@
 // says what it assumed (`how`).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,13 +64,40 @@ std::optional<DetectedMachine> DetectThisMachine(std::string* no_gpu);
 
 /// The record of this machine when no trace gives it, as `--topology this`
 /// and the app's "This machine" build it: the `detected` GPUs with the
-/// rates of the device profile at `profile_path` (calibrated now on GPU 0
-/// when it is ""), or, with nothing detected, `gpus` GPUs of that profile.
+/// rates of the device profile at `profile_path` (when it is "", the cached
+/// profile of GPU 0's model, calibrated on GPU 0 on first use:
+/// engine/topology/profile_cache.h), or, with nothing detected, `gpus` GPUs
+/// of that profile.
 /// Throws Error for a bad profile file ("file:line: ..."), and when
 /// nothing was detected and no profile given (front ends say it their way
 /// first: ThisMachineNeedsProfile).
 MachineRecord RecordThisMachine(const std::optional<DetectedMachine>& detected,
                                 const std::string& profile_path, int gpus);
+
+/// Where the profile of a measured run's machine record comes from, and
+/// what was done to get it.
+struct RecordedProfile {
+  std::optional<DeviceProfile> profile;
+  std::string how;  // "profile h200.toml", "cached profile PATH", "calibrated now on GPU 0, cached at PATH"
+};
+
+/// The profile a measured run's trace records for GPU model `gpu_model`:
+/// the file at `profile_path` when it is given (Error "file:line: ..." when
+/// bad), else the cached profile in `cache_dir`; on first use `calibrate`
+/// measures GPU 0, after `notice` was called once with one line ("calibrating
+/// NVIDIA H200 once for the trace's machine record; cached at PATH"). The
+/// run is over by then, so a cached file that does not parse or a
+/// calibration that fails does not fail it: no profile, `how` says why, and
+/// `notice` gets that line too.
+RecordedProfile ProfileForMachineRecord(const std::string& gpu_model, const std::string& profile_path,
+                                        const std::string& cache_dir, const std::function<DeviceProfile()>& calibrate,
+                                        const std::function<void(const std::string&)>& notice);
+
+/// The record of a measured run's machine: the `detected` GPUs (not empty),
+/// `ranks` placed as the CUDA backend places them, ops issued as `issue`,
+/// and `profile` (ProfileForMachineRecord).
+MachineRecord RecordMeasuredMachine(const DetectedMachine& detected, int ranks, const std::string& issue,
+                                    const RecordedProfile& profile);
 
 /// True when RecordThisMachine would need a profile it was not given: no
 /// GPU detected here and `profile_path` empty.
