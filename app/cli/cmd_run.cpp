@@ -150,7 +150,8 @@ const CommandSpec& RunSpec() {
         {"critical-path", 0, "", "print the chain of ops that sets the run's end, split into "
                                  "compute, communication, link wait and idle"},
         {"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
-                              "(--topology this; rates from --device-profile or calibrated now) on "
+                              "(--topology this; rates from --device-profile, else the cached profile, calibrated on first "
+                              "use) on "
                               "the same plan and print the compare table"},
     };
     s.flags.insert(s.flags.end(), own.begin(), own.end());

@@ -292,8 +292,8 @@ constexpr PhraseEntry kPhrases[] = {
      "建模：%s"},
     {"The GPU to model: the TOML 'shardlab-cli calibrate' wrote on it",
      "要建模的 GPU：在它上面运行 'shardlab-cli calibrate' 写出的 TOML"},
-    {"The GPU's rates (optional here: without one they are calibrated now)",
-     "GPU 的各项速率（这里可不填：不填就现在校准）"},
+    {"The GPU's rates (optional here: without one, the cached profile, calibrated on first use)",
+     "GPU 的各项速率（这里可不填：不填就用缓存的配置，首次使用时校准）"},
     {"The machine the run uses: the GPUs detected here, or a device profile's GPU;\n"
      "ranks beyond its GPUs are virtual devices sharing their GPU's HBM",
      "运行所用的机器：这里检测到的 GPU，或设备配置文件描述的 GPU；\n"

@@ -494,7 +494,7 @@ void ThisMachineFields(ViewContext& ctx, ScenarioSettings& s) {
   FieldLabel(Tr("Device profile"));
   ImGui::InputTextWithHint("##device_profile", Tr("h200.toml (shardlab-cli calibrate)"), &s.device_profile);
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s", gpu_here ? Tr("The GPU's rates (optional here: without one they are calibrated now)")
+    ImGui::SetTooltip("%s", gpu_here ? Tr("The GPU's rates (optional here: without one, the cached profile, calibrated on first use)")
                                      : Tr("The GPU to model: the TOML 'shardlab-cli calibrate' wrote on it"));
   }
   if (!gpu_here) {
