@@ -51,6 +51,13 @@ int CalibrateMain(std::span<const std::string> words) {
   if (args.Has("out") && out_path.empty()) throw UsageError(args.Spelling("out") + ": missing value");
   const DeviceProfile profile = CalibrateDevice(gpu);
   const std::string text = FormatDeviceProfile(profile);
+  if (args.Has("out")) {
+    // --out first: a profile that cannot be written leaves the cache as it was.
+    std::ofstream file(out_path, std::ios::binary | std::ios::trunc);
+    file << text;
+    file.close();
+    if (!file) throw Error(out_path + ": cannot write the profile (the cache is unchanged)", ErrorKind::kRuntime);
+  }
   // The cache `--topology this` and a measured run's trace read, refreshed
   // for this GPU's model; a folder that cannot be written is said, not fatal.
   std::string why_not;
@@ -62,10 +69,6 @@ int CalibrateMain(std::span<const std::string> words) {
     std::cerr << cache_line;  // stdout stays the profile alone
     return 0;
   }
-  std::ofstream file(out_path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) throw Error(out_path + ": cannot write the profile", ErrorKind::kRuntime);
   std::cout << "# Device profile written to " << out_path << "\n" << cache_line << text;
   return 0;
 }

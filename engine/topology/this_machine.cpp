@@ -96,7 +96,9 @@ RecordedProfile ProfileForMachineRecord(const std::string& gpu_model, const std:
   bool calibrated = false;
   try {
     out.profile = CachedProfileIn(cache_dir, gpu_model, 0, [&] {
-      notice("calibrating " + gpu_model + " once for the trace's machine record; " + where);
+      // "once" only where a cache keeps the result for the next run.
+      notice("calibrating " + gpu_model + (cache_dir.empty() ? "" : " once") + " for the trace's machine record; " +
+             where + (cache_dir.empty() ? ", so every such run calibrates again" : ""));
       calibrated = true;
       return calibrate();
     }, &out.how);

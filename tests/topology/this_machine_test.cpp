@@ -139,6 +139,20 @@ TEST(MachineRecordProfile, WithoutOneTheFirstTraceCalibratesOnceWithANotice) {
   EXPECT_EQ(BuildMachineTopology(back).num_gpus(), 1);
 }
 
+TEST(MachineRecordProfile, WithoutACacheFolderTheNoticeDoesNotPromiseOnce) {
+  FakeCalibration fake("NVIDIA H200", 4101);
+  std::vector<std::string> notices;
+  auto notice = [&](const std::string& l) { notices.push_back(l); };
+  for (int run = 0; run < 2; ++run) {
+    const RecordedProfile p = ProfileForMachineRecord("NVIDIA H200", "", "", fake.Function(), notice);
+    ASSERT_TRUE(p.profile.has_value());
+  }
+  EXPECT_EQ(fake.calls, 2);  // nothing kept it
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_EQ(notices[0].find(" once "), std::string::npos) << notices[0];
+  EXPECT_NE(notices[0].find("every such run calibrates again"), std::string::npos) << notices[0];
+}
+
 TEST(MachineRecordProfile, WhatFailsAfterTheRunLeavesTheProfileOutAndSaysWhy) {
   const ScratchDir dir("fails");
   std::vector<std::string> notices;

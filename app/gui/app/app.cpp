@@ -210,7 +210,9 @@ int App::Run() {
     return 1;
   }
   if (!flags_.open_trace_path.empty()) {
+    // Said again now that the window has its language (the file was read before).
     if (!trace_error.empty()) SetStatus(trace_error, true);
+    else if (trace_opened) SetStatus(Format(Tr("Opened trace %s"), flags_.open_trace_path.c_str()), false);
     if (!trace_opened) StartRun(flags_.settings);  // interactive: the usual launch run instead
   } else if (!StartLabRunIfAsked()) {
     StartRun(flags_.settings);  // --lab: the step's run first

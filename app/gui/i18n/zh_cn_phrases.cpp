@@ -292,6 +292,11 @@ constexpr PhraseEntry kPhrases[] = {
      "建模：%s"},
     {"The GPU to model: the TOML 'shardlab-cli calibrate' wrote on it",
      "要建模的 GPU：在它上面运行 'shardlab-cli calibrate' 写出的 TOML"},
+    {"solid: %s   outline: %s (%s)   outline colour:", "实心：%s   轮廓：%s（%s）   轮廓颜色："},
+    {"agree .. %.0fx apart", "一致 .. 相差 %.0f 倍"},
+    {" (both runs)", "（两次运行共计）"},
+    {"%s\nreplay cursor %s of the two runs' %s: the later one ends there (run time, not wall time)",
+     "%s\n回放游标 %s，两次运行共 %s：较晚结束的那次在此结束（运行时间，不是墙上时间）"},
     {"The GPU's rates (optional here: without one, the cached profile, calibrated on first use)",
      "GPU 的各项速率（这里可不填：不填就用缓存的配置，首次使用时校准）"},
     {"The machine the run uses: the GPUs detected here, or a device profile's GPU;\n"

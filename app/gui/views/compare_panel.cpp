@@ -1,5 +1,6 @@
-// The metrics panel's part for a compared run: per phase and in total, the
-// run shown (A) against the added one (B), the ratio, and the sentence that
+// The metrics panel's part for a compared run: per phase and in total, A
+// (the measured run, whichever is shown, as in the CLI) against B, the ratio,
+// and the sentence that
 // names the biggest cause of the gap: the numbers of `shardlab-cli compare`.
 #include <cstdio>
 

@@ -583,7 +583,7 @@ const PipelineBubbles& CachedBubbles(const Session& session) {
 // The overlay's key: solid = the run shown, outline = the added run,
 // coloured from "agrees" to kFullShadeFactor apart.
 void DrawCompareLegend(const Theme& theme, const CompareOverlay& overlay) {
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "solid: %s   outline: %s (%s)   outline colour:",
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), Tr("solid: %s   outline: %s (%s)   outline colour:"),
                      overlay.shown_label().c_str(), overlay.added_label().c_str(),
                      overlay.added_source().c_str());
   ImGui::SameLine();
@@ -598,7 +598,7 @@ void DrawCompareLegend(const Theme& theme, const CompareOverlay& overlay) {
   }
   ImGui::Dummy(ImVec2(kSteps * kStepPx, h));
   ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), "agree .. %.0fx apart", kFullShadeFactor);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim), Tr("agree .. %.0fx apart"), kFullShadeFactor);
 }
 
 GanttFrame ClampFrame(GanttFrame frame, TimeNs run_end_ns) {

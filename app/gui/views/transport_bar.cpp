@@ -168,7 +168,11 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
     return;
   }
   // Longest first; the bar keeps what fits its width (1280 px windows are tight).
-  const std::string when = FormatRunTime(clock.cursor_ns()) + " / " + FormatRunTime(clock.run_end_ns());
+  // With a second run laid over the first, the replay runs to whichever ends
+  // later, and the end says it is both runs' (not the shown run's length).
+  const bool both_runs = session.replay_end_ns() > session.store().end_ns();
+  const std::string when = FormatRunTime(clock.cursor_ns()) + " / " + FormatRunTime(clock.run_end_ns()) +
+                           (both_runs ? Tr(" (both runs)") : "");
   const float room = ImGui::GetContentRegionAvail().x;
   if (clock.cursor_ns() <= 0 && !clock.playing()) {
     // The first thing a newcomer needs: what to press.
@@ -198,9 +202,11 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   };
   ImGui::TextUnformatted(Fitting(infos, room).c_str());
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip(Tr("%s\nreplay cursor %s of the run's %s (run time, not wall time)"),
-                      where.text.c_str(),
-                      FormatRunTime(clock.cursor_ns()).c_str(), FormatRunTime(clock.run_end_ns()).c_str());
+    ImGui::SetTooltip(both_runs ? Tr("%s\nreplay cursor %s of the two runs' %s: the later one ends there (run "
+                                     "time, not wall time)")
+                                : Tr("%s\nreplay cursor %s of the run's %s (run time, not wall time)"),
+                      where.text.c_str(), FormatRunTime(clock.cursor_ns()).c_str(),
+                      FormatRunTime(clock.run_end_ns()).c_str());
   }
 }
 
