@@ -76,14 +76,17 @@ TEST(ProfileCache, TheFileNameIsASafeSlugOfTheModel) {
   EXPECT_EQ(CachedProfilePath("/c", "NVIDIA H200"), "/c/profiles/nvidia-h200.toml");
 }
 
-TEST(ProfileCache, AFileOfAnotherModelIsNotUsed) {
-  const ScratchDir dir("other");
+// Puts `text` where the cache keeps the H200's profile; returns that path.
+std::string WriteCachedH200(const ScratchDir& dir, const std::string& text) {
   const std::string path = dir.path + "/profiles/nvidia-h200.toml";
   fs::create_directories(dir.path + "/profiles");
-  {
-    std::ofstream out(path);
-    out << "[device]\nmodel = \"NVIDIA H100 80GB HBM3\"\nmemory_gbps = 2950\n";
-  }
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ProfileCache, AFileOfAnotherModelIsNotUsed) {
+  const ScratchDir dir("other");
+  const std::string path = WriteCachedH200(dir, "[device]\nmodel = \"NVIDIA H100 80GB HBM3\"\nmemory_gbps = 2950\n");
   FakeCalibration fake("NVIDIA H200", 4101);
   std::string how;
   const DeviceProfile p = CachedProfileIn(dir.path, "NVIDIA H200", 0, fake.Function(), &how);
@@ -95,12 +98,7 @@ TEST(ProfileCache, AFileOfAnotherModelIsNotUsed) {
 
 TEST(ProfileCache, ACorruptFileIsOneErrorNamingItsLine) {
   const ScratchDir dir("corrupt");
-  const std::string path = dir.path + "/profiles/nvidia-h200.toml";
-  fs::create_directories(dir.path + "/profiles");
-  {
-    std::ofstream out(path);
-    out << "[device]\nmodel = \"NVIDIA H200\"\nmemory_gbps = \"fast\"\n";
-  }
+  const std::string path = WriteCachedH200(dir, "[device]\nmodel = \"NVIDIA H200\"\nmemory_gbps = \"fast\"\n");
   FakeCalibration fake("NVIDIA H200", 4101);
   std::string how;
   try {
