@@ -210,4 +210,10 @@ std::string FormatTime(TimeNs ns) {
   return ScaledText(ns, 1000.0, kUnits, 4);
 }
 
+std::string FormatFixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
 }  // namespace shardlab

@@ -35,4 +35,7 @@ std::string FormatBytes(Bytes bytes);
 /// "4.67 ms", "812 ns", "1.20 s".
 std::string FormatTime(TimeNs ns);
 
+/// `value` with `digits` digits after the point: FormatFixed(0.3751, 3) is "0.375".
+std::string FormatFixed(double value, int digits);
+
 }  // namespace shardlab

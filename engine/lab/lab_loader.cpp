@@ -226,7 +226,7 @@ class LabReader {
     }
 
     const bool has_scenario = String(t, prefix, "scenario", false, &step->scenario, true);
-    const LabScenarioSpec* spec = nullptr;
+    const ScenarioSpec* spec = nullptr;
     if (has_scenario) {
       spec = FindLabScenario(step->scenario);
       if (spec == nullptr) {
@@ -246,7 +246,7 @@ class LabReader {
         Problem(locked_line, prefix + ".locked", "locked parameters need a scenario");
       }
       for (std::size_t i = 0; i < step->locked.size() && spec != nullptr; ++i) {
-        if (const LabParamSpec* ps = spec->FindParam(step->locked[i]); ps == nullptr) {
+        if (const ParamSpec* ps = LabSettableParam(*spec, step->locked[i]); ps == nullptr) {
           Problem(locked_line, Indexed(prefix + ".locked", i),
                   "'" + step->locked[i] + "' is not a parameter of scenario '" + spec->name + "'");
         } else {
@@ -305,7 +305,7 @@ class LabReader {
   }
 
   /// `[...params]`: each parameter's type checked against the scenario.
-  bool ReadParams(const TomlValue& t, const std::string& prefix, const LabScenarioSpec* spec,
+  bool ReadParams(const TomlValue& t, const std::string& prefix, const ScenarioSpec* spec,
                   std::vector<LabParam>* params) {
     const TomlEntry* e = t.Find("params");
     if (e == nullptr) return true;
@@ -341,10 +341,11 @@ class LabReader {
           continue;
       }
       if (spec != nullptr) {
-        const LabParamSpec* ps = spec->FindParam(p.key);
+        const ParamSpec* ps = LabSettableParam(*spec, p.key);
         if (ps == nullptr) {
           std::string names;
-          for (const LabParamSpec& s : spec->params) names += (names.empty() ? "" : ", ") + s.name;
+          for (const ParamSpec& s : spec->params)
+            if (s.lab) names += (names.empty() ? "" : ", ") + s.name;
           Problem(p.line, field + "." + p.key,
                   "unknown parameter of scenario '" + spec->name + "' (" + names + ")");
           ok = false;
@@ -358,8 +359,8 @@ class LabReader {
           continue;
         }
         param.name = ps->name;  // an old spelling ("stage") is stored by its new name
-        if (ps->kind == LabParamKind::kChoice && ps->spec != nullptr)
-          param.text = CanonicalParamValue(*ps->spec, param.text);  // "f32" -> "fp32"
+        if (ps->type == ParamType::kChoice)
+          param.text = CanonicalParamValue(*ps, param.text);  // "f32" -> "fp32"
       }
       params->push_back(std::move(param));
     }
@@ -368,7 +369,7 @@ class LabReader {
 
   /// The engine's own checks of the whole set (ranks fit the topology, ...).
   bool CheckEngine(const TomlEntry* params_entry, int step_line, const std::string& prefix,
-                   const LabScenarioSpec& spec, const std::vector<LabParam>& params) {
+                   const ScenarioSpec& spec, const std::vector<LabParam>& params) {
     try {
       CheckLabScenario(spec.name, params);
       return true;
@@ -397,7 +398,7 @@ class LabReader {
   /// `engine_spec` is null when the step's own parameters failed (the
   /// variant's parameters are then checked one by one only).
   void ReadVariant(const TomlValue& t, const std::string& prefix,
-                   const LabScenarioSpec* engine_spec, const LabScenarioSpec* spec,
+                   const ScenarioSpec* engine_spec, const ScenarioSpec* spec,
                    const LabStep& step, std::set<std::string>* ids, LabVariant* v) {
     v->line = t.line;
     CheckKnown(t, prefix, {"id", "params"});

@@ -1,58 +1,22 @@
-// Lab scenarios: the scenario specs of engine/scenarios/ as labs see them
-// (LabScenarios), and the check of one parameter against its spec.
-// lab_scenario.cpp maps the parameters onto the engine's scenarios (through
-// each scenario's FromParams) and measures the runs.
+// Lab scenarios: the registry's scenarios a lab can run (LabScenarios), and
+// the check of one lab file value against its parameter's spec.
+// lab_scenario.cpp runs them through the registry.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <mutex>
 
 #include "engine/core/error.h"
 #include "engine/core/toml.h"
 #include "engine/core/units.h"
 #include "engine/lab/lab_scenario.h"
+#include "engine/model/zero_memory.h"
+#include "engine/scenarios/scenario.h"
 #include "engine/topology/presets.h"
 
 namespace shardlab {
 namespace {
 
-using K = LabParamKind;
-
-/// The built-in scenarios the lab runner measures, in labs/README.md's order.
-constexpr const char* kLabBuiltins[] = {"collective", "pipeline", "tp",  "zero",
-                                        "memory",     "3d",       "plan", "moe"};
-
-bool IsLabBuiltin(const std::string& name) {
-  return std::any_of(std::begin(kLabBuiltins), std::end(kLabBuiltins),
-                     [&](const char* b) { return name == b; });
-}
-
-LabParamKind KindOf(ParamType type) {
-  switch (type) {
-    case ParamType::kInteger: return K::kInteger;
-    case ParamType::kNumber: return K::kNumber;
-    case ParamType::kSize: return K::kSize;
-    case ParamType::kCount: return K::kCount;
-    case ParamType::kChoice: return K::kChoice;
-    case ParamType::kText: return K::kText;
-    case ParamType::kBool: return K::kBool;
-    case ParamType::kTopology: return K::kTopology;
-  }
-  return K::kText;
-}
-
-LabScenarioSpec FromSpec(const ScenarioSpec& spec) {
-  LabScenarioSpec lab;
-  lab.name = spec.name;
-  lab.help = spec.summary;
-  lab.spec = &spec;
-  for (const ParamSpec& p : spec.params) {
-    if (!p.lab) continue;
-    lab.params.push_back({p.name, KindOf(p.type), p.default_text, p.choices, p.help, &p});
-  }
-  for (const QuantitySpec& q : spec.measured) lab.measured.push_back({q.name, q.unit, q.help});
-  return lab;
-}
+using K = ParamType;
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -64,16 +28,15 @@ bool IsWhole(double x) { return std::isfinite(x) && std::floor(x) == x; }
 
 }  // namespace
 
-LabParam LabParamDefault(const LabParamSpec& spec) {
+LabParam LabParamDefault(const ParamSpec& spec) {
   LabParam p;
   p.name = spec.name;
-  if (spec.spec != nullptr && !spec.spec->auto_word.empty() &&
-      spec.default_text == spec.spec->auto_word) {
+  if (!spec.auto_word.empty() && spec.default_text == spec.auto_word) {
     p.type = LabParamType::kString;  // "all": a word, as a lab file may write it
     p.text = spec.default_text;
     return p;
   }
-  switch (spec.kind) {
+  switch (spec.type) {
     case K::kInteger:
     case K::kNumber:
       p.type = LabParamType::kNumber;
@@ -89,7 +52,7 @@ LabParam LabParamDefault(const LabParamSpec& spec) {
       const bool digits = !spec.default_text.empty() &&
                           std::all_of(spec.default_text.begin(), spec.default_text.end(),
                                       [](char c) { return c >= '0' && c <= '9'; });
-      if (digits && (spec.kind == K::kSize || spec.kind == K::kCount)) {
+      if (digits && (spec.type == K::kSize || spec.type == K::kCount)) {
         p.type = LabParamType::kNumber;
         p.number = std::strtod(spec.default_text.c_str(), nullptr);
       } else {
@@ -102,51 +65,26 @@ LabParam LabParamDefault(const LabParamSpec& spec) {
   return p;
 }
 
-const LabParamSpec* LabScenarioSpec::FindParam(const std::string& param) const {
-  for (const LabParamSpec& p : params) {
-    if (p.name == param) return &p;
-  }
-  for (const LabParamSpec& p : params) {
-    const std::vector<std::string>& old = p.spec->old_names;
-    if (std::find(old.begin(), old.end(), param) != old.end()) return &p;
-  }
-  return nullptr;
+std::vector<const ScenarioSpec*> LabScenarios() {
+  std::vector<const ScenarioSpec*> out;
+  for (const ScenarioSpec& spec : Scenarios())
+    if (ScenarioRuns(spec)) out.push_back(&spec);
+  return out;
 }
 
-const LabQuantitySpec* LabScenarioSpec::FindQuantity(const std::string& quantity) const {
-  for (const LabQuantitySpec& q : measured) {
-    if (q.name == quantity) return &q;
-  }
-  return nullptr;
+const ScenarioSpec* FindLabScenario(const std::string& name) {
+  const ScenarioSpec* spec = FindScenario(name);
+  return spec != nullptr && ScenarioRuns(*spec) ? spec : nullptr;
 }
 
-const std::deque<LabScenarioSpec>& LabScenarios() {
-  static std::mutex mutex;
-  static std::deque<LabScenarioSpec> scenarios;
-  static std::size_t registry_seen = 0;
-  std::lock_guard lock(mutex);
-  const std::deque<ScenarioSpec>& all = Scenarios();
-  if (registry_seen == all.size()) return scenarios;
-  if (registry_seen == 0) {
-    for (const char* name : kLabBuiltins)
-      if (const ScenarioSpec* spec = FindScenario(name)) scenarios.push_back(FromSpec(*spec));
-  }
-  for (std::size_t i = registry_seen; i < all.size(); ++i)
-    if (!IsLabBuiltin(all[i].name) && all[i].measure) scenarios.push_back(FromSpec(all[i]));
-  registry_seen = all.size();
-  return scenarios;
-}
-
-const LabScenarioSpec* FindLabScenario(const std::string& name) {
-  for (const LabScenarioSpec& s : LabScenarios()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
+const ParamSpec* LabSettableParam(const ScenarioSpec& spec, const std::string& name) {
+  const ParamSpec* p = spec.FindParam(name);
+  return p != nullptr && p->lab ? p : nullptr;
 }
 
 std::string LabScenarioNames() {
   std::vector<std::string> names;
-  for (const LabScenarioSpec& s : LabScenarios()) names.push_back(s.name);
+  for (const ScenarioSpec* s : LabScenarios()) names.push_back(s->name);
   return JoinNames(names);
 }
 
@@ -159,17 +97,17 @@ std::string LabParamSpecText(const LabParam& param) {
 
 namespace {
 
-void CheckLabParamType(const LabParamSpec& spec, const LabParam& param) {
+void CheckLabParamType(const ParamSpec& spec, const LabParam& param) {
   auto want = [&](const char* what) {
     const char* got = param.type == LabParamType::kString ? "a string"
                       : param.type == LabParamType::kBool ? "a boolean"
                                                           : "a number";
     throw Error(std::string("must be ") + what + ", not " + got);
   };
-  switch (spec.kind) {
+  switch (spec.type) {
     case K::kInteger:
-      if (param.type == LabParamType::kString && spec.spec != nullptr &&
-          !spec.spec->auto_word.empty() && param.text == spec.spec->auto_word)
+      if (param.type == LabParamType::kString && !spec.auto_word.empty() &&
+          param.text == spec.auto_word)
         return;
       if (param.type != LabParamType::kNumber) want("a whole number");
       if (!IsWhole(param.number) || std::fabs(param.number) > 1e9) {
@@ -222,8 +160,7 @@ void CheckLabParamType(const LabParamSpec& spec, const LabParam& param) {
     case K::kChoice:
       if (param.type != LabParamType::kString) want("a string");
       if (std::find(spec.choices.begin(), spec.choices.end(),
-                    spec.spec != nullptr ? CanonicalParamValue(*spec.spec, param.text)
-                                         : param.text) == spec.choices.end()) {
+                    CanonicalParamValue(spec, param.text)) == spec.choices.end()) {
         throw Error("unknown value '" + param.text + "' (" + JoinNames(spec.choices) + ")");
       }
       return;
@@ -255,11 +192,11 @@ void CheckLabParamType(const LabParamSpec& spec, const LabParam& param) {
 
 }  // namespace
 
-void CheckLabParam(const LabParamSpec& spec, const LabParam& param) {
+void CheckLabParam(const ParamSpec& spec, const LabParam& param) {
   CheckLabParamType(spec, param);
   // The spec's own check: its range, its choices (and their aliases).
-  if (spec.spec == nullptr || spec.kind == K::kTopology) return;
-  const std::string problem = CheckParamValue(*spec.spec, LabParamSpecText(param));
+  if (spec.type == K::kTopology) return;
+  const std::string problem = CheckParamValue(spec, LabParamSpecText(param));
   if (!problem.empty()) throw Error(problem);
 }
 

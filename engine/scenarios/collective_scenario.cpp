@@ -13,6 +13,9 @@
 #include "engine/topology/presets.h"
 #include "engine/topology/ring_order.h"
 #include "engine/verify/bounds.h"
+#include "engine/core/units.h"
+#include "engine/run/faults.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab {
 namespace {
@@ -467,6 +470,139 @@ RunOptions CollectiveRunOptions(const CollectiveScenario& scenario) {
 }
 
 // One spec for every collective: `run allreduce` is `kind = allreduce`.
+namespace {
+
+/// A real collective run holds every rank's buffers as floats on the host.
+void CheckCollectiveHostMemory(const CollectiveScenario& sc) {
+  if (sc.timing_only) return;
+  const double elements = static_cast<double>(sc.size_bytes) / DTypeBytes(sc.dtype);
+  // Input and output buffers per rank (all-to-all: send and receive).
+  const double bytes = 2.0 * sc.ranks * elements * sizeof(float);
+  if (bytes > kMaxRealCollectiveHostBytes) {
+    throw Error("size: a run with data of " + FormatBytes(sc.size_bytes) + " on " +
+                std::to_string(sc.ranks) + " ranks needs about " +
+                FormatBytes(static_cast<Bytes>(bytes)) + " of host memory (labs allow " +
+                FormatBytes(static_cast<Bytes>(kMaxRealCollectiveHostBytes)) +
+                "); set timing_only = true");
+  }
+}
+
+std::unique_ptr<Prepared> PrepareCollectiveRun(const ScenarioParams& p, const Topology* machine) {
+  const CollectiveScenario sc = CollectiveFromParams(p, machine);
+  CheckCollectiveHostMemory(sc);
+  // Stragglers and failures (slow_rank, ...): a throttle changes the machine
+  // before the ring is chosen; the rest the simulator applies.
+  Faults faults = FaultsFromParams(p);
+  Topology topology = machine != nullptr ? *machine : LoadScenarioTopology(sc.topology);
+  ResolveFaults(faults, topology, sc.ranks);
+  ApplyLinkThrottles(faults, topology);
+  std::shared_ptr<PreparedCollective> detail = PrepareCollective(sc, topology);
+  CheckFaultSteps(faults, detail->plan);
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options = CollectiveRunOptions(sc);
+  out->options.faults = std::move(faults);
+  out->stop_is_result = true;  // a failed rank or link: the run shows who never joined
+  out->plan = std::move(detail->plan);
+  out->title = std::string(CollectiveAlgoName(sc.algo)) + " " + CollectiveTitle(sc.kind) + " of " +
+               FormatBytes(sc.size_bytes) + " on " + std::to_string(sc.ranks) + " ranks (" +
+               sc.topology + ")";
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizeCollectiveRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+  const PreparedCollective& detail = prepared.Detail<PreparedCollective>();
+  const CollectiveScenario& sc = detail.scenario;
+  const Plan& plan = run.plan;
+  // The host lane (issue_us > 0): the calls the host made, their total.
+  const std::vector<HostEnqueueSpan> host_lane = run.backend.host_lane();
+  double host_lane_ns = 0;
+  for (const HostEnqueueSpan& h : host_lane) host_lane_ns += h.end_ns - h.start_ns;
+  std::vector<double> sent(static_cast<std::size_t>(std::max(sc.ranks, 1)), 0.0);
+  for (const Event& e : run.events) {
+    if (e.kind == OpKind::kSend && e.rank >= 0 && e.rank < static_cast<int>(sent.size()))
+      sent[static_cast<std::size_t>(e.rank)] += static_cast<double>(e.bytes);
+  }
+  // What a run that a failed rank or link stopped left behind.
+  std::vector<char> done(plan.ops.size(), 0);
+  double ops_done = 0;
+  for (const Event& e : run.events) {
+    if (e.op >= 0 && e.op < static_cast<OpId>(plan.ops.size()) && !done[e.op]) {
+      done[e.op] = 1;
+      ops_done += 1;
+    }
+  }
+  double stalled_step = -1;
+  std::vector<char> waiting(static_cast<std::size_t>(std::max(plan.num_ranks, 0)), 0);
+  for (std::size_t id = 0; id < plan.ops.size(); ++id) {
+    if (done[id]) continue;
+    const Op& op = plan.ops[id];
+    if (stalled_step < 0 || op.step < stalled_step) stalled_step = op.step;
+    if (op.rank >= 0 && op.rank < plan.num_ranks &&
+        !prepared.options.faults.RankFailedAt(op.rank, op.step))
+      waiting[static_cast<std::size_t>(op.rank)] = 1;
+  }
+  const double waiting_ranks = static_cast<double>(std::count(waiting.begin(), waiting.end(), 1));
+  double t = 0, algbw = 0, busbw = 0;
+  if (run.completed) {
+    const CollectiveOutcomeSummary s = SummarizeCollective(
+        detail, RunSpanNs(run.events), run.events.size(), run.backend, &plan);
+    t = static_cast<double>(s.metrics.time_ns);
+    algbw = s.metrics.algbw_gbps;
+    busbw = s.metrics.busbw_gbps;
+    if (!s.checked) {
+      out.verdict = NotChecked(s.not_checked_reason);
+    } else {
+      out.verdict.kind = s.verify.correct ? VerdictKind::kCorrect : VerdictKind::kWrong;
+      out.verdict.elements = s.verify.checked;
+      if (!s.verify.correct)
+        out.verdict.reason = std::to_string(s.verify.wrong) + " of " +
+                             std::to_string(s.verify.checked) + " values wrong, max_abs_err " +
+                             std::to_string(s.verify.max_abs_err);
+    }
+  } else {
+    // A failed rank or link stopped the run: the collective never finished,
+    // so it has no bandwidth and its result is not checked.
+    t = static_cast<double>(RunSpanNs(run.events));
+    out.verdict = NotChecked("the run was stopped by a failed rank or link");
+  }
+  out.values = {
+      {"completed", run.completed ? 1.0 : 0.0},
+      {"ops_done", ops_done},
+      {"ops_total", static_cast<double>(plan.ops.size())},
+      {"stalled_step", run.completed ? -1.0 : stalled_step},
+      {"waiting_ranks", run.completed ? 0.0 : waiting_ranks},
+      {"time_ns", t},
+      {"time_us", t / 1e3},
+      {"time_ms", t / 1e6},
+      {"algbw_gbps", algbw},
+      {"busbw_gbps", busbw},
+      {"bytes_sent_per_rank", *std::max_element(sent.begin(), sent.end())},
+      {"steps", static_cast<double>(plan.num_steps)},
+      {"predicted_ns", static_cast<double>(detail.predicted_ns)},
+      {"predicted_us", detail.predicted_ns / 1e3},
+      {"predicted_ms", detail.predicted_ns / 1e6},
+      {"formula_bandwidth_gbps", detail.bandwidth_gbps},
+      {"formula_alpha_us", detail.alpha_ns / 1e3},
+      {"host_calls", static_cast<double>(host_lane.size())},
+      {"host_lane_us", host_lane_ns / 1e3},
+      {"host_share", t > 0 ? host_lane_ns / t : 0.0},
+  };
+  if (!run.completed) {
+    out.line = prepared.title + " stopped: " + run.stop;
+    return;
+  }
+  out.line = prepared.title + ": " + FormatTime(static_cast<TimeNs>(t)) + ", algbw " +
+             FormatFixed(algbw, 1) + " GB/s, busbw " + FormatFixed(busbw, 1) + " GB/s, " +
+             std::to_string(plan.num_steps) + " steps";
+  if (!host_lane.empty())
+    out.line += "; host lane " + std::to_string(host_lane.size()) + " calls, " +
+                FormatTime(static_cast<TimeNs>(host_lane_ns));
+}
+
+}  // namespace
+
 void RegisterScenario_collective_scenario() {
   using T = ParamType;
   ScenarioSpec s;
@@ -561,6 +697,17 @@ void RegisterScenario_collective_scenario() {
       {"host_calls", "calls", "the host lane's enqueue calls (one per op issued, a transfer once; 0 when issue_us is 0)"},
       {"host_lane_us", "us", "the host lane's total: the time the host thread spent issuing"},
       {"host_share", "", "host_lane_us / time_us: near 1, the run is bound by the host's issue cost"},
+  };
+  s.check = [](const ScenarioParams& p) {
+    FaultsFromParams(p);  // the switches parse; ranks, links and steps are checked at Prepare
+    const CollectiveScenario sc = CollectiveFromParams(p);
+    CheckCollectiveScenario(sc, LoadScenarioTopology(sc.topology));
+    CheckCollectiveHostMemory(sc);
+  };
+  s.prepare = PrepareCollectiveRun;
+  s.summarize = SummarizeCollectiveRun;
+  s.resolve = [](const ScenarioParams& p, std::map<std::string, double>& values) {
+    values["ranks"] = CollectiveFromParams(p).ranks;  // "all": every GPU of the topology
   };
   RegisterScenario(std::move(s));
 }

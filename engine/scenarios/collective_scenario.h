@@ -102,6 +102,11 @@ struct PreparedCollective {
   Gbps bandwidth_gbps = 0;           // the formula's B: slowest route's bandwidth
 };
 
+/// Host memory a collective run with data may hold (its input and output
+/// buffers as floats on every rank); the scenario's check refuses more
+/// and asks for timing_only (the CLI's --verify-max plays this part for `run`).
+inline constexpr double kMaxRealCollectiveHostBytes = 512.0 * 1024 * 1024;
+
 /// A preset name or topology file, loaded; throws Error "topology: ...".
 Topology LoadScenarioTopology(const std::string& preset_or_path);
 

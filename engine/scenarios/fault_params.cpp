@@ -59,10 +59,16 @@ Faults FaultsFromParams(const ScenarioParams& params) {
 
 Faults PrepareRunFaults(const ScenarioParams& params, const std::string& backend,
                         Topology& topology, const Plan& plan) {
+  const Faults asked = FaultsFromParams(params);
+  if (asked.empty()) return asked;
+  const std::string refusal = FaultRefusal(asked, backend);
+  if (!refusal.empty()) throw Error(refusal, ErrorKind::kInvalidInput);
+  return ResolveRunFaults(params, topology, plan);
+}
+
+Faults ResolveRunFaults(const ScenarioParams& params, Topology& topology, const Plan& plan) {
   Faults faults = FaultsFromParams(params);
   if (faults.empty()) return faults;
-  const std::string refusal = FaultRefusal(faults, backend);
-  if (!refusal.empty()) throw Error(refusal, ErrorKind::kInvalidInput);
   ResolveFaults(faults, topology, plan.num_ranks);
   CheckFaultSteps(faults, plan);
   ApplyLinkThrottles(faults, topology);

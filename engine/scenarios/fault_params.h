@@ -33,4 +33,9 @@ Faults FaultsFromParams(const ScenarioParams& params);
 Faults PrepareRunFaults(const ScenarioParams& params, const std::string& backend,
                         Topology& topology, const Plan& plan);
 
+/// PrepareRunFaults without a backend's refusal: what Prepare does, so that
+/// the plan and the machine are the same whatever runs them (RunScenario
+/// asks the backend with FaultRefusal before it runs).
+Faults ResolveRunFaults(const ScenarioParams& params, Topology& topology, const Plan& plan);
+
 }  // namespace shardlab

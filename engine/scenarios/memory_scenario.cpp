@@ -1,6 +1,11 @@
 #include "engine/scenarios/memory_scenario.h"
 
+#include <string>
 #include <utility>
+
+#include "engine/core/error.h"
+#include "engine/core/units.h"
+#include "engine/model/zero_memory.h"
 
 namespace shardlab {
 
@@ -12,6 +17,32 @@ MemoryScenario MemoryFromParams(const ScenarioParams &p) {
   sc.k_bytes = static_cast<int>(p.Int("k"));
   return sc;
 }
+
+namespace {
+
+MemoryScenario CheckedMemory(const ScenarioParams& p) {
+  const MemoryScenario m = MemoryFromParams(p);
+  if (m.parameters <= 0) throw Error("params: must be more than 0", ErrorKind::kInvalidInput);
+  return m;
+}
+
+std::map<std::string, double> MeasureMemory(const ScenarioParams& p, std::string* line) {
+  const MemoryScenario m = CheckedMemory(p);
+  const ZeroMemoryFormula f = ZeroMemoryPerGpu(m.parameters, m.ranks, m.stage, m.k_bytes);
+  if (line != nullptr)
+    *line = "ZeRO stage " + std::to_string(m.stage) + ", " +
+            ZeroMemoryFormulaText(m.stage, m.k_bytes) + " per GPU = " +
+            FormatFixed(f.total() / 1e9, 2) + " GB";
+  return {
+      {"memory_per_gpu_bytes", f.total()},
+      {"memory_per_gpu_gb", f.total() / 1e9},
+      {"parameter_bytes", f.parameters},
+      {"gradient_bytes", f.gradients},
+      {"optimizer_bytes", f.optimizer_states},
+  };
+}
+
+}  // namespace
 
 void RegisterScenario_memory_scenario() {
   using T = ParamType;
@@ -45,6 +76,8 @@ void RegisterScenario_memory_scenario() {
       {"gradient_bytes", "bytes", "gradients per GPU"},
       {"optimizer_bytes", "bytes", "optimizer states per GPU"},
   };
+  s.check = [](const ScenarioParams& p) { CheckedMemory(p); };
+  s.measure = MeasureMemory;
   RegisterScenario(std::move(s));
 }
 

@@ -8,6 +8,8 @@
 #include "engine/scenarios/fault_params.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/moe_bounds.h"
+#include "engine/core/units.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab {
 namespace {
@@ -194,6 +196,117 @@ MoeScenario MoeFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+namespace {
+
+/// The engine spells fields as the CLI does ("top-k: "); a lab file says top_k.
+Error InLabSpelling(const Error& e) {
+  std::string message = e.what();
+  for (const auto& [cli, lab] : {std::pair<const char*, const char*>{"top-k: ", "top_k: "},
+                                 {"capacity-factor: ", "capacity_factor: "}}) {
+    const std::string from = cli;
+    if (message.rfind(from, 0) == 0) message = lab + message.substr(from.size());
+  }
+  return Error(message, ErrorKind::kInvalidInput);
+}
+
+MoeScenario MoeFromSpelledParams(const ScenarioParams& p) {
+  try {
+    return MoeFromParams(p);
+  } catch (const Error& e) {
+    throw InLabSpelling(e);
+  }
+}
+
+void CheckMoeRun(const ScenarioParams& p) {
+  const MoeScenario sc = MoeFromSpelledParams(p);
+  try {
+    CheckMoeScenario(sc, LoadScenarioTopology(sc.topology));
+  } catch (const Error& e) {
+    throw InLabSpelling(e);
+  }
+}
+
+
+std::unique_ptr<Prepared> PrepareMoeRun(const ScenarioParams& p, const Topology* machine) {
+  const MoeScenario sc = MoeFromSpelledParams(p);
+  std::shared_ptr<PreparedMoe> detail;
+  try {
+    detail = machine != nullptr ? PrepareMoe(sc, *machine) : PrepareMoe(sc);
+  } catch (const Error& e) {
+    throw InLabSpelling(e);
+  }
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options.timing_only = sc.timing_only;
+  out->options.seed = sc.seed;
+  out->plan = std::move(detail->layer.plan);
+  out->title = "MoE layer, " + std::to_string(sc.layer.experts) + " experts on " +
+               std::to_string(sc.layer.ranks) + " ranks (" + sc.topology + ")";
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizeMoeRun(const Prepared& prepared, const RunRecord& run, Summary& summary) {
+  const PreparedMoe& detail = prepared.Detail<PreparedMoe>();
+  const MoeScenario& sc = detail.scenario;
+  const MoeSummary s = SummarizeMoe(detail, run.events, run.backend, &run.plan);
+  summary.verdict = s.check.verdict;
+  if (!s.bytes_match) {
+    summary.verdict.kind = VerdictKind::kWrong;
+    summary.verdict.reason = "the all-to-all bytes of the run differ from the count from the routing";
+  }
+  const MoeLayerConfig& c = sc.layer;
+  const MoeRouting& routing = detail.layer.routing;
+  const MoeMetrics& m = s.metrics;
+  double dispatch_total = 0, dispatch_max = 0, combine_total = 0, rows_max = 0, rows_sum = 0;
+  for (const MoeRankMetrics& r : m.ranks) {
+    dispatch_total += static_cast<double>(r.dispatch_sent);
+    dispatch_max = std::max(dispatch_max, static_cast<double>(r.dispatch_sent));
+    combine_total += static_cast<double>(r.combine_sent);
+    rows_max = std::max(rows_max, static_cast<double>(r.rows));
+    rows_sum += static_cast<double>(r.rows);
+  }
+  const double rows_mean = m.ranks.empty() ? 0.0 : rows_sum / static_cast<double>(m.ranks.size());
+  const int expert_max =
+      routing.kept_per_expert.empty()
+          ? 0
+          : *std::max_element(routing.kept_per_expert.begin(), routing.kept_per_expert.end());
+  const double choices = static_cast<double>(c.tokens) * c.top_k;
+  const double step = static_cast<double>(m.step_ns);
+  summary.values = {
+      {"time_us", step / 1e3},
+      {"time_ms", step / 1e6},
+      {"router_us", m.router_ns / 1e3},
+      {"dispatch_us", m.dispatch_ns / 1e3},
+      {"experts_us", m.experts_ns / 1e3},
+      {"combine_us", m.combine_ns / 1e3},
+      {"capacity_per_rank", static_cast<double>(routing.capacity_per_rank)},
+      {"dropped", static_cast<double>(routing.dropped)},
+      {"dropped_fraction", choices > 0 ? static_cast<double>(routing.dropped) / choices : 0.0},
+      {"kept", static_cast<double>(rows_sum)},
+      {"max_expert_rows", static_cast<double>(expert_max)},
+      {"max_rank_rows", rows_max},
+      {"mean_rank_rows", rows_mean},
+      {"dispatch_bytes", dispatch_total},
+      {"dispatch_bytes_per_rank", dispatch_max},
+      {"combine_bytes", combine_total},
+      {"straggler", static_cast<double>(m.straggler)},
+      {"straggler_load", m.straggler_load},
+      {"straggler_time", m.straggler_time},
+  };
+  summary.line = "MoE layer, " + std::to_string(c.experts) + " experts on " +
+                std::to_string(c.ranks) + " ranks, top-" + std::to_string(c.top_k) + ", " +
+                std::to_string(c.tokens) + " tokens, skew " + MoeSkewName(c.skew) + " (" +
+                sc.topology + "): " + FormatTime(m.step_ns) + ", dropped " +
+                std::to_string(routing.dropped) + " of " + FormatFixed(choices, 0) +
+                " choices, all-to-all " + FormatBytes(static_cast<Bytes>(dispatch_total)) +
+                " each way, straggler rank " + std::to_string(m.straggler) + " (" +
+                FormatFixed(m.straggler_load, 2) + "x the mean rows)";
+}
+
+
+}  // namespace
+
 void RegisterScenario_moe_scenario() {
   using T = ParamType;
   ScenarioSpec s;
@@ -264,6 +377,9 @@ void RegisterScenario_moe_scenario() {
       {"straggler_load", "", "its rows / the mean rows per rank"},
       {"straggler_time", "", "its expert time / the mean expert time"},
   };
+  s.check = CheckMoeRun;
+  s.prepare = PrepareMoeRun;
+  s.summarize = SummarizeMoeRun;
   RegisterScenario(std::move(s));
 }
 

@@ -4,8 +4,10 @@
 #include <cmath>
 
 #include "engine/core/error.h"
+#include "engine/core/units.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/fault_params.h"
+#include "engine/scenarios/scenario.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/mlp_bounds.h"
 
@@ -114,6 +116,63 @@ PipelineScenario PipelineFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+namespace {
+
+std::unique_ptr<Prepared> PreparePipelineRun(const ScenarioParams& p, const Topology* machine) {
+  const PipelineScenario sc = PipelineFromParams(p);
+  std::shared_ptr<PreparedPipeline> detail =
+      machine != nullptr ? PreparePipeline(sc, *machine) : PreparePipeline(sc);
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options.timing_only = sc.timing_only;
+  out->options.seed = sc.seed;
+  out->options.faults = ResolveRunFaults(p, out->topology, detail->pipeline.plan);
+  detail->topology = out->topology;  // with any throttled link
+  out->plan = std::move(detail->pipeline.plan);
+  const PipelineShape& shape = sc.params.shape;
+  out->title = std::string(PipelineScheduleName(sc.params.schedule)) + " pipeline, " +
+               std::to_string(shape.stages) + " stages, " + std::to_string(shape.microbatches) +
+               " micro-batches on " + sc.topology;
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizePipelineRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+  const PreparedPipeline& detail = prepared.Detail<PreparedPipeline>();
+  const PipelineScenario& sc = detail.scenario;
+  const PipelineOutcomeSummary s = SummarizePipeline(detail, run.events, run.backend, &run.plan);
+  out.verdict = s.check.verdict;
+  const PipelineMetrics& m = s.metrics;
+  int peak = 0, formula_peak = 0;
+  for (const PipelineStageMetrics& st : m.stages) {
+    peak = std::max(peak, st.peak_inflight);
+    formula_peak = std::max(formula_peak, st.formula_peak_inflight);
+  }
+  out.values = {
+      {"time_ms", m.step_ns / 1e6},
+      {"span_ms", m.span_ns / 1e6},
+      {"bubble_fraction", m.bubble_over_useful},
+      {"formula_bubble_fraction", m.formula_bubble_over_useful},
+      {"bubble_share_of_step", m.bubble_of_step},
+      {"formula_bubble_share_of_step", m.formula_bubble_of_step},
+      {"peak_inflight", static_cast<double>(peak)},
+      {"formula_peak_inflight", static_cast<double>(formula_peak)},
+      {"peak_inflight_last",
+       m.stages.empty() ? 0.0 : static_cast<double>(m.stages.back().peak_inflight)},
+      {"transfers", static_cast<double>(m.transfers)},
+      {"transfer_bytes", static_cast<double>(m.transfer_bytes)},
+      {"steps", static_cast<double>(run.plan.num_steps)},
+  };
+  const PipelineShape& shape = sc.params.shape;
+  out.line = std::string(PipelineScheduleName(sc.params.schedule)) + ", " +
+             std::to_string(shape.stages) + " stages, " + std::to_string(shape.microbatches) +
+             " micro-batches: step " + FormatTime(m.step_ns) + ", bubble/useful " +
+             FormatFixed(m.bubble_over_useful, 3) + " (formula " +
+             FormatFixed(m.formula_bubble_over_useful, 3) + "), peak in flight " + std::to_string(peak);
+}
+
+}  // namespace
+
 void RegisterScenario_pipeline_scenario() {
   using T = ParamType;
   ScenarioSpec s;
@@ -175,6 +234,17 @@ void RegisterScenario_pipeline_scenario() {
       {"steps", "", "logical steps (schedule ticks)"},
   };
   s.panels = {"pipeline_metrics", "pipeline_legend", "pipeline_summary"};
+  s.check = [](const ScenarioParams& p) {
+    const PipelineScenario sc = PipelineFromParams(p);
+    CheckPipelineScenario(sc, LoadScenarioTopology(sc.topology));
+  };
+  s.prepare = PreparePipelineRun;
+  s.summarize = SummarizePipelineRun;
+  s.resolve = [](const ScenarioParams& p, std::map<std::string, double>& values) {
+    const PipelineScenario sc = PipelineFromParams(p);
+    values["chunks"] = sc.params.shape.chunks;
+    values["lr"] = sc.params.model.learning_rate;
+  };
   RegisterScenario(std::move(s));
 }
 

@@ -23,6 +23,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,10 @@ struct ParamSpec {
 ParamSpec Param(std::string name, ParamType type, std::string default_text, std::string help);
 
 class ScenarioParams;
+struct Prepared;   // scenario.h
+struct RunRecord;
+struct Summary;
+struct Topology;
 
 struct QuantitySpec {
   std::string name;  // "busbw_gbps"
@@ -110,6 +115,17 @@ struct ScenarioSpec {
   /// one-line summary). The lab runner has its own code for the built-in
   /// scenarios; a scenario without it (a test's) runs through this.
   std::function<std::map<std::string, double>(const ScenarioParams&, std::string* summary)> measure;
+  /// The scenario's plan from its parameters (scenario.h): a scenario that
+  /// runs a plan sets this and `summarize` instead of `measure`. `machine`,
+  /// when not null, replaces the topology the parameters name. Throws
+  /// Error(kInvalidInput) "<param>: message".
+  std::function<std::unique_ptr<Prepared>(const ScenarioParams&, const Topology* machine)> prepare;
+  /// The spec's quantities from a run of what `prepare` made.
+  std::function<void(const Prepared&, const RunRecord&, Summary&)> summarize;
+  /// Optional: the values of parameters whose default follows the others
+  /// ("chunks 0: 2 when interleaved"), as the run uses them, written over
+  /// the plain values formulas see (ScenarioParamValues).
+  std::function<void(const ScenarioParams&, std::map<std::string, double>&)> resolve;
   /// The app's views of this scenario beyond the machine, timeline and
   /// buffers every run has, by name; app/gui/views/scenario_panels.cpp
   /// draws each ("pipeline_metrics" in the metrics column, "tp_weights" or

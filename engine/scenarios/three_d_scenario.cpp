@@ -12,6 +12,10 @@
 #include "engine/scenarios/fault_params.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/mlp_bounds.h"
+#include "engine/algorithms/pipeline_schedule.h"
+#include "engine/core/units.h"
+#include "engine/run/faults.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab {
 
@@ -258,6 +262,171 @@ ThreeDScenario ThreeDFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+namespace {
+
+/// The real small-model step computes on the host; above this it refuses
+/// (the same bound as `shardlab-cli run 3d`).
+constexpr double kMaxHostFlops = 2e10;
+
+/// The engine's "dp: ..." messages already name the field; others get `field`.
+Error WithField(const Error& e, const std::string& field) {
+  const std::string message = e.what();
+  const std::size_t colon = message.find(": ");
+  if (colon != std::string::npos && colon < 16 && message.find(' ') > colon) {
+    return Error(message, ErrorKind::kInvalidInput);
+  }
+  return Error(field + ": " + message, ErrorKind::kInvalidInput);
+}
+
+Bytes GpuMemory(const Topology& topology) {
+  return topology.nodes[topology.gpus[0]].device.memory_bytes;
+}
+
+/// ThreeDFromParams with the rules of a run that checks or times: a model preset
+/// only timing-only, the small model only with data and within the host's budget.
+ThreeDScenario ThreeDFromCheckedParams(const ScenarioParams& p) {
+  ThreeDScenario sc = ThreeDFromParams(p);
+  const bool small = sc.model == "small";
+  const bool timing_only = p.Bool("timing_only");
+  if (!small && !timing_only) {
+    throw Error("timing_only: model '" + sc.model +
+                    "' is paper-sized and runs without data: set timing_only = true",
+                ErrorKind::kInvalidInput);
+  }
+  if (small && timing_only) {
+    throw Error("timing_only: the small model always runs with data (it is checked against "
+                "one device); timing_only is for the model presets",
+                ErrorKind::kInvalidInput);
+  }
+  if (small) {
+    for (const char* name : {"micro_batch", "global_batch"}) {
+      if (p.Int(name) != 0) {
+        throw Error(std::string(name) + ": only for a model preset (the small model uses batch "
+                                        "and microbatches)",
+                    ErrorKind::kInvalidInput);
+      }
+    }
+    const double flops = 6.0 * sc.mlp.batch * double(sc.mlp.width) * sc.mlp.width * sc.mlp.layers;
+    if (flops > kMaxHostFlops) {
+      throw Error("width: one real step is " + FormatFixed(flops / 1e9, 0) +
+                      " GFLOP of host arithmetic, above the 20 GFLOP a lab computes (a smaller "
+                      "width, layers or batch, or a model preset with timing_only)",
+                  ErrorKind::kInvalidInput);
+    }
+  }
+  return sc;
+}
+
+// The same checks as PrepareThreeD without building the plan (a 512-GPU
+// plan takes seconds; the validator checks every step and variant).
+void CheckThreeDRun(const ScenarioParams& p) {
+  const ThreeDScenario sc = ThreeDFromCheckedParams(p);
+  try {
+    CheckParallelGrid(sc.grid);
+    const Topology topology = LoadScenarioTopology(sc.topology);
+    CheckRanksFitTopology("grid", sc.grid.ranks(), "rank", sc.topology, topology);
+    if (sc.timing_only()) {
+      ThreeDTimingParams params;
+      params.grid = sc.grid;
+      params.schedule = sc.schedule;
+      params.zero_stage = sc.zero_stage;
+      params.model = FindModelPreset(sc.model);
+      if (sc.micro_batch != 0) params.model.micro_batch = sc.micro_batch;
+      if (sc.global_batch != 0) params.model.global_batch = sc.global_batch;
+      params.dp_buckets = sc.dp_buckets;
+      CheckThreeDTimingParams(params);
+    } else {
+      ThreeDParams params;
+      params.grid = sc.grid;
+      params.schedule = sc.schedule;
+      params.microbatches = sc.microbatches;
+      params.zero_stage = sc.zero_stage;
+      params.model = sc.mlp;
+      CheckThreeDParams(params);
+    }
+  } catch (const Error& e) {
+    throw WithField(e, "model");
+  }
+}
+
+
+std::unique_ptr<Prepared> PrepareThreeDRun(const ScenarioParams& p, const Topology* machine) {
+  const ThreeDScenario sc = ThreeDFromCheckedParams(p);
+  std::shared_ptr<PreparedThreeD> detail;
+  try {
+    detail = machine != nullptr ? PrepareThreeD(sc, *machine) : PrepareThreeD(sc);
+  } catch (const Error& e) {
+    throw WithField(e, "model");
+  }
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options.seed = sc.seed;
+  out->options.timing_only = sc.timing_only();
+  out->options.faults = ResolveRunFaults(p, out->topology, detail->three_d.plan);
+  detail->topology = out->topology;  // with any throttled link
+  out->plan = std::move(detail->three_d.plan);
+  out->title = "3D " + sc.grid.Text() + " ZeRO-" + std::to_string(sc.zero_stage) + " " +
+               PipelineScheduleName(sc.schedule) + ", " + sc.model + " on " + sc.topology;
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizeThreeDRun(const Prepared& prepared, const RunRecord& run, Summary& summary) {
+  const PreparedThreeD& detail = prepared.Detail<PreparedThreeD>();
+  const ThreeDScenario& sc = detail.scenario;
+  const ThreeDSummary s = SummarizeThreeD(detail, run.events, run.backend, &run.plan);
+  summary.verdict = s.check.verdict;
+  // Paper scale: the formulas' model states + activations; the small model:
+  // the simulator's tracked peak of every buffer.
+  const double memory = sc.timing_only()
+                            ? s.memory.model_states_bytes + s.memory.activations_bytes
+                            : static_cast<double>(s.memory.tracked_peak_bytes);
+  const double gpu_memory = static_cast<double>(GpuMemory(detail.topology));
+  const double parameters =
+      sc.timing_only() ? detail.shape.TotalParameters()
+                       : double(sc.mlp.layers) * sc.mlp.width * sc.mlp.width;
+  auto traffic = [&](GroupKind kind) { return s.traffic[static_cast<int>(kind)]; };
+  const double step_ns = static_cast<double>(s.step_ns);
+    summary.values = {
+      {"step_time_s", step_ns * 1e-9},
+      {"step_time_ms", step_ns * 1e-6},
+      {"compute_ms", s.compute_ns * 1e-6},
+      {"compute_fraction", step_ns > 0 ? s.compute_ns / step_ns : 0.0},
+      {"bubble_formula", s.bubble_formula},
+      {"pipeline_microbatches", static_cast<double>(s.microbatches)},
+      {"tp_bytes_per_gpu",
+       static_cast<double>(traffic(GroupKind::kTensor).max_sent_bytes_per_rank)},
+      {"pp_bytes_per_gpu",
+       static_cast<double>(traffic(GroupKind::kPipeline).max_sent_bytes_per_rank)},
+      {"dp_bytes_per_gpu", static_cast<double>(traffic(GroupKind::kData).max_sent_bytes_per_rank)},
+      {"tp_time_ms", traffic(GroupKind::kTensor).max_busy_ns_per_rank * 1e-6},
+      {"pp_time_ms", traffic(GroupKind::kPipeline).max_busy_ns_per_rank * 1e-6},
+      {"dp_time_ms", traffic(GroupKind::kData).max_busy_ns_per_rank * 1e-6},
+      {"parameter_count", parameters},
+      {"model_state_bytes", s.memory.model_states_bytes},
+      {"activation_bytes", s.memory.activations_bytes},
+      {"memory_per_gpu_bytes", memory},
+      {"gpu_memory_bytes", gpu_memory},
+      {"fits", gpu_memory > 0 && memory <= gpu_memory ? 1.0 : 0.0},
+      {"model_flops", s.model_flops},
+      {"mfu", s.mfu},
+      {"checked", s.check.checked ? 1.0 : 0.0},
+      {"correct", s.check.checked && s.check.correct ? 1.0 : 0.0},
+  };
+  const ParallelGrid& g = sc.grid;
+  summary.line = "3D " + g.Text() + " ZeRO-" + std::to_string(sc.zero_stage) + " " +
+                PipelineScheduleName(sc.schedule) + ", " + sc.model + " on " + sc.topology +
+                ": step " + FormatTime(s.step_ns) + ", compute " +
+                FormatFixed(100.0 * summary.values["compute_fraction"], 1) + "%, MFU " +
+                FormatFixed(100.0 * s.mfu, 1) + "%, memory " + FormatBytes(static_cast<Bytes>(memory)) +
+                " per GPU of " + FormatBytes(static_cast<Bytes>(gpu_memory)) +
+                (summary.values["fits"] > 0 ? " (fits)" : " (does NOT fit)");
+  if (s.check.checked) summary.line += ", matches one device";
+}
+
+
+}  // namespace
+
 void RegisterScenario_three_d_scenario() {
   using T = ParamType;
   std::vector<std::string> models = {"small"};
@@ -360,6 +529,12 @@ void RegisterScenario_three_d_scenario() {
       {"correct", "", "1 when checked and equal to one device"},
   };
   s.panels = {"three_d_metrics", "three_d_legend", "three_d_summary"};
+  s.check = CheckThreeDRun;
+  s.prepare = PrepareThreeDRun;
+  s.summarize = SummarizeThreeDRun;
+  s.resolve = [](const ScenarioParams& p, std::map<std::string, double>& values) {
+    values["lr"] = ThreeDFromParams(p).mlp.learning_rate;
+  };
   RegisterScenario(std::move(s));
 }
 

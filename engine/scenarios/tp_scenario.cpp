@@ -12,6 +12,8 @@
 #include "engine/verify/tp_bounds.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
+#include "engine/core/units.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab {
 namespace {
@@ -292,6 +294,62 @@ TpScenario TpFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+namespace {
+
+std::unique_ptr<Prepared> PrepareTpRun(const ScenarioParams& p, const Topology* machine) {
+  const TpScenario sc = TpFromParams(p);
+  std::shared_ptr<PreparedTp> detail = machine != nullptr ? PrepareTp(sc, *machine) : PrepareTp(sc);
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options.timing_only = sc.timing_only;
+  out->options.seed = sc.seed;
+  out->options.faults = ResolveRunFaults(p, out->topology, detail->layer.plan);
+  detail->topology = out->topology;  // with any throttled link
+  out->plan = std::move(detail->layer.plan);
+  out->title = std::string("tp-") + TpLayerKindName(sc.layer.kind) + " at tp " +
+               std::to_string(sc.layer.tp) + " on " + sc.topology;
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizeTpRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+  const PreparedTp& detail = prepared.Detail<PreparedTp>();
+  const TpScenario& sc = detail.scenario;
+  const TpSummary s = SummarizeTp(detail, run.events, run.backend, &run.plan);
+  out.verdict = s.check.verdict;
+  const TpAllReduceFormula formula = TpAllReduceEstimate(sc, detail.topology);
+  std::set<int> hosts;
+  for (int g = 0; g < sc.layer.tp && g < detail.topology.num_gpus(); ++g)
+    hosts.insert(detail.topology.nodes[static_cast<std::size_t>(
+                                           detail.topology.gpus[static_cast<std::size_t>(g)])]
+                     .host);
+  const TpMetrics& m = s.metrics;
+  double span_sum = 0;
+  for (const TpCollectiveTiming& c : m.collectives) span_sum += c.span_ns;
+  const double mean_span = m.collectives.empty() ? 0.0 : span_sum / m.collectives.size();
+  out.values = {
+      {"time_ms", m.step_ns / 1e6},
+      {"compute_ms", m.compute_ns / 1e6},
+      {"comm_ms", m.comm_ns / 1e6},
+      {"comm_fraction", m.comm_share},
+      {"forward_allreduces", static_cast<double>(m.forward_allreduces)},
+      {"backward_allreduces", static_cast<double>(m.backward_allreduces)},
+      {"allreduce_tensor_bytes",
+       m.collectives.empty() ? 0.0 : static_cast<double>(m.collectives.front().tensor_bytes)},
+      {"allreduce_ms", mean_span / 1e6},
+      {"formula_allreduce_ms", formula.ns / 1e6},
+      {"ring_gbps", formula.bandwidth_gbps},
+      {"hosts", static_cast<double>(hosts.size())},
+  };
+  out.line = std::string("tp-") + TpLayerKindName(sc.layer.kind) + " at tp " +
+             std::to_string(sc.layer.tp) + " (" + sc.topology + "): step " +
+             FormatTime(m.step_ns) + ", communication " + FormatFixed(100 * m.comm_share, 1) +
+             "%, " + std::to_string(m.forward_allreduces) + " + " +
+             std::to_string(m.backward_allreduces) + " all-reduces";
+}
+
+}  // namespace
+
 void RegisterScenario_tp_scenario() {
   using T = ParamType;
   ScenarioSpec s;
@@ -359,6 +417,12 @@ void RegisterScenario_tp_scenario() {
                              {"hidden", "12288"}, {"topology", "2x-dgx-a100-ib"},
                              {"dtype", "fp16"},   {"timing_only", "true"}};
   s.panels = {"tp_metrics", "tp_weights", "tp_legend", "tp_summary"};
+  s.check = [](const ScenarioParams& p) {
+    const TpScenario sc = TpFromParams(p);
+    CheckTpScenario(sc, LoadScenarioTopology(sc.topology));
+  };
+  s.prepare = PrepareTpRun;
+  s.summarize = SummarizeTpRun;
   RegisterScenario(std::move(s));
 }
 

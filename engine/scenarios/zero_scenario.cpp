@@ -9,6 +9,8 @@
 #include "engine/run/metrics.h"
 #include "engine/verify/bounds.h"
 #include "engine/verify/mlp_bounds.h"
+#include "engine/core/units.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab {
 namespace {
@@ -181,6 +183,101 @@ ZeroScenario ZeroFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+namespace {
+
+/// Total length of the union of [start, end) intervals.
+double UnionNs(std::vector<std::pair<double, double>> spans) {
+  std::sort(spans.begin(), spans.end());
+  double total = 0, cur_start = 0, cur_end = -1;
+  bool open = false;
+  for (const auto& [s, e] : spans) {
+    if (!open || s > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+      open = true;
+    } else {
+      cur_end = std::max(cur_end, e);
+    }
+  }
+  if (open) total += cur_end - cur_start;
+  return total;
+}
+
+/// Rank 0's communication time, and the part of it with no compute beside it.
+std::pair<double, double> CommAndExposedNs(std::span<const Event> events) {
+  std::vector<std::pair<double, double>> comm, compute, both;
+  for (const Event& e : events) {
+    if (e.rank != 0 || e.end_ns <= e.start_ns) continue;
+    const bool is_comm = e.kind == OpKind::kSend || e.kind == OpKind::kRecv ||
+                         e.kind == OpKind::kCollective;
+    const bool is_compute = e.kind == OpKind::kCompute;
+    if (is_comm) comm.emplace_back(e.start_ns, e.end_ns);
+    if (is_compute) compute.emplace_back(e.start_ns, e.end_ns);
+    if (is_comm || is_compute) both.emplace_back(e.start_ns, e.end_ns);
+  }
+  const double comm_ns = UnionNs(comm);
+  // |comm \ compute| = |comm ∪ compute| − |compute|.
+  const double exposed = UnionNs(both) - UnionNs(compute);
+  return {comm_ns, std::max(0.0, exposed)};
+}
+
+std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology* machine) {
+  const ZeroScenario sc = ZeroFromParams(p);
+  std::shared_ptr<PreparedZero> detail =
+      machine != nullptr ? PrepareZero(sc, *machine) : PrepareZero(sc);
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options.timing_only = sc.timing_only;
+  out->options.seed = sc.seed;
+  out->options.faults = ResolveRunFaults(p, out->topology, detail->zero.plan);
+  detail->topology = out->topology;  // with any throttled link
+  out->plan = std::move(detail->zero.plan);
+  out->title = "ZeRO stage " + std::to_string(sc.params.stage) + " on " +
+               std::to_string(sc.params.ranks) + " ranks of " + sc.topology;
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizeZeroRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+  const PreparedZero& detail = prepared.Detail<PreparedZero>();
+  const ZeroScenario& sc = detail.scenario;
+  const ZeroSummary s = SummarizeZero(detail, run.events, run.backend, &run.plan);
+  out.verdict = s.check.verdict;
+  auto at = [](const std::array<Bytes, kMemoryCategoryCount>& a, MemoryCategory c) {
+    return static_cast<double>(a[static_cast<std::size_t>(c)]);
+  };
+  double states = 0, peak = 0;
+  for (const RankMemory& m : s.memory) {
+    states = std::max(states, at(m.persistent, MemoryCategory::kParameters) +
+                                  at(m.persistent, MemoryCategory::kGradients) +
+                                  at(m.persistent, MemoryCategory::kOptimizerStates));
+    peak = std::max(peak, static_cast<double>(m.peak_total));
+  }
+  const auto [comm_ns, exposed_ns] = CommAndExposedNs(run.events);
+  const double steps = std::max(1, sc.params.steps);
+  out.values = {
+      {"parameter_count", s.parameter_count},
+      {"memory_per_gpu_bytes", states},
+      {"formula_memory_per_gpu_bytes", s.formula.total()},
+      {"seed_formula_memory_per_gpu_bytes", s.formula_seed.total()},
+      {"peak_memory_per_gpu_bytes", peak},
+      {"sent_elements_per_step", s.sent_elements_per_step},
+      {"formula_elements_per_step", s.formula_elements_per_step},
+      {"time_ms", s.step_ns / 1e6},
+      {"comm_ms", comm_ns / steps / 1e6},
+      {"exposed_comm_ms", exposed_ns / steps / 1e6},
+      {"collectives_per_step", static_cast<double>(s.collectives_per_step)},
+  };
+  out.line = "ZeRO stage " + std::to_string(sc.params.stage) + " on " +
+             std::to_string(sc.params.ranks) + " ranks, " + FormatFixed(s.parameter_count, 0) +
+             " parameters: model states " + FormatBytes(static_cast<Bytes>(states)) +
+             " per GPU (formula " + FormatBytes(static_cast<Bytes>(s.formula.total())) +
+             "), step " + FormatTime(s.step_ns);
+}
+
+}  // namespace
+
 void RegisterScenario_zero_scenario() {
   using T = ParamType;
   ScenarioSpec s;
@@ -258,6 +355,15 @@ void RegisterScenario_zero_scenario() {
       {"collectives_per_step", "", "collectives per step"},
   };
   s.panels = {"zero_metrics", "zero_memory", "zero_legend", "zero_summary"};
+  s.check = [](const ScenarioParams& p) {
+    const ZeroScenario sc = ZeroFromParams(p);
+    CheckZeroScenario(sc, LoadScenarioTopology(sc.topology));
+  };
+  s.prepare = PrepareZeroRun;
+  s.summarize = SummarizeZeroRun;
+  s.resolve = [](const ScenarioParams& p, std::map<std::string, double>& values) {
+    values["batch"] = ZeroFromParams(p).params.model.batch;
+  };
   RegisterScenario(std::move(s));
 }
 

@@ -119,13 +119,13 @@ TEST(ScenarioFlags, EveryParameterHelpLineShowsTheSpecsDefaultUnitAndRange) {
 }
 
 TEST(ScenarioFlags, TheLabLoaderUsesTheSpecsDefaultsAndRanges) {
-  for (const LabScenarioSpec& lab : LabScenarios()) {
-    const ScenarioSpec& spec = *lab.spec;
+  for (const ScenarioSpec* lab : LabScenarios()) {
+    const ScenarioSpec& spec = *lab;
     const ScenarioParams defaults(spec);
-    const LabValues values = LabParamValues(lab.name, {});
+    const LabValues values = LabParamValues(spec.name, {});
     for (const ParamSpec& p : spec.params) {
       SCOPED_TRACE(spec.name + "." + p.name);
-      const LabParamSpec* param = lab.FindParam(p.name);
+      const ParamSpec* param = LabSettableParam(spec, p.name);
       if (!p.lab) {  // a lab may not set it (elastic's checkpoint_dir: a path of this machine)
         EXPECT_EQ(param, nullptr);
         continue;

@@ -8,6 +8,10 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/scenarios/collective_scenario.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab {
 namespace {
@@ -39,41 +43,36 @@ TEST(LabScenario, ParametersBecomeFormulaValuesWithDefaults) {
 }
 
 TEST(LabScenario, MapsOntoTheEngineScenarios) {
-  const LabEngineScenario c = ToEngineScenario(
+  const CollectiveScenario c = CollectiveFromParams(LabScenarioParams(
       "collective", {Text("kind", "allgather"), Text("algo", "ring"), Number("ranks", 4),
                      Number("size", 4096), Text("dtype", "bf16"), Text("topology", "dgx1-v100"),
-                     Text("ring_order", "rank"), Flag("timing_only", true)});
-  ASSERT_TRUE(c.collective.has_value());
-  EXPECT_FALSE(c.pipeline || c.tp || c.zero);
-  EXPECT_EQ(c.collective->kind, CollectiveKind::kAllGather);
-  EXPECT_EQ(c.collective->ranks, 4);
-  EXPECT_EQ(c.collective->size_bytes, 4096);
-  EXPECT_EQ(c.collective->dtype, DType::kBF16);
-  EXPECT_EQ(c.collective->topology, "dgx1-v100");
-  EXPECT_EQ(c.collective->ring_order, "rank");
-  EXPECT_EQ(c.collective->backend, "sim");
-  EXPECT_TRUE(c.collective->timing_only);
+                     Text("ring_order", "rank"), Flag("timing_only", true)}));
+  EXPECT_EQ(c.kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(c.ranks, 4);
+  EXPECT_EQ(c.size_bytes, 4096);
+  EXPECT_EQ(c.dtype, DType::kBF16);
+  EXPECT_EQ(c.topology, "dgx1-v100");
+  EXPECT_EQ(c.ring_order, "rank");
+  EXPECT_EQ(c.backend, "sim");
+  EXPECT_TRUE(c.timing_only);
 
-  const LabEngineScenario p = ToEngineScenario(
-      "pipeline", {Text("schedule", "interleaved"), Number("chunks", 2), Number("stages", 2)});
-  ASSERT_TRUE(p.pipeline.has_value());
-  EXPECT_EQ(p.pipeline->params.schedule, PipelineSchedule::kInterleaved1F1B);
-  EXPECT_EQ(p.pipeline->params.shape.chunks, 2);
-  EXPECT_EQ(p.pipeline->params.shape.stages, 2);
-  EXPECT_EQ(p.pipeline->params.shape.microbatches, 8);  // default
+  const PipelineScenario p = PipelineFromParams(LabScenarioParams(
+      "pipeline", {Text("schedule", "interleaved"), Number("chunks", 2), Number("stages", 2)}));
+  EXPECT_EQ(p.params.schedule, PipelineSchedule::kInterleaved1F1B);
+  EXPECT_EQ(p.params.shape.chunks, 2);
+  EXPECT_EQ(p.params.shape.stages, 2);
+  EXPECT_EQ(p.params.shape.microbatches,
+            std::stoi(FindScenario("pipeline")->FindParam("microbatches")->default_text));
 
-  const LabEngineScenario t = ToEngineScenario("tp", {Number("tp", 4), Flag("sequence_parallel", true)});
-  ASSERT_TRUE(t.tp.has_value());
-  EXPECT_EQ(t.tp->layer.tp, 4);
-  EXPECT_TRUE(t.tp->layer.sequence_parallel);
+  const TpScenario t =
+      TpFromParams(LabScenarioParams("tp", {Number("tp", 4), Flag("sequence_parallel", true)}));
+  EXPECT_EQ(t.layer.tp, 4);
+  EXPECT_TRUE(t.layer.sequence_parallel);
 
-  const LabEngineScenario z = ToEngineScenario("zero", {Number("stage", 3), Text("bucket", "1M")});
-  ASSERT_TRUE(z.zero.has_value());
-  EXPECT_EQ(z.zero->params.stage, 3);
-  EXPECT_EQ(z.zero->params.bucket_bytes, 1 << 20);
-
-  const LabEngineScenario none = ToEngineScenario("memory", {});
-  EXPECT_FALSE(none.collective || none.pipeline || none.tp || none.zero);
+  const ZeroScenario z =
+      ZeroFromParams(LabScenarioParams("zero", {Number("stage", 3), Text("bucket", "1M")}));
+  EXPECT_EQ(z.params.stage, 3);
+  EXPECT_EQ(z.params.bucket_bytes, 1 << 20);
 }
 
 TEST(LabScenario, RejectsUnknownScenariosAndParameters) {
@@ -108,15 +107,19 @@ TEST(LabScenario, StepNamesIncludeEachVariantsPrefix) {
 }
 
 TEST(LabScenario, EveryScenarioIsDocumentedAndHasUniqueNames) {
-  ASSERT_EQ(LabScenarioNames(), "collective, pipeline, tp, zero, memory, 3d, plan, moe, dp-train, elastic, inference, trace-compare");
-  for (const LabScenarioSpec& spec : LabScenarios()) {
+  // Every registered scenario runs through the registry, so a lab can use each.
+  ASSERT_EQ(LabScenarioNames(), ScenarioNames());
+  for (const char* name : {"collective", "pipeline", "tp", "zero", "memory", "3d", "plan", "moe",
+                           "dp-train", "elastic", "inference", "trace-compare"})
+    EXPECT_NE(FindLabScenario(name), nullptr) << name;
+  for (const ScenarioSpec* spec : LabScenarios()) {
     std::vector<std::string> names;
-    for (const LabParamSpec& p : spec.params) names.push_back(p.name);
-    for (const LabQuantitySpec& q : spec.measured) names.push_back(q.name);
+    for (const ParamSpec& p : spec->params) names.push_back(p.name);
+    for (const QuantitySpec& q : spec->measured) names.push_back(q.name);
     std::sort(names.begin(), names.end());
-    EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << spec.name;
+    EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << spec->name;
     // Defaults pass their own checks.
-    EXPECT_NO_THROW(CheckLabScenario(spec.name, {})) << spec.name;
+    EXPECT_NO_THROW(CheckLabScenario(spec->name, {})) << spec->name;
   }
 }
 
@@ -158,7 +161,7 @@ namespace {
 // lock "stage 1 at half speed" and ask for the step time.
 TEST(LabScenarioFaults, EveryTrainingScenarioTakesTheFourSwitches) {
   for (const char* name : {"collective", "pipeline", "tp", "zero", "3d"}) {
-    const LabScenarioSpec* spec = FindLabScenario(name);
+    const ScenarioSpec* spec = FindLabScenario(name);
     ASSERT_NE(spec, nullptr) << name;
     for (const char* p : {"slow_rank", "throttle_link", "fail_link", "fail_rank"})
       EXPECT_NE(spec->FindParam(p), nullptr) << name << " has no " << p;

@@ -45,7 +45,7 @@ bool IsBlank(const std::string& text) { return text.find_first_not_of(" \t") == 
 
 /// "ranks = 8, size = 64M" for the parameters among `names`.
 std::string ParamList(const LabStep& step, const std::vector<std::string>& names) {
-  const LabScenarioSpec* spec = step.runs() ? FindLabScenario(step.scenario) : nullptr;
+  const ScenarioSpec* spec = step.runs() ? FindLabScenario(step.scenario) : nullptr;
   std::string out;
   for (const std::string& name : names) {
     std::string value;
@@ -62,8 +62,8 @@ std::string ParamList(const LabStep& step, const std::vector<std::string>& names
 }
 
 /// The measured quantity `name` names ("tree.time_us" -> time_us's spec), or null.
-const LabQuantitySpec* QuantityOf(const LabStep& step, const std::string& name) {
-  const LabScenarioSpec* spec = step.runs() ? FindLabScenario(step.scenario) : nullptr;
+const QuantitySpec* QuantityOf(const LabStep& step, const std::string& name) {
+  const ScenarioSpec* spec = step.runs() ? FindLabScenario(step.scenario) : nullptr;
   if (spec == nullptr) return nullptr;
   const std::size_t dot = name.find('.');
   return spec->FindQuantity(dot == std::string::npos ? name : name.substr(dot + 1));
@@ -420,7 +420,7 @@ std::string LabPanelModel::Hint(const std::string& question_id) const {
   const LabStep& s = lab_->steps[static_cast<std::size_t>(step_index)];
   std::string hint;
   if (q->kind == LabQuestionKind::kNumber && !q->measured.empty()) {
-    const LabQuantitySpec* quantity = QuantityOf(s, q->measured);
+    const QuantitySpec* quantity = QuantityOf(s, q->measured);
     const std::size_t dot = q->measured.find('.');
     hint = "The run measures this";
     if (quantity != nullptr && !quantity->help.empty()) hint += ": " + quantity->help;
