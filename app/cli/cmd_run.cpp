@@ -14,6 +14,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
+#include "app/cli/scenario_run.h"
+#include "engine/scenarios/scenario.h"
 #include "engine/plan/dump.h"
 #include "engine/compare/compare.h"
 #include "engine/run/critical_path.h"
@@ -177,10 +179,12 @@ int RunMain(std::span<const std::string> words) {
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpRunMain(words.front(), words.subspan(1));
   }
-  // A scenario added by one file of engine/scenarios/ that measures itself.
+  // Every other registered scenario (one file of engine/scenarios/ adds one)
+  // runs from its spec through the registry.
   if (!words.empty()) {
-    if (const ScenarioSpec* spec = FindScenario(words.front()); spec != nullptr && spec->measure) {
-      return RunMeasuredScenario(*spec, words.subspan(1));
+    if (const ScenarioSpec* spec = FindScenario(words.front());
+        spec != nullptr && spec->name != "collective" && ScenarioRuns(*spec)) {
+      return RunRegisteredScenario(*spec, words.subspan(1));
     }
   }
   const ParsedArgs args = ParseArgs(RunSpec(), words);

@@ -88,31 +88,4 @@ std::string ScenarioListText() {
   return text;
 }
 
-int RunMeasuredScenario(const ScenarioSpec& spec, std::span<const std::string> words) {
-  CommandSpec command;
-  command.name = "run " + spec.name;
-  command.summary = spec.summary;
-  command.usage = "run " + spec.name + " [flags]";
-  command.description = spec.title + ": " + spec.summary + ".";
-  AddScenarioFlags(command.flags, spec);
-  const ParsedArgs args = ParseArgs(command, words);
-  if (args.help()) {
-    std::cout << FormatHelp(command);
-    return 0;
-  }
-  const ScenarioParams params = ParamsFromArgs(spec, args);
-  std::string summary;
-  const std::map<std::string, double> measured = spec.measure(params, &summary);
-  std::cout << "# ShardLab: " << spec.title << "\n";
-  if (!summary.empty()) std::cout << "# " << summary << "\n";
-  for (const QuantitySpec& q : spec.measured) {
-    const auto it = measured.find(q.name);
-    if (it == measured.end()) continue;
-    char value[64];
-    std::snprintf(value, sizeof value, "%g", it->second);
-    std::cout << q.name << " = " << value << (q.unit.empty() ? "" : " " + q.unit) << "\n";
-  }
-  return 0;
-}
-
 }  // namespace shardlab::cli

@@ -53,6 +53,5 @@ std::string ScenarioListText();
 /// `run NAME` for a registered scenario that measures itself (a scenario
 /// added by one file, with ScenarioSpec::measure): flags from its spec,
 /// its measured quantities printed one per line. Returns the exit code.
-int RunMeasuredScenario(const ScenarioSpec& spec, std::span<const std::string> words);
 
 }  // namespace shardlab::cli

@@ -511,7 +511,7 @@ std::unique_ptr<Prepared> PrepareCollectiveRun(const ScenarioParams& p, const To
   return out;
 }
 
-void SummarizeCollectiveRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+void SummarizeCollectiveRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedCollective& detail = prepared.Detail<PreparedCollective>();
   const CollectiveScenario& sc = detail.scenario;
   const Plan& plan = run.plan;

@@ -246,7 +246,7 @@ std::unique_ptr<Prepared> PrepareMoeRun(const ScenarioParams& p, const Topology*
   return out;
 }
 
-void SummarizeMoeRun(const Prepared& prepared, const RunRecord& run, Summary& summary) {
+void SummarizeMoeRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {
   const PreparedMoe& detail = prepared.Detail<PreparedMoe>();
   const MoeScenario& sc = detail.scenario;
   const MoeSummary s = SummarizeMoe(detail, run.events, run.backend, &run.plan);

@@ -137,7 +137,7 @@ std::unique_ptr<Prepared> PreparePipelineRun(const ScenarioParams& p, const Topo
   return out;
 }
 
-void SummarizePipelineRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+void SummarizePipelineRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedPipeline& detail = prepared.Detail<PreparedPipeline>();
   const PipelineScenario& sc = detail.scenario;
   const PipelineOutcomeSummary s = SummarizePipeline(detail, run.events, run.backend, &run.plan);

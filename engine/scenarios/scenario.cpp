@@ -36,7 +36,7 @@ std::unique_ptr<Prepared> PrepareScenario(const ScenarioParams& params, const To
   return prepared;
 }
 
-Summary SummarizeScenario(const Prepared& prepared, const RunRecord& run) {
+Summary SummarizeScenario(const Prepared& prepared, const FinishedRun& run) {
   Summary summary;
   prepared.spec->summarize(prepared, run, summary);
   return summary;
@@ -79,7 +79,7 @@ ScenarioOutcome RunScenario(const ScenarioParams& params, const ScenarioRunReque
   if (!stopped && out.executor->state() != ExecutorState::kDone)
     throw Error("the run failed: " + out.executor->error(), ErrorKind::kRuntime);
   out.events = std::move(sink.events);
-  const RunRecord record{out.executor->plan(), out.events, out.executor->backend(), !stopped,
+  const FinishedRun record{out.executor->plan(), out.events, out.executor->backend(), !stopped,
                          stopped ? out.executor->error() : std::string()};
   out.summary = SummarizeScenario(p, record);
   return out;

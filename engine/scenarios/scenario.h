@@ -56,7 +56,7 @@ struct Prepared {
 };
 
 /// What a finished (or fault-stopped) run left: its plan, events and backend.
-struct RunRecord {
+struct FinishedRun {
   const Plan& plan;
   std::span<const Event> events;
   const Backend& backend;
@@ -90,7 +90,7 @@ std::unique_ptr<Prepared> PrepareScenario(const ScenarioParams& params,
                                           const Topology* machine = nullptr);
 
 /// Summarizes a run of `prepared` (its spec's `summarize`).
-Summary SummarizeScenario(const Prepared& prepared, const RunRecord& run);
+Summary SummarizeScenario(const Prepared& prepared, const FinishedRun& run);
 
 struct ScenarioRunRequest {
   std::string backend = "sim";

@@ -91,7 +91,7 @@ ParamSpec Param(std::string name, ParamType type, std::string default_text, std:
 
 class ScenarioParams;
 struct Prepared;   // scenario.h
-struct RunRecord;
+struct FinishedRun;
 struct Summary;
 struct Topology;
 
@@ -121,7 +121,7 @@ struct ScenarioSpec {
   /// Error(kInvalidInput) "<param>: message".
   std::function<std::unique_ptr<Prepared>(const ScenarioParams&, const Topology* machine)> prepare;
   /// The spec's quantities from a run of what `prepare` made.
-  std::function<void(const Prepared&, const RunRecord&, Summary&)> summarize;
+  std::function<void(const Prepared&, const FinishedRun&, Summary&)> summarize;
   /// Optional: the values of parameters whose default follows the others
   /// ("chunks 0: 2 when interleaved"), as the run uses them, written over
   /// the plain values formulas see (ScenarioParamValues).

@@ -371,7 +371,7 @@ std::unique_ptr<Prepared> PrepareThreeDRun(const ScenarioParams& p, const Topolo
   return out;
 }
 
-void SummarizeThreeDRun(const Prepared& prepared, const RunRecord& run, Summary& summary) {
+void SummarizeThreeDRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {
   const PreparedThreeD& detail = prepared.Detail<PreparedThreeD>();
   const ThreeDScenario& sc = detail.scenario;
   const ThreeDSummary s = SummarizeThreeD(detail, run.events, run.backend, &run.plan);

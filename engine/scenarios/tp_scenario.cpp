@@ -312,7 +312,7 @@ std::unique_ptr<Prepared> PrepareTpRun(const ScenarioParams& p, const Topology* 
   return out;
 }
 
-void SummarizeTpRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+void SummarizeTpRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedTp& detail = prepared.Detail<PreparedTp>();
   const TpScenario& sc = detail.scenario;
   const TpSummary s = SummarizeTp(detail, run.events, run.backend, &run.plan);

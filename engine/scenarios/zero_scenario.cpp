@@ -239,7 +239,7 @@ std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology
   return out;
 }
 
-void SummarizeZeroRun(const Prepared& prepared, const RunRecord& run, Summary& out) {
+void SummarizeZeroRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedZero& detail = prepared.Detail<PreparedZero>();
   const ZeroScenario& sc = detail.scenario;
   const ZeroSummary s = SummarizeZero(detail, run.events, run.backend, &run.plan);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -17,7 +18,12 @@
 #include "app/cli/scenario_flags.h"
 #include "engine/lab/lab_loader.h"
 #include "engine/lab/lab_scenario.h"
+#include "engine/algorithms/collective.h"
+#include "engine/core/json_parse.h"
+#include "engine/run/metrics.h"
+#include "engine/scenarios/scenario.h"
 #include "engine/scenarios/scenario_spec.h"
+#include "engine/topology/presets.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab {
@@ -252,6 +258,93 @@ TEST(ScenarioFlags, ABadValueIsOneLineAndExitTwoNamingTheFlag) {
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
   }
+}
+
+}  // namespace
+}  // namespace shardlab
+
+// --- a scenario with a plan, in one file: run, --json, --plan, --trace, a lab -
+
+namespace shardlab {
+namespace {
+
+// A scenario of this test binary alone that runs a plan: a ring all-reduce
+// of `size` bytes over `ranks` GPUs of a uniform 100 GB/s ring with 1 us
+// hops, so its time has a closed form the test checks: 2(n-1)(1 us + M/(n
+// 100 GB/s)).
+const bool kPlanScenarioRegistered = [] {
+  ScenarioSpec s;
+  s.name = "test-ring";
+  s.title = "Test ring";
+  s.summary = "a plan-running scenario only the cli test registers";
+  s.params = {Param("ranks", ParamType::kInteger, "4", "GPUs in the ring").Range(2, 16),
+              Param("size", ParamType::kSize, "1M", "bytes per rank").Range(4, 1 << 30)};
+  s.measured = {{"time_us", "us", "the run's span"}, {"formula_us", "us", "2(n-1)(a + M/(nB))"}};
+  s.prepare = [](const ScenarioParams& p, const Topology* machine) {
+    auto out = std::make_unique<Prepared>();
+    const int n = static_cast<int>(p.Int("ranks"));
+    out->topology = machine != nullptr ? *machine : MakeUniformRing(n, 100.0, 1000);
+    CollectiveParams c;
+    c.ranks = n;
+    c.count = static_cast<std::int64_t>(p.Size("size") / 4);
+    out->plan = BuildCollective(c);
+    out->title = std::to_string(n) + " ranks";
+    return out;
+  };
+  s.summarize = [](const Prepared&, const FinishedRun& run, Summary& out) {
+    const double n = run.plan.num_ranks;
+    const double m = static_cast<double>(run.plan.buffers.at(0).count) * 4;
+    out.values["time_us"] = RunSpanNs(run.events) / 1e3;
+    out.values["formula_us"] = 2 * (n - 1) * (1000 + m / n / 100.0) / 1e3;
+    out.line = "ring of " + std::to_string(run.plan.num_ranks);
+    out.verdict = NotChecked("a test scenario");
+  };
+  RegisterScenario(std::move(s));
+  return true;
+}();
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(ScenarioRun, APlanScenarioInOneFileRunsWithJsonPlanAndTrace) {
+  ASSERT_TRUE(kPlanScenarioRegistered);
+  const std::string help = InProcess(cli::RunMain, {"test-ring", "--help"});
+  for (const char* flag : {"--ranks", "--size", "--json", "--trace", "--plan"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag << "\n" << help;
+
+  const std::string text = InProcess(cli::RunMain, {"test-ring", "--ranks", "8"});
+  EXPECT_NE(text.find("# ShardLab: Test ring: 8 ranks, backend sim"), std::string::npos) << text;
+  EXPECT_NE(text.find("time_us = "), std::string::npos) << text;
+
+  const std::string json = InProcess(cli::RunMain, {"test-ring", "--ranks", "8", "--json"});
+  const JsonValue v = ParseJson(json, "run --json");
+  EXPECT_EQ(v.Find("scenario")->string, "test-ring");
+  EXPECT_EQ(v.Find("params")->Find("ranks")->string, "8");
+  const double time_us = v.Find("values")->Find("time_us")->number;
+  const double formula_us = v.Find("values")->Find("formula_us")->number;
+  // The simulator adds nothing to the ring's formula on a uniform ring.
+  EXPECT_NEAR(time_us, formula_us, 1e-3 * formula_us);
+  EXPECT_EQ(v.Find("units")->Find("time_us")->string, "us");
+  EXPECT_EQ(v.Find("steps")->number, 14);  // 2(n-1)
+  EXPECT_EQ(v.Find("verdict")->Find("kind")->string, "not checked");
+
+  const std::string plan = InProcess(cli::RunMain, {"test-ring", "--ranks", "2", "--plan"});
+  EXPECT_NE(plan.find("send"), std::string::npos) << plan;
+
+  test_util::TempDir dir;
+  const std::string trace = (dir.path() / "ring.json").string();
+  InProcess(cli::RunMain, {"test-ring", "--trace", trace});
+  const JsonValue t = ParseJson(ReadWhole(trace), trace);
+  EXPECT_GT(t.Find("traceEvents")->items.size(), 12u);  // 2(n-1) sends and receives per rank, at least
+
+  // A lab runs it too: its quantities are formula variables.
+  const LabRunResult r = RunLabScenario("test-ring", {});
+  EXPECT_NEAR(r.measured.at("time_us"), r.measured.at("formula_us"), 1e-3 * r.measured.at("formula_us"));
+  EXPECT_THROW(InProcess(cli::RunMain, {"test-ring", "--ranks", "1"}), Error);
 }
 
 }  // namespace
