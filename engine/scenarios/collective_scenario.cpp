@@ -546,8 +546,10 @@ void SummarizeCollectiveRun(const Prepared& prepared, const FinishedRun& run, Su
   const double waiting_ranks = static_cast<double>(std::count(waiting.begin(), waiting.end(), 1));
   double t = 0, algbw = 0, busbw = 0;
   if (run.completed) {
-    const CollectiveOutcomeSummary s = SummarizeCollective(
-        detail, RunSpanNs(run.events), run.events.size(), run.backend, &plan);
+    auto kept = std::make_shared<CollectiveOutcomeSummary>(SummarizeCollective(
+        detail, RunSpanNs(run.events), run.events.size(), run.backend, &plan));
+    const CollectiveOutcomeSummary& s = *kept;
+    out.detail = kept;
     t = static_cast<double>(s.metrics.time_ns);
     algbw = s.metrics.algbw_gbps;
     busbw = s.metrics.busbw_gbps;

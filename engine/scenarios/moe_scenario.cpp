@@ -249,7 +249,10 @@ std::unique_ptr<Prepared> PrepareMoeRun(const ScenarioParams& p, const Topology*
 void SummarizeMoeRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {
   const PreparedMoe& detail = prepared.Detail<PreparedMoe>();
   const MoeScenario& sc = detail.scenario;
-  const MoeSummary s = SummarizeMoe(detail, run.events, run.backend, &run.plan);
+  auto kept = std::make_shared<MoeSummary>(
+      SummarizeMoe(detail, run.events, run.backend, &run.plan));
+  const MoeSummary& s = *kept;
+  summary.detail = kept;
   summary.verdict = s.check.verdict;
   if (!s.bytes_match) {
     summary.verdict.kind = VerdictKind::kWrong;

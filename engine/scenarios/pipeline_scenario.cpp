@@ -140,7 +140,10 @@ std::unique_ptr<Prepared> PreparePipelineRun(const ScenarioParams& p, const Topo
 void SummarizePipelineRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedPipeline& detail = prepared.Detail<PreparedPipeline>();
   const PipelineScenario& sc = detail.scenario;
-  const PipelineOutcomeSummary s = SummarizePipeline(detail, run.events, run.backend, &run.plan);
+  auto kept = std::make_shared<PipelineOutcomeSummary>(
+      SummarizePipeline(detail, run.events, run.backend, &run.plan));
+  const PipelineOutcomeSummary& s = *kept;
+  out.detail = kept;
   out.verdict = s.check.verdict;
   const PipelineMetrics& m = s.metrics;
   int peak = 0, formula_peak = 0;

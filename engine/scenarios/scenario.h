@@ -77,6 +77,14 @@ struct Summary {
   std::map<std::string, double> values;  // every quantity of spec.measured it measured
   std::string line;                      // "ring all-reduce of 64 MiB on 8 ranks: ..."
   Verdict verdict;                       // correct, WRONG or not checked (and why)
+  /// The scenario's own summary (its PipelineOutcomeSummary, TpSummary,
+  /// ...) for its views' tables; null for a scenario with none.
+  std::shared_ptr<const void> detail;
+
+  template <class T>
+  const T& Detail() const {
+    return *static_cast<const T*>(detail.get());
+  }
 
   /// The spec's quantities this summary has, in the spec's order, with units.
   std::vector<Quantity> Quantities(const ScenarioSpec& spec) const;

@@ -374,7 +374,10 @@ std::unique_ptr<Prepared> PrepareThreeDRun(const ScenarioParams& p, const Topolo
 void SummarizeThreeDRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {
   const PreparedThreeD& detail = prepared.Detail<PreparedThreeD>();
   const ThreeDScenario& sc = detail.scenario;
-  const ThreeDSummary s = SummarizeThreeD(detail, run.events, run.backend, &run.plan);
+  auto kept = std::make_shared<ThreeDSummary>(
+      SummarizeThreeD(detail, run.events, run.backend, &run.plan));
+  const ThreeDSummary& s = *kept;
+  summary.detail = kept;
   summary.verdict = s.check.verdict;
   // Paper scale: the formulas' model states + activations; the small model:
   // the simulator's tracked peak of every buffer.

@@ -315,7 +315,10 @@ std::unique_ptr<Prepared> PrepareTpRun(const ScenarioParams& p, const Topology* 
 void SummarizeTpRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedTp& detail = prepared.Detail<PreparedTp>();
   const TpScenario& sc = detail.scenario;
-  const TpSummary s = SummarizeTp(detail, run.events, run.backend, &run.plan);
+  auto kept = std::make_shared<TpSummary>(
+      SummarizeTp(detail, run.events, run.backend, &run.plan));
+  const TpSummary& s = *kept;
+  out.detail = kept;
   out.verdict = s.check.verdict;
   const TpAllReduceFormula formula = TpAllReduceEstimate(sc, detail.topology);
   std::set<int> hosts;

@@ -242,7 +242,10 @@ std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology
 void SummarizeZeroRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedZero& detail = prepared.Detail<PreparedZero>();
   const ZeroScenario& sc = detail.scenario;
-  const ZeroSummary s = SummarizeZero(detail, run.events, run.backend, &run.plan);
+  auto kept = std::make_shared<ZeroSummary>(
+      SummarizeZero(detail, run.events, run.backend, &run.plan));
+  const ZeroSummary& s = *kept;
+  out.detail = kept;
   out.verdict = s.check.verdict;
   auto at = [](const std::array<Bytes, kMemoryCategoryCount>& a, MemoryCategory c) {
     return static_cast<double>(a[static_cast<std::size_t>(c)]);
