@@ -67,8 +67,7 @@ void PrintText(std::ostream& out, const ScenarioSpec& spec, const ScenarioOutcom
   if (outcome.executor)
     out << "# " << outcome.executor->plan().num_steps << " steps, "
         << outcome.executor->plan().ops.size() << " ops, " << outcome.events.size() << " events\n";
-  if (outcome.summary.verdict.checked() || !outcome.summary.verdict.reason.empty())
-    out << "# Result: " << outcome.summary.verdict.Text() << "\n";
+  if (outcome.prepared) out << "# Result: " << outcome.summary.verdict.Text() << "\n";
   if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
 }
 

@@ -11,6 +11,7 @@
 #include "engine/run/vector_sink.h"
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/scenarios/fault_params.h"
+#include "engine/scenarios/scenario.h"
 #include "engine/train/grad_accumulation.h"
 #include "engine/train/recompute.h"
 #include "engine/verify/bounds.h"
@@ -255,6 +256,43 @@ DpTrainSummary MeasureDpTrain(const ScenarioParams& params) {
   return SummarizeDpTrain(*prepared, sink.events, run->backend(), base_sink.events, run->plan());
 }
 
+namespace {
+
+std::unique_ptr<Prepared> PrepareDpTrainRun(const ScenarioParams& p, const Topology* machine) {
+  DpTrainScenario sc = DpTrainFromParams(p);
+  std::shared_ptr<PreparedDpTrain> detail = PrepareDpTrain(sc);
+  if (machine != nullptr) detail->topology = *machine;
+  auto out = std::make_unique<Prepared>();
+  out->topology = detail->topology;
+  out->options.timing_only = true;  // the arithmetic ran in PrepareDpTrain
+  out->options.faults = detail->scenario.faults;
+  out->plan = std::move(detail->plan.plan);
+  out->title = std::to_string(sc.config.ranks) + " ranks, " + std::to_string(sc.config.steps) +
+               " steps on " + sc.topology;
+  out->detail = std::move(detail);
+  return out;
+}
+
+void SummarizeDpTrainRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
+  const PreparedDpTrain& detail = prepared.Detail<PreparedDpTrain>();
+  // The baseline (synchronous fp32 SGD) runs beside it: the time the
+  // technique saves or costs is the difference.
+  VectorSink base_sink;
+  std::unique_ptr<Executor> base_run;
+  RunTimingOnly(detail.baseline_plan.plan, prepared.topology, detail.scenario.faults, &base_sink,
+                &base_run);
+  DpTrainSummary sum =
+      SummarizeDpTrain(detail, run.events, run.backend, base_sink.events, run.plan);
+  for (const char ch : sum.text) {
+    out.line += ch;
+    if (ch == '\n') out.line += "# ";
+  }
+  out.values = std::move(sum.measured);
+  out.verdict = std::move(sum.verdict);
+}
+
+}  // namespace
+
 void RegisterScenario_dp_train_scenario() {
   using T = ParamType;
   ScenarioSpec s;
@@ -332,18 +370,8 @@ void RegisterScenario_dp_train_scenario() {
       {"correct", "", "1 when the weights match the single-device batch's within their bounds"},
   };
   s.check = [](const ScenarioParams& p) { (void)DpTrainFromParams(p); };
-  s.measure = [](const ScenarioParams& p, std::string* summary) {
-    DpTrainSummary sum = MeasureDpTrain(p);
-    if (summary != nullptr) {
-      std::string text;
-      for (const char ch : sum.text) {
-        text += ch;
-        if (ch == '\n') text += "# ";
-      }
-      *summary = text;
-    }
-    return sum.measured;
-  };
+  s.prepare = PrepareDpTrainRun;
+  s.summarize = SummarizeDpTrainRun;
   RegisterScenario(std::move(s));
 }
 
