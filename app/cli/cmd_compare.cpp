@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "engine/compare/compare.h"
 #include "engine/compare/model_trace.h"
+#include "engine/scenarios/trace_model.h"
 #include "engine/core/error.h"
 #include "engine/io/trace_reader.h"
 #include "engine/topology/device_profile.h"

@@ -47,6 +47,7 @@
 #include "engine/backends/mpi/process_group.h"
 #include "engine/run/vector_sink.h"
 #include "engine/io/worker_protocol.h"
+#include "engine/scenarios/scenario_record.h"
 
 namespace shardlab::cli {
 namespace {

@@ -242,20 +242,6 @@ Plan BuildCollective(const CollectiveParams& params) {
   return plan;
 }
 
-double BusBandwidthFactor(CollectiveKind kind, int ranks) {
-  if (ranks < 1) throw Error("bus bandwidth factor: ranks must be at least 1");
-  const double n = ranks;
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return 2.0 * (n - 1.0) / n;
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllToAll: return (n - 1.0) / n;
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce: return 1.0;
-  }
-  return 1.0;
-}
-
 // Step counts (n ranks; every step has at least one op):
 //   ring all-reduce           2(n-1): n-1 reduce-scatter + n-1 all-gather
 //   ring reduce-scatter       n-1

@@ -22,20 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/plan/collective_kind.h"
 #include "engine/plan/plan.h"
 
 namespace shardlab {
 
-enum class CollectiveKind : std::uint8_t {
-  kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll,
-};
-
-enum class CollectiveAlgo : std::uint8_t {
-  kRing,    // every kind but all-to-all
-  kTree,    // all-reduce only: double binary tree, pipelined in chunks
-  kDirect,  // all-to-all: every pair exchanges directly
-  kNccl,    // every kind: one NCCL call per rank (a kCollective op); real GPUs only
-};
+// CollectiveKind, CollectiveAlgo, CollectiveParams and BusBandwidthFactor
+// are in engine/plan/collective_kind.h (the executor's metrics use them).
 
 const char* CollectiveKindName(CollectiveKind kind);  // "allreduce", ... (CLI spelling)
 const char* CollectiveAlgoName(CollectiveAlgo algo);  // "ring", "tree", "direct"
@@ -59,19 +52,6 @@ std::string CollectiveAlgoList(CollectiveKind kind);
 bool CollectiveHasRoot(CollectiveKind kind);
 bool CollectiveReduces(CollectiveKind kind);
 
-struct CollectiveParams {
-  CollectiveKind kind = CollectiveKind::kAllReduce;
-  CollectiveAlgo algo = CollectiveAlgo::kRing;
-  int ranks = 2;
-  std::int64_t count = 0;        // elements per rank buffer (see layout above)
-  DType dtype = DType::kF32;
-  ReduceOp op = ReduceOp::kSum;
-  int root = 0;                  // broadcast and reduce
-  std::vector<int> ring_order;   // ranks around the ring; empty = 0..ranks-1
-  int tree_chunks = 0;           // pipeline depth of tree; 0 = automatic
-  int collective_seq = 0;        // stamped on every op
-};
-
 /// Throws shardlab::Error on impossible parameters (ranks < 1, count < 0,
 /// an algorithm the kind does not have, a root out of range, a ring order
 /// that is not a permutation).
@@ -80,10 +60,6 @@ void CheckCollectiveParams(const CollectiveParams& params);
 /// The Plan of one collective. Buffers are created in rank order, so
 /// buffer id r is rank r's "data" (or "send"; "recv" is ranks + r).
 Plan BuildCollective(const CollectiveParams& params);
-
-/// nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
-/// all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce.
-double BusBandwidthFactor(CollectiveKind kind, int ranks);
 
 /// Number of logical steps the algorithm takes, = the built Plan's
 /// num_steps: ring all-reduce 2(n-1); ring reduce-scatter and all-gather

@@ -16,6 +16,12 @@
 // run on the model of the machine that measured it (the placement of the
 // ranks on its GPUs, shared HBM, issue costs: engine/run/machine_model.h).
 //
+// Rebuilding the plan needs the scenarios, which sit above compare/: the
+// settings are read and the plan rebuilt in engine/scenarios/trace_model.h
+// (ParsePlanSettings, BuildScenarioPlan, and ModelTrace, which puts the
+// steps together); here are the steps that know no scenario: the machine,
+// its model, and the comparison.
+//
 // What the trace must say, and what may be given instead:
 //  - the machine (otherData.machine): traces written before ShardLab
 //    recorded it have none; a device profile and a GPU count stand in for
@@ -29,7 +35,6 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,21 +56,6 @@ struct PlanSettings {
   std::string Text() const;
 };
 
-/// Reads "NAME key=value key=value ..." (parameter names as lab files
-/// write them, snake_case). Checks the scenario exists, can be rebuilt
-/// (ScenarioRebuildsPlan) and every value against its spec. Throws Error
-/// (kInvalidInput) naming the word that is wrong.
-PlanSettings ParsePlanSettings(std::string_view text);
-
-/// The scenarios whose plan can be rebuilt from settings: collective,
-/// pipeline, tp, zero.
-bool ScenarioRebuildsPlan(std::string_view scenario);
-
-/// The plan `settings` describe, built as `run` builds it on its topology,
-/// or on `topology` when given (a run of `--topology this`: the model's
-/// GPUs); backend sim. Throws Error (kInvalidInput) for bad settings.
-Plan BuildScenarioPlan(const PlanSettings& settings, const Topology* topology = nullptr);
-
 struct TraceModelOptions {
   /// The scenario the trace ran; when absent, the settings the trace
   /// records (otherData.plan_settings; traces written before have none).
@@ -86,11 +76,25 @@ struct TraceModel {
   Comparison comparison;        // CompareRuns(measured, model)
 };
 
-/// Rebuilds the trace's plan, runs it on the simulator for the model of the
-/// machine that ran it, and compares. Throws Error (kInvalidInput) with one
-/// sentence when something the model needs is missing (the machine, its
-/// rates, the scenario) or the rebuilt plan is not the one measured.
-TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options);
+/// The machine a measured trace ran on, as its model needs it: as recorded
+/// (its rates from `options.profile` when given), else `options.gpus` GPUs
+/// of `options.profile`; `how` says which, and `options.issue` overrides
+/// the issue mode. Throws Error (kInvalidInput) with one sentence for a
+/// simulated trace, or when the machine or its rates are missing.
+MachineRecord TraceMachineRecord(const LoadedTrace& trace, const TraceModelOptions& options);
+
+/// The model of `record` for the trace's ranks (BuildMachineModel); a
+/// recorded placement that does not fit is Error (kInvalidInput)
+/// "FILE: otherData.machine.placement: ...".
+MachineModel TraceMachineModel(const LoadedTrace& trace, const MachineRecord& record);
+
+/// `plan` (rebuilt from `scenario`) on the simulator for `machine`, compared
+/// with the trace: CompareRuns(RunFromTrace(trace), model).
+TraceModel CompareTraceWithModel(const LoadedTrace& trace, PlanSettings scenario, const Plan& plan,
+                                 const MachineModel& machine);
+
+/// `plan` on the simulator for the model of `machine`, timing only.
+RunRecord RunOnMachineModel(const Plan& plan, const MachineModel& machine);
 
 /// A live measured run of `plan` (its events index plan.ops) against the
 /// simulator's run of the same plan on `machine` (timing only): what

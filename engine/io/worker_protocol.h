@@ -11,7 +11,7 @@
 //
 // The scenario record is the run's settings as the worker read them: the
 // scenario's name and every parameter of its spec as name = value text
-// (ScenarioParams::All, engine/scenarios/scenario_spec.h), so no scenario
+// (ScenarioParams::All; engine/scenarios/scenario_record.h), so no scenario
 // needs a record of its own and the app can check that the worker runs
 // what it asked for.
 //
@@ -168,14 +168,8 @@ WorkerRecord MakeCommand(RecordType type, std::int32_t steps = 0);
 /// instead: messages must always get through).
 void EncodeRecord(const WorkerRecord& record, std::vector<std::uint8_t>& out);
 
-class ScenarioParams;
-/// The scenario record of `params`: its spec's name and every parameter.
-ScenarioRecord ScenarioRecordOf(const ScenarioParams& params);
-/// The parameters a scenario record carries, checked against the spec of
-/// its scenario: Error (kInvalidInput) "scenario record: ..." for a scenario
-/// this build does not have, a name its spec does not have, a value out of
-/// range, or a parameter missing.
-ScenarioParams ParamsFromScenarioRecord(const ScenarioRecord& record);
+// A scenario's parameters to and from a record, checked against its spec:
+// ScenarioRecordOf, ParamsFromScenarioRecord (engine/scenarios/scenario_record.h).
 
 /// "" when `echoed` (what a worker says it runs) is `sent` (what it was
 /// asked to run), else what differs: "size = 64M where 16M was asked",

@@ -14,7 +14,7 @@
 //     feedback = "..."
 //
 // Saving writes a temporary file in the same folder, fsyncs it, renames it
-// over the old file and fsyncs the folder (file_io.h). Opening a store
+// over the old file and fsyncs the folder (core/file_io.h). Opening a store
 // sweeps temporary files left by a killed save. A progress file that cannot
 // be read is renamed aside to "<file>.corrupt-<n>" (never deleted) and the
 // lab starts fresh with a message saying where the old file went.
@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/lab/file_io.h"
+#include "engine/core/file_io.h"
 
 namespace shardlab {
 

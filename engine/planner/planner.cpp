@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <tuple>
 
+#include "engine/algorithms/collective_cost.h"
 #include "engine/algorithms/parallel_grid.h"
 #include "engine/core/error.h"
 #include "engine/planner/group_bandwidth.h"
-#include "engine/scenarios/tp_scenario.h"
 
 namespace shardlab {
 namespace {

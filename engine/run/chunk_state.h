@@ -21,8 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/algorithms/collective.h"
 #include "engine/core/event.h"
+#include "engine/plan/collective_kind.h"
+#include "engine/plan/plan.h"
 
 namespace shardlab {
 

@@ -8,8 +8,8 @@
 
 #include <span>
 
-#include "engine/algorithms/collective.h"
 #include "engine/core/event.h"
+#include "engine/plan/collective_kind.h"
 
 namespace shardlab {
 

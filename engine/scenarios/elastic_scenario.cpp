@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/core/units.h"
-#include "engine/lab/file_io.h"
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/scenarios/collective_scenario.h"

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/algorithms/collective_cost.h"
 #include "engine/algorithms/tensor_parallel.h"
 #include "engine/core/event.h"
 #include "engine/run/backend.h"
@@ -129,8 +130,8 @@ struct TpAllReduceFormula {
   std::string text;
 };
 TpAllReduceFormula TpAllReduceEstimate(const TpScenario& scenario, const Topology& topology);
-/// The same formula at a bandwidth the caller names (the seed's 600 GB/s).
-TimeNs RingAllReduceNs(Bytes bytes, int n, Gbps gbps, TimeNs alpha_ns);
+// The same formula at a bandwidth the caller names (the seed's 600 GB/s):
+// RingAllReduceNs (engine/algorithms/collective_cost.h).
 
 /// The NVLink 3 figure the seed text puts in the ring formula: an A100's
 /// two directions added (a ring sends each byte one way, 300 GB/s).

@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/io/trace_reader.h"
+#include "engine/scenarios/trace_model.h"
 #include "engine/topology/device_profile.h"
 
 namespace shardlab {

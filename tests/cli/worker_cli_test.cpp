@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/io/worker_protocol.h"
+#include "engine/scenarios/scenario_record.h"
 #include "engine/scenarios/scenario_spec.h"
 #include "tests/common/run_program.h"
 

@@ -15,6 +15,7 @@
 #include "engine/run/vector_sink.h"
 #include "engine/scenarios/pipeline_scenario.h"
 #include "engine/scenarios/scenario_spec.h"
+#include "engine/scenarios/trace_model.h"
 #include "engine/topology/device_profile.h"
 #include "engine/topology/presets.h"
 #include "tests/common/run_program.h"

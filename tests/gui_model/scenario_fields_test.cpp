@@ -16,6 +16,7 @@
 
 #include "engine/core/error.h"
 #include "engine/io/worker_protocol.h"
+#include "engine/scenarios/scenario_record.h"
 #include "tests/gui_model/ring_settings.h"
 #include "tests/gui_model/poll_session.h"
 

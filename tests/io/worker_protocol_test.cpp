@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/scenarios/scenario_record.h"
 #include "engine/scenarios/scenario_spec.h"
 
 namespace shardlab {

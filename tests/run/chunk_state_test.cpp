@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/algorithms/collective.h"
 #include "engine/core/error.h"
 #include "engine/run/executor.h"
 

@@ -30,7 +30,7 @@
 
 #include "app/gui/model/lab_settings.h"
 #include "app/gui/model/session.h"
-#include "engine/lab/file_io.h"
+#include "engine/core/file_io.h"
 #include "engine/lab/lab.h"
 #include "engine/lab/lab_grader.h"
 #include "engine/lab/lab_loader.h"

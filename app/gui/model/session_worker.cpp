@@ -17,6 +17,7 @@
 #include "app/gui/model/this_machine_choice.h"
 #include "engine/core/error.h"
 #include "engine/launch/mpi_launcher.h"
+#include "engine/scenarios/scenario_record.h"
 
 namespace shardlab::gui {
 namespace {

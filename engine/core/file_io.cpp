@@ -1,6 +1,6 @@
 // POSIX file I/O for atomic saves. Every call retries EINTR and turns
 // other failures into Error(kRuntime) "path: <what failed>: <strerror>".
-#include "engine/lab/file_io.h"
+#include "engine/core/file_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>
