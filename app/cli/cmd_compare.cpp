@@ -38,7 +38,7 @@ const CommandSpec& CompareSpec() {
         "HBM, the profile's rates and issue costs): the plan is rebuilt from the scenario's\n"
         "settings the trace records (run --trace writes them), or from --settings, e.g.\n"
         "'pipeline schedule=1f1b stages=4 microbatches=8' (parameter names as lab files write\n"
-        "them; collective, pipeline, tp or zero), and must be the plan measured. A trace that\n"
+        "them; any scenario that runs a plan), and must be the plan measured. A trace that\n"
         "records no machine, or no rates, needs --device-profile (and --gpus).";
     s.flags = {
         {"json", 0, "", "print the comparison as JSON"},

@@ -5,26 +5,29 @@
 #include "engine/core/error.h"
 #include "engine/io/trace_reader.h"
 #include "engine/run/machine_model.h"
-#include "engine/scenarios/collective_scenario.h"
-#include "engine/scenarios/pipeline_scenario.h"
-#include "engine/scenarios/scenario_spec.h"
-#include "engine/scenarios/tp_scenario.h"
-#include "engine/scenarios/zero_scenario.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab {
 
 bool ScenarioRebuildsPlan(std::string_view scenario) {
-  return scenario == "collective" || scenario == "pipeline" || scenario == "tp" || scenario == "zero";
+  const ScenarioSpec* spec = FindScenario(scenario);
+  return spec != nullptr && spec->prepare;
 }
 
 namespace {
 
-constexpr const char* kRebuildable = "collective, pipeline, tp or zero";
+/// "collective, pipeline, ...": the scenarios whose spec prepares a plan.
+std::string Rebuildable() {
+  std::string names;
+  for (const ScenarioSpec& s : Scenarios())
+    if (s.prepare) names += (names.empty() ? "" : ", ") + s.name;
+  return names;
+}
 
 ScenarioParams ParamsOf(const PlanSettings& settings) {
   const ScenarioSpec* spec = FindScenario(settings.scenario);
   if (spec == nullptr || !ScenarioRebuildsPlan(settings.scenario)) {
-    throw Error("scenario '" + settings.scenario + "': a plan is rebuilt only for " + kRebuildable,
+    throw Error("scenario '" + settings.scenario + "': a plan is rebuilt only for " + Rebuildable(),
                 ErrorKind::kInvalidInput);
   }
   ScenarioParams params(*spec);
@@ -46,7 +49,7 @@ PlanSettings ParsePlanSettings(std::string_view text) {
     pos = end;
     if (out.scenario.empty()) {
       if (word.find('=') != std::string::npos) {
-        throw Error("'" + word + "': the settings start with the scenario's name (" + kRebuildable + ")",
+        throw Error("'" + word + "': the settings start with the scenario's name (" + Rebuildable() + ")",
                     ErrorKind::kInvalidInput);
       }
       out.scenario = word;
@@ -59,7 +62,7 @@ PlanSettings ParsePlanSettings(std::string_view text) {
     out.params.emplace_back(word.substr(0, eq), word.substr(eq + 1));
   }
   if (out.scenario.empty()) {
-    throw Error("no scenario: write 'NAME key=value ...' (NAME: " + std::string(kRebuildable) + ")",
+    throw Error("no scenario: write 'NAME key=value ...' (NAME: " + Rebuildable() + ")",
                 ErrorKind::kInvalidInput);
   }
   ParamsOf(out);  // checks the name and every value
@@ -67,25 +70,8 @@ PlanSettings ParsePlanSettings(std::string_view text) {
 }
 
 Plan BuildScenarioPlan(const PlanSettings& settings, const Topology* topology) {
-  const ScenarioParams params = ParamsOf(settings);
-  if (settings.scenario == "collective") {
-    CollectiveScenario sc = CollectiveFromParams(params, topology);
-    sc.backend = "sim";
-    return std::move((topology ? PrepareCollective(sc, *topology) : PrepareCollective(sc))->plan);
-  }
-  if (settings.scenario == "pipeline") {
-    PipelineScenario sc = PipelineFromParams(params);
-    sc.backend = "sim";
-    return std::move((topology ? PreparePipeline(sc, *topology) : PreparePipeline(sc))->pipeline.plan);
-  }
-  if (settings.scenario == "tp") {
-    TpScenario sc = TpFromParams(params);
-    sc.backend = "sim";
-    return std::move((topology ? PrepareTp(sc, *topology) : PrepareTp(sc))->layer.plan);
-  }
-  ZeroScenario sc = ZeroFromParams(params);
-  sc.backend = "sim";
-  return std::move((topology ? PrepareZero(sc, *topology) : PrepareZero(sc))->zero.plan);
+  // The plan `run` would build, through the scenario's own Prepare.
+  return std::move(PrepareScenario(ParamsOf(settings), topology)->plan);
 }
 
 TraceModel ModelTrace(const LoadedTrace& trace, const TraceModelOptions& options) {

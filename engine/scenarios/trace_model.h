@@ -24,8 +24,9 @@ namespace shardlab {
 /// (kInvalidInput) naming the word that is wrong.
 PlanSettings ParsePlanSettings(std::string_view text);
 
-/// The scenarios whose plan can be rebuilt from settings: collective,
-/// pipeline, tp, zero.
+/// Whether the scenario's plan can be rebuilt from settings: every
+/// registered scenario that prepares a plan (collective, pipeline, tp,
+/// zero, 3d, moe, dp-train, and any a file adds).
 bool ScenarioRebuildsPlan(std::string_view scenario);
 
 /// The plan `settings` describe, built as `run` builds it on its topology,
