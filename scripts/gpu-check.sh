@@ -211,7 +211,7 @@ run "$cli" run tp-mlp --backend cuda --tp 4 --dtype fp16 --timing-only -w 1 -n 5
 # measured above): the table goes to the log, model-*.txt keep it for the goals.
 prof=(--device-profile "$out/device.toml")
 run_to "$out/model-pipeline-1f1b.txt" "$cli" run pipeline --backend cuda --schedule 1f1b --stages 4 \
-  --microbatches 8 -w 1 -n 5 --trace "$t/pipeline-1f1b.json" --compare sim "${prof[@]}" || failed=1
+  --microbatches 8 --width 256 --batch 64 -w 1 -n 5 --trace "$t/pipeline-1f1b.json" --compare sim "${prof[@]}" || failed=1
 run_to "$out/model-tp-mlp.txt" "$cli" run tp-mlp --backend cuda --tp 4 -w 1 -n 5 --trace "$t/tp-mlp.json" \
   --compare sim "${prof[@]}" || failed=1
 run_to "$out/model-zero3.txt" "$cli" run zero --backend cuda --zero-stage 3 --ranks 4 -w 1 --iters 5 \

@@ -25,9 +25,8 @@ int IntFlag(const ParsedArgs& args, const char* flag, int fallback) {
 DType ParseTpDType(const std::string& spelling, const std::string& text) {
   if (text == "fp32" || text == "f32" || text == "float" || text == "float32") return DType::kF32;
   if (text == "fp16" || text == "f16" || text == "half" || text == "float16") return DType::kF16;
-  // bf16 is a real type the engine names in its own refusal.
   if (text == "bf16" || text == "bfloat16") return DType::kBF16;
-  throw UsageError(spelling + ": unknown type '" + text + "' (use fp32 or fp16)");
+  throw UsageError(spelling + ": unknown type '" + text + "' (use fp32, fp16 or bf16)");
 }
 
 }  // namespace
@@ -60,8 +59,8 @@ void AddTpLayerFlags(std::vector<FlagSpec>& flags, const TpDefaults& d) {
                                    "reduce-scatter and an all-gather (mlp, attention, "
                                    "transformer)"},
       {"dtype", 0, "TYPE", d.always_timing_only
-                               ? "fp32 or fp16 (default: fp16, tensor-core rates)"
-                               : "fp32 or fp16; fp16 is timing-only (default: fp16 with "
+                               ? "fp32, fp16 or bf16 (default: fp16, tensor-core rates)"
+                               : "fp32, fp16 or bf16; fp16 and bf16 are timing-only (default: fp16 with "
                                  "--timing-only, else fp32)"},
       {"topology", 't', "NAME|FILE", "preset or topology file; rank r on GPU r (default: " +
                                          d.topology + ")"},

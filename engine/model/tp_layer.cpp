@@ -345,7 +345,6 @@ void CheckTpLayerConfig(const TpLayerConfig& c) {
     Fail("batch: " + std::to_string(c.tokens()) + " tokens × hidden " + std::to_string(c.hidden) +
          " = " + std::to_string(activation) + " elements in one activation, more than 2^31 - 1");
   if (c.tp < 1 || c.tp > 4096) Fail("tp: " + std::to_string(c.tp) + " is outside 1..4096");
-  if (c.dtype == DType::kBF16) Fail("dtype: bf16 is not supported here (choose fp32 or fp16)");
   if (c.kind != TpLayerKind::kAttention) {
     const int f = c.split_width();
     if (f % c.tp != 0) {

@@ -49,8 +49,8 @@ struct TpLayerConfig {
   /// linears are sharded by token rows, and each all-reduce becomes a
   /// reduce-scatter and an all-gather (MLP, attention, transformer only).
   bool sequence_parallel = false;
-  /// Element type of activations and weights; kF16 (tensor cores in the
-  /// simulator) is timing-only: the host kernels compute in float32.
+  /// Element type of activations and weights; kF16 or kBF16 (tensor cores in the
+  /// simulator) are timing-only: the host kernels compute in float32.
   DType dtype = DType::kF32;
 
   std::int64_t tokens() const { return std::int64_t{batch} * seq; }

@@ -203,9 +203,9 @@ InferenceRun RunInference(const InferenceScenario& s) {
   if (!s.timing_only || s.serve_model == "small") CheckServingLayout(s.layout, s.model);
   const Topology topology = LoadScenarioTopology(s.topology);
   CheckRanksFitTopology("tp", s.layout.ranks(), "rank (tp x pp x replicas)", s.topology, topology);
-  if (s.dtype == DType::kBF16) Fail("dtype: bf16 is not supported here (choose fp32 or fp16)");
   if (s.dtype != DType::kF32 && !s.timing_only)
-    Fail("dtype: fp16 is timing-only here (the host computes in float32): add --timing-only");
+    Fail(std::string("dtype: ") + (s.dtype == DType::kBF16 ? "bf16" : "fp16") +
+         " is timing-only here (the host computes in float32): add --timing-only");
   if (s.check_requests < 1) Fail("check-requests: " + std::to_string(s.check_requests) + " must be at least 1");
   run.arrivals = s.requests_file.empty() ? GenerateArrivals(s.arrivals)
                                          : LoadRequestFile(s.requests_file, s.arrivals.prefix_tokens);
@@ -358,7 +358,7 @@ void RegisterScenario_inference_scenario() {
   s.title = "Inference serving";
   s.summary = "serve a small decoder on tp x pp x replicas GPUs: prefill, decode with a KV cache, batching policies";
   s.params = {
-      Param("tp", T::kInteger, "1", "tensor-parallel GPUs per replica (must divide the heads)").Range(1, 4096).Unit("GPUs"),
+      Param("tp", T::kInteger, "4", "tensor-parallel GPUs per replica (must divide the heads)").Range(1, 4096).Unit("GPUs"),
       Param("pp", T::kInteger, "1", "pipeline stages per replica (at most the layers)").Range(1, 4096).Unit("stages"),
       Param("replicas", T::kInteger, "1", "model replicas behind a round-robin router").Range(1, 4096),
       Param("microbatches", T::kInteger, "1", "micro-batches of requests per replica in the real run (pp > 1)").Range(1, 4096),
@@ -383,7 +383,7 @@ void RegisterScenario_inference_scenario() {
       Param("max_context", T::kInteger, "512", "positions per request the real run's KV cache holds").Range(1, 1 << 20).Unit("tokens"),
       Param("kv_cache", T::kSize, "0", "KV-cache memory per GPU, in paged blocks (0: 90% of the GPU less the weights)").Unit("bytes"),
       Param("kv_block", T::kInteger, "16", "tokens per KV-cache block").Range(1, 65536).Unit("tokens"),
-      DTypeParam("the small decoder's element type: fp32 (the real run), fp16 (timing only)", {"fp32", "fp16"}),
+      DTypeParam("the small decoder's element type: fp32 (the real run), fp16 or bf16 (timing only)"),
       TopologyParam("a topology preset or file; replica r's rank (s, t) on GPU (r pp + s) tp + t"),
       TimingOnlyParam("skip the real run of the decoder: the serving simulation only"),
       Param("int8", T::kBool, "false",

@@ -204,10 +204,10 @@ void RegisterScenario_pipeline_scenario() {
       Param("layers", T::kInteger, "8", "layers of the MLP")
           .Range(1, 100000)
           .Unit("layers"),
-      Param("width", T::kInteger, "256", "features of every layer of the MLP")
+      Param("width", T::kInteger, "1024", "features of every layer of the MLP")
           .Range(1, 1 << 20)
           .Unit("features"),
-      Param("batch", T::kInteger, "64",
+      Param("batch", T::kInteger, "16",
             "rows of one training step (the global batch)")
           .Range(1, 1 << 24)
           .Unit("rows"),

@@ -43,7 +43,8 @@ void CheckTpScenario(const TpScenario& scenario, const Topology& topology) {
   const TpLayerConfig& c = scenario.layer;
   CheckRanksFitTopology("tp", c.tp, "rank", scenario.topology, topology);
   if (c.dtype != DType::kF32 && !scenario.timing_only)
-    throw Error("dtype: fp16 runs are timing-only (the host kernels compute in float32): add --timing-only "
+    throw Error(std::string("dtype: ") + (c.dtype == DType::kBF16 ? "bf16" : "fp16") +
+                " runs are timing-only (the host kernels compute in float32): add --timing-only "
                 "or use fp32");
   if (!scenario.timing_only && TpRealRunHostBytes(c) > TpMaxRealRunBytes())
     throw Error("batch: a real run of this layer (batch × seq × hidden, ffn, heads over tp " +
@@ -388,8 +389,7 @@ void RegisterScenario_tp_scenario() {
             "Megatron's sequence parallelism: each all-reduce becomes a "
             "reduce-scatter and an "
             "all-gather (mlp, attention, transformer)"),
-      DTypeParam("element type; fp16 is timing-only (tensor-core rates)",
-                 {"fp32", "fp16"}),
+      DTypeParam("element type; fp16 and bf16 are timing-only (tensor-core rates)"),
       TopologyParam(),
       TimingOnlyParam(),
   };

@@ -65,7 +65,7 @@ TEST(GpuGoals, EachModelCaseIsOneLineWithItsRatioAndAFailureExitsOne) {
   if (!HavePython()) GTEST_SKIP() << "python3 is not installed";
   TempDir folder;
   const double ring = CompareInto("ring8-64M.json", "collective size=64M", (folder.path() / "model-ring8-64M.txt").string());
-  const double pipe = CompareInto("pipeline-1f1b.json", "pipeline schedule=1f1b stages=4 microbatches=8",
+  const double pipe = CompareInto("pipeline-1f1b.json", "pipeline schedule=1f1b stages=4 microbatches=8 width=256 batch=64",
                                   (folder.path() / "model-pipeline-1f1b.txt").string());
   ASSERT_GE(ring, 0.85);  // the recorded ring is inside the band, the 1F1B far below it
   ASSERT_LE(ring, 1.15);

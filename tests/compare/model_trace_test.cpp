@@ -37,7 +37,7 @@ TEST(ModelTrace, TheH200PipelineAgainstItsMachineGivesThePhaseSpansOfAHandSetSim
   const LoadedTrace trace = ReadChromeTraceFile(kMerged + "/traces/pipeline-1f1b.json");
   ASSERT_FALSE(trace.machine);  // recorded before ShardLab wrote the machine
   TraceModelOptions options;
-  options.scenario = ParsePlanSettings("pipeline schedule=1f1b stages=4 microbatches=8");
+  options.scenario = ParsePlanSettings("pipeline schedule=1f1b stages=4 microbatches=8 width=256 batch=64");
   options.profile_source = kMerged + "/device-graph.toml";
   options.profile = LoadDeviceProfile(options.profile_source);
   options.issue = "graph";
@@ -49,6 +49,8 @@ TEST(ModelTrace, TheH200PipelineAgainstItsMachineGivesThePhaseSpansOfAHandSetSim
   params.Set("schedule", "1f1b");
   params.Set("stages", "4");
   params.Set("microbatches", "8");
+  params.Set("width", "256");  // the trace's shape (the pipeline's defaults then)
+  params.Set("batch", "64");
   PipelineScenario sc = PipelineFromParams(params);
   Plan plan = std::move(PreparePipeline(sc)->pipeline.plan);
   Topology h200;

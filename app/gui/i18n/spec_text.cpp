@@ -105,7 +105,7 @@ constexpr SpecTextEntry kChinese[] = {
     {"tp.tp", "TP", "这一层切分到的 rank 数，rank r 在 GPU r 上"},
     {"tp.sequence_parallel", "序列并行",
      "Megatron 的序列并行：每个 All-Reduce 变成一个 Reduce-Scatter 加一个 All-Gather（mlp、attention、transformer）"},
-    {"tp.dtype", "数据类型", "元素类型；fp16 只计时（按 Tensor Core 的速率）"},
+    {"tp.dtype", "数据类型", "元素类型；fp16 和 bf16 只计时（按 Tensor Core 的速率）"},
     {"tp.topology", "机器", "拓扑预设或拓扑文件；rank r 在 GPU r 上"},
     {"tp.timing_only", "只计时", "跳过数据：只算时间，不检查结果"},
     // ---- zero ----------------------------------------------------------------
