@@ -1011,7 +1011,9 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   bool run = false;
   ImGui::BeginDisabled(!problem.empty());
   const bool running = ctx.session.state() == SessionState::kRunning;
-  if (ImGui::Button(running ? Tr("Restart run") : Tr("Run"), ImVec2(-FLT_MIN, 0))) run = true;
+  // One ID for both labels: a press on "Restart run" released as the run ends is still a click.
+  const std::string run_label = std::string(running ? Tr("Restart run") : Tr("Run")) + "###run";
+  if (ImGui::Button(run_label.c_str(), ImVec2(-FLT_MIN, 0))) run = true;
   test_log::MarkItem("run");
   ImGui::EndDisabled();
   if (run) return true;
