@@ -157,6 +157,7 @@ class App {
     int lab_step = -1;
     std::map<std::string, int> grades;  // question id -> LabAnswerStatus
     int shots = 0;
+    int syncs = 0;
   } test_seen_;
 };
 

@@ -6,9 +6,12 @@
 // nothing.
 //
 //   ready W H                        the window is up, W x H pixels
-//   item NAME X0 Y0 X1 Y1 shown|hidden   a marked widget appeared or moved
-//                                    (window pixels; hidden: scrolled or
-//                                    clipped out of its panel)
+//   item NAME X0 Y0 X1 Y1 STATE      a marked widget appeared, moved or changed
+//                                    state (window pixels; STATE: hidden =
+//                                    scrolled or clipped out of its panel,
+//                                    shown, hovered by the pointer, active =
+//                                    held down), so a test presses only once
+//                                    the app sees the pointer there
 //   gone NAME                        a marked widget is no longer drawn
 //   scenario NAME                    the scenario panel's scenario changed
 //   edit SCENARIO PARAM=VALUE ...    the panel's settings changed (all its parameters)
@@ -19,6 +22,8 @@
 //   select-op N | select-none        the op the details follow
 //   lab-open ID / lab-step N         a lab opened, its step shown (0 = first)
 //   lab-grade QUESTION STATUS        an answer was checked: correct, wrong, ...
+//   sync N                           F11 was seen: every line before it is
+//                                    from this frame or an earlier one
 //   screenshot PATH                  F12 saved the window there
 //
 // Marks are names a view gives its last drawn widget (MarkItem("run")):
@@ -39,8 +44,9 @@ void Line(const std::string& text);
 
 /// Names the last ImGui item for the log (its rectangle this frame).
 void MarkItem(const std::string& name);
-/// The same for a rectangle a view drew itself (screen pixels).
-void MarkRect(const std::string& name, float x0, float y0, float x1, float y1, bool shown = true);
+/// The same for a rectangle a view drew itself (screen pixels) in the
+/// current window (hidden, shown or hovered).
+void MarkRect(const std::string& name, float x0, float y0, float x1, float y1);
 /// After each frame: an `item` line for each mark new or moved, `gone` for
 /// each one not drawn this frame.
 void EndFrame();

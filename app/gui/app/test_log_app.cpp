@@ -87,12 +87,14 @@ void App::TestLogFrame() {
       if (graded && !first_look) test_log::Line("lab-grade " + q.id + " " + StatusWord(status));
     }
   }
-  // F12 saves the window (the next rendered frame) for a test to look at.
+  // F11: a barrier (every line before "sync" is from this frame or an
+  // earlier one); F12 saves the window (this frame) for a test to look at.
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false) && pending_screenshot_.empty()) {
     pending_screenshot_ = flags_.test_log_path + ".shot" + std::to_string(++seen.shots) + ".png";
     screenshot_delay_frames_ = 0;
   }
   test_log::EndFrame();
+  if (ImGui::IsKeyPressed(GLFW_KEY_F11, false)) test_log::Line("sync " + std::to_string(++seen.syncs));
 }
 
 }  // namespace shardlab::gui
