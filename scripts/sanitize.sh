@@ -4,10 +4,15 @@
 #
 #   scripts/sanitize.sh asan [ctest args...]   ASan + UBSan in build-asan/
 #   scripts/sanitize.sh tsan [ctest args...]   TSan in build-tsan/
+#   scripts/sanitize.sh asan-gui [ctest args...]  the desktop app under ASan + UBSan
+#                      in build-asan-gui/, driven by the real-input test
+#                      (tests/gui/real_input_test.cpp; needs DISPLAY and xdotool)
 #
 # Extra arguments go to ctest, e.g. `scripts/sanitize.sh tsan -R 'Executor|Worker'`.
-# The desktop app is left out (GUI off), so no Mesa/llvmpipe code runs and
-# scripts/asan.supp / scripts/tsan.supp hold no suppression for our code.
+# asan and tsan leave the desktop app out (GUI off), so no Mesa/llvmpipe code runs and
+# scripts/asan.supp / scripts/tsan.supp hold no suppression for our code;
+# asan-gui builds only the app, the CLI and the gui tests (no CUDA, no MPI),
+# and lsan.supp names Mesa's libraries.
 # Any sanitizer report fails the test that triggered it; exits non-zero then.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +20,9 @@ cd "$(dirname "$0")/.."
 mode="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$mode" in
-  asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" ;;
+  asan|asan-gui) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" ;;
   tsan) flags="-fsanitize=thread" ;;
-  *) echo "usage: scripts/sanitize.sh asan|tsan [ctest args...]" >&2; exit 2 ;;
+  *) echo "usage: scripts/sanitize.sh asan|tsan|asan-gui [ctest args...]" >&2; exit 2 ;;
 esac
 dir="build-$mode"
 
@@ -28,6 +33,26 @@ if [[ -z "$cxx" ]]; then
 fi
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+here=$(pwd)
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:suppressions=$here/scripts/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$here/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$here/scripts/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+
+if [[ "$mode" == asan-gui ]]; then
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+    -DSHARDLAB_WITH_GUI=ON -DSHARDLAB_WITH_CUDA=OFF -DSHARDLAB_WITH_NCCL=OFF \
+    -DSHARDLAB_WITH_MPI=OFF -DSHARDLAB_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$dir" --target shardlab shardlab-cli test_gui
+  [[ $# -gt 0 ]] || set -- -R RealInput
+  # Mesa unloads its driver at exit, and LeakSanitizer then counts what the
+  # driver's globals held as leaked: keep it loaded in the app under test.
+  dri=$(ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null | head -n 1 || true)
+  [[ -n "$dri" ]] && export SHARDLAB_REAL_INPUT_PRELOAD="$dri"
+  exec ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -L '^gui$' "$@"
+fi
 mpi=OFF
 command -v mpirun >/dev/null && mpi=AUTO
 cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
@@ -37,11 +62,6 @@ cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
   -DSHARDLAB_WITH_MPI="$mpi" -DSHARDLAB_BUILD_BENCH=OFF >/dev/null
 cmake --build "$dir"
 
-here=$(pwd)
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:suppressions=$here/scripts/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-export LSAN_OPTIONS="suppressions=$here/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$here/scripts/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 status=0
 ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -j2 \
   -L '^(unit|sim)$' "$@" || status=$?

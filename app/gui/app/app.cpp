@@ -19,6 +19,7 @@
 #include "app/gui/app/imgui_style.h"
 #include "app/gui/app/screenshot.h"
 #include "app/gui/app/shortcuts.h"
+#include "app/gui/app/test_log.h"
 #include "app/gui/app/trace_export.h"
 #include "app/gui/gl/link_renderer.h"
 #include "app/gui/i18n/glyph_set.h"
@@ -208,6 +209,16 @@ int App::Run() {
     std::cerr << kAppProgram << ": error: " << error << "\n";
     Shutdown();
     return 1;
+  }
+  if (!flags_.test_log_path.empty()) {
+    if (!test_log::Open(flags_.test_log_path)) {
+      std::cerr << kAppProgram << ": error: --test-log: cannot write " << flags_.test_log_path << "\n";
+      Shutdown();
+      return 1;
+    }
+    int w = 0, h = 0;
+    glfwGetWindowSize(window_, &w, &h);
+    test_log::Line("ready " + std::to_string(w) + " " + std::to_string(h));
   }
   if (!flags_.open_trace_path.empty()) {
     // Said again now that the window has its language (the file was read before).
@@ -423,6 +434,7 @@ void App::Frame(double dt_s) {
       SetStatus(Format(Tr("Saved trace %s (open it in ui.perfetto.dev)"), export_dialog_.path().c_str()), false);
     }
   }
+  TestLogFrame();
   ImGui::Render();
   if (flags_.glyph_check) {
     glyph_count_ = CountGlyphs(*ImGui::GetDrawData());
@@ -580,6 +592,7 @@ bool App::OpenTrace(const std::string& path, std::string* message) {
 void App::StartRun(const ScenarioSettings& settings) {
   scenario_state_.last_run = settings;
   ResetReplay();
+  if (test_log::IsOpen()) test_log::Line("run-start " + TestLogParams(settings));
   session_.Start(settings);  // a rejected run shows its error in the panels
   session_.SetWorkerFault("");  // --worker-fault fails the launch run only: Restart then works
   session_.SetWorkerMpiOptions(flags_.mpi_timeout, "");  // so does --mpi-fault
@@ -608,6 +621,11 @@ void App::SyncClock() {
   }
   if (run_finished_ || runs_started_ == 0 || session_.state() == SessionState::kRunning) return;
   run_finished_ = true;
+  if (test_log::IsOpen()) {
+    test_log::Line("run-end " + session_.run_scenario() + " " +
+                   (session_.state() == SessionState::kDone ? "done " : "failed ") +
+                   std::to_string(store.event_count()));
+  }
 
   const bool first = runs_started_ == 1;
   if (session_.state() != SessionState::kDone) {
@@ -713,6 +731,7 @@ void App::CaptureIfPending() {
     return;
   }
   SetStatus(Format(Tr("Saved screenshot %s"), path.c_str()), false);
+  test_log::Line("screenshot " + path);
 }
 
 std::string App::DefaultExportName(ExportKind kind) const {

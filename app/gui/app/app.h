@@ -14,6 +14,7 @@
 // error: it says what happened and stays usable.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -95,6 +96,9 @@ class App {
   /// --select-op / --select-link once the first run is recorded; false (and a
   /// message) when the run has no such op or link.
   bool ApplyStartupSelection(std::string* message);
+  // --test-log (test_log.h, test_log_app.cpp): what changed this frame, said once.
+  void TestLogFrame();
+  static std::string TestLogParams(const ScenarioSettings& settings);
 
   AppFlags flags_;
   GLFWwindow* window_ = nullptr;
@@ -143,6 +147,18 @@ class App {
   double baseline_started_s_ = -1;    // when the frames without a flood began
   double last_poll_ms_ = 0;           // Session::Poll's share of the last frame
   bool quit_ = false;
+  struct TestLogSeen {                // --test-log: what the log last said
+    std::string scenario;
+    ScenarioSettings edit;
+    bool edit_logged = false;
+    int steps = -1, playing = -1;
+    long long op = -2;
+    std::string lab;
+    int lab_step = -1;
+    std::map<std::string, int> grades;  // question id -> LabAnswerStatus
+    int shots = 0;
+    int syncs = 0;
+  } test_seen_;
 };
 
 }  // namespace shardlab::gui

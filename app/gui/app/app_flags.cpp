@@ -216,6 +216,7 @@ const CommandSpec& AppSpec() {
         {"screenshot", 0, "FILE.png", "with --frames or --event-flood: save the window as PNG after the last frame"},
         {"event-flood", 0, "SECONDS", "reliability check: once the run is recorded, re-emit its events as fast as a thread can for SECONDS while drawing; print frame times, drops and memory, exit (1 if an event was lost uncounted or memory grew)"},
         {"trace", 0, "FILE.json", "write the run's Chrome trace (Perfetto) once it is recorded"},
+        {"test-log", 0, "FILE", "for tests: write what the app did with each input (scenario chosen, run started and recorded, step, op selected, lab answer graded) and where the widgets stand, one line each; F12 then saves the window next to FILE"},
         {"lab", 0, "DIR", "open the guided lab in DIR (e.g. labs/01-ring-allreduce) in the lab panel, resuming saved progress"},
         {"labs-dir", 0, "DIR", "the folder the lab chooser lists (default: the --lab folder's parent, else labs)"},
         {"progress-dir", 0, "DIR", "where lab progress is saved (default $XDG_DATA_HOME/shardlab/progress or ~/.local/share/shardlab/progress)"},
@@ -327,6 +328,9 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
   } else if (name == "trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
     flags.trace_path = value;
+  } else if (name == "test-log") {
+    if (value.empty()) throw UsageError(spelling + ": empty file name");
+    flags.test_log_path = value;
   } else if (name == "lab" || name == "labs-dir" || name == "progress-dir") {
     if (value.empty()) throw UsageError(spelling + ": empty folder name");
     (name == "lab" ? flags.lab_path : name == "labs-dir" ? flags.labs_dir : flags.progress_dir) = value;

@@ -7,7 +7,7 @@
 //            [--open-trace FILE.json]           (show a recorded trace instead of a run)
 //            [--play] [--step N] [--speed X]
 //            [--critical-path] [--select-op N] [--select-link A-B] [--show-pattern]
-//            [--frames N --screenshot out.png] [--trace out.json]
+//            [--frames N --screenshot out.png] [--trace out.json] [--test-log FILE]
 //            [--lab labs/01-ring-allreduce] [--labs-dir DIR] [--progress-dir DIR]
 //            [--lang zh-CN|en] [--cjk-font FILE] [--glyph-check]
 //            [--theme dark|light] [--font-scale F] [--window-width W --window-height H]
@@ -43,6 +43,7 @@ struct AppFlags {
   std::string screenshot_path;      // PNG written after the last scripted frame (or the flood)
   double event_flood_s = 0;         // > 0: flood the event stream this long, report, exit
   std::string trace_path;           // Chrome trace of the first run
+  std::string test_log_path;        // tests: what the app did with each input (test_log.h)
   std::string open_trace_path;      // a trace to show instead of the launch run
   std::string compare_trace_path;   // with open_trace_path: a second run laid over it
   std::string worker_fault;         // tests: --inject-fault for every worker run

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/app/test_log.h"
 #include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
@@ -59,8 +60,13 @@ MenuAction DrawMenuBar(const MenuBarInfo& info) {
     }
     ImGui::EndMenu();
   }
+  // --test-log: where the menu's title stands (BeginMenu may open a window, so before it).
+  const ImVec2 labs_at = ImGui::GetCursorScreenPos();
+  test_log::MarkRect("menu Labs", labs_at.x, labs_at.y, labs_at.x + ImGui::CalcTextSize(Tr("Labs")).x,
+                     labs_at.y + MenuBarHeightPx(ImGui::GetFontSize()));
   if (ImGui::BeginMenu(Tr("Labs"))) {
     if (ImGui::MenuItem(Tr("Choose a lab..."))) action = MenuAction::kShowLabs;
+    test_log::MarkItem("menu-item choose-lab");
     if (ImGui::MenuItem(Tr("Hide the lab panel"), nullptr, false, info.lab_panel_open)) action = MenuAction::kHideLabPanel;
     ImGui::EndMenu();
   }

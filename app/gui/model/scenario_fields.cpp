@@ -85,8 +85,8 @@ const std::vector<Binding>& Table() {
 }
 
 /// The scenarios Session::Start runs.
-constexpr const char* kRunnable[] = {"collective", "pipeline", "tp",        "zero",         "3d",
-                                     "moe",        "elastic",  "inference", "trace-compare"};
+constexpr const char* kRunnable[] = {"collective", "pipeline", "tp",        "zero",          "3d",
+                                     "moe",        "elastic",  "inference", "trace-compare", "dp-train"};
 
 std::string RealText(double v) {
   char text[32];

@@ -42,6 +42,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/app/test_log.h"
 #include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/fault_marks.h"
 #include "app/gui/model/host_lane_rows.h"
@@ -727,6 +728,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     state.frame = FitGantt(run_end_ns, timeline_w);
   }
   const bool rows_hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
+  test_log::MarkRect("gantt-timeline", rows_pos.x + label_w, rows_pos.y, rows_pos.x + label_w + timeline_w,
+                     rows_pos.y + rows_view_h);
   if (rows_hovered) {
     const double anchor_px = std::clamp<double>(io.MousePos.x - (rows_pos.x + label_w), 0.0, timeline_w);
     if (io.MouseWheel != 0 && !io.KeyShift) {

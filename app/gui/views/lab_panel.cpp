@@ -9,6 +9,7 @@
 #include <imgui_stdlib.h>
 
 #include "app/gui/app/fonts.h"
+#include "app/gui/app/test_log.h"
 #include "app/gui/views/draw_util.h"
 #include "engine/core/error.h"
 #include "app/gui/i18n/language.h"
@@ -147,7 +148,9 @@ void DrawChooser(const Theme& theme, LabPanelState& state) {
       if (row.started && !row.done) {
         label += Format(Tr(" (step %d, %d of %d points)"), row.step + 1, row.score, row.max_score);
       }
-      if (ImGui::Button(label.c_str())) {
+      const bool start = ImGui::Button(label.c_str());
+      test_log::MarkItem("lab-start " + row.id);
+      if (start) {
         if (model.Open(row.path)) {
           state.show_chooser = false;
           state.chooser_error.clear();
@@ -236,6 +239,7 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
                                  ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CharsScientific)) {
       check = true;  // Enter checks
     }
+    test_log::MarkItem("lab-answer " + q.id);
     // Saved as typed (a small atomic write per keystroke), so a crash or a
     // closed window keeps even an answer that was never confirmed.
     if (ImGui::IsItemEdited()) model.SetAnswer(q.id, typed->second);
@@ -255,6 +259,7 @@ void DrawQuestion(const Theme& theme, LabPanelState& state, const LabQuestion& q
   const bool blank = typed->second.find_first_not_of(" \t") == std::string::npos;
   ImGui::BeginDisabled(blank);
   if (ImGui::Button(Tr("Check my answer"))) check = true;
+  test_log::MarkItem("lab-check " + q.id);
   ImGui::EndDisabled();
   const bool hint_open = state.hints.count(q.id) != 0;
   SameLineIfFits(hint_open ? Tr("Hide hint") : Tr("Hint"));
@@ -326,6 +331,7 @@ void DrawLab(const Theme& theme, LabPanelState& state, LabPanelAction* action) {
   ImGui::SameLine();
   const bool last = model.step_index() + 1 == model.step_count();
   if (ImGui::Button(last ? Tr("Finish") : Tr("Next >"))) model.Next();
+  test_log::MarkItem("lab-next");
   ImGui::SameLine();
   if (ImGui::Button(Tr("Labs"))) {
     state.show_chooser = true;

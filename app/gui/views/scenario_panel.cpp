@@ -14,6 +14,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "app/gui/app/test_log.h"
 #include "app/gui/model/fault_marks.h"
 #include "app/gui/model/link_emulation.h"
 #include "app/gui/model/scenario_fields.h"
@@ -130,11 +131,15 @@ bool ScenarioCombo(ScenarioSettings& s) {
     if (c.name == s.scenario) preview = title(c);
   }
   FieldLabel(Tr("Scenario"));
+  const ImVec2 combo_at = ImGui::GetCursorScreenPos();  // the combo's box, for --test-log
+  test_log::MarkRect("scenario-combo", combo_at.x, combo_at.y, combo_at.x + ImGui::CalcItemWidth(),
+                     combo_at.y + ImGui::GetFrameHeight());
   if (ImGui::BeginCombo("##kind", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const ScenarioChoice& c : choices) {
       if (c.separator_before) ImGui::Separator();
       const std::string label = title(c) + (c.runs_in_app ? "" : Tr(" (CLI only)"));
       if (ImGui::Selectable(label.c_str(), c.name == s.scenario)) s.scenario = c.name;
+      test_log::MarkItem("scenario-choice " + c.name + (c.runs_in_app ? "" : " cli-only"));
       if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip("%s%s", c.summary.c_str(),
                           c.runs_in_app ? "" : Tr("\nThe app shows and checks its settings; shardlab-cli runs it."));
@@ -991,6 +996,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     IterationFields(s);
     if (collective) EmulateLinksField(s);
     ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
+    test_log::MarkItem("field timing_only");
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"
                                  "but the result is not checked."));
@@ -1005,7 +1011,10 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   bool run = false;
   ImGui::BeginDisabled(!problem.empty());
   const bool running = ctx.session.state() == SessionState::kRunning;
-  if (ImGui::Button(running ? Tr("Restart run") : Tr("Run"), ImVec2(-FLT_MIN, 0))) run = true;
+  // One ID for both labels: a press on "Restart run" released as the run ends is still a click.
+  const std::string run_label = std::string(running ? Tr("Restart run") : Tr("Run")) + "###run";
+  if (ImGui::Button(run_label.c_str(), ImVec2(-FLT_MIN, 0))) run = true;
+  test_log::MarkItem("run");
   ImGui::EndDisabled();
   if (run) return true;
 

@@ -14,6 +14,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/app/test_log.h"
 #include "app/gui/views/panels.h"
 #include "app/gui/views/run_key.h"
 #include "app/gui/i18n/language.h"
@@ -134,9 +135,11 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   if (ImGui::Button(play_label.c_str(), ImVec2(play_w, 0))) {
     clock.playing() ? clock.Pause() : clock.Play();
   }
+  test_log::MarkItem("play");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("Play or pause the replay (Space)"));
   ImGui::SameLine();
   if (ImGui::Button(Tr("Step \xE2\x86\x92"))) clock.Step();
+  test_log::MarkItem("step");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("Show one more logical step of the algorithm (Right arrow)"));
   ImGui::SameLine();
   if (ImGui::Button(Tr("\xE2\x86\x90 Back"))) clock.StepBack();

@@ -1,0 +1,79 @@
+#include "app/gui/app/test_log.h"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string_view>
+
+namespace shardlab::gui::test_log {
+namespace {
+
+struct Mark {
+  int x0, y0, x1, y1;
+  const char* state;  // hidden, shown, hovered or active
+  bool operator==(const Mark& o) const {
+    return x0 == o.x0 && y0 == o.y0 && x1 == o.x1 && y1 == o.y1 && std::string_view(state) == o.state;
+  }
+};
+
+// UI thread only, like ImGui itself.
+std::ofstream g_out;
+std::map<std::string, Mark> g_frame;   // marked this frame
+std::map<std::string, Mark> g_logged;  // as the log last said
+
+int Px(float v) { return static_cast<int>(std::lround(v)); }
+
+}  // namespace
+
+bool Open(const std::string& path) {
+  g_out.open(path, std::ios::out | std::ios::trunc);
+  return g_out.good();
+}
+
+bool IsOpen() { return g_out.is_open(); }
+
+void Line(const std::string& text) {
+  if (!g_out.is_open()) return;
+  g_out << text << '\n' << std::flush;
+}
+
+void MarkRect(const std::string& name, float x0, float y0, float x1, float y1) {
+  if (!g_out.is_open()) return;
+  const ImVec2 min(x0, y0), max(x1, y1);
+  const char* state = !ImGui::IsRectVisible(min, max)                                    ? "hidden"
+                      : ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(min, max) ? "hovered"
+                                                                                         : "shown";
+  g_frame[name] = Mark{Px(x0), Px(y0), Px(x1), Px(y1), state};
+}
+
+void MarkItem(const std::string& name) {
+  if (!g_out.is_open()) return;
+  const ImVec2 min = ImGui::GetItemRectMin();
+  const ImVec2 max = ImGui::GetItemRectMax();
+  const char* state = !ImGui::IsItemVisible() ? "hidden"
+                      : ImGui::IsItemActive() ? "active"
+                      : ImGui::IsItemHovered() ? "hovered"
+                                               : "shown";
+  g_frame[name] = Mark{Px(min.x), Px(min.y), Px(max.x), Px(max.y), state};
+}
+
+void EndFrame() {
+  if (!g_out.is_open()) return;
+  for (const auto& [name, mark] : g_frame) {
+    const auto logged = g_logged.find(name);
+    if (logged != g_logged.end() && logged->second == mark) continue;
+    char line[64];
+    std::snprintf(line, sizeof line, " %d %d %d %d %s", mark.x0, mark.y0, mark.x1, mark.y1, mark.state);
+    Line("item " + name + line);
+  }
+  for (const auto& [name, mark] : g_logged) {
+    if (g_frame.count(name) == 0) Line("gone " + name);
+  }
+  g_logged.swap(g_frame);
+  g_frame.clear();
+}
+
+}  // namespace shardlab::gui::test_log
