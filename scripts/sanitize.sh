@@ -51,6 +51,7 @@ if [[ "$mode" == asan-gui ]]; then
   # driver's globals held as leaked: keep it loaded in the app under test.
   dri=$(ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null | head -n 1 || true)
   [[ -n "$dri" ]] && export SHARDLAB_REAL_INPUT_PRELOAD="$dri"
+  export SHARDLAB_REAL_INPUT=1
   exec ctest --test-dir "$dir" --output-on-failure --no-tests=error --timeout 1800 -L '^gui$' "$@"
 fi
 mpi=OFF
