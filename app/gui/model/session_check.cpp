@@ -96,6 +96,20 @@ ScenarioParams TimedOnly(ScenarioParams params) {
   return params;
 }
 
+/// `attempt` on the parameters timed only, after the real run's `real`
+/// error: its error is the one a student must fix, unless the spec refuses
+/// timing-only itself ("timing_only: the small model always runs with
+/// data"), when the real run's error is.
+template <class Attempt>
+void OrTimedOnly(const ScenarioParams& params, const Error& real, Attempt attempt) {
+  try {
+    attempt(TimedOnly(params));
+  } catch (const Error& timed) {
+    if (std::string(timed.what()).rfind("timing_only: ", 0) == 0) throw real;
+    throw;
+  }
+}
+
 /// "timing only: ..." from an engine error whose message starts with its
 /// field, without the CLI's advice to pass --timing-only.
 std::string TimingOnlyReason(const Error& real) {
@@ -185,16 +199,22 @@ Session::AppRun Session::PrepareRun(const ScenarioSettings& settings, const Scen
     run.prepared = PrepareScenario(*run.params, machine);
   } catch (const Error& real) {
     if (!CanTimeOnly(*run.params)) throw;
-    run.params = TimedOnly(*run.params);
-    run.prepared = PrepareScenario(*run.params, machine);  // throws the error a student must fix
+    OrTimedOnly(*run.params, real, [&](const ScenarioParams& timed) {
+      run.prepared = PrepareScenario(timed, machine);
+      run.params = timed;
+    });
     run.timing_only_reason = TimingOnlyReason(real);
   }
   if (!run.prepared->options.timing_only && CanTimeOnly(*run.params)) {
     const std::string why = HostWorkAboveLimit(run.prepared->plan, kMaxCheckedHostBytes, kMaxCheckedHostFlops);
     if (!why.empty()) {
-      run.params = TimedOnly(*run.params);
-      run.prepared = PrepareScenario(*run.params, machine);
-      run.timing_only_reason = why;
+      try {
+        run.prepared = PrepareScenario(TimedOnly(*run.params), machine);
+        run.params = TimedOnly(*run.params);
+        run.timing_only_reason = why;
+      } catch (const Error&) {
+        // The spec runs it with data only: the real run it is.
+      }
     }
   }
   return run;
@@ -221,9 +241,10 @@ std::string Session::Check(const ScenarioSettings& settings) {
       CachedTopology(settings.topology);  // "topology: ..." for a name that loads nothing
       try {
         spec.check(params);  // no plan: a 1,024-rank check stays cheap
-      } catch (const Error&) {
+      } catch (const Error& real) {
         if (!CanTimeOnly(params)) throw;
-        spec.check(TimedOnly(params));  // fine when timing-only runs it: Start says why
+        // Fine when timing-only runs it: Start says why.
+        OrTimedOnly(params, real, [&](const ScenarioParams& timed) { spec.check(timed); });
       }
     }
   } catch (const std::exception& e) {

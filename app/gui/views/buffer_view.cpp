@@ -140,7 +140,7 @@ void DrawBufferView(ViewContext& ctx) {
   if (snap->step == 0) {
     ImGui::TextWrapped(Tr("Inputs: every GPU holds only its own data"));
   } else {
-    ImGui::Text(Tr("After step %d of %d"), snap->step, prepared->plan.num_steps);
+    ImGui::Text(Tr("After step %d of %d"), snap->step, ctx.session.plan()->num_steps);
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   ImGui::TextWrapped(reduces ? Tr("A0+A1 = chunk A summed over GPU0 and GPU1; 3/%d = parts of 3 "

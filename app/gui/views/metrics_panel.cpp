@@ -142,8 +142,8 @@ static void DrawRunMetrics(ViewContext& ctx) {
                     session.num_steps());
       MetricsRow(Tr("time"), text, "");
     }
-    MetricsRow(Tr("steps"), std::to_string(prepared->plan.num_steps),
-        Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared->plan.ops.size())).c_str(),
+    MetricsRow(Tr("steps"), std::to_string(session.plan()->num_steps),
+        Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(session.plan()->ops.size())).c_str(),
                Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     if (prepared->predicted_ns > 0) {
       std::string note;
