@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/scenarios/scenario_spec.h"
+#include "engine/scenarios/dp_train_scenario.h"
 
 namespace shardlab::gui {
 namespace {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "app/gui/model/run_detail.h"
 #include "app/gui/model/session.h"
 
 namespace shardlab::gui::test {
@@ -19,6 +20,20 @@ inline bool PollUntilDone(Session& session, std::chrono::seconds timeout = std::
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+/// The scenario's own summary of the finished run (PipelineOutcomeSummary,
+/// TpSummary, ...; a T of nothing before the end).
+template <class T>
+const T& Outcome(const Session& session) {
+  return SummaryDetail<T>(session);
+}
+
+/// The scenario's own prepared state when the run is one of spec `name`, else null.
+template <class T>
+const T* PreparedAs(const Session& session, std::string_view name) {
+  const Prepared* p = session.prepared();
+  return p != nullptr && p->detail != nullptr && session.run_scenario() == name ? &p->Detail<T>() : nullptr;
 }
 
 }  // namespace shardlab::gui::test

@@ -17,6 +17,7 @@
 #include "app/gui/model/scenario_fields.h"
 #include "engine/topology/presets.h"
 #include "tests/gui_model/ring_settings.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
@@ -248,7 +249,7 @@ TEST(CommPattern, ARingOnACubeMeshCrossesTheLinksTheRouterSays) {
   ASSERT_TRUE(session.Start(RingOnDgx1())) << session.error();
   RunInsight insight;
   insight.Refresh(session);
-  const std::vector<int>& order = session.prepared()->ring_order;
+  const std::vector<int>& order = test::PreparedAs<PreparedCollective>(session, "collective")->ring_order;
   ASSERT_EQ(order.size(), 8u);
   const CommPattern& p = insight.pattern();
   ASSERT_EQ(p.hops.size(), 8u);

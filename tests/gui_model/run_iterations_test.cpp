@@ -113,8 +113,8 @@ TEST(RunIterations, ASessionRunTimesExactlyItersRunsAfterItsWarmUp) {
   ASSERT_EQ(t.spans_ns.size(), 4u);
   // The simulator's runs are the same: the shown run's end is each span.
   for (TimeNs span : t.spans_ns) EXPECT_DOUBLE_EQ(span, session.store().end_ns());
-  EXPECT_DOUBLE_EQ(session.outcome().metrics.time_ns, t.average_ns);
-  EXPECT_TRUE(session.outcome().verify.correct);
+  EXPECT_DOUBLE_EQ(test::Outcome<CollectiveOutcomeSummary>(session).metrics.time_ns, t.average_ns);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
   EXPECT_EQ(session.store().event_count(), 48u) << "the timeline holds the last run only";
   EXPECT_NE(session.iterations_line().find("average of 4 runs"), std::string::npos);
   // A training scenario too.

@@ -7,6 +7,8 @@
 #include "app/gui/model/scenario_fields.h"
 
 #include <gtest/gtest.h>
+#include "engine/scenarios/pipeline_scenario.h"
+#include "tests/gui_model/poll_session.h"
 
 #include <chrono>
 #include <string>
@@ -55,15 +57,15 @@ TEST(SessionFaults, ASlowStageOfAPipelineRunsItsOpsFactorTimesLonger) {
   ASSERT_TRUE(slow.Start(slowed)) << slow.error();
   ASSERT_TRUE(RunToEnd(slow));
   ASSERT_EQ(slow.state(), SessionState::kDone) << slow.error();
-  const PipelineStageMetrics& a = plain.pipeline_outcome().metrics.stages[1];
-  const PipelineStageMetrics& b = slow.pipeline_outcome().metrics.stages[1];
+  const PipelineStageMetrics& a = test::Outcome<PipelineOutcomeSummary>(plain).metrics.stages[1];
+  const PipelineStageMetrics& b = test::Outcome<PipelineOutcomeSummary>(slow).metrics.stages[1];
   EXPECT_NEAR(b.forward_ns, 3 * a.forward_ns, 1e-6 * a.forward_ns);
   EXPECT_NEAR(b.backward_ns, 3 * a.backward_ns, 1e-6 * a.backward_ns);
-  const PipelineStageMetrics& other_a = plain.pipeline_outcome().metrics.stages[2];
-  const PipelineStageMetrics& other_b = slow.pipeline_outcome().metrics.stages[2];
+  const PipelineStageMetrics& other_a = test::Outcome<PipelineOutcomeSummary>(plain).metrics.stages[2];
+  const PipelineStageMetrics& other_b = test::Outcome<PipelineOutcomeSummary>(slow).metrics.stages[2];
   EXPECT_NEAR(other_b.forward_ns, other_a.forward_ns, 1e-6 * other_a.forward_ns);  // only rank 1
-  EXPECT_GT(slow.pipeline_outcome().metrics.step_ns, plain.pipeline_outcome().metrics.step_ns);
-  EXPECT_TRUE(slow.pipeline_outcome().check.correct);
+  EXPECT_GT(test::Outcome<PipelineOutcomeSummary>(slow).metrics.step_ns, test::Outcome<PipelineOutcomeSummary>(plain).metrics.step_ns);
+  EXPECT_TRUE(test::Outcome<PipelineOutcomeSummary>(slow).check.correct);
 }
 
 TEST(SessionFaults, AFailedRankInZeroEndsTheRunWithItsReport) {

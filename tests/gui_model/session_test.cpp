@@ -10,6 +10,9 @@
 #include <thread>
 #include <vector>
 #include "tests/gui_model/poll_session.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -33,11 +36,11 @@ TEST(Session, RunsARingAllReduceToACheckedEnd) {
   ASSERT_NE(session.prepared(), nullptr);
   EXPECT_EQ(session.num_steps(), 6);
   EXPECT_EQ(session.steps_done(), 6);
-  EXPECT_EQ(session.store().event_count(), session.prepared()->plan.ops.size());
+  EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
   EXPECT_EQ(session.store().event_count(), 48u);  // 6 steps x 4 ranks x (send + recv)
   EXPECT_EQ(session.store().steps_seen(), 6);
   EXPECT_EQ(session.dropped_events(), 0u);
-  const CollectiveOutcomeSummary& outcome = session.outcome();
+  const CollectiveOutcomeSummary& outcome = test::Outcome<CollectiveOutcomeSummary>(session);
   EXPECT_EQ(outcome.steps, 6);
   EXPECT_EQ(outcome.events, 48u);
   EXPECT_TRUE(outcome.checked);
@@ -125,7 +128,7 @@ TEST(Session, ReduceScatterCompletesOnlyEachRanksOwnChunk) {
   const BufferSnapshot& last = session.buffer_snapshots().back();
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 4; ++c) EXPECT_EQ(last.ranks[r][c].complete, c == r) << r << " " << c;
-  EXPECT_TRUE(session.outcome().verify.correct);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
 }
 
 TEST(Session, BadSettingsAreRejectedAndTheSessionStaysUsable) {
@@ -142,7 +145,7 @@ TEST(Session, BadSettingsAreRejectedAndTheSessionStaysUsable) {
   ASSERT_TRUE(PollUntilDone(session));
   EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
   EXPECT_TRUE(session.error().empty());
-  EXPECT_TRUE(session.outcome().verify.correct);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
 }
 
 TEST(Session, CheckSaysWhatIsWrongInOneSentence) {
@@ -191,9 +194,9 @@ TEST(Session, LargeRunsAreTimedOnlyAndSayWhy) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_FALSE(session.outcome().checked);
-  EXPECT_TRUE(Contains(session.outcome().not_checked_reason, "host memory"))
-      << session.outcome().not_checked_reason;
+  EXPECT_FALSE(test::Outcome<CollectiveOutcomeSummary>(session).checked);
+  EXPECT_TRUE(Contains(session.summary().verdict.reason, "host memory"))
+      << session.summary().verdict.reason;
   EXPECT_EQ(session.buffer_snapshots().size(), 15u);  // provenance needs no data
 }
 
@@ -210,6 +213,49 @@ TEST(Session, CancelStopsARunAndAnotherStartWorks) {
   EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
   // A run still going when the session is destroyed is cancelled and joined.
   ASSERT_TRUE(session.Start(big)) << session.error();
+}
+
+// The run controls: a run started paused takes no step, Step lets exactly
+// one go, Play runs it to the end, and the result is the same as a run
+// that was never held (its snapshots, its check).
+TEST(Session, APausedRunTakesOneStepPerStepAndPlayFinishesIt) {
+  auto wait_for_steps = [](Session& session, int steps) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (session.steps_done() < steps && std::chrono::steady_clock::now() < deadline) {
+      session.Poll();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    // Held runs stay held: a little longer changes nothing.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    session.Poll();
+  };
+  Session session;
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K(), /*paused=*/true)) << session.error();
+  EXPECT_TRUE(session.paused());
+  wait_for_steps(session, 0);
+  EXPECT_EQ(session.steps_done(), 0);
+  EXPECT_EQ(session.state(), SessionState::kRunning);
+  session.Step();
+  wait_for_steps(session, 1);
+  EXPECT_EQ(session.steps_done(), 1);
+  session.Step();
+  session.Step();
+  wait_for_steps(session, 3);
+  EXPECT_EQ(session.steps_done(), 3);
+  EXPECT_EQ(session.state(), SessionState::kRunning);
+  session.Play();
+  EXPECT_FALSE(session.paused());
+  ASSERT_TRUE(PollUntilDone(session));
+  ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
+  EXPECT_EQ(session.steps_done(), session.num_steps());
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
+  EXPECT_TRUE(session.summary().verdict.correct());
+  EXPECT_EQ(session.buffer_snapshots().size(), static_cast<std::size_t>(session.num_steps()) + 1);
+  // A held run is cancelled as any other.
+  ASSERT_TRUE(session.Start(RingAllReduce4x1K(), /*paused=*/true)) << session.error();
+  session.Cancel();
+  EXPECT_EQ(session.state(), SessionState::kFailed);
+  EXPECT_EQ(session.error(), "run cancelled");
 }
 
 ScenarioSettings Pipeline1F1B() {
@@ -231,14 +277,14 @@ TEST(Session, RunsAPipelineAndChecksItAgainstOneDevice) {
   const std::uint64_t first_run = session.run_id();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_EQ(session.prepared(), nullptr);
-  ASSERT_NE(session.pipeline(), nullptr);
+  EXPECT_EQ(test::PreparedAs<PreparedCollective>(session, "collective"), nullptr);
+  ASSERT_NE(test::PreparedAs<PreparedPipeline>(session, "pipeline"), nullptr);
   ASSERT_NE(session.plan(), nullptr);
   EXPECT_EQ(session.topology()->name, "dgx-a100");
   EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
   EXPECT_TRUE(Contains(session.Title(), "1F1B")) << session.Title();
   EXPECT_GT(session.expected_ns(), 0);
-  const PipelineOutcomeSummary& out = session.pipeline_outcome();
+  const PipelineOutcomeSummary& out = test::Outcome<PipelineOutcomeSummary>(session);
   EXPECT_TRUE(out.check.checked);
   EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
   ASSERT_EQ(out.metrics.stages.size(), 4u);
@@ -249,10 +295,10 @@ TEST(Session, RunsAPipelineAndChecksItAgainstOneDevice) {
   // Back to a collective: the pipeline is gone, and the run id moved on.
   ASSERT_TRUE(session.Start(RingAllReduce4x1K())) << session.error();
   EXPECT_GT(session.run_id(), first_run);
-  EXPECT_EQ(session.pipeline(), nullptr);
+  EXPECT_EQ(test::PreparedAs<PreparedPipeline>(session, "pipeline"), nullptr);
   ASSERT_TRUE(PollUntilDone(session));
   EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_TRUE(session.outcome().verify.correct);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
 }
 
 TEST(Session, PipelineCheckNamesTheField) {
@@ -284,9 +330,9 @@ TEST(Session, BigPipelinesAreTimedOnlyAndSayWhy) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_FALSE(session.pipeline_outcome().check.checked);
+  EXPECT_FALSE(test::Outcome<PipelineOutcomeSummary>(session).check.checked);
   EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();
-  EXPECT_EQ(session.pipeline_outcome().check.not_checked_reason, session.timing_only_reason());
+  EXPECT_EQ(session.summary().verdict.reason, session.timing_only_reason());
 }
 
 ScenarioSettings TpMlp() {
@@ -307,17 +353,17 @@ TEST(Session, RunsATensorParallelMlpAndChecksItAgainstOneDevice) {
   ASSERT_TRUE(session.Start(TpMlp())) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  ASSERT_NE(session.tp(), nullptr);
-  EXPECT_EQ(session.prepared(), nullptr);
-  EXPECT_EQ(session.pipeline(), nullptr);
+  ASSERT_NE(test::PreparedAs<PreparedTp>(session, "tp"), nullptr);
+  EXPECT_EQ(test::PreparedAs<PreparedCollective>(session, "collective"), nullptr);
+  EXPECT_EQ(test::PreparedAs<PreparedPipeline>(session, "pipeline"), nullptr);
   ASSERT_NE(session.plan(), nullptr);
-  EXPECT_EQ(session.plan(), &session.tp()->layer.plan);
+  EXPECT_EQ(session.plan(), &session.prepared()->plan);
   EXPECT_EQ(session.topology()->name, "dgx-a100");
   EXPECT_EQ(session.backend(), "sim");
   EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
   EXPECT_GT(session.expected_ns(), 0);
   EXPECT_TRUE(Contains(session.Title(), "dgx-a100")) << session.Title();
-  const TpSummary& out = session.tp_outcome();
+  const TpSummary& out = test::Outcome<TpSummary>(session);
   EXPECT_TRUE(out.check.checked) << out.check.not_checked_reason;
   EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
   EXPECT_EQ(out.metrics.tp, 4);
@@ -339,12 +385,12 @@ TEST(Session, RunsATransformerLayerWithSequenceParallelism) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  const TpSummary& out = session.tp_outcome();
+  const TpSummary& out = test::Outcome<TpSummary>(session);
   EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
   // Two all-reduces each way (the seed text's four per layer), each an RS + AG pair.
   EXPECT_EQ(out.metrics.forward_allreduces, 2);
   EXPECT_EQ(out.metrics.backward_allreduces, 2);
-  EXPECT_TRUE(session.tp()->layer.config.sequence_parallel);
+  EXPECT_TRUE(test::PreparedAs<PreparedTp>(session, "tp")->layer.config.sequence_parallel);
 }
 
 TEST(Session, TensorParallelCheckNamesTheField) {
@@ -369,7 +415,7 @@ TEST(Session, TensorParallelCheckNamesTheField) {
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
   EXPECT_EQ(session.plan(), nullptr);
-  EXPECT_EQ(session.tp(), nullptr);
+  EXPECT_EQ(test::PreparedAs<PreparedTp>(session, "tp"), nullptr);
   // The session stays usable.
   ASSERT_TRUE(session.Start(TpMlp())) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
@@ -387,9 +433,9 @@ TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_FALSE(session.tp_outcome().check.checked);
+  EXPECT_FALSE(test::Outcome<TpSummary>(session).check.checked);
   EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();
-  EXPECT_EQ(session.tp_outcome().check.not_checked_reason, session.timing_only_reason());
+  EXPECT_EQ(session.summary().verdict.reason, session.timing_only_reason());
 
   // Too big for the engine's host buffers: not an error in the app, a
   // timing-only run in the engine's words.
@@ -402,8 +448,8 @@ TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
   EXPECT_TRUE(Contains(session.timing_only_reason(), "host buffers")) << session.timing_only_reason();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_FALSE(session.tp_outcome().check.checked);
-  EXPECT_GT(session.tp_outcome().metrics.step_ns, 0);
+  EXPECT_FALSE(test::Outcome<TpSummary>(session).check.checked);
+  EXPECT_GT(test::Outcome<TpSummary>(session).metrics.step_ns, 0);
 
   // What timing-only cannot fix is still an error.
   s.tp = 16;
@@ -428,16 +474,16 @@ TEST(Session, RunsZeroStagesAndMeasuresMemoryPerRank) {
     ASSERT_TRUE(session.Start(s)) << session.error();
     ASSERT_TRUE(PollUntilDone(session));
     ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-    ASSERT_NE(session.zero(), nullptr);
-    EXPECT_EQ(session.tp(), nullptr);
-    EXPECT_EQ(session.prepared(), nullptr);
-    EXPECT_EQ(session.plan(), &session.zero()->zero.plan);
+    ASSERT_NE(test::PreparedAs<PreparedZero>(session, "zero"), nullptr);
+    EXPECT_EQ(test::PreparedAs<PreparedTp>(session, "tp"), nullptr);
+    EXPECT_EQ(test::PreparedAs<PreparedCollective>(session, "collective"), nullptr);
+    EXPECT_EQ(session.plan(), &session.prepared()->plan);
     EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
     EXPECT_GT(session.expected_ns(), 0);
     EXPECT_TRUE(Contains(session.Title(), stage == 0 ? "data parallel" : "ZeRO-" + std::to_string(stage)))
         << session.Title();
-    EXPECT_EQ(session.zero_k(), 12);
-    const ZeroSummary& out = session.zero_outcome();
+    EXPECT_EQ(session.run_params()->Int("k"), 12);
+    const ZeroSummary& out = test::Outcome<ZeroSummary>(session);
     EXPECT_TRUE(out.check.checked) << out.check.not_checked_reason;
     EXPECT_TRUE(out.check.correct) << out.check.parameter_error;
     ASSERT_EQ(out.memory.size(), 4u);
@@ -468,11 +514,11 @@ TEST(Session, ZeroCheckNamesTheField) {
   EXPECT_TRUE(Contains(session.Check(s), "k: ")) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
-  EXPECT_EQ(session.zero(), nullptr);
+  EXPECT_EQ(test::PreparedAs<PreparedZero>(session, "zero"), nullptr);
   // The seed texts' K is a choice of the views, not a different run.
   s.zero_k = 8;
   ASSERT_TRUE(session.Start(s)) << session.error();
-  EXPECT_EQ(session.zero_k(), 8);
+  EXPECT_EQ(session.run_params()->Int("k"), 8);
   ASSERT_TRUE(PollUntilDone(session));
   EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
 }
@@ -491,9 +537,9 @@ TEST(Session, BigZeroModelsAreTimedOnlyAndSayWhy) {
   EXPECT_EQ(session.timing_only_reason().rfind("timing only: a real run of", 0), 0u) << session.timing_only_reason();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  const ZeroSummary& out = session.zero_outcome();
+  const ZeroSummary& out = test::Outcome<ZeroSummary>(session);
   EXPECT_FALSE(out.check.checked);
-  EXPECT_EQ(out.check.not_checked_reason, session.timing_only_reason());
+  EXPECT_EQ(session.summary().verdict.reason, session.timing_only_reason());
   EXPECT_GT(out.step_ns, 0);
   ASSERT_EQ(out.memory.size(), 8u);  // measured in timing-only runs too
   EXPECT_NEAR(out.memory[0].persistent[static_cast<int>(MemoryCategory::kParameters)] / out.formula.parameters, 1.0,
@@ -508,7 +554,7 @@ TEST(Session, BigZeroModelsAreTimedOnlyAndSayWhy) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();
   ASSERT_TRUE(PollUntilDone(session));
-  EXPECT_FALSE(session.zero_outcome().check.checked);
+  EXPECT_FALSE(test::Outcome<ZeroSummary>(session).check.checked);
 }
 
 }  // namespace

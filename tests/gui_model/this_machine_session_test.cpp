@@ -93,7 +93,7 @@ TEST(ThisMachineSession, AnH200ProfileWith8RanksRunsTheTimeTheCliModelGives) {
   ASSERT_TRUE(session.Start(settings)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  const TimeNs app_ns = session.outcome().metrics.time_ns;
+  const TimeNs app_ns = test::Outcome<CollectiveOutcomeSummary>(session).metrics.time_ns;
 
   const TimeNs engine_ns = EngineAllReduceNs(kProfile, 8, Bytes{64} << 20);
   // One deterministic simulation of the same plan, machine and options.

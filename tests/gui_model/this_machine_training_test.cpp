@@ -110,7 +110,7 @@ TEST(ThisMachineTraining, PipelineOnAnH200ProfileTakesTheEnginesAndTheClisTime) 
   settings.microbatches = 8;
   const std::unique_ptr<Session> session = RunInApp(settings);
   ASSERT_EQ(session->state(), SessionState::kDone);
-  const TimeNs app_ns = session->pipeline_outcome().metrics.step_ns;
+  const TimeNs app_ns = test::Outcome<PipelineOutcomeSummary>(*session).metrics.step_ns;
   EXPECT_NE(session->machine_description().find("4 ranks as virtual devices on GPU 0 sharing its HBM"),
             std::string::npos)
       << session->machine_description();
@@ -126,7 +126,7 @@ TEST(ThisMachineTraining, PipelineOnAnH200ProfileTakesTheEnginesAndTheClisTime) 
                  });
   // One deterministic simulation of the same plan, machine and options.
   EXPECT_NEAR(app_ns, engine.metrics.step_ns, 1e-9 * engine.metrics.step_ns);
-  EXPECT_TRUE(session->pipeline_outcome().check.correct);
+  EXPECT_TRUE(test::Outcome<PipelineOutcomeSummary>(*session).check.correct);
 
   const double cli_us =
       CliStepUs("run pipeline --topology this --device-profile " + kProfile + " --stages 4 --microbatches 8");
@@ -140,7 +140,7 @@ TEST(ThisMachineTraining, TpOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
   settings.tp = 4;
   const std::unique_ptr<Session> session = RunInApp(settings);
   ASSERT_EQ(session->state(), SessionState::kDone);
-  const TimeNs app_ns = session->tp_outcome().metrics.step_ns;
+  const TimeNs app_ns = test::Outcome<TpSummary>(*session).metrics.step_ns;
   EXPECT_NE(session->machine_description().find("4 ranks as virtual devices"), std::string::npos)
       << session->machine_description();
 
@@ -163,7 +163,7 @@ TEST(ThisMachineTraining, ZeroOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
   settings.zero_ranks = 8;
   const std::unique_ptr<Session> session = RunInApp(settings);
   ASSERT_EQ(session->state(), SessionState::kDone);
-  const TimeNs app_ns = session->zero_outcome().step_ns;
+  const TimeNs app_ns = test::Outcome<ZeroSummary>(*session).step_ns;
   EXPECT_NE(session->machine_description().find("8 ranks as virtual devices"), std::string::npos)
       << session->machine_description();
 

@@ -15,6 +15,8 @@
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "tests/gui_model/poll_session.h"
+#include "engine/scenarios/three_d_scenario.h"
+#include "engine/scenarios/moe_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -39,11 +41,11 @@ TEST(ThreeDSession, RunsA2x2x2GridAndMatchesOneDevice) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  ASSERT_NE(session.three_d(), nullptr);
-  EXPECT_EQ(session.plan(), &session.three_d()->three_d.plan);
+  ASSERT_NE(test::PreparedAs<PreparedThreeD>(session, "3d"), nullptr);
+  EXPECT_EQ(session.plan(), &session.prepared()->plan);
   EXPECT_EQ(session.plan()->num_ranks, 8);
   EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
-  const ThreeDSummary& out = session.three_d_outcome();
+  const ThreeDSummary& out = test::Outcome<ThreeDSummary>(session);
   EXPECT_TRUE(out.check.checked) << out.check.not_checked_reason;
   EXPECT_TRUE(out.check.correct) << out.check.worst_tensor;
   EXPECT_GT(out.step_ns, 0);
@@ -155,15 +157,15 @@ TEST(MoeSession, HotExpertsGpuIsTheEnginesStraggler) {
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  ASSERT_NE(session.moe(), nullptr);
-  const MoeSummary& out = session.moe_outcome();
+  ASSERT_NE(test::PreparedAs<PreparedMoe>(session, "moe"), nullptr);
+  const MoeSummary& out = test::Outcome<MoeSummary>(session);
   EXPECT_TRUE(out.check.checked) << out.check.not_checked_reason;
   EXPECT_TRUE(out.check.correct);
   EXPECT_TRUE(out.bytes_match);
 
   // The same layer run by the engine alone.
   MoeScenario scenario;
-  scenario.layer = session.moe()->layer.config;
+  scenario.layer = test::PreparedAs<PreparedMoe>(session, "moe")->layer.config;
   std::unique_ptr<PreparedMoe> prepared = PrepareMoe(scenario);
   Executor executor(CreateBackend("sim"), prepared->layer.plan, prepared->topology, RunOptions{});
   VectorSink events;
@@ -199,7 +201,7 @@ TEST(GridGroups, EveryKindsTrafficUsesLinksAndTpStaysInItsPairs) {
   params.model.batch = 8;
   const ThreeDPlan plan = BuildThreeD(params);
   const Topology topology = LoadScenarioTopology("dgx-a100");
-  const auto used = LinksByGroupKind(plan, topology);
+  const auto used = LinksByGroupKind(plan, plan.plan, topology);
   for (int k = 0; k < kGroupKindCount; ++k) {
     ASSERT_EQ(used[static_cast<std::size_t>(k)].size(), topology.links.size());
     int count = 0;

@@ -94,18 +94,18 @@ TEST(WorkerSession, StreamsTheSameRunAsTheInProcessSimulator) {
     }
   }
   // The worker's verdict and metrics.
-  EXPECT_TRUE(session.outcome().checked);
-  EXPECT_TRUE(session.outcome().verify.correct);
-  EXPECT_EQ(session.outcome().verify.checked, local.outcome().verify.checked);
-  EXPECT_EQ(session.outcome().metrics.time_ns, local.outcome().metrics.time_ns);
-  EXPECT_EQ(session.outcome().metrics.busbw_gbps, local.outcome().metrics.busbw_gbps);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).checked);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
+  EXPECT_EQ(test::Outcome<CollectiveOutcomeSummary>(session).verify.checked, test::Outcome<CollectiveOutcomeSummary>(local).verify.checked);
+  EXPECT_EQ(test::Outcome<CollectiveOutcomeSummary>(session).metrics.time_ns, test::Outcome<CollectiveOutcomeSummary>(local).metrics.time_ns);
+  EXPECT_EQ(test::Outcome<CollectiveOutcomeSummary>(session).metrics.busbw_gbps, test::Outcome<CollectiveOutcomeSummary>(local).metrics.busbw_gbps);
 
   // The streamed buffer values, checked here against the single-buffer
   // reference: the data really crossed the pipe.
   const std::vector<std::vector<float>>& buffers = session.worker_buffers();
-  ASSERT_EQ(buffers.size(), session.prepared()->plan.buffers.size());
+  ASSERT_EQ(buffers.size(), session.plan()->buffers.size());
   const VerifyResult verify = VerifyCollective(
-      session.prepared()->params, session.prepared()->plan, session.prepared()->scenario.seed,
+      test::PreparedAs<PreparedCollective>(session, "collective")->params, *session.plan(), test::PreparedAs<PreparedCollective>(session, "collective")->scenario.seed,
       [&](BufferId id) { return std::span<const float>(buffers[static_cast<std::size_t>(id)]); });
   EXPECT_TRUE(verify.correct);
   EXPECT_EQ(verify.checked, 4 * 256);
@@ -138,8 +138,8 @@ TEST(WorkerSession, WarmUpAndTimedRunsReportWhatAnInProcessRunReports) {
   EXPECT_EQ(session.iterations_line(), local.iterations_line());
   EXPECT_EQ(session.iterations_line().rfind("average of 3 runs: ", 0), 0u) << session.iterations_line();
   EXPECT_NE(session.iterations_line().find("; 1 warm-up run excluded"), std::string::npos);
-  EXPECT_EQ(session.outcome().metrics.time_ns, local.outcome().metrics.time_ns);
-  EXPECT_EQ(session.outcome().metrics.busbw_gbps, local.outcome().metrics.busbw_gbps);
+  EXPECT_EQ(test::Outcome<CollectiveOutcomeSummary>(session).metrics.time_ns, test::Outcome<CollectiveOutcomeSummary>(local).metrics.time_ns);
+  EXPECT_EQ(test::Outcome<CollectiveOutcomeSummary>(session).metrics.busbw_gbps, test::Outcome<CollectiveOutcomeSummary>(local).metrics.busbw_gbps);
   // The timeline holds the last run only, as in process.
   EXPECT_EQ(session.store().event_count(), local.store().event_count());
   EXPECT_EQ(session.store().end_ns(), local.store().end_ns());
@@ -166,10 +166,10 @@ TEST(WorkerSession, ThisMachineInTheWorkerRunsTheModelOfTheMachine) {
   ASSERT_TRUE(local.Start(settings)) << local.error();
   ASSERT_TRUE(PollUntilDone(local));
   ASSERT_EQ(local.state(), SessionState::kDone) << local.error();
-  EXPECT_DOUBLE_EQ(session.outcome().metrics.time_ns, local.outcome().metrics.time_ns);
+  EXPECT_DOUBLE_EQ(test::Outcome<CollectiveOutcomeSummary>(session).metrics.time_ns, test::Outcome<CollectiveOutcomeSummary>(local).metrics.time_ns);
   EXPECT_DOUBLE_EQ(session.store().end_ns(), local.store().end_ns());
   // The model charges the host's issue cost per op: without it the 64 MiB ring is far shorter.
-  EXPECT_GT(local.outcome().metrics.time_ns, 300e3);
+  EXPECT_GT(test::Outcome<CollectiveOutcomeSummary>(local).metrics.time_ns, 300e3);
 }
 
 // A worker that timed other runs than the app asked for (here one that
@@ -231,8 +231,8 @@ TEST(WorkerSession, StickyCudaErrorKillsTheWorkerNotTheAppAndARestartRuns) {
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
   EXPECT_TRUE(session.worker_failure().empty());
-  EXPECT_TRUE(session.outcome().verify.correct);
-  EXPECT_EQ(session.store().event_count(), session.prepared()->plan.ops.size());
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
+  EXPECT_EQ(session.store().event_count(), session.plan()->ops.size());
 }
 
 TEST(WorkerSession, AWorkerKilledByASignalIsNamedAndReaped) {
@@ -305,7 +305,7 @@ TEST(WorkerSession, RunsUnderALauncherAsMpirunWould) {
   StartWorker(session, WorkerAllReduce());
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_TRUE(session.outcome().verify.correct);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
 }
 
 TEST(WorkerSession, AMissingWorkerProgramIsOneClearMessage) {

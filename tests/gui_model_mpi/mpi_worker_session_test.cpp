@@ -21,6 +21,7 @@
 #include "app/gui/model/session.h"
 #include "engine/algorithms/verify.h"
 #include "tests/gui_model/ring_settings.h"
+#include "tests/gui_model/poll_session.h"
 
 namespace shardlab::gui {
 namespace {
@@ -108,16 +109,16 @@ TEST(MpiWorkerSession, RunsThroughMpirunWithTheSimulatorsEventsAndCorrectValues)
   EXPECT_EQ(session.steps_done(), local.steps_done());
   ASSERT_EQ(session.store().event_count(), local.store().event_count());
   EXPECT_EQ(EventKeys(session.store()), EventKeys(local.store()));
-  EXPECT_TRUE(session.outcome().checked);
-  EXPECT_TRUE(session.outcome().verify.correct);
-  EXPECT_EQ(session.outcome().verify.checked, local.outcome().verify.checked);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).checked);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
+  EXPECT_EQ(test::Outcome<CollectiveOutcomeSummary>(session).verify.checked, test::Outcome<CollectiveOutcomeSummary>(local).verify.checked);
 
   // The values rank 0 gathered from every rank crossed mpirun's stdout
   // forwarding intact: checked here against the reference.
   const std::vector<std::vector<float>>& buffers = session.worker_buffers();
-  ASSERT_EQ(buffers.size(), session.prepared()->plan.buffers.size());
+  ASSERT_EQ(buffers.size(), session.plan()->buffers.size());
   const VerifyResult verify = VerifyCollective(
-      session.prepared()->params, session.prepared()->plan, session.prepared()->scenario.seed,
+      test::PreparedAs<PreparedCollective>(session, "collective")->params, *session.plan(), test::PreparedAs<PreparedCollective>(session, "collective")->scenario.seed,
       [&](BufferId id) { return std::span<const float>(buffers[static_cast<std::size_t>(id)]); });
   EXPECT_TRUE(verify.correct);
   EXPECT_EQ(verify.checked, 4 * 256);
@@ -140,7 +141,7 @@ TEST(MpiWorkerSession, AKilledRankFailsTheRunByNameLeavesNoProcessAndARestartRun
   ASSERT_TRUE(session.RestartWorker()) << session.error();
   ASSERT_TRUE(PollUntil(session, NotRunning));
   EXPECT_EQ(session.state(), SessionState::kDone) << session.error();
-  EXPECT_TRUE(session.outcome().verify.correct);
+  EXPECT_TRUE(test::Outcome<CollectiveOutcomeSummary>(session).verify.correct);
   ASSERT_TRUE(PollUntil(session, Reaped));
   EXPECT_TRUE(NoProcessWith(cli));
 }

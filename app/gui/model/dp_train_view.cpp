@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/dp_train_scenario.h"
 
 namespace shardlab::gui {
 namespace {

@@ -89,13 +89,13 @@ std::string CollectiveGroupText(const ThreeDPlan& plan, int collective_seq) {
   return text;
 }
 
-std::array<std::vector<bool>, kGroupKindCount> LinksByGroupKind(const ThreeDPlan& plan,
+std::array<std::vector<bool>, kGroupKindCount> LinksByGroupKind(const ThreeDPlan& plan, const Plan& ops,
                                                                  const Topology& topology) {
   std::array<std::vector<bool>, kGroupKindCount> used;
   for (std::vector<bool>& links : used) links.assign(topology.links.size(), false);
   std::map<std::pair<int, int>, Route> routes;  // by (rank, peer): a plan repeats its pairs
   const int gpus = topology.num_gpus();
-  for (const Op& op : plan.plan.ops) {
+  for (const Op& op : ops.ops) {
     if (op.kind != OpKind::kSend || op.peer < 0 || op.rank >= gpus || op.peer >= gpus) continue;
     if (op.collective_seq < 0 || op.collective_seq >= static_cast<int>(plan.collectives.size())) continue;
     const auto kind = static_cast<std::size_t>(plan.collectives[static_cast<std::size_t>(op.collective_seq)].kind);

@@ -51,8 +51,9 @@ std::string CollectiveGroupText(const ThreeDPlan& plan, int collective_seq);
 
 /// [GroupKind][link id]: whether a send of that kind in the 3D plan (a
 /// TP all-reduce, a stage-to-stage transfer, a DP gradient collective)
-/// crosses the link on its route from GPU `rank` to GPU `peer`.
-std::array<std::vector<bool>, kGroupKindCount> LinksByGroupKind(const ThreeDPlan& plan,
+/// crosses the link on its route from GPU `rank` to GPU `peer`. `ops`: the
+/// plan's ops (plan.plan, or the Prepared's plan it was moved to).
+std::array<std::vector<bool>, kGroupKindCount> LinksByGroupKind(const ThreeDPlan& plan, const Plan& ops,
                                                                  const Topology& topology);
 
 }  // namespace shardlab::gui

@@ -1,4 +1,7 @@
 #include "app/gui/model/run_insight.h"
+#include "app/gui/model/run_detail.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -8,7 +11,7 @@ CommPattern PatternOf(const Session& session) {
   const Topology* topology = session.topology();
   const Plan* plan = session.plan();
   if (topology == nullptr || plan == nullptr) return {};
-  if (const PreparedCollective* c = session.prepared()) {
+  if (const PreparedCollective* c = CollectiveOf(session.prepared())) {
     const CollectiveParams& params = c->params;
     std::vector<int> order = c->ring_order;
     if (order.empty()) order = params.ring_order;
@@ -24,11 +27,11 @@ CommPattern PatternOf(const Session& session) {
         return RingPattern(*topology, order, "ring the NCCL model assumes (" + c->ring_order_mode + " order)");
     }
   }
-  if (const PreparedPipeline* p = session.pipeline()) {
+  if (const PreparedPipeline* p = PreparedDetail<PreparedPipeline>(session, "pipeline_metrics")) {
     return StageChainPattern(*topology, p->pipeline.params.shape.stages);
   }
-  if (const PreparedThreeD* t = session.three_d()) return GridPattern(*topology, t->three_d.params.grid);
-  if (session.moe() != nullptr) return MeshPattern(*topology, plan->num_ranks);
+  if (const PreparedThreeD* t = PreparedDetail<PreparedThreeD>(session, "three_d_metrics")) return GridPattern(*topology, t->three_d.params.grid);
+  if (RunHasPanel(session, "moe_metrics")) return MeshPattern(*topology, plan->num_ranks);
   return TransferPattern(*topology, *plan, "the plan's transfers");
 }
 
@@ -62,7 +65,7 @@ void RunInsight::Refresh(const Session& session) {
   }
   // Link wait is measured against the modelled links only (the simulator's).
   const bool modelled = session.backend() == "sim";
-  const bool pipeline = session.pipeline() != nullptr;
+  const bool pipeline = RunHasPanel(session, "pipeline_metrics") && session.prepared() != nullptr;
   critical_ = path_cache_.Get(session.run_id(), complete, plan, session.store(),
                               modelled ? session.topology() : nullptr, &session.faults(), pipeline);
 }

@@ -1,25 +1,28 @@
 // Session: one scenario run for the app, from the scenario panel's settings
-// to the events the views replay.
+// to the events the views replay. It is a small run controller: whatever the
+// scenario, it holds one Prepared and one Summary (engine/scenarios/scenario.h)
+// and one run thread.
 //
-//   ScenarioSettings ──Check──► message shown in place (or "")
-//          │ Start
-//          ▼
-//   PreparedCollective, PreparedPipeline, PreparedTp or PreparedZero (engine)
-//          └──────────────────────► worker thread: Executor::StepOnce
-//          │                          ├─► QueueSink ─► EventQueue ─┐
-//          │                          └─► ChunkState ─► snapshot per step
-//          ▼                                                       │
-//   Poll() each frame on the UI thread ◄───────────────────────────┘
-//          └─► TimelineStore, BufferSnapshots, metrics when done
+//   ScenarioSettings ──ParamsOf──► ScenarioParams ──PrepareScenario──► Prepared
+//          │ Check (session_check.cpp)     (the spec's)   (session_check.cpp)  │
+//          ▼                                                                   ▼
+//   message shown in place (or "")          run thread: Executor::StepOnce, paced by the
+//                                            queue; Play / Pause / Step / Cancel
+//                                              ├─► QueueSink ─► EventQueue ─┐
+//                                              └─► ChunkState ─► snapshots  │ (collectives)
+//   Poll() each frame on the UI thread ◄────────────────────────────────────┘
+//          └─► TimelineStore, BufferSnapshots; SummarizeScenario ─► summary() when done
 //
-// The worker paces itself: it starts the next step only while the queue
+// The run thread paces itself: it starts the next step only while the queue
 // has room, so the run never drops events and the executor never blocks.
 // Every engine error becomes error(); the app stays usable.
 //
-// Two other sources feed the same store and views: a collective run in a
-// worker process (settings.in_worker; session_worker.cpp: the events arrive
+// Other sources feed the same store and views, each in a file of its own: a
+// collective run in a worker process (session_worker.cpp: the events arrive
 // over a pipe from `shardlab-cli worker`, and a dead worker becomes
-// worker_failure() with a restart), and a trace file (OpenTrace).
+// worker_failure() with a restart), a trace file and the scenarios the app
+// shows as a finished run (session_traces.cpp), the event flood
+// (session_flood.cpp). What the settings may be is session_check.cpp's.
 #pragma once
 
 #include <atomic>
@@ -32,171 +35,60 @@
 #include <thread>
 #include <vector>
 
+#include "app/gui/model/buffer_snapshots.h"
 #include "app/gui/model/compare_overlay.h"
 #include "app/gui/model/event_flood.h"
 #include "app/gui/model/run_iterations.h"
+#include "app/gui/model/scenario_settings.h"
 #include "app/gui/model/timeline_store.h"
 #include "app/gui/model/worker_client.h"
 #include "engine/core/event_queue.h"
-#include "engine/run/chunk_state.h"
-#include "engine/run/machine_model.h"
-#include "engine/scenarios/collective_scenario.h"
-#include "engine/scenarios/dp_train_scenario.h"
-#include "engine/scenarios/inference_scenario.h"
-#include "engine/run/executor.h"
-#include "engine/scenarios/moe_scenario.h"
-#include "engine/scenarios/pipeline_scenario.h"
-#include "engine/scenarios/three_d_scenario.h"
 #include "engine/io/trace_reader.h"
-#include "engine/scenarios/tp_scenario.h"
-#include "engine/scenarios/zero_scenario.h"
+#include "engine/run/executor.h"
+#include "engine/run/machine_model.h"
+#include "engine/scenarios/inference_scenario.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab::gui {
-
-/// The scenario panel's names for pipeline training, for one
-/// tensor-parallel (Megatron) layer and for data-parallel / ZeRO training;
-/// every other scenario is a collective kind.
-inline constexpr const char* kPipelineScenario = "pipeline";
-inline constexpr const char* kTensorParallelScenario = "tp";
-inline constexpr const char* kZeroScenario = "zero";
-/// DP x PP x TP training of the small MLP, and one expert-parallel MoE layer.
-inline constexpr const char* kThreeDScenario = "3d";
-inline constexpr const char* kMoeScenario = "moe";
-/// Multi-step data-parallel SGD with the training techniques.
-inline constexpr const char* kDpTrainScenario = "dp-train";
-
-/// What the scenario panel edits; text fields stay text until Check.
-/// Every field bound to a scenario spec's parameter (scenario_fields.cpp)
-/// takes its default from the spec, in the constructor; the comments say
-/// what a field is, the spec says its default, range and unit.
-struct ScenarioSettings {
-  ScenarioSettings();  // the spec defaults, ring all-reduce (scenario_fields.cpp)
-
-  std::string scenario = "allreduce";  // a collective kind (CLI spelling), "pipeline", "tp", ...
-  std::string topology;               // preset name, file path, or "this" (this_machine_choice.h)
-  /// topology "this" without a GPU here: the modelled machine is
-  /// machine_gpus GPUs of this device profile (calibrate's TOML).
-  std::string device_profile;
-  int machine_gpus = 1;
-  /// Real hardware (cuda): hold each transfer for the modelled link's time
-  /// (link_emulation.h; RunOptions::emulate_links). Ignored on the simulator.
-  bool emulate_links = false;
-  std::string backend = "sim";
-  /// Collectives only: run in a worker process (`shardlab-cli worker`)
-  /// instead of in the app, as real hardware (cuda, mpi) always does.
-  bool in_worker = false;
-  bool timing_only = false;
-  /// Untimed runs first and timed runs, as the CLI's -w/-n (run_iterations.h):
-  /// warmup -1 is the backend's default (1 on cuda, 0 on the simulator).
-  int warmup = -1;
-  int iters = 1;
-  // Collectives.
-  std::string algo;
-  int ranks = 0;
-  std::string size;                   // ParseSize syntax
-  std::string ring_order;             // auto | rank | "0,3,2,1"
-  // Pipeline training of the small MLP (as `shardlab-cli run pipeline`).
-  std::string schedule;               // gpipe | 1f1b | interleaved | zb-h1
-  int stages = 0;
-  int microbatches = 0;
-  int chunks = 0;                     // model chunks per stage; interleaved only
-  int layers = 0;
-  int width = 0;
-  int batch = 0;
-  std::string optimizer;
-  // One tensor-parallel layer (as `shardlab-cli run tp`).
-  std::string tp_layer;               // column | row | mlp | attention | transformer
-  int tp = 0;                         // ranks the layer is split over, one per GPU
-  int tp_batch = 0;                   // B
-  int tp_seq = 0;                     // S: the layer sees T = B x S tokens
-  int tp_hidden = 0;                  // H
-  int tp_ffn = 0;                     // F; 0: the engine's default (4H for the MLP)
-  int tp_heads = 0;                   // attention heads (attention, transformer)
-  bool sequence_parallel = false;     // Megatron's SP: each all-reduce becomes RS + AG
-  // Data-parallel / ZeRO training of the small MLP with Adam (the engine's
-  // ZeroScenario).
-  int zero_stage = 0;                 // 0 (plain data parallel), 1, 2, 3
-  int zero_ranks = 0;                 // N, one rank per GPU
-  int zero_layers = 0;
-  int zero_width = 0;
-  int zero_batch = 0;                 // the global batch; each rank takes B/N rows
-  int zero_steps = 0;                 // Adam steps
-  std::string zero_bucket;            // fp16 gradient per bucket (ParseSize syntax)
-  bool zero_overlap = true;           // a bucket's collective starts when its gradient is ready
-  int zero_k = 12;                    // optimizer bytes per parameter in the formula: 12 or 8
-  // DP x PP x TP training of the small MLP (as `shardlab-cli run 3d`).
-  int dp = 0, pp = 0, tp3 = 0;        // the grid; rank = pp*(dp*tp) + dp*tp + tp
-  int td_zero = 0;                    // 0: DP all-reduce, 1: ZeRO-1 over each DP group
-  std::string td_schedule;
-  int td_microbatches = 0;            // per replica
-  int td_layers = 0;
-  int td_width = 0;
-  int td_batch = 0;
-  std::string td_optimizer;
-  // One expert-parallel MoE layer (as `shardlab-cli run moe`).
-  int moe_ranks = 0;                  // N
-  int moe_experts = 0;                // E, divisible by N
-  int moe_top_k = 0;                  // k
-  int moe_tokens = 0;                 // T over all ranks
-  int moe_hidden = 0;                 // H
-  int moe_ffn = 0;                    // F of every expert
-  double moe_capacity = 0;            // capacity factor
-  std::string moe_skew;               // router | uniform | hot | zipf | ...
-  /// Parameters the app has no field of its own for (a collective's dtype,
-  /// every parameter of a scenario only a test registered): "spec.param"
-  /// -> text, as typed; absent means the spec's default.
-  std::map<std::string, std::string> other_params;
-
-  bool is_pipeline() const { return scenario == kPipelineScenario; }
-  bool is_tp() const { return scenario == kTensorParallelScenario; }
-  bool is_zero() const { return scenario == kZeroScenario; }
-  bool is_three_d() const { return scenario == kThreeDScenario; }
-  bool is_moe() const { return scenario == kMoeScenario; }
-  /// A collective kind: none of the scenarios the app knows by name, nor
-  /// another registered scenario.
-  bool is_collective() const;
-  bool operator==(const ScenarioSettings&) const = default;
-};
-
-/// One cell of the buffer view: whose contributions a chunk holds.
-struct ChunkCell {
-  std::vector<int> contributors;  // empty: nothing yet, or mixed (see label)
-  std::string label;              // "A0+A1", "A0..7", "_", "C(5 ranks)*"
-  bool complete = false;          // holds every rank it should at the end
-};
-
-/// The buffer view after one logical step (step 0: the inputs).
-struct BufferSnapshot {
-  int step = 0;
-  std::vector<std::vector<ChunkCell>> ranks;  // [rank][chunk]
-};
 
 enum class SessionState { kEmpty, kRunning, kDone, kFailed };
 
 class Session {
  public:
   Session();
-  ~Session();  // cancels and joins the worker
+  ~Session();  // cancels and joins the run thread
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   /// "" when the settings make a valid run; otherwise one sentence saying
   /// what is wrong and how to fix it ("dgx-a100 has 8 GPUs; choose 1-8
-  /// ranks"). Cheap enough to call every frame (topologies are cached).
+  /// ranks"). Cheap enough to call every frame (topologies are cached, and
+  /// only This machine builds a plan). session_check.cpp.
   std::string Check(const ScenarioSettings& settings);
 
-  /// Cancels any run, prepares the new one and starts it in the background.
-  /// Returns false (and sets error()) when the settings are rejected.
-  bool Start(const ScenarioSettings& settings);
+  /// Cancels any run, prepares the new one and starts it in the background
+  /// (`paused`: held before its first step, for Step and Play). Returns
+  /// false (and sets error()) when the settings are rejected.
+  bool Start(const ScenarioSettings& settings, bool paused = false);
+
+  // --- Run control: the Executor's, on the one run thread.
+  /// Stops the run inside its current step (Executor::Cancel) and joins it.
   void Cancel();
+  /// Holds the run at the next step boundary (state() stays kRunning).
+  void Pause();
+  /// Lets a paused run go on to the end.
+  void Play();
+  /// A paused run runs one more logical step, then holds again.
+  void Step();
+  bool paused() const { return paused_.load(); }
 
   /// UI thread, once per frame: moves new events into the store and new
-  /// snapshots into buffer_snapshots(); finishes metrics when the run ends.
+  /// snapshots into buffer_snapshots(); takes the summary when the run ends.
   void Poll();
 
   SessionState state() const { return state_; }
   const std::string& error() const { return error_; }
-  /// Steps the worker has finished (for a progress bar) and the total.
+  /// Steps the run has finished (for a progress bar) and the total.
   int steps_done() const { return steps_done_.load(); }
   int num_steps() const;
 
@@ -204,6 +96,17 @@ class Session {
   /// Start (until the next one), else null.
   const Plan* plan() const;
   const Topology* topology() const;
+  /// The run as prepared, or null (no run, a trace, or a scenario the app
+  /// shows as a finished run). Its Detail<T>() is the scenario's own state
+  /// (PreparedPipeline, PreparedTp, ...), for that scenario's views (whose
+  /// plan is this one's `plan`: the detail's was moved here).
+  const Prepared* prepared() const { return prepared_.get(); }
+  /// The parameters the run was started from (the spec's), or null.
+  const ScenarioParams* run_params() const { return run_params_ ? &*run_params_ : nullptr; }
+  /// What the run measured, when state() == kDone after Start: the spec's
+  /// quantities, its line and verdict, and Detail<T>() the scenario's own
+  /// summary (PipelineOutcomeSummary, TpSummary, ...; null before the end).
+  const Summary& summary() const { return summary_; }
   /// The machine the current run models, in words (MachineRecord::Describe:
   /// "1 NVIDIA H200 (...), 8 ranks as virtual devices on GPU 0 sharing its
   /// HBM") for a run on "This machine"; "" otherwise.
@@ -212,13 +115,12 @@ class Session {
   const std::string& checked_machine() const { return last_check_machine_; }
   /// Changes with every Start: views that cache per-run state compare it.
   std::uint64_t run_id() const { return run_id_; }
-  /// "ring all-reduce, 8 ranks, 64 MiB on dgx-a100", "1F1B (PipeDream-Flush),
-  /// 4 stages, 8 micro-batches, MLP 8x256 (batch 64) on dgx-a100", or the
-  /// tensor-parallel layer's or ZeRO run's plan name on its machine.
+  /// The plan's name on its machine ("1F1B (PipeDream-Flush), 4 stages, ...
+  /// on dgx-a100"), or an opened trace's title.
   std::string Title() const;
-  /// The formula's time for the run (collectives), else an estimate from
-  /// the plan's compute ops (and a tensor-parallel layer's all-reduce
-  /// formula); 0 without a run. Paces the replay.
+  /// An estimate of the run's span: the busiest rank's compute at the
+  /// machine's speed (a collective: its formula); 0 without a run. Paces
+  /// the replay.
   TimeNs expected_ns() const;
 
   /// The spec name of the scenario the current run was started from
@@ -226,65 +128,30 @@ class Session {
   /// pick its panels by it (app/gui/views/scenario_panels.h). "" without a
   /// run and for an opened trace.
   const std::string& run_scenario() const { return run_scenario_; }
-  /// The collective run's stragglers and failures, resolved against its
-  /// machine (empty for other scenarios); the views mark them.
-  const Faults& faults() const { return faults_; }
-  /// The collective run, or null (no run, or a pipeline).
-  const PreparedCollective* prepared() const { return prepared_.get(); }
-  /// The pipeline run, or null (no run, or a collective).
-  const PreparedPipeline* pipeline() const { return pipeline_.get(); }
-  /// Bubble, in-flight peaks and the check, when state() == kDone on a pipeline.
-  const PipelineOutcomeSummary& pipeline_outcome() const { return pipeline_outcome_; }
-  /// The tensor-parallel layer run, or null (no run, or another scenario).
-  const PreparedTp* tp() const { return tp_.get(); }
-  /// Compute/communication split, all-reduces and the check, when
-  /// state() == kDone on a tensor-parallel layer.
-  const TpSummary& tp_outcome() const { return tp_outcome_; }
-  /// The data-parallel / ZeRO run, or null (no run, or another scenario).
-  const PreparedZero* zero() const { return zero_.get(); }
-  /// Memory per rank by category as the backend allocated it, traffic per
-  /// step beside 2Ψ/3Ψ, and the check, when state() == kDone on a ZeRO run.
-  const ZeroSummary& zero_outcome() const { return zero_outcome_; }
-  /// The DP x PP x TP run, or null; its summary when state() == kDone.
-  const PreparedThreeD* three_d() const { return three_d_.get(); }
-  const ThreeDSummary& three_d_outcome() const { return three_d_outcome_; }
-  /// The MoE layer run, or null; its summary when state() == kDone.
-  const PreparedMoe* moe() const { return moe_.get(); }
-  const MoeSummary& moe_outcome() const { return moe_outcome_; }
-  /// The data-parallel training-techniques run (always timing only on the
-  /// simulator: the arithmetic ran in Prepare), or null; its summary when
-  /// state() == kDone.
-  const PreparedDpTrain* dp_train() const { return dp_train_.get(); }
-  const DpTrainSummary& dp_train_outcome() const { return dp_train_outcome_; }
-  /// The K (optimizer bytes per parameter) the views draw the memory
-  /// formula with: 12 (the ZeRO paper) or 8 (the seed texts); set by Start.
-  int zero_k() const { return zero_k_; }
+  /// The run's stragglers and failures, resolved against its machine; the
+  /// views mark them.
+  const Faults& faults() const;
   /// The backend the current run uses ("sim"); "" without a run.
   std::string backend() const;
   /// The finished run's warm-up and timed runs (run_iterations.h), and the
   /// metrics panel's line about them ("" for one run without warm-up).
   const IterationTimes& iterations() const { return iterations_; }
   std::string iterations_line() const { return DescribeRunIterations(iterations_); }
-  // --- Opened traces (File > Open trace).
+  /// Why the run was not checked, as a view shows it: the app's reason when
+  /// it chose timing-only (timing_only_reason()), else the scenario's own.
+  std::string NotCheckedReason(const std::string& scenario_reason) const {
+    return timing_only_reason_.empty() ? scenario_reason : timing_only_reason_;
+  }
+
+  // --- Opened traces and finished runs (session_traces.cpp).
   /// Shows the Chrome trace at `path` (one ShardLab wrote, from any
   /// backend) instead of a run. On a bad file returns false with one
   /// message in *message and leaves the current run as it was.
   bool OpenTrace(const std::string& path, std::string* message);
-  /// Runs the elastic job of `params` whole (it writes and reads real
-  /// checkpoint files) and shows the trace it writes. Throws Error.
-  bool ShowElasticJob(const ScenarioParams& params);
   /// Shows a run that finished outside the session (elastic, inference's
   /// real run) as an opened trace of it. Throws Error.
   void ShowFinishedRun(const Plan& plan, const Topology& topology, const std::vector<Event>& events,
                        const std::string& title);
-  /// Serves the inference scenario of `params` with every batching policy
-  /// on the same arrivals (timing only, milliseconds) after its real run
-  /// (the first requests, every logit checked), shows the real run's trace
-  /// and keeps the served runs for the serving view. Throws Error.
-  bool ShowInferenceRun(const ScenarioParams& params);
-  /// Shows the trace-compare scenario's measured trace with the model of
-  /// its machine laid over it (compare()). Throws Error.
-  bool ShowTraceCompare(const ScenarioParams& params);
   /// The inference run shown, or null.
   const InferenceRun* inference() const { return inference_.get(); }
   /// The opened trace, or null (no trace: a run or nothing).
@@ -305,7 +172,7 @@ class Session {
   /// later, so the cursor that reveals the bars reveals every outline too.
   TimeNs replay_end_ns() const;
 
-  // --- Worker runs (a collective with settings.in_worker).
+  // --- Worker runs (a collective with settings.in_worker; session_worker.cpp).
   /// The program started as the worker (default: DefaultWorkerProgram()).
   void SetWorkerProgram(std::string path) { worker_program_ = std::move(path); }
   /// Words put before the worker's command line, e.g. {"mpirun", "-np", "4"}
@@ -346,19 +213,17 @@ class Session {
   /// The latest values of each buffer the worker sent (empty when it sent
   /// none: timing-only or large runs).
   const std::vector<std::vector<float>>& worker_buffers() const { return worker_buffers_; }
-  /// Why a pipeline, tensor-parallel or ZeRO run was not checked ("" when it was,
-  /// or was asked to be timed only).
+  /// Why the run was not checked when the app chose timing-only ("" when
+  /// it was checked, or was asked to be timed only).
   const std::string& timing_only_reason() const { return timing_only_reason_; }
   const TimelineStore& store() const { return store_; }
   const std::vector<BufferSnapshot>& buffer_snapshots() const { return snapshots_; }
-  /// Measured metrics and the check of the result, when state() == kDone.
-  const CollectiveOutcomeSummary& outcome() const { return outcome_; }
   std::uint64_t dropped_events() const;
 
-  /// The event flood of `shardlab --event-flood` (event_flood.h): once a
-  /// run is recorded, a producer re-emits its events as fast as it can and
-  /// Poll ingests them, kMaxEventsPerFrame at a time, into a store window of
-  /// kFloodWindow events. False (and *why) when no run is recorded.
+  // --- The event flood of `shardlab --event-flood` (session_flood.cpp).
+  /// Once a run is recorded, a producer re-emits its events as fast as it
+  /// can and Poll ingests them, kMaxEventsPerFrame at a time, into a store
+  /// window of kFloodWindow events. False (and *why) when no run is recorded.
   bool StartEventFlood(std::string* why);
   /// Stops the producer and takes what is left in the queue (counted, not
   /// stored). Cancel and Start stop a flood too. A flood is a diagnostic that
@@ -375,7 +240,7 @@ class Session {
   /// Above this much host data (all ranks' buffers) a run is timed only and
   /// its result not checked, as the CLI's default --verify-max.
   static constexpr Bytes kMaxCheckedHostBytes = Bytes{1} << 30;
-  /// Events the queue holds; the worker waits while it is more than half full.
+  /// Events the queue holds; the run thread waits while it is more than half full.
   static constexpr std::size_t kQueueCapacity = std::size_t{1} << 18;
   /// Poll moves at most this many events into the store per frame, so a
   /// frame's ingest stays a few milliseconds however full the queue is (the
@@ -388,71 +253,64 @@ class Session {
   static constexpr double kMaxCheckedHostFlops = 2e9;
 
  private:
-  /// Resets everything a run leaves behind (UI thread, worker joined).
+  /// Resets everything a run leaves behind (UI thread, run thread joined).
   void ResetRun();
+  /// Cancel, ResetRun and a new run id: what every new run or trace starts with.
+  void BeginNewRun();
+  /// A run as the app prepares it (session_check.cpp).
+  struct AppRun {
+    std::unique_ptr<Prepared> prepared;
+    std::optional<ScenarioParams> params;    // as run: timing_only set where the app chose it
+    std::optional<MachineModel> machine;     // This machine's model, else none
+    std::string timing_only_reason;          // why the app chose timing-only ("" when it did not)
+  };
+  /// `params` prepared for this app: on This machine's model or the cached
+  /// topology, timing-only (and why) where the real run cannot be or is more
+  /// host work than the app checks, within the app's own limits. Throws Error.
+  AppRun PrepareRun(const ScenarioSettings& settings, const ScenarioParams& params);
+  /// session_traces.cpp: shows a scenario the app shows as a finished run
+  /// (one that measures itself: elastic, inference, trace-compare); false
+  /// when `params` is not one of them. Throws Error.
+  bool ShowMeasuredScenario(const ScenarioParams& params);
+  /// session_traces.cpp: checks such a scenario's parameters; false when
+  /// `params` is not one of them. Throws Error.
+  static bool CheckMeasuredScenario(const ScenarioParams& params);
+  friend struct MeasuredScenarioViews;
   /// Puts an opened trace on screen (the run is reset already).
   void ShowLoadedTrace(std::unique_ptr<LoadedTrace> loaded);
   /// Starts prepared_ in a worker process (UI thread).
   void StartWorkerRun(const ScenarioSettings& settings);
-  /// Poll() for a worker run: records into the store, snapshots, outcome.
+  /// Poll() for a worker run: records into the store, snapshots, summary.
   void PollWorker();
   /// Ends a worker run as failed, with what happened.
   void FailWorker(const std::string& what);
-  /// Steps `executor` to the end into `sink`, paced by the queue; calls
-  /// after_step(step) after each. False when cancelled.
+  /// The run thread: runs prepared_ to the end and summarizes it.
+  void RunThread();
+  /// Steps `executor` to the end into `sink`, paced by the queue and held
+  /// while paused; calls after_step(step) after each. False when cancelled.
   bool StepToEnd(Executor& executor, EventSink& sink, const std::function<void(int)>& after_step);
+  /// The warm-up and timed runs before the shown one; false when cancelled.
+  bool RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans);
   /// Publishes an executor as the one Cancel() reaches, and takes it back
   /// however the scope is left (a run that throws included).
   class PublishedExecutor;
-  void RunCollectiveWorker();
-  void RunPipelineWorker();
-  void RunTpWorker();
-  void RunZeroWorker();
-  void RunThreeDWorker();
-  void RunMoeWorker();
-  void RunDpTrainWorker();
-  template <class Prepared, class Summary, class Summarize>
-  void RunTrainingWorker(const Prepared& prepared, const Plan& plan, Summary& slot, Summarize summarize);
-  /// Runs `body` on the worker thread, turning its errors into worker_error_.
-  void WorkerGuard(const std::function<void()>& body);
-  /// The finished run's host lane, for Poll to show (worker thread, mutex_ held).
-  void KeepHostLane(const Backend& backend);
-  /// The scenario's topology, loaded once per name (throws "topology: ...";
-  /// "this" only the scenarios MachineTopology serves model).
+  /// The scenario's topology, loaded once per name (throws "topology: ...").
   const Topology& CachedTopology(const std::string& name);
-  /// The one place "This machine" is special: the machine of a collective,
-  /// pipeline, tp or zero run is the settings' preset or file
-  /// (CachedTopology), or for "this" the model of this machine for `ranks`
-  /// ranks (0: one per GPU), as the CLI's `--topology this` builds it; its
-  /// plan topology is returned and the model put in *model (reset otherwise).
-  Topology MachineTopology(const ScenarioSettings& settings, int ranks, std::optional<MachineModel>* model);
-  /// A collective's: MachineTopology for the settings' ranks ("all": 0).
-  Topology CollectiveTopology(const ScenarioSettings& settings, const ScenarioParams& params,
-                              std::optional<MachineModel>* model);
   /// Moves up to max_count queued events into the store (UI thread).
   void DrainEvents(std::size_t max_count = SIZE_MAX);
+  /// Moves the run thread's snapshots into snapshots_ (UI thread).
+  void TakeSnapshots();
   /// Poll() while a flood runs.
   void PollFlood();
-  /// The buffer view after `step`, from the worker's ChunkState.
-  BufferSnapshot Snapshot(int step, const ChunkState& chunks) const;
 
   std::uint64_t run_id_ = 0;
-  std::unique_ptr<PreparedCollective> prepared_;
-  std::optional<MachineModel> machine_model_;  // the run on "This machine" (MachineTopology)
-  Faults faults_;  // the run's stragglers and failures (every scenario; PrepareRunFaults)
-  std::unique_ptr<PreparedPipeline> pipeline_;
-  PipelineOutcomeSummary pipeline_outcome_;
-  std::unique_ptr<PreparedTp> tp_;
-  TpSummary tp_outcome_;
-  std::unique_ptr<PreparedZero> zero_;
-  ZeroSummary zero_outcome_;
-  int zero_k_ = 12;
-  std::unique_ptr<PreparedThreeD> three_d_;
-  ThreeDSummary three_d_outcome_;
-  std::unique_ptr<PreparedMoe> moe_;
-  MoeSummary moe_outcome_;
-  std::unique_ptr<PreparedDpTrain> dp_train_;
-  DpTrainSummary dp_train_outcome_;
+  std::string run_scenario_;                // see run_scenario()
+  std::optional<ScenarioParams> run_params_;
+  std::unique_ptr<Prepared> prepared_;
+  Summary summary_;
+  std::string backend_;                     // the run's (the app's side of a worker run: "sim")
+  std::optional<MachineModel> machine_model_;  // the run on "This machine" (session_check.cpp)
+  std::unique_ptr<InferenceRun> inference_; // see inference()
   std::unique_ptr<LoadedTrace> trace_;
   std::vector<HostEnqueueSpan> host_lane_;
   ClockKind host_clock_ = ClockKind::kHost;
@@ -460,31 +318,29 @@ class Session {
   std::unique_ptr<EventQueue> queue_;
   TimelineStore store_;
   std::vector<BufferSnapshot> snapshots_;
-  CollectiveOutcomeSummary outcome_;
   SessionState state_ = SessionState::kEmpty;
   std::string error_;
-
-  std::thread worker_;
-  std::atomic<bool> cancel_{false};
-  IterationSettings iteration_settings_;    // the run's warm-up and timed runs (Start)
-  IterationTimes iterations_;               // the finished run's (Poll)
-  /// The warm-up and timed runs before the shown one (published for
-  /// Cancel); false when cancelled. A run that fails throws, as in
-  /// StepToEnd, for WorkerGuard to report.
-  bool RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans);
-  std::atomic<int> steps_done_{0};
-  std::atomic<bool> worker_finished_{false};
   std::string timing_only_reason_;          // set by Start when it chose timing-only
   std::vector<Event> batch_;                // reused by DrainEvents
-  std::map<std::string, std::unique_ptr<const Topology>> topologies_;  // UI thread only
+  IterationSettings iteration_settings_;    // the run's warm-up and timed runs (Start)
+  IterationTimes iterations_;               // the finished run's (Poll)
+
+  // The run thread and its controls.
+  std::thread run_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> paused_{false};
+  std::atomic<int> steps_allowed_{0};       // Step() while paused
+  std::atomic<int> steps_done_{0};
+  std::atomic<bool> run_finished_{false};
+
+  // Settings checks (UI thread only; session_check.cpp).
+  std::map<std::string, std::unique_ptr<const Topology>> topologies_;
   bool has_last_check_ = false;             // Check's answer for the settings it last saw
-  std::string run_scenario_;                // see run_scenario()
-  std::unique_ptr<InferenceRun> inference_; // see inference()
   ScenarioSettings last_check_settings_;
   std::string last_check_message_;
   std::string last_check_machine_;          // checked_machine()
 
-  // Worker runs (UI thread only).
+  // Worker runs (UI thread only; session_worker.cpp).
   bool worker_run_ = false;
   std::unique_ptr<WorkerClient> worker_client_;
   std::unique_ptr<ChunkState> worker_chunks_;
@@ -505,25 +361,19 @@ class Session {
   ScenarioRecord worker_sent_;              // the settings the worker was asked to run
   ScenarioRecord worker_echo_;              // what its scenario record said
 
-  // Event flood (UI thread only).
+  // Event flood (UI thread only; session_flood.cpp).
   std::unique_ptr<EventFlood> flood_;
   FloodCounters flood_counters_;            // ingested and the final counts
   TimeNs flood_base_ns_ = -1;               // shift taken off the store window's events
 
   std::mutex mutex_;                        // guards the fields below
   std::vector<BufferSnapshot> pending_snapshots_;
-  std::string worker_error_;
-  IterationTimes worker_iterations_;
-  CollectiveOutcomeSummary worker_outcome_;
-  PipelineOutcomeSummary worker_pipeline_outcome_;
-  TpSummary worker_tp_outcome_;
-  ZeroSummary worker_zero_outcome_;
-  ThreeDSummary worker_three_d_outcome_;
-  MoeSummary worker_moe_outcome_;
-  DpTrainSummary worker_dp_train_outcome_;
-  std::vector<HostEnqueueSpan> worker_host_lane_;  // the worker's backend's, once it finished
-  ClockKind worker_host_clock_ = ClockKind::kHost;
-  Executor* running_executor_ = nullptr;    // the worker's, while it exists (for Cancel)
+  std::string run_error_;
+  IterationTimes run_iterations_;
+  Summary run_summary_;
+  std::vector<HostEnqueueSpan> run_host_lane_;  // the run's backend's, once it finished
+  ClockKind run_host_clock_ = ClockKind::kHost;
+  Executor* running_executor_ = nullptr;    // the run thread's, while it exists (for Cancel)
 };
 
 }  // namespace shardlab::gui

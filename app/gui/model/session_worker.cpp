@@ -2,8 +2,8 @@
 // child process (WorkerClient), its records turned into what the views read
 // (the store, buffer snapshots, the outcome), and its death into a message.
 //
-//   Start ─► PrepareCollective here (the views' plan) ─► StartWorkerRun: spawn, "play"
-//   Poll  ─► PollWorker: records ─► store, ChunkState ─► snapshots; run done ─► outcome,
+//   Start ─► PrepareScenario here (the views' plan) ─► StartWorkerRun: spawn, "play"
+//   Poll  ─► PollWorker: records ─► store, ChunkState ─► snapshots; run done ─► summary,
 //            its timed runs' spans ─► iterations (checked against the settings)
 //            worker ended early / timed out ─► FailWorker (what happened, Restart)
 #include <chrono>
@@ -61,7 +61,29 @@ std::string MpiRankFailure(const std::string& stderr_text) {
   return std::regex_search(failure, own) ? "" : failure;
 }
 
+/// The summary of a worker's "run done" record: the collective's own
+/// (CollectiveOutcomeSummary, for its metrics view) and its verdict.
+Summary WorkerSummary(const CollectiveOutcomeSummary& o) {
+  Summary summary;
+  summary.detail = std::make_shared<CollectiveOutcomeSummary>(o);
+  summary.values = {{"time_ns", static_cast<double>(o.metrics.time_ns)},
+                    {"algbw_gbps", o.metrics.algbw_gbps},
+                    {"busbw_gbps", o.metrics.busbw_gbps},
+                    {"steps", static_cast<double>(o.steps)}};
+  if (!o.checked) {
+    summary.verdict = NotChecked(o.not_checked_reason);
+  } else {
+    summary.verdict.kind = o.verify.correct ? VerdictKind::kCorrect : VerdictKind::kWrong;
+    summary.verdict.elements = o.verify.checked;
+  }
+  return summary;
+}
+
 }  // namespace
+
+pid_t Session::worker_pid() const {
+  return worker_client_ && !worker_client_->ended() ? worker_client_->pid() : -1;
+}
 
 bool Session::RestartWorker() {
   if (!worker_settings_.in_worker) return false;  // no worker run yet
@@ -72,12 +94,11 @@ bool Session::RestartWorker() {
 void Session::StartWorkerRun(const ScenarioSettings& settings) {
   worker_run_ = true;
   worker_settings_ = settings;
-  const PreparedCollective& p = *prepared_;
+  const PreparedCollective& p = *CollectiveOf(prepared_.get());
   // The settings travel as the spec's parameters: each one a flag of
   // `shardlab-cli worker` (the CLI reads the same spec), and the worker's
   // scenario record must say it runs exactly these.
-  ScenarioParams sent = ParamsOf(settings);
-  if (p.scenario.timing_only) sent.Set("timing_only", "true");  // the app's own choice, too
+  const ScenarioParams& sent = *run_params_;  // timing_only where the app chose it, too
   worker_sent_ = ScenarioRecordOf(sent);
   std::vector<std::string> argv = {worker_program_.empty() ? DefaultWorkerProgram() : worker_program_, "worker",
                                    sent.Text(kCollectiveKindParam)};
@@ -119,8 +140,8 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
                                                             : worker_launcher_;
   argv.insert(argv.begin(), launcher.begin(), launcher.end());
   if (p.params.ranks <= kMaxBufferViewRanks) {
-    worker_chunks_ = std::make_unique<ChunkState>(p.params, p.plan);
-    snapshots_.push_back(Snapshot(0, *worker_chunks_));
+    worker_chunks_ = ChunkStateOf(*prepared_, kMaxBufferViewRanks);
+    snapshots_.push_back(SnapshotOf(*prepared_, 0, *worker_chunks_));
   }
   state_ = SessionState::kRunning;
   worker_client_ = std::make_unique<WorkerClient>();
@@ -183,7 +204,7 @@ void Session::PollWorker() {
         store_.Add(batch_);  // the step's events first: the views read them with the step
         batch_.clear();
         steps_done_ = r.step;
-        if (worker_chunks_) snapshots_.push_back(Snapshot(r.step, *worker_chunks_));
+        if (worker_chunks_) snapshots_.push_back(SnapshotOf(*prepared_, r.step, *worker_chunks_));
         break;
       case RecordType::kRunDone: {
         // The worker must have run the warm-up and timed runs asked for:
@@ -197,7 +218,7 @@ void Session::PollWorker() {
                      std::to_string(iteration_settings_.iters) + " (is it the same ShardLab version?)");
           break;
         }
-        CollectiveOutcomeSummary& o = outcome_;
+        CollectiveOutcomeSummary o;
         o.metrics.size_bytes = r.done.size_bytes;
         o.metrics.time_ns = r.done.time_ns;
         o.metrics.algbw_gbps = r.done.algbw_gbps;
@@ -214,6 +235,7 @@ void Session::PollWorker() {
         // Every timed run's span: the same summary as an in-process run's
         // (the metrics above are already their average).
         iterations_ = SummarizeIterations(iteration_settings_, std::move(r.done.spans_ns));
+        summary_ = WorkerSummary(o);
         done = true;
         break;
       }

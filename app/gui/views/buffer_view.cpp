@@ -10,6 +10,7 @@
 // A cell too narrow for its label shows "3/8" (parts held of all) or just
 // its letter; hovering shows everything.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cfloat>
 #include <cstdio>
 #include <string>
@@ -21,6 +22,7 @@
 #include "app/gui/views/panels.h"
 #include "app/gui/views/views.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/pipeline_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -88,7 +90,7 @@ void CellTooltip(const ChunkCell& cell, int rank, int chunk, int ranks, bool cha
 
 void DrawBufferView(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
-  if (const PreparedPipeline* pipeline = ctx.session.pipeline()) {
+  if (const PreparedPipeline* pipeline = PreparedDetail<PreparedPipeline>(ctx.session, "pipeline_metrics")) {
     // A pipeline's buffers are activations and weights, not chunks of one
     // vector: the Gantt and the metrics say what moved and what it held.
     const PipelineShape& shape = pipeline->pipeline.params.shape;
@@ -99,12 +101,12 @@ void DrawBufferView(ViewContext& ctx) {
         shape.stages, (shape.stages * shape.chunks - 1) * shape.microbatches);
     return;
   }
-  if (ctx.session.zero() != nullptr) {
+  if (RunHasPanel(ctx.session, "zero_memory") && ctx.session.prepared() != nullptr) {
     // The panel is not shown for ZeRO (the metrics take the column); say where to look anyway.
     ImGui::TextWrapped(Tr("A ZeRO run's buffers are model states: see the memory chart beside the timeline."));
     return;
   }
-  if (ctx.session.tp() != nullptr) {
+  if (RunHasPanel(ctx.session, "tp_weights") && ctx.session.prepared() != nullptr) {
     // The app shows a tensor-parallel layer's shards in the weights panel.
     ImGui::TextWrapped(Tr("A tensor-parallel layer's buffers are blocks of its weights: see the weights panel."));
     return;
@@ -114,7 +116,7 @@ void DrawBufferView(ViewContext& ctx) {
                        "timeline and the machine replay it. Run the scenario to see the chunks."));
     return;
   }
-  const PreparedCollective* prepared = ctx.session.prepared();
+  const PreparedCollective* prepared = CollectiveOf(ctx.session.prepared());
   if (prepared == nullptr) {
     ImGui::TextDisabled(Tr("No run yet: press Run in the scenario panel."));
     return;
@@ -138,7 +140,7 @@ void DrawBufferView(ViewContext& ctx) {
   if (snap->step == 0) {
     ImGui::TextWrapped(Tr("Inputs: every GPU holds only its own data"));
   } else {
-    ImGui::Text(Tr("After step %d of %d"), snap->step, prepared->plan.num_steps);
+    ImGui::Text(Tr("After step %d of %d"), snap->step, ctx.session.plan()->num_steps);
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
   ImGui::TextWrapped(reduces ? Tr("A0+A1 = chunk A summed over GPU0 and GPU1; 3/%d = parts of 3 "

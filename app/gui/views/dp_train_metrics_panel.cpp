@@ -10,6 +10,7 @@
 #include "app/gui/model/dp_train_view.h"
 #include "app/gui/views/metrics_row.h"
 #include "app/gui/views/views.h"
+#include "engine/scenarios/dp_train_scenario.h"
 
 namespace shardlab::gui {
 
@@ -17,7 +18,9 @@ void DrawDpTrainMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
   const bool done = session.state() == SessionState::kDone;
-  const DpTrainView v = PrepareDpTrainView(*session.dp_train(), session.dp_train_outcome(), done);
+  // The registry's summary of a dp-train run is the spec's quantities and the verdict.
+  const DpTrainSummary summary{session.summary().values, session.summary().verdict, session.summary().line};
+  const DpTrainView v = PrepareDpTrainView(session.prepared()->Detail<PreparedDpTrain>(), summary, done);
   ImGui::TextWrapped("%s", v.title.c_str());
   if (!v.loss.empty()) {
     float top = 0;

@@ -34,6 +34,7 @@
 // past 65,536 vertices; without it the rows continue in a fresh child
 // window ("page") whenever the next row might overflow the current list.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -54,6 +55,9 @@
 #include "app/gui/views/views.h"
 #include "engine/plan/op_label.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -538,7 +542,7 @@ void DrawThreeDLegend(const Theme& theme) {
 
 /// A 3D run's op: its rank's coordinate ("GPU3 = dp 0, pp 1, tp 1").
 std::string ThreeDRankLine(const Session& session, const Event& e) {
-  const PreparedThreeD* three_d = session.three_d();
+  const PreparedThreeD* three_d = PreparedDetail<PreparedThreeD>(session, "three_d_legend");
   if (three_d == nullptr) return "";
   const ParallelGrid& grid = three_d->three_d.params.grid;
   if (e.rank < 0 || e.rank >= grid.ranks()) return "";
@@ -617,11 +621,13 @@ GanttFrame ClampFrame(GanttFrame frame, TimeNs run_end_ns) {
 
 // The legends each scenario's spec names (scenario_panels.cpp's table).
 void DrawPipelineGanttLegend(ViewContext& ctx, const ScenarioSettings*) {
-  if (ctx.session.pipeline() != nullptr) DrawPipelineLegend(ctx.theme, ctx.session.pipeline()->pipeline);
+  if (const PreparedPipeline* p = PreparedDetail<PreparedPipeline>(ctx.session, "pipeline_legend"))
+    DrawPipelineLegend(ctx.theme, p->pipeline);
 }
 void DrawTpGanttLegend(ViewContext& ctx, const ScenarioSettings*) { DrawTpLegend(ctx.theme); }
 void DrawZeroGanttLegend(ViewContext& ctx, const ScenarioSettings*) {
-  if (ctx.session.zero() != nullptr) DrawZeroLegend(ctx.theme, ctx.session.zero()->scenario.params.stage);
+  if (const PreparedZero* z = PreparedDetail<PreparedZero>(ctx.session, "zero_legend"))
+    DrawZeroLegend(ctx.theme, z->scenario.params.stage);
 }
 void DrawThreeDGanttLegend(ViewContext& ctx, const ScenarioSettings*) { DrawThreeDLegend(ctx.theme); }
 void DrawMoeGanttLegend(ViewContext& ctx, const ScenarioSettings*) { DrawMoeLegend(ctx.theme); }
@@ -655,7 +661,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.text_dim),
                      Tr("%zu ops  |  view %s wide  |  wheel: zoom, drag: pan, double-click: fit, click ruler: seek, click an op: select"),
                      store.event_count(), FormatTime(state.frame.width_px * state.frame.ns_per_px).c_str());
-  const PipelinePlan* pipeline = ctx.session.pipeline() != nullptr ? &ctx.session.pipeline()->pipeline : nullptr;
+  const PreparedPipeline* prepared_pipeline = PreparedDetail<PreparedPipeline>(ctx.session, "pipeline_legend");
+  const PipelinePlan* pipeline = prepared_pipeline != nullptr ? &prepared_pipeline->pipeline : nullptr;
   // The scenario's key line (its spec names it: scenario_panels.h).
   if (const ScenarioPanel* legend = PanelOf(ctx.session.run_scenario(), PanelSlot::kLegend))
     legend->draw(ctx, nullptr);
@@ -764,8 +771,8 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
   pass.frame = &state.frame;
   pass.pipeline = pipeline;
   pass.bubbles = pipeline != nullptr ? &CachedBubbles(ctx.session) : nullptr;
-  if (ctx.session.three_d() != nullptr) {
-    pass.three_d = &ctx.session.three_d()->three_d;
+  if (const PreparedThreeD* three_d = PreparedDetail<PreparedThreeD>(ctx.session, "three_d_legend")) {
+    pass.three_d = &three_d->three_d;
   }
   pass.overlay = ctx.session.compare();
   FaultMarks faults;

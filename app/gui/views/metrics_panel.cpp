@@ -9,6 +9,7 @@
 //   formula    403 µs          measured / formula = 0.996
 //   result     correct         max_abs_err 0, 134,217,728 values
 #include <cstdio>
+#include "app/gui/model/run_detail.h"
 #include <string>
 
 #include <imgui.h>
@@ -94,7 +95,7 @@ void DrawMachineModelled(const Session& session) {
 static void DrawRunMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedCollective* prepared = session.prepared();
+  const PreparedCollective* prepared = CollectiveOf(session.prepared());
   if (session.state() == SessionState::kFailed) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.error));
     ImGui::TextWrapped(Tr("The run failed: %s"), session.error().c_str());
@@ -111,7 +112,7 @@ static void DrawRunMetrics(ViewContext& ctx) {
     metrics->draw(ctx, nullptr);
     return;
   }
-  if (session.dp_train() != nullptr) {
+  if (session.run_scenario() == kDpTrainScenario && session.prepared() != nullptr) {
     DrawDpTrainMetrics(ctx);
     return;
   }
@@ -127,7 +128,7 @@ static void DrawRunMetrics(ViewContext& ctx) {
   DrawMachineModelled(session);
 
   const bool done = session.state() == SessionState::kDone;
-  const CollectiveOutcomeSummary& out = session.outcome();
+  const CollectiveOutcomeSummary& out = SummaryDetail<CollectiveOutcomeSummary>(session);
   if (ImGui::BeginTable("##metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 4.5f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
@@ -141,8 +142,8 @@ static void DrawRunMetrics(ViewContext& ctx) {
                     session.num_steps());
       MetricsRow(Tr("time"), text, "");
     }
-    MetricsRow(Tr("steps"), std::to_string(prepared->plan.num_steps),
-        Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared->plan.ops.size())).c_str(),
+    MetricsRow(Tr("steps"), std::to_string(session.plan()->num_steps),
+        Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(session.plan()->ops.size())).c_str(),
                Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     if (prepared->predicted_ns > 0) {
       std::string note;
@@ -167,8 +168,9 @@ static void DrawRunMetrics(ViewContext& ctx) {
     DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
-  if (done && !out.checked && !out.not_checked_reason.empty()) {
-    ImGui::TextDisabled("%s", out.not_checked_reason.c_str());
+  if (const std::string reason = session.NotCheckedReason(out.not_checked_reason);
+      done && !out.checked && !reason.empty()) {
+    ImGui::TextDisabled("%s", reason.c_str());
   }
   if (!prepared->formula.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));

@@ -3,6 +3,7 @@
 // line), dropped tokens, the straggler GPU and its load beside the mean,
 // the all-to-all bytes beside the hand count, and the check.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cstdio>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/moe_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -64,7 +66,7 @@ void TokensPerExpertBars(const Theme& theme, const MoeRouting& routing) {
 void DrawMoeMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedMoe& prepared = *session.moe();
+  const PreparedMoe& prepared = session.prepared()->Detail<PreparedMoe>();
   const MoeLayerConfig& c = prepared.layer.config;
   const MoeRouting& routing = prepared.layer.routing;
   ImGui::TextWrapped(Tr("MoE \xC2\xB7 %d experts on %d GPUs \xC2\xB7 top-%d \xC2\xB7 T %d \xC2\xB7 H %d \xC2\xB7 F %d "
@@ -72,7 +74,7 @@ void DrawMoeMetrics(ViewContext& ctx) {
                      c.experts, c.ranks, c.top_k, c.tokens, c.hidden, c.ffn, MoeSkewName(c.skew),
                      prepared.topology.name.c_str());
   const bool done = session.state() == SessionState::kDone;
-  const MoeSummary& out = session.moe_outcome();
+  const MoeSummary& out = SummaryDetail<MoeSummary>(session);
   const MoeMetrics& m = out.metrics;
   if (ImGui::BeginTable("##moe_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
@@ -98,7 +100,7 @@ void DrawMoeMetrics(ViewContext& ctx) {
                        Tr(" (outputs and gates against their error bounds from one device in double)"),
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
+        MetricsRow(Tr("result"), Tr("not checked"), session.NotCheckedReason(out.check.not_checked_reason));
       }
     } else {
       MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");

@@ -11,6 +11,7 @@
 //   held       4 3 2 1   4 3 2 1
 //   stage  layers  F  B  bubble  held     (one row per stage)
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cstdio>
 #include <string>
 
@@ -21,6 +22,7 @@
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/pipeline_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -162,12 +164,13 @@ std::string ExcessSentence(const PipelineBubbleExcess& e, bool split) {
 void DrawPipelineMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedPipeline& prepared = *session.pipeline();
+  const PreparedPipeline& prepared = session.prepared()->Detail<PreparedPipeline>();
+  const Plan& plan = *session.plan();
   const PipelineParams& params = prepared.pipeline.params;
   ImGui::TextWrapped("%s", ScenarioLine(prepared).c_str());
 
   const bool done = session.state() == SessionState::kDone;
-  const PipelineOutcomeSummary& out = session.pipeline_outcome();
+  const PipelineOutcomeSummary& out = SummaryDetail<PipelineOutcomeSummary>(session);
   const PipelineMetrics& m = out.metrics;
   const PipelineCheck& check = out.check;
   if (ImGui::BeginTable("##pipeline_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
@@ -180,8 +183,8 @@ void DrawPipelineMetrics(ViewContext& ctx) {
     } else {
       MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
-    MetricsRow(Tr("ticks"), std::to_string(prepared.pipeline.plan.num_steps),
-               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.pipeline.plan.ops.size())).c_str(),
+    MetricsRow(Tr("ticks"), std::to_string(plan.num_steps),
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(plan.ops.size())).c_str(),
                       Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     if (done) {
       if (check.checked) {
@@ -199,8 +202,9 @@ void DrawPipelineMetrics(ViewContext& ctx) {
   }
   if (!done) return;
   FormulaTable(params.schedule, m);
-  if (!check.checked && !check.not_checked_reason.empty()) {
-    ImGui::TextDisabled("%s", check.not_checked_reason.c_str());
+  if (const std::string reason = session.NotCheckedReason(check.not_checked_reason);
+      !check.checked && !reason.empty()) {
+    ImGui::TextDisabled("%s", reason.c_str());
   }
   if (!check.checked || check.correct) {
     // nothing more to say about the result

@@ -34,6 +34,11 @@
 #include "engine/scenarios/collective_scenario.h"
 #include "engine/topology/presets.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
+#include "engine/scenarios/moe_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -1018,7 +1023,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   ImGui::EndDisabled();
   if (run) return true;
 
-  const PreparedCollective* prepared = ctx.session.prepared();
+  const PreparedCollective* prepared = CollectiveOf(ctx.session.prepared());
   if (const LoadedTrace* trace = ctx.session.trace()) {
     DimWrapped(theme, Format(Tr("Showing the trace %s (%s, %s clock). Run starts a new run from the fields above."),
                              trace->source.c_str(),

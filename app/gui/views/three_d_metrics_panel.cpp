@@ -3,6 +3,7 @@
 // PP activations, DP gradients), memory per GPU, MFU, and whether the
 // trained weights equal one device's.
 #include <cstdio>
+#include "app/gui/model/run_detail.h"
 #include <string>
 
 #include <imgui.h>
@@ -12,6 +13,7 @@
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/three_d_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -37,7 +39,8 @@ const char* KindWords(GroupKind kind, int zero_stage) {
 void DrawThreeDMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedThreeD& prepared = *session.three_d();
+  const PreparedThreeD& prepared = session.prepared()->Detail<PreparedThreeD>();
+  const Plan& plan = *session.plan();
   const ThreeDParams& params = prepared.three_d.params;
   ImGui::TextWrapped("%s \xC2\xB7 %s \xC2\xB7 %s", params.grid.Text().c_str(), prepared.topology.name.c_str(),
                      prepared.scenario.backend.c_str());
@@ -45,7 +48,7 @@ void DrawThreeDMetrics(ViewContext& ctx) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme.error), "%s", warning.c_str());
   }
   const bool done = session.state() == SessionState::kDone;
-  const ThreeDSummary& out = session.three_d_outcome();
+  const ThreeDSummary& out = SummaryDetail<ThreeDSummary>(session);
   if (ImGui::BeginTable("##three_d_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
@@ -76,13 +79,13 @@ void DrawThreeDMetrics(ViewContext& ctx) {
                        Tr(" (weights, gradients and loss against their error bounds from one device in double)"),
                    out.check.correct ? theme.PhaseColor(Phase::kBroadcast) : theme.error);
       } else {
-        MetricsRow(Tr("result"), Tr("not checked"), out.check.not_checked_reason);
+        MetricsRow(Tr("result"), Tr("not checked"), session.NotCheckedReason(out.check.not_checked_reason));
       }
     } else {
       MetricsRow(Tr("step"), Format(Tr("recording step %d of %d"), session.steps_done(), session.num_steps()), "");
     }
-    MetricsRow(Tr("ticks"), std::to_string(prepared.three_d.plan.num_steps),
-               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.three_d.plan.ops.size())).c_str(),
+    MetricsRow(Tr("ticks"), std::to_string(plan.num_steps),
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(plan.ops.size())).c_str(),
                       Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     DroppedEventsRow(session, theme);
     ImGui::EndTable();

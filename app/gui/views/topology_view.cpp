@@ -20,6 +20,7 @@
 // host frames, links (shader callback or plain lines), tiles, pills,
 // caption, legend, tooltip.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -35,6 +36,10 @@
 #include "app/gui/views/run_key.h"
 #include "app/gui/views/views.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/pipeline_scenario.h"
+#include "engine/scenarios/tp_scenario.h"
+#include "engine/scenarios/zero_scenario.h"
+#include "engine/scenarios/three_d_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -590,7 +595,7 @@ std::string TpNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivi
 /// they move, else what the GPUs compute, else where the run is.
 std::string ZeroNowLine(const ViewContext& ctx, const Plan& plan, const LinkActivity& activity,
                         const std::vector<ZeroCollectiveName>& names, TimeNs cursor_ns) {
-  const PreparedZero& zero = *ctx.session.zero();
+  const PreparedZero& zero = ctx.session.prepared()->Detail<PreparedZero>();
   std::vector<int> seqs;
   std::vector<Phase> passes;
   for (const InFlight& f : activity.in_flight()) {
@@ -726,10 +731,10 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (avail.x < 40 || avail.y < 40) return;
-  const bool pipeline = ctx.session.pipeline() != nullptr;
-  const PreparedTp* tp = ctx.session.tp();
-  const PreparedZero* zero = ctx.session.zero();
-  const PreparedThreeD* three_d = ctx.session.three_d();
+  const bool pipeline = PreparedDetail<PreparedPipeline>(ctx.session, "pipeline_metrics") != nullptr;
+  const PreparedTp* tp = PreparedDetail<PreparedTp>(ctx.session, "tp_metrics");
+  const PreparedZero* zero = PreparedDetail<PreparedZero>(ctx.session, "zero_metrics");
+  const PreparedThreeD* three_d = PreparedDetail<PreparedThreeD>(ctx.session, "three_d_metrics");
   GridColouring colouring;
   if (three_d != nullptr) colouring = ColourByCoordinate(three_d->three_d.params.grid, state.grid_mode);
   // A tensor-parallel layer or a ZeRO run adds a second caption line: what
@@ -787,7 +792,7 @@ void DrawTopologyView(ViewContext& ctx, TopologyViewState& state) {
     state.tp_collectives.clear();
     state.zero_collectives.clear();
     for (std::vector<bool>& links : state.kind_links) links.clear();
-    if (three_d != nullptr) state.kind_links = LinksByGroupKind(three_d->three_d, topology);
+    if (three_d != nullptr) state.kind_links = LinksByGroupKind(three_d->three_d, plan, topology);
     // Each named collective call (the plan's notes, op_label.h) says what
     // it moves on its pills: "AG L3 fwd·B", "AR1 fwd RS·A", "TP g3 AG·B".
     // A plan of one call needs no name: its pills keep the chunk letters.

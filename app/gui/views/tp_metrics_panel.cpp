@@ -14,6 +14,7 @@
 //   collective   carries                  sent/GPU   span
 //   AR1 fwd      MLP output (g)           1.5 KiB    1.71 µs
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cstdio>
 #include <string>
 
@@ -24,6 +25,7 @@
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/tp_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -124,13 +126,14 @@ void CollectiveTable(const std::vector<TpCollectiveName>& names, const TpMetrics
 void DrawTpMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedTp& prepared = *session.tp();
+  const PreparedTp& prepared = session.prepared()->Detail<PreparedTp>();
+  const Plan& plan = *session.plan();
   const TpLayerPlan& layer = prepared.layer;
   const TpLayerConfig& c = layer.config;
   ImGui::TextWrapped("%s", ScenarioLine(prepared).c_str());
 
   const bool done = session.state() == SessionState::kDone;
-  const TpSummary& out = session.tp_outcome();
+  const TpSummary& out = SummaryDetail<TpSummary>(session);
   const TpMetrics& m = out.metrics;
   const TpCheck& check = out.check;
   const Bytes tensor_bytes = layer.allreduce_count * Bytes{DTypeBytes(c.dtype)};
@@ -178,15 +181,16 @@ void DrawTpMetrics(ViewContext& ctx) {
         MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
-    MetricsRow(Tr("ticks"), std::to_string(layer.plan.num_steps),
-               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(layer.plan.ops.size())).c_str(),
+    MetricsRow(Tr("ticks"), std::to_string(plan.num_steps),
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(plan.ops.size())).c_str(),
                       Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
-  if (done && !check.checked && !check.not_checked_reason.empty()) {
+  if (const std::string reason = session.NotCheckedReason(check.not_checked_reason);
+      done && !check.checked && !reason.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-    ImGui::TextWrapped("%s", check.not_checked_reason.c_str());
+    ImGui::TextWrapped("%s", reason.c_str());
     ImGui::PopStyleColor();
   }
   if (done && check.checked && !check.correct) {

@@ -15,6 +15,7 @@
 // op that step finished counts.
 // Hover a block: which rows and columns it is, and its bytes.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cfloat>
 #include <cstdio>
 #include <string>
@@ -27,6 +28,7 @@
 #include "app/gui/views/views.h"
 #include "engine/core/units.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/tp_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -130,7 +132,7 @@ void BlockTooltip(const TpWeightMatrix& m, const TpRankBlock& b, DType dtype) {
 
 void DrawTpWeightsView(ViewContext& ctx, TpWeightsViewState& state) {
   const Theme& theme = ctx.theme;
-  const PreparedTp* tp = ctx.session.tp();
+  const PreparedTp* tp = PreparedDetail<PreparedTp>(ctx.session, "tp_weights");
   if (tp == nullptr) {
     ImGui::TextDisabled(Tr("Only a tensor-parallel layer has weights to show."));
     return;

@@ -6,6 +6,7 @@
 // motion: the speed slider is logarithmic over "the whole run in 0.5 s" to
 // "the whole run in 10 minutes", and labelled in words.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -114,7 +115,7 @@ const std::string& Fitting(const std::vector<std::string>& candidates, float wid
 void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   ReplayClock& clock = ctx.clock;
   Session& session = ctx.session;
-  const PreparedCollective* prepared = session.prepared();
+  const PreparedCollective* prepared = CollectiveOf(session.prepared());
   if (const Plan* plan = session.plan()) {
     if (session.run_id() != state.run_id ||
         state.step_phase.size() != static_cast<std::size_t>(plan->num_steps)) {
@@ -180,10 +181,10 @@ void DrawTransportBar(ViewContext& ctx, TransportBarState& state) {
   if (clock.cursor_ns() <= 0 && !clock.playing()) {
     // The first thing a newcomer needs: what to press.
     const bool ring = prepared != nullptr && prepared->scenario.algo == CollectiveAlgo::kRing;
-    const char* what = ring                            ? Tr("the ring")
-                       : session.pipeline() != nullptr ? Tr("the schedule")
-                       : session.zero() != nullptr     ? Tr("the training")
-                                                       : Tr("the algorithm");
+    const char* what = ring                                     ? Tr("the ring")
+                       : RunHasPanel(session, "pipeline_metrics") ? Tr("the schedule")
+                       : RunHasPanel(session, "zero_metrics")     ? Tr("the training")
+                                                                  : Tr("the algorithm");
     const std::vector<std::string> hints = {
         Format(Tr("Press Step \xE2\x86\x92 to watch %s step by step, or Play   %s"), what, when.c_str()),
         Format(Tr("Press Step \xE2\x86\x92 to watch %s step by step   %s"), what, when.c_str()),

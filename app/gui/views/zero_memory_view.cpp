@@ -18,6 +18,7 @@
 // what is live at the cursor, with the peak outlined. Hover a segment for
 // its bytes and what it is; hover a bar to list its GPU on the right.
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "app/gui/views/views.h"
 #include "engine/model/zero_memory.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -220,18 +222,18 @@ void SegmentTooltip(const ZeroMemoryBar& bar, const ZeroMemorySegment& s, bool l
 void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedZero* zero = session.zero();
+  const PreparedZero* zero = PreparedDetail<PreparedZero>(session, "zero_memory");
   if (zero == nullptr) {
     ImGui::TextDisabled(Tr("Only a ZeRO / data-parallel run has a memory chart."));
     return;
   }
   const ZeroParams& p = zero->scenario.params;
-  const int k = session.zero_k();
+  const int k = static_cast<int>(session.run_params()->Int("k"));
   const TimelineStore& store = session.store();
   if (state.run_id != session.run_id() || state.timeline_events != store.event_count()) {
     state.run_id = session.run_id();
     state.timeline_events = store.event_count();
-    state.timeline.Build(zero->zero.plan, store);
+    state.timeline.Build(*session.plan(), store);
   }
 
   const bool done = session.state() == SessionState::kDone;
@@ -244,8 +246,8 @@ void DrawZeroMemoryView(ViewContext& ctx, ZeroMemoryViewState& state) {
   std::vector<ZeroMemoryBar> peaks, bars;
   for (int r = 0; r < ranks; ++r) {
     const auto index = static_cast<std::size_t>(r);
-    if (done && index < session.zero_outcome().memory.size()) {
-      peaks.push_back(ZeroPeakBar(r, session.zero_outcome().memory[index]));
+    if (const ZeroSummary& out = SummaryDetail<ZeroSummary>(session); done && index < out.memory.size()) {
+      peaks.push_back(ZeroPeakBar(r, out.memory[index]));
     } else {
       const CategoryBytes peak = state.timeline.Peak(r);
       CategoryBytes above{};

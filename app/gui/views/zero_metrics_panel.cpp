@@ -17,6 +17,7 @@
 //   GPU 0        measured    formula
 //   params       33.3 kB     2Ψ = 33.3 kB
 #include <algorithm>
+#include "app/gui/model/run_detail.h"
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -30,6 +31,7 @@
 #include "engine/core/units.h"
 #include "engine/model/zero_memory.h"
 #include "app/gui/i18n/language.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::gui {
 namespace {
@@ -139,18 +141,19 @@ void CategoryTable(const RankMemory& m, const ZeroMemoryFormula& formula, int k,
 void DrawZeroMetrics(ViewContext& ctx) {
   const Theme& theme = ctx.theme;
   const Session& session = ctx.session;
-  const PreparedZero& prepared = *session.zero();
+  const PreparedZero& prepared = session.prepared()->Detail<PreparedZero>();
+  const Plan& plan = *session.plan();
   const ZeroParams& p = prepared.scenario.params;
-  const int k = session.zero_k();
+  const int k = static_cast<int>(session.run_params()->Int("k"));
   const std::string title = p.stage == 0 ? Tr("data parallel (stage 0)") : "ZeRO-" + std::to_string(p.stage);
   ImGui::TextWrapped("%s", ScenarioLine(prepared, title).c_str());
 
   const bool done = session.state() == SessionState::kDone;
-  const ZeroSummary& out = session.zero_outcome();
+  const ZeroSummary& out = SummaryDetail<ZeroSummary>(session);
   const double psi = static_cast<double>(prepared.zero.parameter_count);
   const ZeroMemoryFormula formula = ZeroMemoryPerGpu(psi, p.ranks, p.stage, k);
   const ZeroMemoryFormula other_k = ZeroMemoryPerGpu(psi, p.ranks, p.stage, k == 12 ? 8 : 12);
-  const std::vector<ZeroCollectiveName> names = NameZeroCollectives(prepared.zero, prepared.zero.plan);
+  const std::vector<ZeroCollectiveName> names = NameZeroCollectives(prepared.zero, plan);
   if (ImGui::BeginTable("##zero_metrics", 2, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
@@ -204,15 +207,16 @@ void DrawZeroMetrics(ViewContext& ctx) {
         MetricsRow(Tr("result"), Tr("not checked"), "");
       }
     }
-    MetricsRow(Tr("ticks"), std::to_string(prepared.zero.plan.num_steps),
-               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(prepared.zero.plan.ops.size())).c_str(),
+    MetricsRow(Tr("ticks"), std::to_string(plan.num_steps),
+               Format(Tr("%s ops, %s events"), Grouped(static_cast<std::int64_t>(plan.ops.size())).c_str(),
                       Grouped(static_cast<std::int64_t>(session.store().event_count())).c_str()));
     DroppedEventsRow(session, theme);
     ImGui::EndTable();
   }
-  if (done && !out.check.checked && !out.check.not_checked_reason.empty()) {
+  if (const std::string reason = session.NotCheckedReason(out.check.not_checked_reason);
+      done && !out.check.checked && !reason.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-    ImGui::TextWrapped("%s", out.check.not_checked_reason.c_str());
+    ImGui::TextWrapped("%s", reason.c_str());
     ImGui::PopStyleColor();
   }
   if (done && !out.memory.empty()) {
