@@ -158,61 +158,57 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-const RunCommand& MoeRunCommand() {
-  static const RunCommand cmd = [] {
-    RunCommand c;
-    c.description =
-        "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
-        "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
-        "top k), sends each kept token to the rank of its expert (dispatch all-to-all), the\n"
-        "experts run their MLPs (relu(x.W1).W2), and the results go back (combine all-to-all)\n"
-        "to be summed with their gates. Each rank may send an expert at most\n"
-        "C = ceil(capacity-factor x k x (T/N) / E) tokens; the rest are dropped and counted.\n"
-        "The routing is computed on the host when the plan is built (the all-to-all sizes\n"
-        "depend on it); --skew forces it, e.g. 'hot' sends half the tokens to expert 0, whose\n"
-        "GPU becomes the straggler. Prints the tokens per expert, each rank's all-to-all bytes\n"
-        "beside the hand count, the step split, the straggler, and whether the output equals\n"
-        "the single-device layer.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    c.examples =
-        "  shardlab-cli run moe\n"
-        "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
-        "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
-        "  shardlab-cli run moe --skew hot --trace moe.json\n";
-    c.seed_help = "seed of the input, router and experts (default: 1)";
-    c.counts = RunCommand::Counts::kStepsOpsEvents;
-    c.bind = [](Prepared& p, const ScenarioParams& params, const std::string& backend, std::optional<std::uint64_t> seed) {
-      if (seed && *seed != p.Detail<PreparedMoe>().scenario.seed) {
-        // The routing, and with it the all-to-all sizes, follows the seed:
-        // the layer is built again for it.
-        MoeScenario sc = p.Detail<PreparedMoe>().scenario;
-        sc.seed = *seed;
-        std::shared_ptr<PreparedMoe> again = PrepareMoe(sc, p.topology);
-        p.plan = std::move(again->layer.plan);
-        p.detail = std::move(again);
-      }
-      p.Detail<PreparedMoe>().scenario.backend = backend;
-      // The spec's Prepare leaves the faults to its caller (moe_scenario.cpp).
-      if (p.options.faults.empty()) p.options.faults = ResolveRunFaults(params, p.topology, p.plan);
-    };
-    c.header = [](std::ostream& out, const PreparedView& v) {
-      const MoeScenario& sc = v.prepared.Detail<PreparedMoe>().scenario;
-      const MoeLayerConfig& layer = sc.layer;
-      out << "# ShardLab: expert-parallel MoE, " << layer.experts << " experts over " << layer.ranks << " ranks ("
-          << layer.experts_per_rank() << " each), top-" << layer.top_k << ", skew " << MoeSkewName(layer.skew) << ", on "
-          << sc.topology << ", backend " << v.backend << "\n"
-          << "#   T = " << layer.tokens << " tokens (" << layer.tokens_per_rank() << " per rank), hidden H " << layer.hidden
-          << ", expert ffn F " << layer.ffn << ", capacity factor " << layer.capacity_factor << "\n";
-    };
-    c.tables = [](std::ostream& out, const RunView& v) {
-      PrintText(out, v.prepared.Detail<PreparedMoe>(), v.summary.Detail<MoeSummary>());
-    };
-    c.result = [](const RunView& v) { return CheckText(v.summary.Detail<MoeSummary>().check); };
-    c.json_setup = JsonSetup;
-    c.json_result = JsonResult;
-    return c;
-  }();
-  return cmd;
+RunCommand MoeRunCommand() {
+  RunCommand c;
+  c.description =
+      "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
+      "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
+      "top k), sends each kept token to the rank of its expert (dispatch all-to-all), the\n"
+      "experts run their MLPs (relu(x.W1).W2), and the results go back (combine all-to-all)\n"
+      "to be summed with their gates. Each rank may send an expert at most\n"
+      "C = ceil(capacity-factor x k x (T/N) / E) tokens; the rest are dropped and counted.\n"
+      "The routing is computed on the host when the plan is built (the all-to-all sizes\n"
+      "depend on it); --skew forces it, e.g. 'hot' sends half the tokens to expert 0, whose\n"
+      "GPU becomes the straggler. Prints the tokens per expert, each rank's all-to-all bytes\n"
+      "beside the hand count, the step split, the straggler, and whether the output equals\n"
+      "the single-device layer.";
+  c.examples =
+      "  shardlab-cli run moe\n"
+      "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
+      "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
+      "  shardlab-cli run moe --skew hot --trace moe.json\n";
+  c.seed_help = "seed of the input, router and experts (default: 1)";
+  c.counts = RunCommand::Counts::kStepsOpsEvents;
+  c.bind = [](Prepared& p, const ScenarioParams& params, const std::string& backend, std::optional<std::uint64_t> seed) {
+    if (seed && *seed != p.Detail<PreparedMoe>().scenario.seed) {
+      // The routing, and with it the all-to-all sizes, follows the seed:
+      // the layer is built again for it.
+      MoeScenario sc = p.Detail<PreparedMoe>().scenario;
+      sc.seed = *seed;
+      std::shared_ptr<PreparedMoe> again = PrepareMoe(sc, p.topology);
+      p.plan = std::move(again->layer.plan);
+      p.detail = std::move(again);
+    }
+    p.Detail<PreparedMoe>().scenario.backend = backend;
+    // The spec's Prepare leaves the faults to its caller (moe_scenario.cpp).
+    if (p.options.faults.empty()) p.options.faults = ResolveRunFaults(params, p.topology, p.plan);
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    const MoeScenario& sc = v.prepared.Detail<PreparedMoe>().scenario;
+    const MoeLayerConfig& layer = sc.layer;
+    out << "# ShardLab: expert-parallel MoE, " << layer.experts << " experts over " << layer.ranks << " ranks ("
+        << layer.experts_per_rank() << " each), top-" << layer.top_k << ", skew " << MoeSkewName(layer.skew) << ", on "
+        << sc.topology << ", backend " << v.backend << "\n"
+        << "#   T = " << layer.tokens << " tokens (" << layer.tokens_per_rank() << " per rank), hidden H " << layer.hidden
+        << ", expert ffn F " << layer.ffn << ", capacity factor " << layer.capacity_factor << "\n";
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    PrintText(out, v.prepared.Detail<PreparedMoe>(), v.summary.Detail<MoeSummary>());
+  };
+  c.result = [](const RunView& v) { return CheckText(v.summary.Detail<MoeSummary>().check); };
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  return c;
 }
 
 }  // namespace shardlab::cli

@@ -164,57 +164,53 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-const RunCommand& PipelineRunCommand() {
-  static const RunCommand cmd = [] {
-    RunCommand c;
-    c.description =
-        "Splits an MLP (--layers layers of --width features) into --stages stages, one per GPU,\n"
-        "and trains it for one step on a batch of --batch rows cut into --microbatches\n"
-        "micro-batches, with the GPipe, 1F1B (PipeDream-Flush), interleaved 1F1B or ZB-H1\n"
-        "schedule (zero bubble: the backward split into input and weight gradients).\n"
-        "Activations and gradients cross stages as sends over the topology's links; the\n"
-        "arithmetic is real, and the weights after the step are compared with one device\n"
-        "training on the whole batch. Prints each stage's busy and idle time, the measured\n"
-        "bubble beside (p-1)/m and (p-1)/(m+p-1), peak in-flight activations, and a text Gantt.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    c.examples =
-        "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
-        "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
-        "  shardlab-cli run pipeline --schedule interleaved -p 4 -m 8 --chunks 2 --layers 16\n"
-        "  shardlab-cli run pipeline --schedule zb-h1 -p 4 -m 8 --width 4096 --batch 256 --timing-only\n"
-        "  shardlab-cli run pipeline -p 8 -m 32 --width 8192 --layers 32 --batch 256 --timing-only\n";
-    c.this_machine = true;
-    c.ranks_param = "stages";
-    c.bound_by = "stage";
-    c.field_flags = {{"learning rate: ", "lr"}};
-    c.adjust = [](const ParsedArgs&, const std::string&, ScenarioParams& params) {
-      // A step too large to compute on the host is timed only (and says so).
-      if (PipelineHostFlops(PipelineFromParams(params).params) > kMaxHostFlops) params.Set("timing_only", "true");
-    };
-    c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-      PipelineScenario& sc = p.Detail<PreparedPipeline>().scenario;
-      sc.backend = backend;
-      if (seed) sc.seed = *seed;
-    };
-    c.header = [](std::ostream& out, const PreparedView& v) {
-      const PreparedPipeline& p = v.prepared.Detail<PreparedPipeline>();
-      const PipelineParams& params = p.pipeline.params;
-      out << "# ShardLab: " << v.prepared.plan.name << " (batch " << params.model.batch << ", "
-          << params.model.batch / params.shape.microbatches << " rows per micro-batch, "
-          << OptimizerName(params.model.optimizer) << ") on " << p.scenario.topology << ", backend "
-          << v.backend << "\n";
-    };
-    c.tables = Tables;
-    c.result = StepResultText;
-    c.json_setup = JsonSetup;
-    c.json_result = JsonResult;
-    c.verdict = [](const RunView& v) {
-      const PipelineOutcomeSummary& s = v.summary.Detail<PipelineOutcomeSummary>();
-      return s.check.checked ? s.check.verdict : NotChecked(NotCheckedText(v.args, v.prepared.Detail<PreparedPipeline>()));
-    };
-    return c;
-  }();
-  return cmd;
+RunCommand PipelineRunCommand() {
+  RunCommand c;
+  c.description =
+      "Splits an MLP (--layers layers of --width features) into --stages stages, one per GPU,\n"
+      "and trains it for one step on a batch of --batch rows cut into --microbatches\n"
+      "micro-batches, with the GPipe, 1F1B (PipeDream-Flush), interleaved 1F1B or ZB-H1\n"
+      "schedule (zero bubble: the backward split into input and weight gradients).\n"
+      "Activations and gradients cross stages as sends over the topology's links; the\n"
+      "arithmetic is real, and the weights after the step are compared with one device\n"
+      "training on the whole batch. Prints each stage's busy and idle time, the measured\n"
+      "bubble beside (p-1)/m and (p-1)/(m+p-1), peak in-flight activations, and a text Gantt.";
+  c.examples =
+      "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
+      "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
+      "  shardlab-cli run pipeline --schedule interleaved -p 4 -m 8 --chunks 2 --layers 16\n"
+      "  shardlab-cli run pipeline --schedule zb-h1 -p 4 -m 8 --width 4096 --batch 256 --timing-only\n"
+      "  shardlab-cli run pipeline -p 8 -m 32 --width 8192 --layers 32 --batch 256 --timing-only\n";
+  c.this_machine = true;
+  c.ranks_param = "stages";
+  c.bound_by = "stage";
+  c.field_flags = {{"learning rate: ", "lr"}};
+  c.adjust = [](const ParsedArgs&, const std::string&, ScenarioParams& params) {
+    // A step too large to compute on the host is timed only (and says so).
+    if (PipelineHostFlops(PipelineFromParams(params).params) > kMaxHostFlops) params.Set("timing_only", "true");
+  };
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    PipelineScenario& sc = p.Detail<PreparedPipeline>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    const PreparedPipeline& p = v.prepared.Detail<PreparedPipeline>();
+    const PipelineParams& params = p.pipeline.params;
+    out << "# ShardLab: " << v.prepared.plan.name << " (batch " << params.model.batch << ", "
+        << params.model.batch / params.shape.microbatches << " rows per micro-batch, "
+        << OptimizerName(params.model.optimizer) << ") on " << p.scenario.topology << ", backend "
+        << v.backend << "\n";
+  };
+  c.tables = Tables;
+  c.result = StepResultText;
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.verdict = [](const RunView& v) {
+    const PipelineOutcomeSummary& s = v.summary.Detail<PipelineOutcomeSummary>();
+    return s.check.checked ? s.check.verdict : NotChecked(NotCheckedText(v.args, v.prepared.Detail<PreparedPipeline>()));
+  };
+  return c;
 }
 
 }  // namespace shardlab::cli

@@ -183,55 +183,51 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-const RunCommand& ThreeDRunCommand() {
-  static const RunCommand cmd = [] {
-    RunCommand c;
-    c.usage = "run 3d --dp N --pp N --tp N [flags]";
-    c.description =
-        "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
-        "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
-        "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
-        "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
-        "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
-        "each DP group (or with --zero-stage 1 reduce-scattered, updated in shards, all-gathered).\n"
-        "--model small trains the MLP for one real step and compares every parameter shard\n"
-        "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
-        "without data and reports step time, compute/communication split, memory and MFU.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    c.examples =
-        "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
-        "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
-        "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
-        "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
-    c.seed_help = "small: seed of the weights and data (default: 1)";
-    c.field_flags = {{"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"learning rate: ", "lr"},
-                     {"global batch: ", "global-batch"}};
-    c.adjust = CheckFlags;
-    c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-      ThreeDScenario& sc = p.Detail<PreparedThreeD>().scenario;
-      sc.backend = backend;
-      if (seed) sc.seed = *seed;
-    };
-    c.header = [](std::ostream& out, const PreparedView& v) {
-      out << "# ShardLab: " << v.prepared.plan.name << " on " << v.prepared.Detail<PreparedThreeD>().scenario.topology
-          << ", backend " << v.backend << "\n";
-    };
-    c.tables = [](std::ostream& out, const RunView& v) {
-      PrintText(out, v.prepared.Detail<PreparedThreeD>(), v.summary.Detail<ThreeDSummary>());
-    };
-    c.result = StepResultText;
-    c.json_setup = JsonSetup;
-    c.json_result = JsonResult;
-    c.verdict = [](const RunView& v) { return v.summary.Detail<ThreeDSummary>().check.verdict; };
-    c.rank_labels = [](const Prepared& p) {
-      const ParallelGrid& g = p.Detail<PreparedThreeD>().three_d.params.grid;
-      std::vector<std::string> labels;
-      for (int r = 0; r < g.ranks(); ++r) labels.push_back(GridCoordText(g, r));
-      return labels;
-    };
-    return c;
-  }();
-  return cmd;
+RunCommand ThreeDRunCommand() {
+  RunCommand c;
+  c.usage = "run 3d --dp N --pp N --tp N [flags]";
+  c.description =
+      "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
+      "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
+      "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
+      "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
+      "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
+      "each DP group (or with --zero-stage 1 reduce-scattered, updated in shards, all-gathered).\n"
+      "--model small trains the MLP for one real step and compares every parameter shard\n"
+      "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
+      "without data and reports step time, compute/communication split, memory and MFU.";
+  c.examples =
+      "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
+      "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
+      "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
+      "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
+  c.seed_help = "small: seed of the weights and data (default: 1)";
+  c.field_flags = {{"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"learning rate: ", "lr"},
+                   {"global batch: ", "global-batch"}};
+  c.adjust = CheckFlags;
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    ThreeDScenario& sc = p.Detail<PreparedThreeD>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    out << "# ShardLab: " << v.prepared.plan.name << " on " << v.prepared.Detail<PreparedThreeD>().scenario.topology
+        << ", backend " << v.backend << "\n";
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    PrintText(out, v.prepared.Detail<PreparedThreeD>(), v.summary.Detail<ThreeDSummary>());
+  };
+  c.result = StepResultText;
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.verdict = [](const RunView& v) { return v.summary.Detail<ThreeDSummary>().check.verdict; };
+  c.rank_labels = [](const Prepared& p) {
+    const ParallelGrid& g = p.Detail<PreparedThreeD>().three_d.params.grid;
+    std::vector<std::string> labels;
+    for (int r = 0; r < g.ranks(); ++r) labels.push_back(GridCoordText(g, r));
+    return labels;
+  };
+  return c;
 }
 
 }  // namespace shardlab::cli

@@ -200,79 +200,75 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-const RunCommand& TpRunCommand() {
-  static const RunCommand cmd = [] {
-    RunCommand c;
-    c.word_param = "layer";
-    c.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
-    c.description =
-        "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
-        "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
-        "tp-attention (heads split, then a row linear) or tp-transformer (attention + MLP).\n"
-        "Each split costs all-reduces of the T x H activations or their gradient (the MLP: one\n"
-        "forward, one backward); with --sequence-parallel each becomes a reduce-scatter and an\n"
-        "all-gather. Prints every collective with its bytes and time, the compute/communication\n"
-        "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
-        "whether every output and gradient equals the single-device layer.\n"
-        "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
-        "--timing-only for paper-sized layers (with --dtype fp16: nothing computed, nothing checked).\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    c.examples =
-        "  shardlab-cli run tp-mlp\n"
-        "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
-        "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
-        " --dtype fp16 --timing-only\n"
-        "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
-    c.seed_help = "seed of the weights, input and upstream gradient (default: 1)";
-    c.this_machine = true;
-    c.ranks_param = "tp";
-    c.counts = RunCommand::Counts::kStepsOpsEvents;
-    c.check_flags = [](const ParsedArgs& args, const std::string& word) {
-      if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
-        throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text + "'); 'shardlab-cli sweep " +
-                         (word == "tp" ? "tp-mlp" : word) + " --tp " + text + "' runs a list");
-      }
-    };
-    c.adjust = [](const ParsedArgs& args, const std::string& word, ScenarioParams& params) {
-      const std::string layer_word = word.find('-') == std::string::npos ? "tp-" + params.Text("layer") : word;
-      const TpLayerKind kind = TpLayerFromWord("run", layer_word);
-      params.Set("layer", TpLayerKindName(kind));
-      // A flag the layer has no use for is a mistake, not a no-op.
-      if (!TpFromParams(params).layer.has_attention() && args.Has("heads")) {
-        throw UsageError(args.Spelling("heads") + ": the " + TpLayerKindName(kind) +
-                         " layer has no attention heads (tp-attention and tp-transformer do)");
-      }
-      if (kind == TpLayerKind::kAttention && args.Has("ffn")) {
-        throw UsageError(args.Spelling("ffn") + ": the attention layer has no ffn width (its "
-                         "projections are H x H; tp-transformer adds the MLP)");
-      }
-    };
-    c.flag_error = [](const Error& e, const ParsedArgs& args) { return TpFlagError(e, args); };
-    c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-      TpScenario& sc = p.Detail<PreparedTp>().scenario;
-      sc.backend = backend;
-      if (seed) sc.seed = *seed;
-    };
-    c.header = [](std::ostream& out, const PreparedView& v) {
-      const TpScenario& sc = v.prepared.Detail<PreparedTp>().scenario;
-      const TpLayerConfig& layer = sc.layer;
-      out << "# ShardLab: tensor-parallel " << TpLayerTitle(layer.kind) << ", tp " << layer.tp << ", "
-          << TpDTypeName(layer.dtype) << ", sequence parallelism " << (layer.sequence_parallel ? "on" : "off")
-          << ", on " << sc.topology << ", backend " << v.backend << "\n"
-          << "#   " << TpShapeText(layer) << "\n";
-    };
-    c.tables = [](std::ostream& out, const RunView& v) {
-      const PreparedTp& prepared = v.prepared.Detail<PreparedTp>();
-      const TpSummary& s = v.summary.Detail<TpSummary>();
-      PrintText(out, prepared, s, Estimate(prepared, s.metrics));
-    };
-    c.result = [](const RunView& v) { return CheckText(v.summary.Detail<TpSummary>().check); };
-    c.json_setup = JsonSetup;
-    c.json_result = JsonResult;
-    c.verdict = [](const RunView& v) { return v.summary.Detail<TpSummary>().check.verdict; };
-    return c;
-  }();
-  return cmd;
+RunCommand TpRunCommand() {
+  RunCommand c;
+  c.word_param = "layer";
+  c.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
+  c.description =
+      "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
+      "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
+      "tp-attention (heads split, then a row linear) or tp-transformer (attention + MLP).\n"
+      "Each split costs all-reduces of the T x H activations or their gradient (the MLP: one\n"
+      "forward, one backward); with --sequence-parallel each becomes a reduce-scatter and an\n"
+      "all-gather. Prints every collective with its bytes and time, the compute/communication\n"
+      "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
+      "whether every output and gradient equals the single-device layer.\n"
+      "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
+      "--timing-only for paper-sized layers (with --dtype fp16: nothing computed, nothing checked).";
+  c.examples =
+      "  shardlab-cli run tp-mlp\n"
+      "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
+      "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
+      " --dtype fp16 --timing-only\n"
+      "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
+  c.seed_help = "seed of the weights, input and upstream gradient (default: 1)";
+  c.this_machine = true;
+  c.ranks_param = "tp";
+  c.counts = RunCommand::Counts::kStepsOpsEvents;
+  c.check_flags = [](const ParsedArgs& args, const std::string& word) {
+    if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
+      throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text + "'); 'shardlab-cli sweep " +
+                       (word == "tp" ? "tp-mlp" : word) + " --tp " + text + "' runs a list");
+    }
+  };
+  c.adjust = [](const ParsedArgs& args, const std::string& word, ScenarioParams& params) {
+    const std::string layer_word = word.find('-') == std::string::npos ? "tp-" + params.Text("layer") : word;
+    const TpLayerKind kind = TpLayerFromWord("run", layer_word);
+    params.Set("layer", TpLayerKindName(kind));
+    // A flag the layer has no use for is a mistake, not a no-op.
+    if (!TpFromParams(params).layer.has_attention() && args.Has("heads")) {
+      throw UsageError(args.Spelling("heads") + ": the " + TpLayerKindName(kind) +
+                       " layer has no attention heads (tp-attention and tp-transformer do)");
+    }
+    if (kind == TpLayerKind::kAttention && args.Has("ffn")) {
+      throw UsageError(args.Spelling("ffn") + ": the attention layer has no ffn width (its "
+                       "projections are H x H; tp-transformer adds the MLP)");
+    }
+  };
+  c.flag_error = [](const Error& e, const ParsedArgs& args) { return TpFlagError(e, args); };
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    TpScenario& sc = p.Detail<PreparedTp>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    const TpScenario& sc = v.prepared.Detail<PreparedTp>().scenario;
+    const TpLayerConfig& layer = sc.layer;
+    out << "# ShardLab: tensor-parallel " << TpLayerTitle(layer.kind) << ", tp " << layer.tp << ", "
+        << TpDTypeName(layer.dtype) << ", sequence parallelism " << (layer.sequence_parallel ? "on" : "off")
+        << ", on " << sc.topology << ", backend " << v.backend << "\n"
+        << "#   " << TpShapeText(layer) << "\n";
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    const PreparedTp& prepared = v.prepared.Detail<PreparedTp>();
+    const TpSummary& s = v.summary.Detail<TpSummary>();
+    PrintText(out, prepared, s, Estimate(prepared, s.metrics));
+  };
+  c.result = [](const RunView& v) { return CheckText(v.summary.Detail<TpSummary>().check); };
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.verdict = [](const RunView& v) { return v.summary.Detail<TpSummary>().check.verdict; };
+  return c;
 }
 
 }  // namespace shardlab::cli

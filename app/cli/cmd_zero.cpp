@@ -400,67 +400,63 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-const RunCommand& ZeroRunCommand() {
-  static const RunCommand cmd = [] {
-    RunCommand c;
-    c.description =
-        "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
-        "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
-        "plain data parallelism (--zero-stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
-        "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
-        "layer all-gathered before its forward and again before its backward).\n"
-        "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
-        "formulas (4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N), the elements each rank sent per step\n"
-        "beside 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3), and whether the parameters after the\n"
-        "Adam steps equal the single-device model's. K = 12 by default (fp32 master + m + v,\n"
-        "what the run holds); the seed texts use K = 8 (--k 8).\n"
-        "The defaults are a small model whose arithmetic runs in well under a second; with\n"
-        "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
-        "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    c.examples =
-        "  shardlab-cli run zero\n"
-        "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
-        "  shardlab-cli run zero --zero-stage 3 --ranks 8 --params 1B --timing-only\n"
-        "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
-        "--timing-only\n"
-        "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
-    c.this_machine = true;
-    c.ranks_param = "ranks";
-    c.counts = RunCommand::Counts::kOpsEvents;
-    c.adjust = [](const ParsedArgs& args, const std::string&, ScenarioParams& params) {
-      ParseZeroK(args, kZeroPaperK);  // 8 or 12
-      if (!args.Has("params")) return;
-      if (args.Has("layers") || args.Has("width")) {
-        const std::string other = args.Has("layers") ? "layers" : "width";
-        throw UsageError(args.Spelling("params") + ": give either --params or --layers and "
-                         "--width, not both (got " + args.Spelling(other) + " too)");
-      }
-      ModelForParams(args, params.Number("params"));
-    };
-    c.flag_error = [](const Error& e, const ParsedArgs& args) { return ZeroFlagError(e, args, SizeFlag(args)); };
-    c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-      ZeroScenario& sc = p.Detail<PreparedZero>().scenario;
-      sc.backend = backend;
-      if (seed) sc.seed = *seed;
-    };
-    c.header = [](std::ostream& out, const PreparedView& v) {
-      PrintHeader(out, v.prepared.Detail<PreparedZero>(), Asked(v.args, v.params), v.backend);
-    };
-    c.tables = [](std::ostream& out, const RunView& v) {
-      PrintText(out, v.prepared.Detail<PreparedZero>(), v.summary.Detail<ZeroSummary>(),
-                static_cast<int>(v.params.Int("k")));
-    };
-    c.result = [](const RunView& v) {
-      return CheckText(v.summary.Detail<ZeroSummary>().check, v.prepared.Detail<PreparedZero>().zero.params.steps);
-    };
-    c.json_setup = JsonSetup;
-    c.json_result = JsonResult;
-    c.json_own_keys = {"units"};  // its count of buckets or layers
-    c.verdict = [](const RunView& v) { return v.summary.Detail<ZeroSummary>().check.verdict; };
-    return c;
-  }();
-  return cmd;
+RunCommand ZeroRunCommand() {
+  RunCommand c;
+  c.description =
+      "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
+      "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
+      "plain data parallelism (--zero-stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
+      "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
+      "layer all-gathered before its forward and again before its backward).\n"
+      "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
+      "formulas (4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N), the elements each rank sent per step\n"
+      "beside 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3), and whether the parameters after the\n"
+      "Adam steps equal the single-device model's. K = 12 by default (fp32 master + m + v,\n"
+      "what the run holds); the seed texts use K = 8 (--k 8).\n"
+      "The defaults are a small model whose arithmetic runs in well under a second; with\n"
+      "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
+      "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.";
+  c.examples =
+      "  shardlab-cli run zero\n"
+      "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
+      "  shardlab-cli run zero --zero-stage 3 --ranks 8 --params 1B --timing-only\n"
+      "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
+      "--timing-only\n"
+      "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
+  c.this_machine = true;
+  c.ranks_param = "ranks";
+  c.counts = RunCommand::Counts::kOpsEvents;
+  c.adjust = [](const ParsedArgs& args, const std::string&, ScenarioParams& params) {
+    ParseZeroK(args, kZeroPaperK);  // 8 or 12
+    if (!args.Has("params")) return;
+    if (args.Has("layers") || args.Has("width")) {
+      const std::string other = args.Has("layers") ? "layers" : "width";
+      throw UsageError(args.Spelling("params") + ": give either --params or --layers and "
+                       "--width, not both (got " + args.Spelling(other) + " too)");
+    }
+    ModelForParams(args, params.Number("params"));
+  };
+  c.flag_error = [](const Error& e, const ParsedArgs& args) { return ZeroFlagError(e, args, SizeFlag(args)); };
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    ZeroScenario& sc = p.Detail<PreparedZero>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    PrintHeader(out, v.prepared.Detail<PreparedZero>(), Asked(v.args, v.params), v.backend);
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    PrintText(out, v.prepared.Detail<PreparedZero>(), v.summary.Detail<ZeroSummary>(),
+              static_cast<int>(v.params.Int("k")));
+  };
+  c.result = [](const RunView& v) {
+    return CheckText(v.summary.Detail<ZeroSummary>().check, v.prepared.Detail<PreparedZero>().zero.params.steps);
+  };
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.json_own_keys = {"units"};  // its count of buckets or layers
+  c.verdict = [](const RunView& v) { return v.summary.Detail<ZeroSummary>().check.verdict; };
+  return c;
 }
 
 }  // namespace shardlab::cli

@@ -8,27 +8,20 @@
 
 namespace shardlab::cli {
 
-const RunCommand& ElasticRunCommand() {
-  static const RunCommand cmd = [] {
-    RunCommand c;
-    c.main = ElasticMain;  // its own command still: several plans of its own (cmd_elastic.cpp)
-    return c;
-  }();
-  return cmd;
+RunCommand ElasticRunCommand() {
+  RunCommand c;
+  c.main = ElasticMain;  // its own command still: several plans of its own (cmd_elastic.cpp)
+  return c;
 }
 
 const RunCommand* FindRunCommand(const std::string& name) {
-  static const std::map<std::string, const RunCommand* (*)()> kTable = {
-      {"pipeline", [] { return &PipelineRunCommand(); }},
-      {"tp", [] { return &TpRunCommand(); }},
-      {"zero", [] { return &ZeroRunCommand(); }},
-      {"3d", [] { return &ThreeDRunCommand(); }},
-      {"moe", [] { return &MoeRunCommand(); }},
-      {"inference", [] { return &InferenceRunCommand(); }},
-      {"elastic", [] { return &ElasticRunCommand(); }},
+  static const std::map<std::string, RunCommand> kTable = {
+      {"pipeline", PipelineRunCommand()}, {"tp", TpRunCommand()},   {"zero", ZeroRunCommand()},
+      {"3d", ThreeDRunCommand()},         {"moe", MoeRunCommand()}, {"inference", InferenceRunCommand()},
+      {"elastic", ElasticRunCommand()},
   };
   const auto it = kTable.find(name);
-  return it == kTable.end() ? nullptr : it->second();
+  return it == kTable.end() ? nullptr : &it->second;
 }
 
 }  // namespace shardlab::cli

@@ -36,6 +36,8 @@ CommandSpec CommandOf(const ScenarioSpec& spec, const RunCommand& cmd) {
   command.summary = spec.summary;
   command.usage = cmd.usage.empty() ? "run " + spec.name + " [flags]" : cmd.usage;
   command.description = cmd.description.empty() ? spec.title + ": " + spec.summary + "." : cmd.description;
+  if (spec.prepare && !cmd.description.empty())
+    command.description += "\nExit code 0 when the result is correct (or not checked), 1 when it is wrong.";
   command.examples = cmd.examples;
   AddScenarioFlags(command.flags, spec);
   std::vector<FlagSpec>& f = command.flags;

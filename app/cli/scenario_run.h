@@ -159,12 +159,12 @@ void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
                     std::initializer_list<std::pair<const char*, double>> errors, const std::string& not_checked);
 
 /// The renderers of the scenarios with tables of their own (cmd_*.cpp).
-const RunCommand& PipelineRunCommand();
-const RunCommand& TpRunCommand();
-const RunCommand& ZeroRunCommand();
-const RunCommand& ThreeDRunCommand();
-const RunCommand& MoeRunCommand();
-const RunCommand& InferenceRunCommand();
-const RunCommand& ElasticRunCommand();
+RunCommand PipelineRunCommand();
+RunCommand TpRunCommand();
+RunCommand ZeroRunCommand();
+RunCommand ThreeDRunCommand();
+RunCommand MoeRunCommand();
+RunCommand InferenceRunCommand();
+RunCommand ElasticRunCommand();
 
 }  // namespace shardlab::cli
