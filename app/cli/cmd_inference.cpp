@@ -6,42 +6,21 @@
 // latencies (TTFT, TPOT, end to end, p50/p99), tokens/s, GPU utilisation,
 // the KV cache, and the cost model's decode and prefill steps beside the
 // formulas they come from.
-#include <cstdio>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
+#include <memory>
 
-#include "app/cli/commands.h"
-#include "app/cli/output.h"
-#include "app/cli/scenario_flags.h"
-#include "engine/core/error.h"
-#include "engine/core/json.h"
-#include "engine/scenarios/collective_scenario.h"
+#include "app/cli/scenario_run.h"
+#include "app/cli/zero_args.h"
+#include "engine/core/units.h"
 #include "engine/scenarios/inference_scenario.h"
 
 namespace shardlab::cli {
 namespace {
 
-constexpr std::pair<const char*, const char*> kFieldFlags[] = {
-    {"tp: ", "tp"},           {"pp: ", "pp"},           {"replicas: ", "replicas"},
-    {"heads: ", "heads"},     {"layers: ", "layers"},   {"hidden: ", "hidden"},
-    {"ffn: ", "ffn"},         {"vocab: ", "vocab"},     {"max-context: ", "max-context"},
-    {"rate: ", "rate"},       {"requests: ", "requests"}, {"prompt-mean: ", "prompt-mean"},
-    {"output-mean: ", "output-mean"}, {"prefix-tokens: ", "prefix-tokens"},
-    {"kv-cache: ", "kv-cache"}, {"kv-block: ", "kv-block"}, {"batching: ", "batching"},
-    {"max-batch: ", "max-batch"}, {"requests-file: ", "requests-file"}, {"topology: ", "topology"},
-    {"dtype: ", "dtype"},     {"check-requests: ", "check-requests"},
-};
+std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
 
-std::string Fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
-
-std::string Pad(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
+std::string Pad(const std::string& text, std::size_t width) { return PadColumns(text, width); }
 
 std::string Ms(double ns) { return Fixed(ns / 1e6, 2); }
 
@@ -141,11 +120,8 @@ void PrintText(std::ostream& out, const InferenceRun& run) {
   out << "#   frag: KV positions allocated but empty at the peak (the last block of each request)\n";
 }
 
-void WriteJson(std::ostream& out, const InferenceRun& run) {
+void WriteJson(JsonWriter& w, const InferenceRun& run) {
   const InferenceScenario& s = run.scenario;
-  JsonWriter w(out, /*pretty=*/true);
-  w.BeginObject();
-  w.Field("scenario", "inference");
   w.Field("tp", s.layout.tp);
   w.Field("pp", s.layout.pp);
   w.Field("replicas", s.layout.replicas);
@@ -210,66 +186,43 @@ void WriteJson(std::ostream& out, const InferenceRun& run) {
     w.EndObject();
   }
   w.EndArray();
-  w.EndObject();
-  out << "\n";
 }
 
 }  // namespace
 
-const CommandSpec& InferenceRunSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run inference";
-    s.summary = "serve a small decoder: TP/PP/replicas, KV cache, static/dynamic/continuous batching";
-    s.usage = "run inference [flags]";
-    s.description =
-        "Serves a small decoder (the tensor-parallel transformer layers with a causal mask) on\n"
-        "--tp x --pp x --replicas GPUs. First the first --check-requests requests run for real on the\n"
-        "simulator: prefill of the prompt, then decode token by token with a KV cache, every logit\n"
-        "checked against the single-device decoder; each pass sends 2 all-reduces per layer of\n"
-        "T x H x dtype bytes. Then every request is served in a timing-only simulation whose steps\n"
-        "are timed by a cost model (roofline of FLOPs and HBM bytes, the topology's ring all-reduce),\n"
-        "under --batching static, dynamic, continuous, or all three on the same arrivals.\n"
-        "Exit code 0 when the logits are correct (or not checked), 1 when they are wrong.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("inference"));
-    s.flags.push_back({"json", 0, "", "print one JSON object instead of the tables"});
-    s.flags.push_back({"trace", 0, "FILE", "write the real run's Chrome trace (its all-reduces on the app's Gantt)"});
-    s.examples =
-        "  shardlab-cli run inference\n"
-        "  shardlab-cli run inference --tp 4 --replicas 2 --batching continuous --rate 50 --requests 200\n"
-        "  shardlab-cli run inference --tp 2 --batching all --rate 200 --requests 1000\n"
-        "  shardlab-cli run inference --requests-file reqs.txt --batching all --json\n";
-    return s;
-  }();
-  return spec;
-}
-
-int InferenceRunMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(InferenceRunSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(InferenceRunSpec());
-    return 0;
-  }
-  const std::string trace_path = args.Get("trace");
-  if (args.Has("trace")) CheckTracePath(args, trace_path);
-  InferenceRun run;
-  try {
-    run = RunInference(InferenceFromParams(ParamsFromArgs(ScenarioSpecOf("inference"), args)));
-  } catch (const Error& e) {
-    throw FieldErrorAsFlagError(e, args, kFieldFlags);
-  }
-  if (args.Has("trace")) {
-    if (run.real_plan.ops.empty()) throw UsageError("--trace: there is no real run to trace (--timing-only)");
-    WriteRunTrace(trace_path, run.real_plan, LoadScenarioTopology(run.scenario.topology), run.real_events,
-                  run.scenario.topology, "sim");
-  }
-  if (args.Has("json")) {
-    WriteJson(std::cout, run);
-  } else {
-    PrintText(std::cout, run);
-  }
-  std::cout.flush();
-  return run.check.checked && !run.check.verdict.correct() ? 1 : 0;
+RunCommand InferenceRunCommand() {
+  RunCommand c;
+  c.description =
+      "Serves a small decoder (the tensor-parallel transformer layers with a causal mask) on\n"
+      "--tp x --pp x --replicas GPUs. First the first --check-requests requests run for real on the\n"
+      "simulator: prefill of the prompt, then decode token by token with a KV cache, every logit\n"
+      "checked against the single-device decoder; each pass sends 2 all-reduces per layer of\n"
+      "T x H x dtype bytes. Then every request is served in a timing-only simulation whose steps\n"
+      "are timed by a cost model (roofline of FLOPs and HBM bytes, the topology's ring all-reduce),\n"
+      "under --batching static, dynamic, continuous, or all three on the same arrivals.\n"
+      "Exit code 0 when the logits are correct (or not checked), 1 when they are wrong.";
+  c.examples =
+      "  shardlab-cli run inference\n"
+      "  shardlab-cli run inference --tp 4 --replicas 2 --batching continuous --rate 50 --requests 200\n"
+      "  shardlab-cli run inference --tp 2 --batching all --rate 200 --requests 1000\n"
+      "  shardlab-cli run inference --requests-file reqs.txt --batching all --json\n";
+  // The engine spells these fields as the flags, with '-'.
+  for (const char* flag : {"max-context", "prompt-mean", "output-mean", "prefix-tokens", "kv-cache", "kv-block",
+                           "max-batch", "requests-file", "check-requests"})
+    c.field_flags.emplace_back(std::string(flag) + ": ", flag);
+  c.measure = [](const ParsedArgs&, const ScenarioParams& params) {
+    auto run = std::make_shared<InferenceRun>(RunInference(InferenceFromParams(params)));
+    MeasuredRun out;
+    out.verdict = run->check.checked ? run->check.verdict : NotChecked(run->check.not_checked_reason);
+    out.plan = &run->real_plan;
+    out.events = run->real_events;
+    out.topology = run->scenario.topology;
+    out.detail = std::move(run);
+    return out;
+  };
+  c.measured_text = [](std::ostream& out, const MeasuredRun& run) { PrintText(out, run.Detail<InferenceRun>()); };
+  c.measured_json = [](JsonWriter& w, const MeasuredRun& run) { WriteJson(w, run.Detail<InferenceRun>()); };
+  return c;
 }
 
 }  // namespace shardlab::cli

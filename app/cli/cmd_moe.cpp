@@ -5,53 +5,22 @@
 // experts, combine), the straggler rank, and whether the output equals the
 // single-device layer.
 #include <algorithm>
-#include <cerrno>
-#include <climits>
 #include <cmath>
-#include <cstdlib>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
-#include "app/cli/fault_flags.h"
-#include "app/cli/commands.h"
-#include "app/cli/scenario_flags.h"
-#include "app/cli/iterations.h"
-#include "app/cli/output.h"
-#include "engine/core/json.h"
-#include "engine/plan/dump.h"
-#include "engine/run/executor.h"
+#include "app/cli/scenario_run.h"
+#include "app/cli/zero_args.h"
+#include "engine/core/units.h"
+#include "engine/scenarios/fault_params.h"
 #include "engine/scenarios/moe_scenario.h"
-#include "engine/io/trace_writer.h"
-#include "engine/run/vector_sink.h"
 
 namespace shardlab::cli {
 namespace {
 
-constexpr std::pair<const char*, const char*> kFieldFlags[] = {
-    {"ranks: ", "ranks"},     {"experts: ", "experts"},   {"top-k: ", "top-k"},
-    {"tokens: ", "tokens"},   {"hidden: ", "hidden"},     {"ffn: ", "ffn"},
-    {"capacity-factor: ", "capacity-factor"},             {"skew: ", "skew"},
-    {"topology: ", "topology"}, {"backend: ", "backend"},
-};
-
-std::string Fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
+std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
 
 std::string Pad(const std::string& text, std::size_t width, bool left = false) {
-  if (text.size() >= width) return text;
-  const std::string fill(width - text.size(), ' ');
-  return left ? text + fill : fill + text;
-}
-
-MoeScenario ScenarioFromArgs(const ParsedArgs& args) {
-  MoeScenario s = MoeFromParams(ParamsFromArgs(ScenarioSpecOf("moe"), args));
-  s.backend = args.Get("backend", "sim");
-  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-  return s;
+  return PadColumns(text, width, left);
 }
 
 std::string CheckText(const MoeCheck& check) {
@@ -70,8 +39,7 @@ std::string Bar(std::int64_t value, std::int64_t most, int width, char mark) {
   return std::string(static_cast<std::size_t>(n), mark);
 }
 
-void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary& s,
-               const std::string& trace_path) {
+void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary& s) {
   const MoeLayerConfig& c = prepared.scenario.layer;
   const MoeRouting& r = prepared.layer.routing;
   const MoeMetrics& m = s.metrics;
@@ -115,20 +83,13 @@ void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary&
     out << "# straggler     rank " << m.straggler << ": " << Fixed(m.straggler_load, 2)
         << "x the mean rows, " << Fixed(m.straggler_time, 2) << "x the mean expert time\n";
   }
-  out << "#\n# Result: " << CheckText(s.check) << "\n";
-  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
 }
 
-void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan, const MoeSummary& s,
-               const std::string& trace_path, const std::string& plan_dump,
-               const IterationTimes& iterations) {
+void JsonSetup(JsonWriter& w, const RunView& v) {
+  const PreparedMoe& prepared = v.prepared.Detail<PreparedMoe>();
   const MoeScenario& sc = prepared.scenario;
   const MoeLayerConfig& c = sc.layer;
   const MoeRouting& r = prepared.layer.routing;
-  const MoeMetrics& m = s.metrics;
-  JsonWriter w(out, /*pretty=*/true);
-  w.BeginObject();
-  w.Field("scenario", "moe");
   w.Field("ranks", c.ranks);
   w.Field("experts", c.experts);
   w.Field("top_k", c.top_k);
@@ -139,17 +100,14 @@ void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan,
   w.Field("capacity_per_rank", r.capacity_per_rank);
   w.Field("skew", MoeSkewName(c.skew));
   w.Field("topology", sc.topology);
-  w.Field("backend", sc.backend);
-  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
-  if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
-    w.Field("seed", static_cast<std::int64_t>(sc.seed));
-  } else {
-    w.Field("seed", std::to_string(sc.seed));
-  }
-  w.Field("timing_only", sc.timing_only);
-  w.Field("steps", s.steps);
-  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
-  w.Field("events", static_cast<std::int64_t>(s.events));
+}
+
+void JsonResult(JsonWriter& w, const RunView& v) {
+  const PreparedMoe& prepared = v.prepared.Detail<PreparedMoe>();
+  const MoeSummary& s = v.summary.Detail<MoeSummary>();
+  const MoeLayerConfig& c = prepared.scenario.layer;
+  const MoeRouting& r = prepared.layer.routing;
+  const MoeMetrics& m = s.metrics;
   w.Field("dropped", r.dropped);
   w.Key("experts_load");
   w.BeginArray();
@@ -192,124 +150,65 @@ void WriteJson(std::ostream& out, const PreparedMoe& prepared, const Plan& plan,
   w.Field("straggler", m.straggler);
   w.Field("straggler_load", m.straggler_load);
   w.Field("straggler_time", m.straggler_time);
-  w.Field("checked", s.check.checked);
-  if (s.check.checked) {
-    w.Field("correct", s.check.correct);
-    w.Field("output_error", s.check.output_error);
-    w.Field("gate_error", s.check.gate_error);
-    w.Key("not_checked_reason");
-    w.Null();
-  } else {
-    for (const char* key : {"correct", "output_error", "gate_error"}) {
-      w.Key(key);
-      w.Null();
-    }
-    w.Field("not_checked_reason", s.check.not_checked_reason);
-  }
-  WriteVerdictJson(w, s.check.verdict);
-  if (!trace_path.empty()) w.Field("trace", trace_path);
-  if (!plan_dump.empty()) w.Field("plan", plan_dump);
-  w.EndObject();
-  out << "\n";
+  WriteCheckJson(w, s.check.checked, s.check.correct,
+                 {{"output_error", s.check.output_error}, {"gate_error", s.check.gate_error}},
+                 s.check.not_checked_reason);
+
 }
 
 }  // namespace
 
-const CommandSpec& MoeRunSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run moe";
-    s.summary = "one expert-parallel MoE layer: load per expert, all-to-all bytes, straggler";
-    s.usage = "run moe [flags]";
-    s.description =
-        "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
-        "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
-        "top k), sends each kept token to the rank of its expert (dispatch all-to-all), the\n"
-        "experts run their MLPs (relu(x.W1).W2), and the results go back (combine all-to-all)\n"
-        "to be summed with their gates. Each rank may send an expert at most\n"
-        "C = ceil(capacity-factor x k x (T/N) / E) tokens; the rest are dropped and counted.\n"
-        "The routing is computed on the host when the plan is built (the all-to-all sizes\n"
-        "depend on it); --skew forces it, e.g. 'hot' sends half the tokens to expert 0, whose\n"
-        "GPU becomes the straggler. Prints the tokens per expert, each rank's all-to-all bytes\n"
-        "beside the hand count, the step split, the straggler, and whether the output equals\n"
-        "the single-device layer.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("moe"));
-    s.flags.insert(s.flags.end(), {
-        {"seed", 0, "N", "seed of the input, router and experts (default: 1)"},
-        {"backend", 0, "NAME", "backend to run on (default: sim)"},
-        {"json", 0, "", "print one JSON object instead of the tables"},
-        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
-        {"plan", 0, "", "print the plan, one op per line, before running it"},
-    });
-    AddIterationFlags(s.flags);
-    s.examples =
-        "  shardlab-cli run moe\n"
-        "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
-        "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
-        "  shardlab-cli run moe --skew hot --trace moe.json\n";
-    return s;
-  }();
-  return spec;
-}
-
-int MoeRunMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(MoeRunSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(MoeRunSpec());
-    return 0;
-  }
-  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
-  const bool json = args.Has("json");
-  const std::string trace_path = args.Get("trace");
-  std::unique_ptr<PreparedMoe> prepared;
-  try {
-    prepared = PrepareMoe(ScenarioFromArgs(args));
-  } catch (const Error& e) {
-    throw FieldErrorAsFlagError(e, args, kFieldFlags);
-  }
-  if (args.Has("trace")) CheckTracePath(args, trace_path);
-
-  std::ostream& out = std::cout;
-  const MoeScenario& sc = prepared->scenario;
-  const MoeLayerConfig& c = sc.layer;
-  std::string plan_dump;
-  if (args.Has("plan")) plan_dump = DumpPlan(prepared->layer.plan);
-  if (!json) {
-    out << "# ShardLab: expert-parallel MoE, " << c.experts << " experts over " << c.ranks
-        << " ranks (" << c.experts_per_rank() << " each), top-" << c.top_k << ", skew "
-        << MoeSkewName(c.skew) << ", on " << sc.topology << ", backend " << sc.backend << "\n"
-        << "#   T = " << c.tokens << " tokens (" << c.tokens_per_rank() << " per rank), hidden H "
-        << c.hidden << ", expert ffn F " << c.ffn << ", capacity factor " << c.capacity_factor << "\n";
-    if (!plan_dump.empty()) out << "#\n" << plan_dump;
-    out.flush();
-  }
-
-  RunOptions options;
-  options.seed = sc.seed;
-  options.timing_only = sc.timing_only;
-  options.faults = FaultsFromFlags(ScenarioSpecOf("moe"), args, sc.backend, prepared->topology,
-                                   prepared->layer.plan);
-  Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), prepared->topology,
-                    options);
-  VectorSink sink;
-  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
-  const Plan& plan = executor.plan();
-  const MoeSummary s = SummarizeMoe(*prepared, sink.events, executor.backend(), &plan);
-  if (args.Has("trace")) {
-    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane());
-  }
-  if (json) {
-    WriteJson(out, *prepared, plan, s, trace_path, plan_dump, iterations);
-  } else {
-    out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
-        << (sc.timing_only ? "   timing only" : "") << "\n";
-    PrintText(out, *prepared, s, trace_path);
-    out << DescribeIterations(iterations);
-  }
-  out.flush();
-  return s.check.checked && !s.check.correct ? 1 : 0;
+RunCommand MoeRunCommand() {
+  RunCommand c;
+  c.description =
+      "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
+      "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
+      "top k), sends each kept token to the rank of its expert (dispatch all-to-all), the\n"
+      "experts run their MLPs (relu(x.W1).W2), and the results go back (combine all-to-all)\n"
+      "to be summed with their gates. Each rank may send an expert at most\n"
+      "C = ceil(capacity-factor x k x (T/N) / E) tokens; the rest are dropped and counted.\n"
+      "The routing is computed on the host when the plan is built (the all-to-all sizes\n"
+      "depend on it); --skew forces it, e.g. 'hot' sends half the tokens to expert 0, whose\n"
+      "GPU becomes the straggler. Prints the tokens per expert, each rank's all-to-all bytes\n"
+      "beside the hand count, the step split, the straggler, and whether the output equals\n"
+      "the single-device layer.";
+  c.examples =
+      "  shardlab-cli run moe\n"
+      "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
+      "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
+      "  shardlab-cli run moe --skew hot --trace moe.json\n";
+  c.seed_help = "seed of the input, router and experts (default: 1)";
+  c.counts = RunCommand::Counts::kStepsOpsEvents;
+  c.bind = [](Prepared& p, const ScenarioParams& params, const std::string& backend, std::optional<std::uint64_t> seed) {
+    if (seed && *seed != p.Detail<PreparedMoe>().scenario.seed) {
+      // The routing, and with it the all-to-all sizes, follows the seed:
+      // the layer is built again for it.
+      MoeScenario sc = p.Detail<PreparedMoe>().scenario;
+      sc.seed = *seed;
+      std::shared_ptr<PreparedMoe> again = PrepareMoe(sc, p.topology);
+      p.plan = std::move(again->layer.plan);
+      p.detail = std::move(again);
+    }
+    p.Detail<PreparedMoe>().scenario.backend = backend;
+    // The spec's Prepare leaves the faults to its caller (moe_scenario.cpp).
+    if (p.options.faults.empty()) p.options.faults = ResolveRunFaults(params, p.topology, p.plan);
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    const MoeScenario& sc = v.prepared.Detail<PreparedMoe>().scenario;
+    const MoeLayerConfig& layer = sc.layer;
+    out << "# ShardLab: expert-parallel MoE, " << layer.experts << " experts over " << layer.ranks << " ranks ("
+        << layer.experts_per_rank() << " each), top-" << layer.top_k << ", skew " << MoeSkewName(layer.skew) << ", on "
+        << sc.topology << ", backend " << v.backend << "\n"
+        << "#   T = " << layer.tokens << " tokens (" << layer.tokens_per_rank() << " per rank), hidden H " << layer.hidden
+        << ", expert ffn F " << layer.ffn << ", capacity factor " << layer.capacity_factor << "\n";
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    PrintText(out, v.prepared.Detail<PreparedMoe>(), v.summary.Detail<MoeSummary>());
+  };
+  c.result = [](const RunView& v) { return CheckText(v.summary.Detail<MoeSummary>().check); };
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  return c;
 }
 
 }  // namespace shardlab::cli

@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "app/cli/collective_run.h"
-#include "app/cli/cmd_elastic.h"
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
@@ -170,21 +169,12 @@ const CommandSpec& RunSpec() {
 }
 
 int RunMain(std::span<const std::string> words) {
-  if (!words.empty() && words.front() == "pipeline") return PipelineMain(words.subspan(1));
-  if (!words.empty() && words.front() == "zero") return ZeroRunMain(words.subspan(1));
-  if (!words.empty() && words.front() == "3d") return ThreeDMain(words.subspan(1));
-  if (!words.empty() && words.front() == "moe") return MoeRunMain(words.subspan(1));
-  if (!words.empty() && words.front() == "inference") return InferenceRunMain(words.subspan(1));
-  if (!words.empty() && words.front() == "elastic") return ElasticMain(words.subspan(1));
-  if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
-    return TpRunMain(words.front(), words.subspan(1));
-  }
-  // Every other registered scenario (one file of engine/scenarios/ adds one)
-  // runs from its spec through the registry.
+  // Every registered scenario but the collective (this command's own) runs
+  // from its spec, with its renderer where it has a table of its own.
   if (!words.empty()) {
-    if (const ScenarioSpec* spec = FindScenario(words.front());
+    if (const ScenarioSpec* spec = ScenarioOfRunWord(words.front());
         spec != nullptr && spec->name != "collective" && ScenarioRuns(*spec)) {
-      return RunRegisteredScenario(*spec, words.subspan(1));
+      return RunScenarioCommand(*spec, words.front(), words.subspan(1));
     }
   }
   const ParsedArgs args = ParseArgs(RunSpec(), words);

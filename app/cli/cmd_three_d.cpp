@@ -6,16 +6,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/cli/fault_flags.h"
-#include "app/cli/commands.h"
-#include "app/cli/scenario_flags.h"
-#include "app/cli/iterations.h"
-#include "app/cli/output.h"
-#include "engine/core/json.h"
-#include "engine/run/executor.h"
+#include "app/cli/scenario_run.h"
+#include "engine/core/units.h"
 #include "engine/scenarios/three_d_scenario.h"
-#include "engine/io/trace_writer.h"
-#include "engine/run/vector_sink.h"
 
 namespace shardlab::cli {
 namespace {
@@ -23,29 +16,16 @@ namespace {
 /// The real step computes on the host; above this many FLOPs it refuses.
 constexpr double kMaxHostFlops = 2e10;
 
-constexpr std::pair<const char*, const char*> kFieldFlags[] = {
-    {"dp: ", "dp"},           {"pp: ", "pp"},           {"tp: ", "tp"},
-    {"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"microbatches: ", "microbatches"},
-    {"layers: ", "layers"},   {"width: ", "width"},     {"batch: ", "batch"},
-    {"schedule: ", "schedule"}, {"optimizer: ", "optimizer"}, {"learning rate: ", "lr"},
-    {"model: ", "model"},     {"buckets: ", "buckets"}, {"global batch: ", "global-batch"}, {"backend: ", "backend"},
-    {"topology: ", "topology"},
-};
-
-std::string Fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
+std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
 
 std::string Percent(double part, double whole) {
   return whole > 0 ? Fixed(100.0 * part / whole, 1) + "%" : "-";
 }
 
-ThreeDScenario ScenarioFromArgs(const ParsedArgs& args) {
-  ThreeDScenario s = ThreeDFromParams(ParamsFromArgs(ScenarioSpecOf("3d"), args));
-  s.backend = args.Get("backend", "sim");
-  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
+/// What the spec cannot check: flags of the other kind of model, a real
+/// step too large for the host.
+void CheckFlags(const ParsedArgs& args, const std::string&, ScenarioParams& params) {
+  const ThreeDScenario s = ThreeDFromParams(params);
   if (!s.timing_only())
     for (const char* flag : {"micro-batch", "global-batch", "buckets"})
       if (args.Has(flag))
@@ -56,7 +36,14 @@ ThreeDScenario ScenarioFromArgs(const ParsedArgs& args) {
         throw UsageError(args.Spelling(flag) + ": only for --model small (" + s.model +
                          " brings its own shape and batch)");
   }
-  return s;
+  if (s.timing_only()) params.Set("timing_only", "true");  // a preset runs without data
+  if (!s.timing_only()) {
+    const double flops = 6.0 * s.mlp.batch * double(s.mlp.width) * s.mlp.width * s.mlp.layers;
+    if (flops > kMaxHostFlops)
+      throw Error("width: one real step is " + Fixed(flops / 1e9, 0) +
+                  " GFLOP of host arithmetic, above the 20 GFLOP this command computes "
+                  "(choose a smaller --width, --layers or --batch, or a --model preset)");
+  }
 }
 
 std::string GroupExample(const std::vector<std::vector<int>>& groups) {
@@ -67,8 +54,7 @@ std::string GroupExample(const std::vector<std::vector<int>>& groups) {
   return text + "}";
 }
 
-void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& s,
-               const std::string& trace_path) {
+void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& s) {
   const ParallelGrid& g = p.three_d.params.grid;
   out << "# grid " << g.Text() << " = " << g.ranks()
       << " GPUs, Megatron order: rank = pp*(dp_size*tp_size) + dp*tp_size + tp\n"
@@ -133,26 +119,24 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
         << "#   bound (only the bubble and communication are lost). Real runs reach about\n"
         << "#   half: Megatron-LM measured ~140 TFLOP/s per A100 for GPT-3 175B (45% MFU);\n"
         << "#   `plan` assumes 50% of the peak (--efficiency).\n";
-  out << "#\n# Result: ";
-  if (!s.check.checked) {
-    out << "not checked (" << s.check.not_checked_reason << ")\n";
-  } else {
-    out << VerdictName(s.check.verdict.kind) << " (" << s.check.verdict.Detail()
-        << "; after one step, every gradient and parameter shard and the loss against its error"
-           " bound from the double-precision single-device reference; loss "
-        << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")\n";
-    if (!s.check.correct) out << "#   worst tensor: " << s.check.worst_tensor << "\n";
-  }
-  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
 }
 
-void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& s,
-               const std::string& trace_path,
-               const IterationTimes& iterations) {
+std::string StepResultText(const RunView& v) {
+  const ThreeDSummary& s = v.summary.Detail<ThreeDSummary>();
+  if (!s.check.checked) return "not checked (" + s.check.not_checked_reason + ")";
+  std::ostringstream out;
+  out << VerdictName(s.check.verdict.kind) << " (" << s.check.verdict.Detail()
+      << "; after one step, every gradient and parameter shard and the loss against its error"
+         " bound from the double-precision single-device reference; loss "
+      << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")";
+  if (!s.check.correct) out << "\n#   worst tensor: " << s.check.worst_tensor;
+  return out.str();
+}
+
+void JsonSetup(JsonWriter& w, const RunView& v) {
+  const PreparedThreeD& p = v.prepared.Detail<PreparedThreeD>();
+  const ThreeDSummary& s = v.summary.Detail<ThreeDSummary>();
   const ParallelGrid& g = p.three_d.params.grid;
-  JsonWriter w(out, /*pretty=*/true);
-  w.BeginObject();
-  w.Field("scenario", "3d");
   w.Field("dp", g.dp);
   w.Field("pp", g.pp);
   w.Field("tp", g.tp);
@@ -161,10 +145,11 @@ void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
   w.Field("model", p.scenario.model);
   w.Field("microbatches", s.microbatches);
   w.Field("topology", p.scenario.topology);
-  w.Field("backend", p.scenario.backend);
-  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
-  w.Field("timing_only", p.scenario.timing_only());
-  w.Field("ops", static_cast<std::int64_t>(s.ops));
+}
+
+void JsonResult(JsonWriter& w, const RunView& v) {
+  const PreparedThreeD& p = v.prepared.Detail<PreparedThreeD>();
+  const ThreeDSummary& s = v.summary.Detail<ThreeDSummary>();
   w.Field("step_time_us", s.step_ns / 1e3);
   w.Field("compute_us", s.compute_ns / 1e3);
   w.Field("exposed_us", s.exposed_ns / 1e3);
@@ -189,118 +174,60 @@ void WriteJson(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
   w.BeginArray();
   for (const std::string& warning : p.warnings) w.String(warning);
   w.EndArray();
-  w.Field("checked", s.check.checked);
-  if (s.check.checked) {
-    w.Field("correct", s.check.correct);
-    w.Field("weight_error", s.check.weight_error);
-    w.Field("gradient_error", s.check.gradient_error);
-    w.Field("loss", s.check.loss);
-    w.Field("reference_loss", s.check.reference_loss);
-  } else {
-    w.Key("correct");
-    w.Null();
-    w.Field("not_checked_reason", s.check.not_checked_reason);
-  }
-  WriteVerdictJson(w, s.check.verdict);
-  if (!trace_path.empty()) w.Field("trace", trace_path);
-  w.EndObject();
-  out << "\n";
+  WriteCheckJson(w, s.check.checked, s.check.correct,
+                 {{"weight_error", s.check.weight_error}, {"gradient_error", s.check.gradient_error},
+                  {"loss", s.check.loss}, {"reference_loss", s.check.reference_loss}},
+                 s.check.not_checked_reason);
+
 }
 
 }  // namespace
 
-const CommandSpec& ThreeDSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run 3d";
-    s.summary = "DP x PP x TP training: the real MLP checked, or GPT-3 175B timed at paper scale";
-    s.usage = "run 3d --dp N --pp N --tp N [flags]";
-    s.description =
-        "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
-        "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
-        "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
-        "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
-        "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
-        "each DP group (or with --zero-stage 1 reduce-scattered, updated in shards, all-gathered).\n"
-        "--model small trains the MLP for one real step and compares every parameter shard\n"
-        "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
-        "without data and reports step time, compute/communication split, memory and MFU.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("3d"));
-    s.flags.insert(s.flags.end(), {
-        {"backend", 0, "NAME", "backend to run on (default: sim)"},
-        {"seed", 0, "N", "small: seed of the weights and data (default: 1)"},
-        {"json", 0, "", "print one JSON object instead of the report"},
-        {"trace", 0, "FILE", "write a Chrome trace (ranks labelled by their coordinates in the plan)"},
-    });
-    AddIterationFlags(s.flags);
-    s.examples =
-        "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
-        "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
-        "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
-        "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
-    return s;
-  }();
-  return spec;
-}
-
-int ThreeDMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(ThreeDSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(ThreeDSpec());
-    return 0;
-  }
-  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
-  const bool json = args.Has("json");
-  const std::string trace_path = args.Get("trace");
-  if (args.Has("trace")) CheckTracePath(args, trace_path);
-  std::unique_ptr<PreparedThreeD> prepared;
-  try {
-    const ThreeDScenario scenario = ScenarioFromArgs(args);
-    if (!scenario.timing_only()) {
-      const double flops = 6.0 * scenario.mlp.batch * double(scenario.mlp.width) *
-                           scenario.mlp.width * scenario.mlp.layers;
-      if (flops > kMaxHostFlops)
-        throw Error("width: one real step is " + Fixed(flops / 1e9, 0) +
-                    " GFLOP of host arithmetic, above the 20 GFLOP this command computes "
-                    "(choose a smaller --width, --layers or --batch, or a --model preset)");
-    }
-    prepared = PrepareThreeD(scenario);
-  } catch (const Error& e) {
-    throw FieldErrorAsFlagError(e, args, kFieldFlags);
-  }
-  std::ostream& out = std::cout;
-  if (!json) {
-    out << "# ShardLab: " << prepared->three_d.plan.name << " on " << prepared->scenario.topology
-        << ", backend " << prepared->scenario.backend << "\n";
-    out.flush();
-  }
-  RunOptions options;
-  options.seed = prepared->scenario.seed;
-  options.timing_only = prepared->scenario.timing_only();
-  options.faults = FaultsFromFlags(ScenarioSpecOf("3d"), args, prepared->scenario.backend,
-                                   prepared->topology, prepared->three_d.plan);
-  Executor executor(CreateBackend(prepared->scenario.backend), std::move(prepared->three_d.plan),
-                    prepared->topology, options);
-  VectorSink sink;
-  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
-  const Plan& plan = executor.plan();
-  const ThreeDSummary s = SummarizeThreeD(*prepared, sink.events, executor.backend(), &plan);
-  if (args.Has("trace")) {
+RunCommand ThreeDRunCommand() {
+  RunCommand c;
+  c.usage = "run 3d --dp N --pp N --tp N [flags]";
+  c.description =
+      "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
+      "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
+      "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
+      "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
+      "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
+      "each DP group (or with --zero-stage 1 reduce-scattered, updated in shards, all-gathered).\n"
+      "--model small trains the MLP for one real step and compares every parameter shard\n"
+      "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
+      "without data and reports step time, compute/communication split, memory and MFU.";
+  c.examples =
+      "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
+      "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
+      "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
+      "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
+  c.seed_help = "small: seed of the weights and data (default: 1)";
+  c.field_flags = {{"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"learning rate: ", "lr"},
+                   {"global batch: ", "global-batch"}};
+  c.adjust = CheckFlags;
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    ThreeDScenario& sc = p.Detail<PreparedThreeD>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    out << "# ShardLab: " << v.prepared.plan.name << " on " << v.prepared.Detail<PreparedThreeD>().scenario.topology
+        << ", backend " << v.backend << "\n";
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    PrintText(out, v.prepared.Detail<PreparedThreeD>(), v.summary.Detail<ThreeDSummary>());
+  };
+  c.result = StepResultText;
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.verdict = [](const RunView& v) { return v.summary.Detail<ThreeDSummary>().check.verdict; };
+  c.rank_labels = [](const Prepared& p) {
+    const ParallelGrid& g = p.Detail<PreparedThreeD>().three_d.params.grid;
     std::vector<std::string> labels;
-    for (int r = 0; r < plan.num_ranks; ++r)
-      labels.push_back(GridCoordText(prepared->three_d.params.grid, r));
-    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, prepared->scenario.topology,
-                  prepared->scenario.backend, std::move(labels), executor.backend().host_lane());
-  }
-  if (json) {
-    WriteJson(out, *prepared, s, trace_path, iterations);
-  } else {
-    PrintText(out, *prepared, s, trace_path);
-    out << DescribeIterations(iterations);
-  }
-  out.flush();
-  return s.check.checked && !s.check.correct ? 1 : 0;
+    for (int r = 0; r < g.ranks(); ++r) labels.push_back(GridCoordText(g, r));
+    return labels;
+  };
+  return c;
 }
 
 }  // namespace shardlab::cli

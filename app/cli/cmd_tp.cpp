@@ -4,38 +4,22 @@
 // compute/communication split, the seed text's all-reduce estimate beside
 // the simulation, and whether the outputs and gradients equal the
 // single-device layer.
-#include <climits>
-#include <cstdint>
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <sstream>
 
-#include "app/cli/machine_args.h"
-#include "app/cli/fault_flags.h"
-#include "app/cli/commands.h"
-#include "app/cli/scenario_flags.h"
-#include "app/cli/iterations.h"
 #include "app/cli/output.h"
+#include "app/cli/scenario_run.h"
 #include "app/cli/tp_args.h"
-#include "engine/core/json.h"
-#include "engine/plan/dump.h"
-#include "engine/run/executor.h"
-#include "engine/io/trace_writer.h"
-#include "engine/run/vector_sink.h"
+#include "engine/core/units.h"
+#include "engine/scenarios/tp_scenario.h"
 
 namespace shardlab::cli {
 namespace {
 
 /// The seed text's NVLink figure: NVLink3's 12 links x 25 GB/s x 2 directions.
 
-std::string Fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
+std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
 
 /// A time column in microseconds: two decimals while they mean something.
 std::string Micros(TimeNs ns) {
@@ -98,7 +82,7 @@ std::string CheckText(const TpCheck& check) {
 }
 
 void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s,
-               const TpEstimate& e, const std::string& trace_path) {
+               const TpEstimate& e) {
   const TpMetrics& m = s.metrics;
   const TpLayerConfig& c = prepared.scenario.layer;
   // A layer on one rank keeps its collectives in the plan's list but runs
@@ -157,35 +141,21 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
         << ") is NVLink3's two directions added; a ring sends each byte one way, at B = "
         << FormatGbps(e.formula.bandwidth_gbps) << " GB/s: " << FormatTime(e.formula.ns) << ".\n";
   }
-  out << "#\n# Result: " << CheckText(s.check) << "\n";
-  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
 }
 
-void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
-               const TpSummary& s, const TpEstimate& e, const std::string& trace_path,
-               const std::string& plan_dump,
-               const IterationTimes& iterations) {
-  const TpScenario& sc = prepared.scenario;
+void JsonSetup(JsonWriter& w, const RunView& v) {
+  const TpScenario& sc = v.prepared.Detail<PreparedTp>().scenario;
   const TpLayerConfig& c = sc.layer;
-  const TpMetrics& m = s.metrics;
-  JsonWriter w(out, /*pretty=*/true);
-  w.BeginObject();
-  w.Field("scenario", "tp");
   WriteTpShapeFields(w, c);
   w.Field("tp", c.tp);
   w.Field("topology", sc.topology);
-  w.Field("backend", sc.backend);
-  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
-  // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
-  if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
-    w.Field("seed", static_cast<std::int64_t>(sc.seed));
-  } else {
-    w.Field("seed", std::to_string(sc.seed));
-  }
-  w.Field("timing_only", sc.timing_only);
-  w.Field("steps", s.steps);
-  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
-  w.Field("events", static_cast<std::int64_t>(s.events));
+}
+
+void JsonResult(JsonWriter& w, const RunView& v) {
+  const PreparedTp& prepared = v.prepared.Detail<PreparedTp>();
+  const TpSummary& s = v.summary.Detail<TpSummary>();
+  const TpMetrics& m = s.metrics;
+  const TpEstimate e = Estimate(prepared, m);
   w.Field("step_time_us", m.step_ns / 1e3);
   w.Field("compute_us", m.compute_ns / 1e3);
   w.Field("comm_us", m.comm_ns / 1e3);
@@ -219,99 +189,54 @@ void WriteJson(std::ostream& out, const PreparedTp& prepared, const Plan& plan,
   w.Field("seed_allreduce_us", e.seed_ns / 1e3);
   w.Field("simulated_allreduce_us", e.simulated_ns / 1e3);
   w.EndObject();
-  w.Field("checked", s.check.checked);
-  if (s.check.checked) {
-    w.Field("correct", s.check.correct);
-    w.Field("output_error", s.check.output_error);
-    w.Field("gradient_error", s.check.gradient_error);
-    w.Field("worst_tensor", s.check.worst_tensor);
-    w.Field("blocks_checked", s.check.blocks_checked);
-    w.Key("not_checked_reason");
-    w.Null();
-  } else {
-    for (const char* key : {"correct", "output_error", "gradient_error", "worst_tensor"}) {
-      w.Key(key);
-      w.Null();
-    }
-    w.Field("blocks_checked", 0);
-    w.Field("not_checked_reason", s.check.not_checked_reason);
-  }
-  WriteVerdictJson(w, s.check.verdict);
-  if (!trace_path.empty()) w.Field("trace", trace_path);
-  if (!plan_dump.empty()) w.Field("plan", plan_dump);
-  w.EndObject();
-  out << "\n";
-}
+  WriteCheckJson(w, s.check.checked, s.check.correct,
+                 {{"output_error", s.check.output_error}, {"gradient_error", s.check.gradient_error}},
+                 s.check.not_checked_reason);
+  w.Key("worst_tensor");
+  if (s.check.checked) w.String(s.check.worst_tensor); else w.Null();
+  w.Field("blocks_checked", s.check.checked ? s.check.blocks_checked : 0);
 
+}
 
 }  // namespace
 
-const CommandSpec& TpRunSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run tp-LAYER";
-    s.summary = "one tensor-parallel (Megatron) layer: its all-reduces, comm share, checked result";
-    s.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
-    s.description =
-        "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
-        "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
-        "tp-attention (heads split, then a row linear) or tp-transformer (attention + MLP).\n"
-        "Each split costs all-reduces of the T x H activations or their gradient (the MLP: one\n"
-        "forward, one backward); with --sequence-parallel each becomes a reduce-scatter and an\n"
-        "all-gather. Prints every collective with its bytes and time, the compute/communication\n"
-        "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
-        "whether every output and gradient equals the single-device layer.\n"
-        "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
-        "--timing-only for paper-sized layers (with --dtype fp16: nothing computed, nothing checked).\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("tp"));
-    const std::vector<FlagSpec> own = {
-        {"backend", 0, "NAME", "backend to run on (default: sim)"},
-        {"seed", 0, "N", "seed of the weights, input and upstream gradient (default: 1)"},
-        {"json", 0, "", "print one JSON object instead of the table"},
-        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
-        {"plan", 0, "", "print the plan, one op per line, before running it"},
-    };
-    s.flags.insert(s.flags.end(), own.begin(), own.end());
-    AddIterationFlags(s.flags);
-    AddThisMachineRunFlags(s.flags);
-    s.examples =
-        "  shardlab-cli run tp-mlp\n"
-        "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
-        "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
-        " --dtype fp16 --timing-only\n"
-        "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
-    return s;
-  }();
-  return spec;
-}
-
-int TpRunMain(const std::string& layer_word, std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(TpRunSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(TpRunSpec());
-    return 0;
-  }
-  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
-  const TpLayerKind kind = TpLayerFromWord("run", layer_word);
-  const bool json = args.Has("json");
-  const std::string trace_path = args.Get("trace");
-
-  std::unique_ptr<PreparedTp> prepared;
-  std::optional<ThisMachine> machine;  // --topology this
-  std::string plan_settings;           // for the trace
-  try {
+RunCommand TpRunCommand() {
+  RunCommand c;
+  c.word_param = "layer";
+  c.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
+  c.description =
+      "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
+      "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
+      "tp-attention (heads split, then a row linear) or tp-transformer (attention + MLP).\n"
+      "Each split costs all-reduces of the T x H activations or their gradient (the MLP: one\n"
+      "forward, one backward); with --sequence-parallel each becomes a reduce-scatter and an\n"
+      "all-gather. Prints every collective with its bytes and time, the compute/communication\n"
+      "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
+      "whether every output and gradient equals the single-device layer.\n"
+      "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
+      "--timing-only for paper-sized layers (with --dtype fp16: nothing computed, nothing checked).";
+  c.examples =
+      "  shardlab-cli run tp-mlp\n"
+      "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
+      "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
+      " --dtype fp16 --timing-only\n"
+      "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
+  c.seed_help = "seed of the weights, input and upstream gradient (default: 1)";
+  c.this_machine = true;
+  c.ranks_param = "tp";
+  c.counts = RunCommand::Counts::kStepsOpsEvents;
+  c.check_flags = [](const ParsedArgs& args, const std::string& word) {
     if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
-      throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text +
-                       "'); 'shardlab-cli sweep " + layer_word + " --tp " + text +
-                       "' runs a list");
+      throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text + "'); 'shardlab-cli sweep " +
+                       (word == "tp" ? "tp-mlp" : word) + " --tp " + text + "' runs a list");
     }
-    ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("tp"), args);
+  };
+  c.adjust = [](const ParsedArgs& args, const std::string& word, ScenarioParams& params) {
+    const std::string layer_word = word.find('-') == std::string::npos ? "tp-" + params.Text("layer") : word;
+    const TpLayerKind kind = TpLayerFromWord("run", layer_word);
     params.Set("layer", TpLayerKindName(kind));
-    plan_settings = PlanSettingsText(params);
-    TpScenario scenario = TpFromParams(params);
     // A flag the layer has no use for is a mistake, not a no-op.
-    if (!scenario.layer.has_attention() && args.Has("heads")) {
+    if (!TpFromParams(params).layer.has_attention() && args.Has("heads")) {
       throw UsageError(args.Spelling("heads") + ": the " + TpLayerKindName(kind) +
                        " layer has no attention heads (tp-attention and tp-transformer do)");
     }
@@ -319,61 +244,31 @@ int TpRunMain(const std::string& layer_word, std::span<const std::string> words)
       throw UsageError(args.Spelling("ffn") + ": the attention layer has no ffn width (its "
                        "projections are H x H; tp-transformer adds the MLP)");
     }
-    scenario.backend = args.Get("backend", "sim");
-    if (args.Has("seed")) scenario.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-    machine = ThisMachineForRun(args, scenario.topology, scenario.layer.tp);
-    prepared = machine ? PrepareTp(scenario, machine->plan_topology) : PrepareTp(scenario);
-  } catch (const Error& e) {
-    throw TpFlagError(e, args);
-  }
-  if (args.Has("trace")) CheckTracePath(args, trace_path);
-  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
-
-  std::ostream& out = std::cout;
-  const TpScenario& sc = prepared->scenario;
-  const TpLayerConfig& c = sc.layer;
-  std::string plan_dump;
-  if (args.Has("plan")) plan_dump = DumpPlan(prepared->layer.plan);
-  if (!json) {
-    out << "# ShardLab: tensor-parallel " << TpLayerTitle(c.kind) << ", tp " << c.tp << ", "
-        << TpDTypeName(c.dtype) << ", sequence parallelism " << (c.sequence_parallel ? "on" : "off")
-        << ", on " << sc.topology << ", backend " << sc.backend << "\n"
-        << "#   " << TpShapeText(c) << "\n";
-    if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
-    if (!plan_dump.empty()) out << "#\n" << plan_dump;
-    out.flush();
-  }
-
-  RunOptions options;
-  options.seed = sc.seed;
-  options.timing_only = sc.timing_only;
-  options.faults = FaultsFromFlags(ScenarioSpecOf("tp"), args, sc.backend, prepared->topology,
-                                   prepared->layer.plan);
-  Topology run_topology = prepared->topology;
-  if (machine) ApplyThisMachine(*machine, sc.backend, &options, &run_topology);
-  Executor executor(CreateBackend(sc.backend), std::move(prepared->layer.plan), std::move(run_topology),
-                    options);
-  VectorSink sink;
-  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
-  const Plan& plan = executor.plan();
-  const TpSummary s = SummarizeTp(*prepared, sink.events, executor.backend(), &plan);
-  const TpEstimate estimate = Estimate(*prepared, s.metrics);
-  if (args.Has("trace")) {
-    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane(), TraceMachine(machine, sc.backend, c.tp),
-                  plan_settings);
-  }
-  if (json) {
-    WriteJson(out, *prepared, plan, s, estimate, trace_path, plan_dump, iterations);
-  } else {
-    out << "#   steps " << s.steps << "   ops " << plan.ops.size() << "   events " << s.events
-        << (sc.timing_only ? "   timing only" : "") << "\n";
-    PrintText(out, *prepared, s, estimate, trace_path);
-    out << DescribeIterations(iterations);
-  }
-  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
-  out.flush();
-  return s.check.checked && !s.check.correct ? 1 : 0;
+  };
+  c.flag_error = [](const Error& e, const ParsedArgs& args) { return TpFlagError(e, args); };
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    TpScenario& sc = p.Detail<PreparedTp>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    const TpScenario& sc = v.prepared.Detail<PreparedTp>().scenario;
+    const TpLayerConfig& layer = sc.layer;
+    out << "# ShardLab: tensor-parallel " << TpLayerTitle(layer.kind) << ", tp " << layer.tp << ", "
+        << TpDTypeName(layer.dtype) << ", sequence parallelism " << (layer.sequence_parallel ? "on" : "off")
+        << ", on " << sc.topology << ", backend " << v.backend << "\n"
+        << "#   " << TpShapeText(layer) << "\n";
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    const PreparedTp& prepared = v.prepared.Detail<PreparedTp>();
+    const TpSummary& s = v.summary.Detail<TpSummary>();
+    PrintText(out, prepared, s, Estimate(prepared, s.metrics));
+  };
+  c.result = [](const RunView& v) { return CheckText(v.summary.Detail<TpSummary>().check); };
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.verdict = [](const RunView& v) { return v.summary.Detail<TpSummary>().check.verdict; };
+  return c;
 }
 
 }  // namespace shardlab::cli

@@ -6,30 +6,18 @@
 // equal the single-device model's after the same Adam steps.
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "app/cli/machine_args.h"
-#include "app/cli/fault_flags.h"
-#include "app/cli/commands.h"
-#include "app/cli/iterations.h"
-#include "app/cli/scenario_flags.h"
-#include "app/cli/output.h"
+#include "app/cli/scenario_run.h"
 #include "app/cli/zero_args.h"
-#include "engine/core/json.h"
-#include "engine/plan/dump.h"
-#include "engine/run/executor.h"
-#include "engine/io/trace_writer.h"
-#include "engine/run/vector_sink.h"
+#include "engine/core/units.h"
 #include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::cli {
@@ -70,31 +58,7 @@ MlpConfig ModelForParams(const ParsedArgs& args, double asked) {
                    ") is more than 10% from " + ParameterCountText(asked) + "; " + hint);
 }
 
-ZeroScenario ScenarioFromArgs(const ParsedArgs& args, double* asked_params) {
-  const ScenarioParams params = ParamsFromArgs(ScenarioSpecOf("zero"), args);
-  ZeroScenario s = ZeroFromParams(params);
-  if (args.Has("params")) {
-    if (args.Has("layers") || args.Has("width")) {
-      const std::string other = args.Has("layers") ? "layers" : "width";
-      throw UsageError(args.Spelling("params") + ": give either --params or --layers and "
-                       "--width, not both (got " + args.Spelling(other) + " too)");
-    }
-    *asked_params = params.Number("params");
-    s.params.model = ModelForParams(args, *asked_params);
-    s.params.model.batch = ZeroFromParams(params).params.model.batch;
-    s.params.model.optimizer = OptimizerKind::kAdam;
-    s.params.model.learning_rate = static_cast<float>(params.Number("lr"));
-  }
-  s.backend = args.Get("backend", "sim");
-  if (args.Has("seed")) s.seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
-  return s;
-}
-
-std::string Fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
+std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
 
 /// A float as the double its shortest text reads (0.001, not 0.00100000005).
 double FloatAsTyped(float value) {
@@ -314,13 +278,13 @@ std::string CheckText(const ZeroCheck& check, int steps) {
   return out.str();
 }
 
-void PrintHeader(std::ostream& out, const PreparedZero& prepared, double asked) {
+void PrintHeader(std::ostream& out, const PreparedZero& prepared, double asked, const std::string& backend) {
   const ZeroScenario& sc = prepared.scenario;
   const ZeroParams& p = prepared.zero.params;
   const MlpConfig& m = p.model;
   out << "# ShardLab: " << ZeroStageName(p.stage) << " (" << ZeroStageSharding(p.stage) << "), "
       << p.ranks << (p.ranks == 1 ? " rank" : " ranks") << ", on " << sc.topology << ", backend "
-      << sc.backend << "\n"
+      << backend << "\n"
       << "#   model  MLP of " << ModelText(m) << " (Ψ = " << prepared.zero.parameter_count;
   if (asked > 0) out << ", asked " << ParameterCountText(asked);
   out << "), Adam, lr " << m.learning_rate << "\n"
@@ -330,8 +294,7 @@ void PrintHeader(std::ostream& out, const PreparedZero& prepared, double asked) 
       << "\n";
 }
 
-void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummary& s, int k,
-               const std::string& trace_path) {
+void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummary& s, int k) {
   const ZeroParams& p = prepared.zero.params;
   PrintMemory(out, prepared, s, k);
   const double ratio =
@@ -348,8 +311,6 @@ void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummar
   if (p.stage == 3) {
     out << "#   Stage 3 gathers every layer twice (forward, backward): 1.5x data parallel's 2Ψ.\n";
   }
-  out << "#\n# Result: " << CheckText(s.check, p.steps) << "\n";
-  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
 }
 
 void WriteFormula(JsonWriter& w, const char* key, int stage, int k, const ZeroMemoryFormula& f) {
@@ -364,15 +325,16 @@ void WriteFormula(JsonWriter& w, const char* key, int stage, int k, const ZeroMe
   w.EndObject();
 }
 
-void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan,
-               const ZeroSummary& s, int k, double asked, const std::string& trace_path,
-               const std::string& plan_dump,
-               const IterationTimes& iterations) {
+/// --params, when given: the count asked for (the run builds the nearest MLP).
+double Asked(const ParsedArgs& args, const ScenarioParams& params) {
+  return args.Has("params") ? params.Number("params") : 0;
+}
+
+void JsonSetup(JsonWriter& w, const RunView& v) {
+  const PreparedZero& prepared = v.prepared.Detail<PreparedZero>();
   const ZeroScenario& sc = prepared.scenario;
   const ZeroParams& p = prepared.zero.params;
-  JsonWriter w(out, /*pretty=*/true);
-  w.BeginObject();
-  w.Field("scenario", "zero");
+  const double asked = Asked(v.args, v.params);
   w.Field("stage", p.stage);
   w.Field("stage_name", ZeroStageName(p.stage));
   w.Field("ranks", p.ranks);
@@ -393,18 +355,13 @@ void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan
   w.Field("overlap", p.overlap);
   w.Field("units", static_cast<std::int64_t>(prepared.zero.units.size()));
   w.Field("topology", sc.topology);
-  w.Field("backend", sc.backend);
-  WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
-  // JSON numbers past 2^63 would wrap in JsonWriter::Int: such seeds go as text.
-  if (sc.seed <= static_cast<std::uint64_t>(INT64_MAX)) {
-    w.Field("seed", static_cast<std::int64_t>(sc.seed));
-  } else {
-    w.Field("seed", std::to_string(sc.seed));
-  }
-  w.Field("timing_only", sc.timing_only);
-  w.Field("k", k);
-  w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
-  w.Field("events", static_cast<std::int64_t>(s.events));
+}
+
+void JsonResult(JsonWriter& w, const RunView& v) {
+  const PreparedZero& prepared = v.prepared.Detail<PreparedZero>();
+  const ZeroSummary& s = v.summary.Detail<ZeroSummary>();
+  const ZeroParams& p = prepared.zero.params;
+  w.Field("k", static_cast<int>(v.params.Int("k")));
   w.Key("memory");
   w.BeginArray();
   for (std::size_t r = 0; r < s.memory.size(); ++r) {
@@ -434,138 +391,72 @@ void WriteJson(std::ostream& out, const PreparedZero& prepared, const Plan& plan
   w.Field("formula_elements_text", ElementsFormulaText(p.stage));
   w.Field("collectives_per_step", s.collectives_per_step);
   w.Field("step_time_us", s.step_ns / 1e3);
-  w.Field("checked", s.check.checked);
-  if (s.check.checked) {
-    w.Field("correct", s.check.correct);
-    w.Field("parameter_error", s.check.parameter_error);
-    w.Field("loss", s.check.loss);
-    w.Field("reference_loss", s.check.reference_loss);
-    w.Key("not_checked_reason");
-    w.Null();
-  } else {
-    for (const char* key : {"correct", "parameter_error", "loss", "reference_loss"}) {
-      w.Key(key);
-      w.Null();
-    }
-    w.Field("not_checked_reason", s.check.not_checked_reason);
-  }
-  WriteVerdictJson(w, s.check.verdict);
-  if (!trace_path.empty()) w.Field("trace", trace_path);
-  if (!plan_dump.empty()) w.Field("plan", plan_dump);
-  w.EndObject();
-  out << "\n";
-}
+  WriteCheckJson(w, s.check.checked, s.check.correct,
+                 {{"parameter_error", s.check.parameter_error}, {"loss", s.check.loss},
+                  {"reference_loss", s.check.reference_loss}},
+                 s.check.not_checked_reason);
 
+}
 
 }  // namespace
 
-const CommandSpec& ZeroRunSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run zero";
-    s.summary = "data parallel and ZeRO 1-3 with Adam: memory per rank, traffic, checked result";
-    s.usage = "run zero [flags]";
-    s.description =
-        "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
-        "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
-        "plain data parallelism (--zero-stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
-        "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
-        "layer all-gathered before its forward and again before its backward).\n"
-        "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
-        "formulas (4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N), the elements each rank sent per step\n"
-        "beside 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3), and whether the parameters after the\n"
-        "Adam steps equal the single-device model's. K = 12 by default (fp32 master + m + v,\n"
-        "what the run holds); the seed texts use K = 8 (--k 8).\n"
-        "The defaults are a small model whose arithmetic runs in well under a second; with\n"
-        "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
-        "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("zero"));
-    s.flags.insert(s.flags.end(), {
-        {"backend", 0, "NAME", "backend to run on (default: sim)"},
-        {"seed", 0, "N", "seed of the weights and data (default: 1)"},
-        {"json", 0, "", "print one JSON object instead of the tables"},
-        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
-        {"plan", 0, "", "print the plan, one op per line, before running it"},
-    });
-    AddIterationFlags(s.flags);
-    AddThisMachineRunFlags(s.flags);
-    s.examples =
-        "  shardlab-cli run zero\n"
-        "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
-        "  shardlab-cli run zero --zero-stage 3 --ranks 8 --params 1B --timing-only\n"
-        "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
-        "--timing-only\n"
-        "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
-    return s;
-  }();
-  return spec;
-}
-
-int ZeroRunMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(ZeroRunSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(ZeroRunSpec());
-    return 0;
-  }
-  const IterationSettings iteration_settings = IterationsFromArgs(args, args.Get("backend", "sim"));
-  const bool json = args.Has("json");
-  const std::string trace_path = args.Get("trace");
-  std::unique_ptr<PreparedZero> prepared;
-  double asked = 0;  // --params, when given
-  std::optional<ThisMachine> machine;  // --topology this
-  try {
-    const ZeroScenario scenario = ScenarioFromArgs(args, &asked);
-    machine = ThisMachineForRun(args, scenario.topology, scenario.params.ranks);
-    prepared = machine ? PrepareZero(scenario, machine->plan_topology) : PrepareZero(scenario);
-  } catch (const Error& e) {
-    throw ZeroFlagError(e, args, SizeFlag(args));
-  }
-  const int k = ParseZeroK(args, kZeroPaperK);  // in the spec's range 8 .. 12: 8 or 12
-  if (args.Has("trace")) CheckTracePath(args, trace_path);
-  const bool compare = CompareModelRequested(args, prepared->scenario.backend);  // --compare sim
-
-  std::ostream& out = std::cout;
-  const ZeroScenario& sc = prepared->scenario;
-  std::string plan_dump;
-  if (args.Has("plan")) plan_dump = DumpPlan(prepared->zero.plan);
-  if (!json) {
-    PrintHeader(out, *prepared, asked);
-    if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
-    if (!plan_dump.empty()) out << "#\n" << plan_dump;
-    out.flush();
-  }
-
-  RunOptions options;
-  options.seed = sc.seed;
-  options.timing_only = sc.timing_only;
-  options.faults = FaultsFromFlags(ScenarioSpecOf("zero"), args, sc.backend, prepared->topology,
-                                   prepared->zero.plan);
-  Topology run_topology = prepared->topology;
-  if (machine) ApplyThisMachine(*machine, sc.backend, &options, &run_topology);
-  Executor executor(CreateBackend(sc.backend), std::move(prepared->zero.plan), std::move(run_topology),
-                    options);
-  VectorSink sink;
-  const IterationTimes iterations = RunIterations(executor, sink, iteration_settings);
-  const Plan& plan = executor.plan();
-  const ZeroSummary s = SummarizeZero(*prepared, sink.events, executor.backend(), &plan);
-  if (args.Has("trace")) {
-    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, sc.topology,
-                  sc.backend, {}, executor.backend().host_lane(),
-                  TraceMachine(machine, sc.backend, sc.params.ranks),
-                  PlanSettingsText(ParamsFromArgs(ScenarioSpecOf("zero"), args)));
-  }
-  if (json) {
-    WriteJson(out, *prepared, plan, s, k, asked, trace_path, plan_dump, iterations);
-  } else {
-    out << "#   ops " << plan.ops.size() << "   events " << s.events
-        << (sc.timing_only ? "   timing only" : "") << "\n";
-    PrintText(out, *prepared, s, k, trace_path);
-    out << DescribeIterations(iterations);
-  }
-  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, prepared->scenario.backend, plan.num_ranks);
-  out.flush();
-  return s.check.checked && !s.check.correct ? 1 : 0;
+RunCommand ZeroRunCommand() {
+  RunCommand c;
+  c.description =
+      "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
+      "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
+      "plain data parallelism (--zero-stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
+      "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
+      "layer all-gathered before its forward and again before its backward).\n"
+      "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
+      "formulas (4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N), the elements each rank sent per step\n"
+      "beside 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3), and whether the parameters after the\n"
+      "Adam steps equal the single-device model's. K = 12 by default (fp32 master + m + v,\n"
+      "what the run holds); the seed texts use K = 8 (--k 8).\n"
+      "The defaults are a small model whose arithmetic runs in well under a second; with\n"
+      "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
+      "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.";
+  c.examples =
+      "  shardlab-cli run zero\n"
+      "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
+      "  shardlab-cli run zero --zero-stage 3 --ranks 8 --params 1B --timing-only\n"
+      "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
+      "--timing-only\n"
+      "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
+  c.this_machine = true;
+  c.ranks_param = "ranks";
+  c.counts = RunCommand::Counts::kOpsEvents;
+  c.adjust = [](const ParsedArgs& args, const std::string&, ScenarioParams& params) {
+    ParseZeroK(args, kZeroPaperK);  // 8 or 12
+    if (!args.Has("params")) return;
+    if (args.Has("layers") || args.Has("width")) {
+      const std::string other = args.Has("layers") ? "layers" : "width";
+      throw UsageError(args.Spelling("params") + ": give either --params or --layers and "
+                       "--width, not both (got " + args.Spelling(other) + " too)");
+    }
+    ModelForParams(args, params.Number("params"));
+  };
+  c.flag_error = [](const Error& e, const ParsedArgs& args) { return ZeroFlagError(e, args, SizeFlag(args)); };
+  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
+    ZeroScenario& sc = p.Detail<PreparedZero>().scenario;
+    sc.backend = backend;
+    if (seed) sc.seed = *seed;
+  };
+  c.header = [](std::ostream& out, const PreparedView& v) {
+    PrintHeader(out, v.prepared.Detail<PreparedZero>(), Asked(v.args, v.params), v.backend);
+  };
+  c.tables = [](std::ostream& out, const RunView& v) {
+    PrintText(out, v.prepared.Detail<PreparedZero>(), v.summary.Detail<ZeroSummary>(),
+              static_cast<int>(v.params.Int("k")));
+  };
+  c.result = [](const RunView& v) {
+    return CheckText(v.summary.Detail<ZeroSummary>().check, v.prepared.Detail<PreparedZero>().zero.params.steps);
+  };
+  c.json_setup = JsonSetup;
+  c.json_result = JsonResult;
+  c.json_own_keys = {"units"};  // its count of buckets or layers
+  c.verdict = [](const RunView& v) { return v.summary.Detail<ZeroSummary>().check.verdict; };
+  return c;
 }
 
 }  // namespace shardlab::cli

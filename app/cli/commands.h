@@ -25,13 +25,7 @@ const CommandSpec& RunSpec();
 const CommandSpec& SweepSpec();
 const CommandSpec& TopoSpec();
 const CommandSpec& DemoSpec();
-const CommandSpec& PipelineSpec();
-const CommandSpec& ThreeDSpec();
-const CommandSpec& TpRunSpec();
 const CommandSpec& TpSweepSpec();
-const CommandSpec& ZeroRunSpec();
-const CommandSpec& MoeRunSpec();
-const CommandSpec& InferenceRunSpec();
 const CommandSpec& MemorySpec();
 const CommandSpec& LabSpec();
 const CommandSpec& WorkerSpec();
@@ -40,30 +34,11 @@ const CommandSpec& MpirunSpec();
 const CommandSpec& PlanSpec();
 const CommandSpec& CompareSpec();
 
-/// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan.
+/// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan;
+/// `run NAME` of any other scenario goes to RunScenarioCommand.
 int RunMain(std::span<const std::string> args);
-/// `run pipeline`: pipeline-parallel training of the small MLP (run's
-/// first word "pipeline" hands the rest of the words here).
-int PipelineMain(std::span<const std::string> args);
-/// `run tp-LAYER`: one tensor-parallel (Megatron) layer, forward and
-/// backward (run's first word "tp-..." hands that word and the rest here).
-int TpRunMain(const std::string& layer_word, std::span<const std::string> args);
 /// `sweep tp-LAYER`: the layer at several tp sizes, speedup and efficiency.
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> args);
-/// `run zero`: data-parallel / ZeRO training of the small MLP with Adam:
-/// memory per rank by category, traffic per step, a checked result (run's
-/// first word "zero" hands the rest of the words here).
-int ZeroRunMain(std::span<const std::string> args);
-/// `run 3d`: DP x PP x TP training, the small MLP checked or a model preset
-/// timed at paper scale (run's first word "3d" hands the rest here).
-int ThreeDMain(std::span<const std::string> args);
-/// `run moe`: an expert-parallel mixture-of-experts layer: tokens per
-/// expert, all-to-all bytes per rank, the straggler, a checked result
-/// (run's first word "moe" hands the rest of the words here).
-int MoeRunMain(std::span<const std::string> args);
-/// `run inference`: a small decoder served on tp x pp x replicas GPUs: the
-/// real run checked, then serving simulated per batching policy.
-int InferenceRunMain(std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
 int MemoryMain(std::span<const std::string> args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.

@@ -1,14 +1,20 @@
 #include "app/cli/scenario_run.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <iostream>
 
+#include "app/cli/fault_flags.h"
+#include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
-#include "engine/core/json.h"
+#include "engine/core/units.h"
 #include "engine/plan/dump.h"
 #include "engine/run/executor.h"
-#include "engine/scenarios/scenario.h"
+#include "engine/run/faults.h"
+#include "engine/run/vector_sink.h"
+#include "engine/scenarios/collective_scenario.h"
 
 namespace shardlab::cli {
 namespace {
@@ -19,96 +25,335 @@ std::string ValueText(double value) {
   return text;
 }
 
-void WriteJson(std::ostream& out, const ScenarioParams& params, const ScenarioOutcome& outcome,
-               const std::string& trace_path, const std::string& plan_dump) {
-  const ScenarioSpec& spec = params.spec();
-  JsonWriter w(out, true);
-  w.BeginObject();
-  w.Field("scenario", spec.name);
-  w.Key("params");
-  w.BeginObject();
-  for (const auto& [name, value] : params.All()) w.Field(name, value);
-  w.EndObject();
-  if (outcome.prepared) w.Field("title", outcome.prepared->title);
-  w.Field("summary", outcome.summary.line);
-  w.Key("values");
-  w.BeginObject();
-  for (const Quantity& q : outcome.summary.Quantities(spec)) w.Field(q.name, q.value);
-  w.EndObject();
-  w.Key("units");
-  w.BeginObject();
-  for (const Quantity& q : outcome.summary.Quantities(spec)) w.Field(q.name, q.unit);
-  w.EndObject();
-  const Verdict& v = outcome.summary.verdict;
+const RunCommand& Defaults() {
+  static const RunCommand none;
+  return none;
+}
+
+CommandSpec CommandOf(const ScenarioSpec& spec, const RunCommand& cmd) {
+  CommandSpec command;
+  command.name = "run " + spec.name;
+  command.summary = spec.summary;
+  command.usage = cmd.usage.empty() ? "run " + spec.name + " [flags]" : cmd.usage;
+  command.description = cmd.description.empty() ? spec.title + ": " + spec.summary + "." : cmd.description;
+  if (spec.prepare && !cmd.description.empty())
+    command.description += "\nExit code 0 when the result is correct (or not checked), 1 when it is wrong.";
+  command.examples = cmd.examples;
+  AddScenarioFlags(command.flags, spec);
+  std::vector<FlagSpec>& f = command.flags;
+  if (spec.prepare) {
+    if (!spec.FindParam("backend")) f.push_back({"backend", 0, "NAME", "backend to run on (default: sim)"});
+    if (!spec.FindParam("seed"))
+      f.push_back({"seed", 0, "N", cmd.seed_help.empty() ? "seed of the weights and data (default: 1)" : cmd.seed_help});
+  }
+  f.push_back({"json", 0, "", "print one JSON object instead of the report"});
+  if (spec.prepare || cmd.measure) {
+    f.push_back({"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"});
+  }
+  if (spec.prepare) {
+    f.push_back({"plan", 0, "", "print the plan, one op per line, before running it"});
+    if (cmd.critical_path)
+      f.push_back({"critical-path", 0, "", "print the chain of ops that sets the run's end, split into "
+                                           "compute, communication, link wait and idle"});
+    AddIterationFlags(f);
+    if (cmd.this_machine) AddThisMachineRunFlags(f);
+  }
+  return command;
+}
+
+/// The engine's "field: message" as "--flag: message": the spec's
+/// parameters, the command's own fields, the backend, the faults.
+Error AsFlagError(const Error& error, const ParsedArgs& args, const ScenarioSpec& spec, const RunCommand& cmd) {
+  const Error e = FaultErrorAsFlagError(error, args);
+  if (cmd.flag_error) return cmd.flag_error(e, args);
+  std::vector<std::pair<std::string, std::string>> fields = cmd.field_flags;
+  for (const ParamSpec& p : spec.params) fields.emplace_back(p.name + ": ", FlagNameOf(p));
+  fields.emplace_back("backend: ", "backend");
+  std::vector<std::pair<const char*, const char*>> table;
+  for (const auto& [field, flag] : fields) table.emplace_back(field.c_str(), flag.c_str());
+  return FieldErrorAsFlagError(e, args, table);
+}
+
+void WriteDefaultVerdict(JsonWriter& w, const Verdict& v) {
   w.Key("verdict");
   w.BeginObject();
   w.Field("kind", VerdictName(v.kind));
   w.Field("text", v.Text());
   w.EndObject();
-  if (outcome.executor) {
-    w.Field("steps", static_cast<std::int64_t>(outcome.executor->plan().num_steps));
-    w.Field("ops", static_cast<std::int64_t>(outcome.executor->plan().ops.size()));
-    w.Field("events", static_cast<std::int64_t>(outcome.events.size()));
-  }
-  if (!trace_path.empty()) w.Field("trace", trace_path);
-  if (!plan_dump.empty()) w.Field("plan", plan_dump);
-  w.EndObject();
-  out << "\n";
 }
 
-void PrintText(std::ostream& out, const ScenarioSpec& spec, const ScenarioOutcome& outcome,
-               const std::string& trace_path) {
-  out << "# ShardLab: " << spec.title;
-  if (outcome.prepared) out << ": " << outcome.prepared->title << ", backend sim";
-  out << "\n";
-  if (!outcome.summary.line.empty()) out << "# " << outcome.summary.line << "\n";
-  for (const Quantity& q : outcome.summary.Quantities(spec))
+void WriteRegistryFields(JsonWriter& w, const ScenarioParams& params, const Summary& summary,
+                         const std::string& title, const std::vector<std::string>& own = {}) {
+  const ScenarioSpec& spec = params.spec();
+  const auto taken = [&](const char* key) { return std::find(own.begin(), own.end(), key) != own.end(); };
+  w.Key("params");
+  w.BeginObject();
+  for (const auto& [name, value] : params.All()) w.Field(name, value);
+  w.EndObject();
+  if (!title.empty()) w.Field("title", title);
+  w.Field("summary", summary.line);
+  w.Key("values");
+  w.BeginObject();
+  for (const Quantity& q : summary.Quantities(spec)) w.Field(q.name, q.value);
+  w.EndObject();
+  if (taken("units")) return;
+  w.Key("units");
+  w.BeginObject();
+  for (const Quantity& q : summary.Quantities(spec)) w.Field(q.name, q.unit);
+  w.EndObject();
+}
+
+void PrintQuantities(std::ostream& out, const ScenarioSpec& spec, const Summary& summary) {
+  if (!summary.line.empty()) out << "# " << summary.line << "\n";
+  for (const Quantity& q : summary.Quantities(spec))
     out << q.name << " = " << ValueText(q.value) << (q.unit.empty() ? "" : " " + q.unit) << "\n";
-  if (outcome.executor)
-    out << "# " << outcome.executor->plan().num_steps << " steps, "
-        << outcome.executor->plan().ops.size() << " ops, " << outcome.events.size() << " events\n";
-  if (outcome.prepared) out << "# Result: " << outcome.summary.verdict.Text() << "\n";
-  if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+}
+
+ScenarioParams Params(const ScenarioSpec& spec, const RunCommand& cmd, const ParsedArgs& args,
+                      const std::string& word) {
+  if (cmd.check_flags) cmd.check_flags(args, word);
+  try {
+    ScenarioParams params = ParamsFromArgs(spec, args);
+    if (cmd.adjust) cmd.adjust(args, word, params);
+    return params;
+  } catch (const Error& e) {
+    throw AsFlagError(e, args, spec, cmd);
+  }
+}
+
+/// A scenario that measures itself: its spec's `measure`, or the command's
+/// own (with tables of its own).
+int RunMeasured(const ScenarioSpec& spec, const RunCommand& cmd, const ParsedArgs& args,
+                const std::string& word) {
+  const ScenarioParams params = Params(spec, cmd, args, word);
+  const std::string trace_path = args.Get("trace");
+  if (args.Has("trace")) CheckTracePath(args, trace_path);
+  if (!cmd.measure) {
+    const ScenarioOutcome outcome = RunScenario(params);
+    if (args.Has("json")) {
+      JsonWriter w(std::cout, true);
+      w.BeginObject();
+      w.Field("scenario", spec.name);
+      WriteRegistryFields(w, params, outcome.summary, "");
+      WriteDefaultVerdict(w, outcome.summary.verdict);
+      w.EndObject();
+      std::cout << "\n";
+    } else {
+      std::cout << "# ShardLab: " << spec.title << "\n";
+      PrintQuantities(std::cout, spec, outcome.summary);
+    }
+    return outcome.summary.verdict.kind == VerdictKind::kWrong ? 1 : 0;
+  }
+  MeasuredRun run;
+  try {
+    run = cmd.measure(args, params);
+  } catch (const Error& e) {
+    throw AsFlagError(e, args, spec, cmd);
+  }
+  if (args.Has("trace")) {
+    if (run.plan == nullptr || run.plan->ops.empty())
+      throw UsageError(args.Spelling("trace") + ": there is no real run to trace (--timing-only)");
+    WriteRunTrace(trace_path, *run.plan, LoadScenarioTopology(run.topology), run.events, run.topology, "sim");
+  }
+  if (args.Has("json")) {
+    JsonWriter w(std::cout, /*pretty=*/true);
+    w.BeginObject();
+    w.Field("scenario", spec.name);
+    if (cmd.measured_json) cmd.measured_json(w, run);
+    WriteVerdictJson(w, run.verdict);
+    if (args.Has("trace")) w.Field("trace", trace_path);
+    w.EndObject();
+    std::cout << "\n";
+  } else if (cmd.measured_text) {
+    cmd.measured_text(std::cout, run);
+  }
+  std::cout.flush();
+  return run.verdict.kind == VerdictKind::kWrong ? 1 : 0;
 }
 
 }  // namespace
 
-int RunRegisteredScenario(const ScenarioSpec& spec, std::span<const std::string> words) {
-  CommandSpec command;
-  command.name = "run " + spec.name;
-  command.summary = spec.summary;
-  command.usage = "run " + spec.name + " [flags]";
-  command.description = spec.title + ": " + spec.summary + ".";
-  AddScenarioFlags(command.flags, spec);
-  command.flags.push_back({"json", 0, "", "print one JSON object instead of the report"});
-  if (spec.prepare) {
-    command.flags.push_back(
-        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"});
-    command.flags.push_back({"plan", 0, "", "print the plan, one op per line, before the report"});
+void WriteSeedJson(JsonWriter& w, std::uint64_t seed) {
+  if (seed <= static_cast<std::uint64_t>(INT64_MAX)) {
+    w.Field("seed", static_cast<std::int64_t>(seed));
+  } else {
+    w.Field("seed", std::to_string(seed));
   }
+}
+
+void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
+                    std::initializer_list<std::pair<const char*, double>> errors, const std::string& not_checked) {
+  w.Field("checked", checked);
+  w.Key("correct");
+  if (checked) w.Bool(correct); else w.Null();
+  for (const auto& [key, value] : errors) {
+    w.Key(key);
+    if (checked) w.Double(value); else w.Null();
+  }
+  w.Key("not_checked_reason");
+  if (checked) w.Null(); else w.String(not_checked);
+}
+
+const ScenarioSpec* ScenarioOfRunWord(const std::string& word) {
+  if (const ScenarioSpec* spec = FindScenario(word)) return spec;
+  // "tp-mlp": the scenario "tp" with its word parameter ("layer") set.
+  const std::size_t dash = word.find('-');
+  if (dash == std::string::npos) return nullptr;
+  const std::string name = word.substr(0, dash);
+  const RunCommand* cmd = FindRunCommand(name);
+  if (cmd == nullptr || cmd->word_param.empty()) return nullptr;
+  return FindScenario(name);
+}
+
+int RunRegisteredScenario(const ScenarioSpec& spec, std::span<const std::string> words) {
+  return RunScenarioCommand(spec, spec.name, words);
+}
+
+int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::span<const std::string> words) {
+  const RunCommand* found = FindRunCommand(spec.name);
+  const RunCommand& cmd = found != nullptr ? *found : Defaults();
+  if (cmd.main) return cmd.main(words);
+  const CommandSpec command = CommandOf(spec, cmd);
   const ParsedArgs args = ParseArgs(command, words);
   if (args.help()) {
     std::cout << FormatHelp(command);
     return 0;
   }
-  const ScenarioParams params = ParamsFromArgs(spec, args);
+  if (!spec.prepare) return RunMeasured(spec, cmd, args, word);
+
+  const std::string backend = args.Get("backend", "sim");
+  const IterationSettings iteration_settings = IterationsFromArgs(args, backend);
+  const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
   if (args.Has("trace")) CheckTracePath(args, trace_path);
-  const ScenarioOutcome outcome = RunScenario(params);
+  std::optional<std::uint64_t> seed;
+  if (args.Has("seed")) seed = ParseSeedValue(args.Spelling("seed"), args.Get("seed"));
+
+  const ScenarioParams params = Params(spec, cmd, args, word);
+  const int ranks = cmd.ranks_param.empty() ? 0 : static_cast<int>(params.Int(cmd.ranks_param));
+  std::optional<ThisMachine> machine;  // --topology this
+  std::unique_ptr<Prepared> prepared;
+  try {
+    CheckScenarioBackend(backend);
+    if (cmd.this_machine) machine = ThisMachineForRun(args, params.Text("topology"), ranks);
+    prepared = PrepareScenario(params, machine ? &machine->plan_topology : nullptr);
+    if (cmd.bind) cmd.bind(*prepared, params, backend, seed);
+    if (seed) prepared->options.seed = *seed;
+    if (const std::string refusal = FaultRefusal(prepared->options.faults, backend); !refusal.empty())
+      throw Error(refusal, ErrorKind::kInvalidInput);
+  } catch (const Error& e) {
+    throw AsFlagError(e, args, spec, cmd);
+  }
+  const bool compare = cmd.this_machine && CompareModelRequested(args, backend);  // --compare sim
+  const std::string topology_name =
+      spec.FindParam("topology") ? params.Text("topology") : prepared->topology.name;
+
+  std::ostream& out = std::cout;
   std::string plan_dump;
-  if (outcome.executor && args.Has("plan")) plan_dump = DumpPlan(outcome.executor->plan());
-  if (outcome.executor && args.Has("trace")) {
-    WriteRunTrace(trace_path, outcome.executor->plan(), outcome.prepared->topology, outcome.events,
-                  outcome.prepared->topology.name, "sim", {}, outcome.executor->backend().host_lane(),
-                  std::nullopt, PlanSettingsText(params));
+  if (args.Has("plan")) plan_dump = DumpPlan(prepared->plan);
+  if (!json) {
+    if (cmd.header) {
+      cmd.header(out, PreparedView{args, params, *prepared, backend});
+    } else {
+      out << "# ShardLab: " << spec.title << ": " << prepared->title << ", backend " << backend << "\n";
+    }
+    if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
+    if (!plan_dump.empty()) out << "#\n" << plan_dump;
+    out.flush();
   }
-  if (args.Has("json")) {
-    WriteJson(std::cout, params, outcome, trace_path, plan_dump);
+
+  RunOptions options = prepared->options;
+  Topology run_topology = prepared->topology;
+  if (machine) ApplyThisMachine(*machine, backend, &options, &run_topology);
+  Executor executor(CreateBackend(backend), std::move(prepared->plan), std::move(run_topology), options);
+  prepared->plan = Plan{};
+  VectorSink sink;
+  IterationTimes iterations;
+  bool stopped = false;
+  const Faults& faults = options.faults;
+  try {
+    iterations = RunIterations(executor, sink, iteration_settings);
+  } catch (const Error&) {
+    // A failed rank or link the scenario asked for may stop the run: that
+    // stop is its result (RunScenario, engine/scenarios/scenario.h).
+    const bool failure_asked = !faults.failed_ranks.empty() || !faults.failed_links.empty();
+    if (!(prepared->stop_is_result && failure_asked && executor.state() == ExecutorState::kFailed)) throw;
+    stopped = true;
+    iterations = SummarizeIterations(iteration_settings, {});
+  }
+  const Plan& plan = executor.plan();
+  const Summary summary = SummarizeScenario(
+      *prepared, FinishedRun{plan, sink.events, executor.backend(), !stopped,
+                             stopped ? executor.error() : std::string()});
+  const RunView view{args, params, *prepared, backend, summary, plan, sink.events, iterations};
+  if (args.Has("trace")) {
+    WriteRunTrace(trace_path, plan, prepared->topology, sink.events, topology_name, backend,
+                  cmd.rank_labels ? cmd.rank_labels(*prepared) : std::vector<std::string>{},
+                  executor.backend().host_lane(),
+                  cmd.this_machine ? TraceMachine(machine, backend, ranks) : std::nullopt,
+                  PlanSettingsText(params));
+  }
+  std::optional<CriticalPath> critical;
+  if (args.Has("critical-path")) {
+    // Link wait against the modelled links only (a real run's are not modelled).
+    const bool modelled = backend == "sim";
+    critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr, &faults);
+  }
+  const Verdict verdict = cmd.verdict ? cmd.verdict(view) : summary.verdict;
+
+  if (json) {
+    JsonWriter w(out, /*pretty=*/true);
+    w.BeginObject();
+    w.Field("scenario", spec.name);
+    if (cmd.json_setup) cmd.json_setup(w, view);
+    w.Field("backend", backend);
+    WriteIterationsJson(w, iterations);  // the same object in every scenario's --json
+    WriteSeedJson(w, options.seed);
+    w.Field("timing_only", options.timing_only);
+    if (cmd.counts != RunCommand::Counts::kOpsEvents)
+      w.Field("steps", static_cast<std::int64_t>(plan.num_steps));
+    w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
+    w.Field("events", static_cast<std::int64_t>(sink.events.size()));
+    if (cmd.json_result) {
+      cmd.json_result(w, view);
+      WriteVerdictJson(w, verdict);
+    } else {
+      WriteDefaultVerdict(w, verdict);
+    }
+    WriteRegistryFields(w, params, summary, prepared->title, cmd.json_own_keys);
+    if (!trace_path.empty()) w.Field("trace", trace_path);
+    if (!plan_dump.empty()) w.Field("plan", plan_dump);
+    if (critical) WriteCriticalPathJson(w, *critical);
+    w.EndObject();
+    out << "\n";
   } else {
-    if (!plan_dump.empty()) std::cout << plan_dump << "#\n";
-    PrintText(std::cout, spec, outcome, trace_path);
+    if (cmd.counts != RunCommand::Counts::kNone) {
+      out << "#   ";
+      if (cmd.counts == RunCommand::Counts::kStepsOpsEvents) out << "steps " << plan.num_steps << "   ";
+      out << "ops " << plan.ops.size() << "   events " << sink.events.size()
+          << (options.timing_only ? "   timing only" : "") << "\n";
+    }
+    if (cmd.tables) {
+      cmd.tables(out, view);
+    } else {
+      PrintQuantities(out, spec, summary);
+      out << "# " << plan.num_steps << " steps, " << plan.ops.size() << " ops, " << sink.events.size()
+          << " events\n";
+    }
+    if (cmd.tables) out << "#\n";
+    out << "# Result: " << (cmd.result ? cmd.result(view) : verdict.Text()) << "\n";
+    if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
+    out << DescribeIterations(iterations);
+    if (critical) {
+      out << "#\n" << CommentLines(FormatCriticalPath(*critical));
+      if (!cmd.bound_by.empty())
+        out << "#   (" << cmd.bound_by << " " << critical->bounding_rank
+            << " bounds the step: its ops hold the most time on the path)\n";
+    }
   }
-  return outcome.summary.verdict.kind == VerdictKind::kWrong ? 1 : 0;
+  if (compare) out << CompareRunWithModel(args, machine, plan, sink.events, backend, plan.num_ranks);
+  out.flush();
+  return verdict.kind == VerdictKind::kWrong ? 1 : 0;
 }
 
 }  // namespace shardlab::cli

@@ -1,22 +1,170 @@
-// `shardlab-cli run NAME` for any registered scenario, from its spec alone:
-// the flags are the spec's parameters, the run goes through the registry
-// (RunScenario, engine/scenarios/scenario.h) on the simulator, and the
-// report is the scenario's Summary. A scenario with a table of its own may
-// print it instead (a renderer in its cmd_*.cpp); everything else, and a
-// scenario one file adds, comes here.
+// `shardlab-cli run NAME` for every registered scenario, from its spec: the
+// flags are the spec's parameters plus what every run has (--backend,
+// --seed, --json, --trace, --plan, --critical-path, -w/-n, --topology this
+// and its machine flags, --compare sim); the run is Prepare, an Executor on
+// the backend, the iterations, Summarize (engine/scenarios/scenario.h).
+//
+//   words ──ParseArgs──► ScenarioParams ──PrepareScenario──► Prepared
+//                               │ (RunCommand hooks: a flag the spec cannot
+//                               │  check, the backend and seed into the
+//                               │  scenario's own state)
+//                               ▼
+//            Executor(backend) ─► RunIterations ─► SummarizeScenario ─► Summary
+//                                                                         │
+//   header ◄── the renderer's lines, else "# ShardLab: title, backend"   ▼
+//   tables ◄── the renderer's tables, else one "name = value" per quantity
+//   "# Result: ...", --trace, -w/-n, --critical-path, --compare, exit 1 on WRONG
+//
+// A scenario with a table of its own has a RunCommand (its cmd_*.cpp: the
+// pipeline's per-stage table and Gantt, ZeRO's memory table, ...), listed in
+// scenario_commands.cpp; every other scenario runs with the defaults.
 #pragma once
 
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "engine/scenarios/scenario_spec.h"
+#include "app/cli/machine_args.h"
+#include "app/common/args.h"
+#include "engine/core/json.h"
+#include "engine/run/critical_path.h"
+#include "engine/run/iterations.h"
+#include "engine/scenarios/scenario.h"
 
 namespace shardlab::cli {
 
-/// Runs `spec` with the flags in `words`: --json (one object: scenario,
-/// params, title, summary, values with units, verdict), --trace FILE and
-/// --plan (scenarios that run a plan), --help. Exit 0, 1 when the verdict
-/// is WRONG; bad flags are UsageErrors (exit 2).
+/// What a renderer sees of a run before it starts (the header).
+struct PreparedView {
+  const ParsedArgs& args;
+  const ScenarioParams& params;
+  const Prepared& prepared;
+  const std::string& backend;
+};
+
+/// What a renderer sees of a finished run.
+struct RunView {
+  const ParsedArgs& args;
+  const ScenarioParams& params;
+  const Prepared& prepared;
+  const std::string& backend;
+  const Summary& summary;
+  const Plan& plan;  // the plan that ran (the executor's)
+  std::span<const Event> events;
+  const IterationTimes& iterations;
+};
+
+/// A scenario that measures itself but has tables of its own (inference):
+/// what its run left for the renderer, the trace and the exit code.
+struct MeasuredRun {
+  std::shared_ptr<const void> detail;  // the scenario's own result (InferenceRun)
+  Verdict verdict;
+  const Plan* plan = nullptr;          // the real run's plan, for --trace (null or empty: none)
+  std::span<const Event> events;
+  std::string topology;                // the preset or file the trace's machine is
+  template <class T>
+  const T& Detail() const {
+    return *static_cast<const T*>(detail.get());
+  }
+};
+
+/// How the generic `run NAME` shows one scenario: every field is optional.
+struct RunCommand {
+  /// `run WORD` names this scenario when WORD is the spec's name, or, with
+  /// a word_param, "NAME-VALUE" ("tp-mlp": the parameter `layer` = "mlp").
+  std::string word_param;
+  std::string usage;        // "run tp-column|tp-row|... [flags]"; default "run NAME [flags]"
+  std::string description;  // the help's paragraph; default the spec's title and summary
+  std::string examples;
+  std::string seed_help;    // --seed's help line; default "seed of the weights and data (default: 1)"
+  /// Off: no --critical-path (a scenario whose path says nothing); no
+  /// --topology this (a scenario without a machine to model).
+  bool critical_path = true;
+  bool this_machine = false;
+  std::string ranks_param;  // --topology this: the parameter that counts the ranks
+  /// "stage": the critical path's bounding rank is "stage N bounds the step".
+  std::string bound_by;
+  /// The line of counts after the header: none, "ops/events" or "steps/ops/events".
+  enum class Counts { kNone, kOpsEvents, kStepsOpsEvents } counts = Counts::kNone;
+  /// The engine's "field: ..." messages whose field is no parameter name
+  /// ("zero: ..." is --zero-stage), as flags.
+  std::vector<std::pair<std::string, std::string>> field_flags;
+
+  /// Before the flags become parameters: a flag's text the spec would
+  /// refuse with a less helpful message ("--tp 2,4": 'sweep' runs a list).
+  std::function<void(const ParsedArgs&, const std::string& word)> check_flags;
+  /// Before Prepare: what the spec cannot check ("--params: give either
+  /// --params or --layers and --width"), a parameter a flag implies. Throws
+  /// UsageError, or Error "field: ..." (as a flag error).
+  std::function<void(const ParsedArgs&, const std::string& word, ScenarioParams&)> adjust;
+  /// After Prepare: the backend and seed into the scenario's own state
+  /// (Prepared::detail), which the spec's Prepare made for the simulator.
+  std::function<void(Prepared&, const ScenarioParams&, const std::string& backend,
+                     std::optional<std::uint64_t> seed)>
+      bind;
+  /// An Error (not a UsageError) of the run as a flag error.
+  std::function<Error(const Error&, const ParsedArgs&)> flag_error;
+
+  /// The lines before the run ("# ShardLab: ..."): default the spec's title.
+  std::function<void(std::ostream&, const PreparedView&)> header;
+  /// The tables between the header and "# Result:": default every quantity.
+  std::function<void(std::ostream&, const RunView&)> tables;
+  /// The text after "# Result: " (may end in more lines): default the verdict's.
+  std::function<std::string(const RunView&)> result;
+  /// --json: fields after "scenario" (the setup) and after "events" (the result).
+  std::function<void(JsonWriter&, const RunView&)> json_setup;
+  std::function<void(JsonWriter&, const RunView&)> json_result;
+  /// Keys of the scenario's own --json that the registry's ("params",
+  /// "title", "summary", "values", "units") then leaves out: ZeRO's "units".
+  std::vector<std::string> json_own_keys;
+  /// The verdict --json and the exit code use: default the summary's.
+  std::function<Verdict(const RunView&)> verdict;
+  /// Trace lanes named by the rank's coordinates ("dp0 pp1 tp0").
+  std::function<std::vector<std::string>(const Prepared&)> rank_labels;
+
+  /// A scenario that measures itself with tables of its own: runs it.
+  std::function<MeasuredRun(const ParsedArgs&, const ScenarioParams&)> measure;
+  std::function<void(std::ostream&, const MeasuredRun&)> measured_text;
+  std::function<void(JsonWriter&, const MeasuredRun&)> measured_json;
+
+  /// A command not yet on the generic path (elastic): the whole of it.
+  std::function<int(std::span<const std::string>)> main;
+};
+
+/// The RunCommand of the scenario `name`, or nullptr (the defaults).
+const RunCommand* FindRunCommand(const std::string& name);
+
+/// The scenario `run WORD` names ("pipeline", "tp-mlp"), or nullptr.
+const ScenarioSpec* ScenarioOfRunWord(const std::string& word);
+
+/// `run WORD ...` for the scenario ScenarioOfRunWord(word) found: --help,
+/// the run, the report. Exit 0, 1 when the verdict is WRONG; bad flags
+/// are UsageErrors (exit 2).
+int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word,
+                       std::span<const std::string> words);
+
+/// `run NAME` with the defaults alone (a scenario one file adds).
 int RunRegisteredScenario(const ScenarioSpec& spec, std::span<const std::string> words);
+
+/// A 64-bit seed as JSON: a number, or text past 2^63 (JsonWriter::Int wraps).
+void WriteSeedJson(JsonWriter& w, std::uint64_t seed);
+
+/// The check's fields of every scenario's --json: "checked", "correct" and
+/// each error (null when not checked), "not_checked_reason" (null when checked).
+void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
+                    std::initializer_list<std::pair<const char*, double>> errors, const std::string& not_checked);
+
+/// The renderers of the scenarios with tables of their own (cmd_*.cpp).
+RunCommand PipelineRunCommand();
+RunCommand TpRunCommand();
+RunCommand ZeroRunCommand();
+RunCommand ThreeDRunCommand();
+RunCommand MoeRunCommand();
+RunCommand InferenceRunCommand();
+RunCommand ElasticRunCommand();
 
 }  // namespace shardlab::cli
