@@ -190,8 +190,6 @@ RunCommand MoeRunCommand() {
       p.detail = std::move(again);
     }
     p.Detail<PreparedMoe>().scenario.backend = backend;
-    // The spec's Prepare leaves the faults to its caller (moe_scenario.cpp).
-    if (p.options.faults.empty()) p.options.faults = ResolveRunFaults(params, p.topology, p.plan);
   };
   c.header = [](std::ostream& out, const PreparedView& v) {
     const MoeScenario& sc = v.prepared.Detail<PreparedMoe>().scenario;

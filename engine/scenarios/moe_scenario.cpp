@@ -239,6 +239,8 @@ std::unique_ptr<Prepared> PrepareMoeRun(const ScenarioParams& p, const Topology*
   out->topology = detail->topology;
   out->options.timing_only = sc.timing_only;
   out->options.seed = sc.seed;
+  out->options.faults = ResolveRunFaults(p, out->topology, detail->layer.plan);
+  detail->topology = out->topology;  // with any throttled link
   out->plan = std::move(detail->layer.plan);
   out->title = "MoE layer, " + std::to_string(sc.layer.experts) + " experts on " +
                std::to_string(sc.layer.ranks) + " ranks (" + sc.topology + ")";
