@@ -318,7 +318,7 @@ int PipelineMain(std::span<const std::string> words) {
   std::optional<CriticalPath> critical;
   if (args.Has("critical-path")) {
     // Link wait against the modelled links only (a real run's are not modelled).
-    const bool modelled = prepared->scenario.backend == "sim";
+    const bool modelled = BackendTraitsOrDefault(prepared->scenario.backend).simulator;
     critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr,
                                 &options.faults);
   }

@@ -1,5 +1,7 @@
 #include "app/gui/model/run_insight.h"
 
+#include "engine/core/backend_traits.h"
+
 namespace shardlab::gui {
 namespace {
 
@@ -61,7 +63,7 @@ void RunInsight::Refresh(const Session& session) {
     Describe();
   }
   // Link wait is measured against the modelled links only (the simulator's).
-  const bool modelled = session.backend() == "sim";
+  const bool modelled = BackendTraitsOrDefault(session.backend()).simulator;
   const bool pipeline = session.pipeline() != nullptr;
   critical_ = path_cache_.Get(session.run_id(), complete, plan, session.store(),
                               modelled ? session.topology() : nullptr, &session.faults(), pipeline);

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/plan/kernel.h"
@@ -400,7 +401,7 @@ Topology Session::MachineTopology(const ScenarioSettings& settings, int ranks, s
   model->reset();
   if (!IsThisMachine(settings.topology)) return CachedTopology(settings.topology);
   // More ranks than GPUs are virtual devices sharing their GPU's HBM.
-  if (settings.in_worker && settings.backend != "sim") {
+  if (settings.in_worker && !BackendTraitsOrDefault(settings.backend).models_machine) {
     // The app sees no GPU (the worker does): its plan could be for another machine.
     throw Error(std::string("topology: ") +
                     Tr("a real run on This machine runs from the CLI for now (shardlab-cli run allreduce "
@@ -1014,7 +1015,7 @@ bool Session::RunIterationsFirst(Executor& executor, std::vector<TimeNs>& spans)
 
 void Session::KeepHostLane(const Backend& backend) {
   worker_host_lane_ = backend.host_lane();
-  worker_host_clock_ = backend.name() == "sim" ? ClockKind::kSimulated : ClockKind::kHost;
+  worker_host_clock_ = BackendTraitsOrDefault(backend.name()).host_lane_clock();
 }
 
 void Session::WorkerGuard(const std::function<void()>& body) {
