@@ -14,6 +14,7 @@
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
 #include "app/cli/scenario_run.h"
+#include "engine/core/backend_traits.h"
 #include "engine/scenarios/scenario.h"
 #include "engine/plan/dump.h"
 #include "engine/compare/compare.h"
@@ -198,11 +199,10 @@ int RunMain(std::span<const std::string> words) {
   }
   const bool json = args.Has("json");
   const bool compare = args.Has("compare");
+  const BackendTraits traits = BackendTraitsOrDefault(setup.backend);
   if (compare) {
-    if (args.Get("compare") != "sim") {
-      throw UsageError(args.Spelling("compare") + ": unknown model '" + args.Get("compare") + "' (use sim)");
-    }
-    if (setup.backend == "sim") {
+    CheckCompareModel(args);
+    if (traits.simulator) {
       throw UsageError(args.Spelling("compare") + " sim: this run is the simulator already; compare a "
                        "real run (--backend cuda) with it, or two traces with 'shardlab-cli compare A B'");
     }
@@ -267,12 +267,12 @@ int RunMain(std::span<const std::string> words) {
       if (setup.this_machine) {
         // The machine itself, and where each rank ran on it.
         info.machine = setup.this_machine->record;
-        if (setup.backend == "cuda") info.machine->issue = CudaIssueMode();
-        if (setup.backend == "sim") {
+        if (traits.runs_on_local_gpus) info.machine->issue = CudaIssueMode();
+        if (traits.models_machine) {
           info.rank_to_gpu = info.machine->rank_to_gpu;
           topology = &setup.this_machine->machine;
         }
-      } else if (setup.backend == "cuda") {
+      } else if (traits.runs_on_local_gpus) {
         info.machine = RecordRealMachine(setup.ranks, setup.device_profile);
       }
       WriteChromeTraceFile(trace_path, plan, *topology, events, info);
@@ -298,10 +298,10 @@ int RunMain(std::span<const std::string> words) {
     hooks.on_done = [&, before](const Plan& plan, std::span<const Event> events) {
       if (before) before(plan, events);
       const Topology* topology = &setup.topology;
-      if (setup.this_machine && setup.backend == "sim") topology = &setup.this_machine->machine;
+      if (setup.this_machine && traits.models_machine) topology = &setup.this_machine->machine;
       // Link wait is measured against the modelled links: the simulator's,
       // or those a real run emulates; a real run's own links are not modelled.
-      const bool modelled = setup.backend == "sim" || setup.emulate_links;
+      const bool modelled = traits.simulator || setup.emulate_links;
       critical = FindCriticalPath(plan, std::vector<Event>(events.begin(), events.end()),
                                   modelled ? topology : nullptr, &setup.faults);
     };
@@ -317,9 +317,9 @@ int RunMain(std::span<const std::string> words) {
     RunOptions options;
     options.timing_only = true;
     MachineRecord modelled = model.record;
-    if (setup.backend == "cuda" && !args.Has("issue")) modelled.issue = CudaIssueMode();  // as this run did
+    if (traits.runs_on_local_gpus && !args.Has("issue")) modelled.issue = CudaIssueMode();  // as this run did
     ApplyMachineModel(modelled, &options);
-    Executor sim(CreateBackend("sim"), *kept_plan, model.machine, options);
+    Executor sim(CreateBackend(args.Get("compare")), *kept_plan, model.machine, options);
     VectorSink model_events;
     sim.RunToEnd(model_events);
     comparison = CompareRuns(RunFromEvents(*kept_plan, kept_events, "this run", setup.backend),
@@ -368,7 +368,7 @@ int RunMain(std::span<const std::string> words) {
     if (!outcome.placement.empty()) out << "#   placement: " << outcome.placement << "\n";
     if (setup.this_machine) {
       out << "#   machine: " << setup.this_machine->record.Describe() << "\n";
-      if (setup.backend == "sim") {
+      if (traits.models_machine) {
         const TimeNs issue_ns = ModelOpIssueNs(setup.this_machine->record);
         const TimeNs graph_ns = ModelGraphOpNs(setup.this_machine->record);
         std::string issue_text;

@@ -12,6 +12,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
+#include "engine/core/backend_traits.h"
 
 namespace shardlab::cli {
 namespace {
@@ -183,7 +184,7 @@ int SweepMain(std::span<const std::string> words) {
     }
     if (setup.warmup > 0 || setup.iters > 1) out << "#   " << DescribeSweepIterations(setup) << "\n";
     out << "#\n";
-    PrintTableHeader(out, setup.algo == CollectiveAlgo::kNccl && setup.backend == "sim");
+    PrintTableHeader(out, setup.algo == CollectiveAlgo::kNccl && BackendTraitsOrDefault(setup.backend).simulator);
     out.flush();
   }
 

@@ -99,13 +99,14 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
   setup.algo = params.Text("algo") == "auto" ? DefaultAlgo(setup.kind)
                                              : ParseCollectiveAlgo(params.Text("algo"));
   setup.backend = args.Get("backend", "sim");
+  const BackendTraits traits = BackendTraitsOrDefault(setup.backend);
 
   if (args.Has("topology") && args.Get("topology").empty())
     throw UsageError(args.Spelling("topology") + ": missing value");
   // Flags that do not fit the backend, before anything looks for a GPU.
   if (args.Has("emulate-links") && !BackendEmulatesLinks(setup.backend)) {
     throw UsageError(args.Spelling("emulate-links") +
-                     (setup.backend == "sim" ? ": the simulator models links already; "
+                     (traits.simulator ? ": the simulator models links already; "
                                                "link emulation is for real GPUs (--backend cuda)"
                                              : ": link emulation is for CUDA GPUs (--backend cuda), not " +
                                                    setup.backend));
@@ -122,7 +123,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
     setup.topology = setup.this_machine->plan_topology;
     if (args.Has("device-profile")) setup.device_profile = args.Get("device-profile");
   } else {
-    if (args.Has("device-profile") && setup.backend != "sim" && !args.Has("compare"))
+    if (args.Has("device-profile") && !traits.models_machine && !args.Has("compare"))
       throw UsageError(args.Spelling("device-profile") + ": only the simulator (--backend sim) "
                        "takes a device profile (or the model of --compare sim); '" + setup.backend +
                        "' measures the real GPU");
@@ -131,7 +132,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
     // refused first (exit 2) and the backend then says "no CUDA device" itself.
     TopologyChoice machine;
     try {
-      machine = ChooseTopology(args.Get("topology", ""), setup.backend == "cuda");
+      machine = ChooseTopology(args.Get("topology", ""), traits.runs_on_local_gpus);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kRuntime || args.Has("topology")) throw;
       machine = ChooseTopology("", false);
@@ -145,7 +146,7 @@ CollectiveSetup SetupFromArgs(const ParsedArgs& args, const std::string& command
     setup.device_profile = path;
     // A real run measures its GPU; the profile is for the model it is compared with.
     const DeviceProfile profile = LoadDeviceProfile(path);
-    if (setup.backend == "sim") ApplyDeviceProfile(profile, setup.topology);
+    if (traits.models_machine) ApplyDeviceProfile(profile, setup.topology);
   }
   setup.emulate_links = args.Has("emulate-links");
 
@@ -303,7 +304,7 @@ CollectiveOutcome RunCollective(const CollectiveSetup& setup, Bytes size_bytes,
   out.events = summary.events;
   out.clock = counter.clock;
   out.placement = executor.backend().placement();
-  if (setup.algo == CollectiveAlgo::kNccl && setup.backend == "sim") {
+  if (setup.algo == CollectiveAlgo::kNccl && BackendTraitsOrDefault(setup.backend).simulator) {
     // What the simulator's NCCL model chose for this size (the same call
     // the backend timed: rank r on GPU r).
     const Topology& topology = executor.topology();

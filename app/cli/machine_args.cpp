@@ -155,19 +155,17 @@ std::optional<MachineRecord> TraceMachine(const std::optional<ThisMachine>& mach
                                           int ranks) {
   if (machine) {
     MachineRecord record = machine->record;
-    if (backend == "cuda") record.issue = CudaIssueMode();
+    if (BackendTraitsOrDefault(backend).runs_on_local_gpus) record.issue = CudaIssueMode();
     return record;
   }
-  if (backend == "cuda") return RecordRealMachine(ranks, "");
+  if (BackendTraitsOrDefault(backend).runs_on_local_gpus) return RecordRealMachine(ranks, "");
   return std::nullopt;
 }
 
 bool CompareModelRequested(const ParsedArgs& args, const std::string& backend) {
   if (!args.Has("compare")) return false;
-  if (args.Get("compare") != "sim") {
-    throw UsageError(args.Spelling("compare") + ": unknown model '" + args.Get("compare") + "' (use sim)");
-  }
-  if (backend == "sim") {
+  CheckCompareModel(args);
+  if (BackendTraitsOrDefault(backend).simulator) {
     throw UsageError(args.Spelling("compare") + " sim: this run is the simulator already; compare a real run "
                      "(--backend cuda) with it, or a trace with 'shardlab-cli compare TRACE --model SETTINGS'");
   }
@@ -178,9 +176,18 @@ bool CompareModelRequested(const ParsedArgs& args, const std::string& backend) {
 std::string CompareRunWithModel(const ParsedArgs& args, const std::optional<ThisMachine>& machine, const Plan& plan,
                                 std::span<const Event> events, const std::string& backend, int ranks) {
   ThisMachine model = machine ? *machine : ThisMachineFromArgs(args, ranks);
-  if (backend == "cuda" && !args.Has("issue")) model.record.issue = CudaIssueMode();  // as this run did
+  if (BackendTraitsOrDefault(backend).runs_on_local_gpus && !args.Has("issue")) {
+    model.record.issue = CudaIssueMode();  // as this run did
+  }
   const Comparison c = CompareWithMachineModel(plan, events, backend, model);
   return "#\n# --compare sim: the model of " + model.record.Describe() + "\n" + FormatComparison(c);
+}
+
+void CheckCompareModel(const ParsedArgs& args) {
+  // The model is a backend that runs the model of a machine (the simulator).
+  if (!BackendTraitsOrDefault(args.Get("compare")).models_machine) {
+    throw UsageError(args.Spelling("compare") + ": unknown model '" + args.Get("compare") + "' (use sim)");
+  }
 }
 
 std::string CudaIssueMode() {

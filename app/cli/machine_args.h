@@ -51,6 +51,11 @@ std::optional<ThisMachine> ThisMachineForRun(const ParsedArgs& args, const std::
 void ApplyThisMachine(const ThisMachine& machine, const std::string& backend, RunOptions* options,
                       Topology* run_topology);
 
+/// `--compare MODEL`: MODEL must be a backend that runs the model of a
+/// machine (BackendTraits::models_machine: "sim"); throws UsageError
+/// "--compare: unknown model 'x' (use sim)".
+void CheckCompareModel(const ParsedArgs& args);
+
 /// `--compare sim` of a training command (run pipeline, tp-*, zero): only
 /// "sim", only on a real backend, not with --json. Returns whether asked.
 bool CompareModelRequested(const ParsedArgs& args, const std::string& backend);

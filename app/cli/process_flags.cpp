@@ -56,7 +56,7 @@ ProcessSetup TakeProcessFlags(std::vector<std::string>& words) {
   const bool is_worker = !words.empty() && words.front() == "worker";
   const std::string fault_flag = is_worker ? "mpi-fault" : "inject-fault";
   const std::string fault = TakeFlag(words, fault_flag, has_fault);
-  if ((has_timeout || has_fault || has_device) && backend != "mpi") {
+  if ((has_timeout || has_fault || has_device) && !IsProcessBackend(backend)) {
     throw UsageError((has_timeout ? std::string("--mpi-timeout")
                       : has_fault ? "--" + fault_flag
                                   : std::string("--device")) +

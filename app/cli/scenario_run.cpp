@@ -9,6 +9,7 @@
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
+#include "engine/core/backend_traits.h"
 #include "engine/core/units.h"
 #include "engine/plan/dump.h"
 #include "engine/run/executor.h"
@@ -296,7 +297,7 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
   std::optional<CriticalPath> critical;
   if (args.Has("critical-path")) {
     // Link wait against the modelled links only (a real run's are not modelled).
-    const bool modelled = backend == "sim";
+    const bool modelled = BackendTraitsOrDefault(backend).simulator;
     critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr, &faults);
   }
   const Verdict verdict = cmd.verdict ? cmd.verdict(view) : summary.verdict;

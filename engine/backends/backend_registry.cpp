@@ -1,12 +1,15 @@
-// The backend registry. Built-in backends are listed here explicitly rather
-// than registering themselves from static initializers, which a static
-// library would silently drop when nothing else references their file.
+// The backend registry. Every backend goes in through RegisterBackend with
+// its declaration (name, description, traits) and its factory. The built-in
+// ones are registered here explicitly rather than from static initializers,
+// which a static library would silently drop when nothing else references
+// their file. Backends another library holds (cuda) are declared here
+// without a factory, so that their traits are known everywhere; the
+// library's Register call (RegisterCudaBackend) adds the factory.
 #include <mutex>
 
-#include "engine/backends/sim/sim_backend.h"
-#ifdef SHARDLAB_HAVE_MPI
+#include "engine/backends/cuda/cuda_backend.h"
 #include "engine/backends/mpi/mpi_backend.h"
-#endif
+#include "engine/backends/sim/sim_backend.h"
 #include "engine/core/error.h"
 #include "engine/run/backend.h"
 
@@ -14,9 +17,8 @@ namespace shardlab {
 namespace {
 
 struct Entry {
-  std::string name;
-  std::string description;
-  BackendFactory factory;
+  BackendDeclaration declaration;
+  BackendFactory factory;  // null: declared, not runnable in this program
 };
 
 std::mutex& RegistryMutex() {
@@ -24,47 +26,112 @@ std::mutex& RegistryMutex() {
   return mutex;
 }
 
-std::vector<Entry>& Registry() {
-  static std::vector<Entry> entries = {
-      {"sim", "discrete-event simulator: link sharing, latency, real float32 data (default)",
-       [] { return CreateSimBackend(); }},
+void Put(std::vector<Entry>& entries, const BackendDeclaration& declaration, BackendFactory factory) {
+  for (Entry& e : entries) {
+    if (e.declaration.name == declaration.name) {
+      e = Entry{declaration, std::move(factory)};
+      return;
+    }
+  }
+  entries.push_back(Entry{declaration, std::move(factory)});
+}
+
+std::vector<Entry> BuiltinBackends() {
+  std::vector<Entry> entries;
+  Put(entries, SimBackendDeclaration(), [] { return CreateSimBackend(); });
 #ifdef SHARDLAB_HAVE_MPI
-      {"mpi", "one process per rank under mpirun: MPI transfers, real data, host clocks aligned",
-       [] { return CreateMpiBackend(); }},
+  Put(entries, MpiBackendDeclaration(), [] { return CreateMpiBackend(); });
+#else
+  Put(entries, MpiBackendDeclaration(), nullptr);
 #endif
-  };
+  Put(entries, CudaBackendDeclaration(), nullptr);  // RegisterCudaBackend gives it its factory
   return entries;
+}
+
+// Under RegistryMutex.
+std::vector<Entry>& Registry() {
+  static std::vector<Entry> entries = BuiltinBackends();
+  return entries;
+}
+
+// "sim, mpi": the names `pick` keeps, for the unknown-backend message.
+template <typename Pick>
+std::string Names(Pick pick) {
+  std::string known;
+  for (const Entry& e : Registry())
+    if (pick(e)) known += (known.empty() ? "" : ", ") + e.declaration.name;
+  return known;
+}
+
+BackendInfo InfoOf(const Entry& e) {
+  return {e.declaration.name, e.declaration.description, e.declaration.traits};
 }
 
 }  // namespace
 
-void RegisterBackend(const std::string& name, const std::string& description,
-                     BackendFactory factory) {
+void RegisterBackend(const BackendDeclaration& declaration, BackendFactory factory) {
   std::lock_guard lock(RegistryMutex());
-  for (Entry& e : Registry()) {
-    if (e.name == name) {
-      e = Entry{name, description, std::move(factory)};
-      return;
-    }
-  }
-  Registry().push_back(Entry{name, description, std::move(factory)});
+  Put(Registry(), declaration, std::move(factory));
 }
 
 std::unique_ptr<Backend> CreateBackend(const std::string& name) {
-  std::lock_guard lock(RegistryMutex());
+  BackendFactory factory;
   std::string known;
-  for (const Entry& e : Registry()) {
-    if (e.name == name) return e.factory();
-    known += (known.empty() ? "" : ", ") + e.name;
+  {
+    std::lock_guard lock(RegistryMutex());
+    for (const Entry& e : Registry())
+      if (e.declaration.name == name) factory = e.factory;
+    if (!factory) known = Names([](const Entry& e) { return e.factory != nullptr; });
   }
-  throw Error("unknown backend '" + name + "' (available: " + known + ")");
+  if (!factory) throw Error("unknown backend '" + name + "' (available: " + known + ")");
+  return factory();
 }
 
 std::vector<BackendInfo> ListBackends() {
   std::lock_guard lock(RegistryMutex());
   std::vector<BackendInfo> out;
-  for (const Entry& e : Registry()) out.push_back({e.name, e.description});
+  for (const Entry& e : Registry())
+    if (e.factory) out.push_back(InfoOf(e));
   return out;
+}
+
+std::vector<BackendInfo> ListDeclaredBackends() {
+  std::lock_guard lock(RegistryMutex());
+  std::vector<BackendInfo> out;
+  for (const Entry& e : Registry()) out.push_back(InfoOf(e));
+  return out;
+}
+
+std::optional<BackendInfo> FindBackend(const std::string& name) {
+  std::lock_guard lock(RegistryMutex());
+  for (const Entry& e : Registry())
+    if (e.declaration.name == name) return InfoOf(e);
+  return std::nullopt;
+}
+
+void CheckBackendWorkerFlag(const std::string& name, const std::string& spelling, const std::string& value) {
+  for (const BackendInfo& b : ListDeclaredBackends()) {
+    for (const BackendFlag& f : b.traits.worker_flags) {
+      if (name == f.name) return f.check(spelling, value);
+    }
+  }
+  throw Error(spelling + ": no backend takes it");
+}
+
+std::optional<BackendTraits> FindBackendTraits(const std::string& name) {
+  const std::optional<BackendInfo> info = FindBackend(name);
+  if (!info) return std::nullopt;
+  return info->traits;
+}
+
+BackendTraits BackendTraitsOf(const std::string& name) {
+  if (std::optional<BackendTraits> traits = FindBackendTraits(name)) return *traits;
+  std::string known;
+  {
+    std::lock_guard lock(RegistryMutex());
+    known = Names([](const Entry&) { return true; });
+  }
+  throw Error("unknown backend '" + name + "' (available: " + known + ")");
 }
 
 }  // namespace shardlab

@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/core/json.h"
 #include "engine/plan/op_label.h"
@@ -522,7 +523,7 @@ void WriteChromeTrace(std::ostream& out, const Plan& plan, const Topology& topol
 
   // The simulator's host lane is its model's issues, on its clock.
   WriteHostLane(w, out, plan, info.host_lane, num_ranks,
-                info.backend == "sim" ? ClockKind::kSimulated : ClockKind::kHost);
+                BackendTraitsOrDefault(info.backend).host_lane_clock());
 
   std::int64_t flows = 0;
   for (std::size_t i = 0; i < events.size(); ++i) {

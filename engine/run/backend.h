@@ -1,14 +1,17 @@
 // Backend: executes a Plan and reports one Event per op. Backends sit in a
-// registry by name, so the CLI and the app need no #ifdef per backend.
+// registry by name, each with what it can do (BackendTraits), so the CLI
+// and the app need no #ifdef per backend and never compare its name.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
 #include "engine/run/faults.h"
@@ -84,17 +87,43 @@ class Backend {
 
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
-/// Registers a backend under `name` ("sim", "cuda", "mpi").
-void RegisterBackend(const std::string& name, const std::string& description, BackendFactory factory);
+/// What a backend is and can do, declared once beside its factory
+/// (SimBackendDeclaration in engine/backends/sim/sim_backend.h, ...).
+struct BackendDeclaration {
+  std::string name;         // "sim", "cuda", "mpi": what --backend takes
+  std::string description;  // one line for lists and tooltips
+  BackendTraits traits;
+};
+
+/// The one way to register a backend (or replace one of the same name).
+/// A null factory declares a backend this program cannot run itself: its
+/// traits are known (the app runs cuda in a worker, which links it), but
+/// CreateBackend and ListBackends do not offer it.
+void RegisterBackend(const BackendDeclaration& declaration, BackendFactory factory);
 /// Throws shardlab::Error listing the available backends when unknown.
 std::unique_ptr<Backend> CreateBackend(const std::string& name);
-struct BackendInfo { std::string name, description; };
+struct BackendInfo {
+  std::string name, description;
+  BackendTraits traits;
+};
+/// The backends this program can run, in registration order.
 std::vector<BackendInfo> ListBackends();
+/// Every declared backend, also those only another program runs (a worker's).
+std::vector<BackendInfo> ListDeclaredBackends();
+/// A declared backend; nullopt when none has that name.
+std::optional<BackendInfo> FindBackend(const std::string& name);
+
+/// Checks the value of a worker flag some declared backend takes
+/// (BackendTraits::worker_flags: "mpi-timeout"); throws Error naming
+/// `spelling` when the value is bad, or when no backend takes `name`.
+void CheckBackendWorkerFlag(const std::string& name, const std::string& spelling, const std::string& value);
 
 /// Whether `backend` can emulate links (RunOptions::emulate_links): the
 /// CUDA backend holds its streams for the modelled time; the simulator
 /// models links already, and the others would ignore the option. The CLI's
 /// --emulate-links and the app's "Emulate links" both ask this.
-inline bool BackendEmulatesLinks(const std::string& backend) { return backend == "cuda"; }
+inline bool BackendEmulatesLinks(const std::string& backend) {
+  return BackendTraitsOrDefault(backend).emulates_links;
+}
 
 }  // namespace shardlab

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/plan/plan.h"
 
@@ -196,22 +197,18 @@ void ApplyLinkThrottles(const Faults& faults, Topology& topology) {
 }
 
 std::string FaultRefusal(const Faults& faults, const std::string& backend) {
-  if (backend == "sim") return "";
-  const bool slows = backend == "mpi" || backend == "cuda";  // delays a slow rank's work for real
-  const bool stops_ranks = backend == "mpi";  // withholds a failed rank's sends (its timeout reports it)
+  const BackendTraits traits = BackendTraitsOrDefault(backend);
   auto refuse = [&backend](const char* field, const char* what) {
     return std::string(field) + ": the " + backend + " backend runs real hardware, " + what +
            "; only the simulator (backend sim) applies it";
   };
-  if (!faults.slow_ranks.empty() && !slows)
+  if (!faults.slow_ranks.empty() && traits.slow_rank == FaultSupport::kRefused)
     return refuse("slow_rank", "which it cannot slow on request");
-  if (!faults.failed_links.empty())
+  if (!faults.failed_links.empty() && traits.failed_link == FaultSupport::kRefused)
     return refuse("fail_link", "whose links cannot be broken on request");
-  if (!faults.failed_ranks.empty() && !stops_ranks)
-    return refuse("fail_rank", backend == "cuda"
-                                   ? "where a stopped GPU would hang the whole process (the mpi "
-                                     "backend stops a rank for real)"
-                                   : "which cannot stop a rank on request");
+  if (!faults.failed_ranks.empty() && traits.failed_rank == FaultSupport::kRefused)
+    return refuse("fail_rank", traits.failed_rank_refusal != nullptr ? traits.failed_rank_refusal
+                                                                     : "which cannot stop a rank on request");
   return "";
 }
 

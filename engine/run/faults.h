@@ -86,10 +86,11 @@ void CheckFaultSteps(const Faults& faults, const Plan& plan);
 /// Sets each throttled link's bandwidth (after ResolveFaults).
 void ApplyLinkThrottles(const Faults& faults, Topology& topology);
 
-/// What backend `backend` ("sim", "mpi", "cuda") cannot apply of `faults`,
-/// as one line naming the first such field ("fail_link: the cuda backend
-/// runs real GPUs, whose links cannot be broken on request; only the
-/// simulator (backend sim) applies it"); "" when it applies them all.
+/// What backend `backend` cannot apply of `faults` (its BackendTraits'
+/// slow_rank, failed_rank, failed_link), as one line naming the first such
+/// field ("fail_link: the cuda backend runs real hardware, whose links
+/// cannot be broken on request; only the simulator (backend sim) applies
+/// it"); "" when it applies them all. As the backends declare them:
 ///   sim   everything, in its model
 ///   mpi   slow_rank (its host work and sends really wait FACTOR-1 times
 ///         longer), fail_rank (the rank hangs before step STEP, withholding
@@ -98,7 +99,7 @@ void ApplyLinkThrottles(const Faults& faults, Topology& topology);
 ///   cuda  slow_rank (a spin of FACTOR-1 times each op's modelled time on
 ///         the rank's stream), throttle_link (as mpi; --emulate-links holds
 ///         transfers for the throttled time)
-///   other throttle_link only
+///   other throttle_link only (an undeclared name too)
 std::string FaultRefusal(const Faults& faults, const std::string& backend);
 
 }  // namespace shardlab

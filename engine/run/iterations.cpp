@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/core/json.h"
 #include "engine/run/vector_sink.h"
 
 namespace shardlab {
 
-int DefaultWarmup(const std::string& backend) { return backend == "cuda" ? 1 : 0; }
+int DefaultWarmup(const std::string& backend) { return BackendTraitsOrDefault(backend).default_warmup; }
 
 void CheckIterationSettings(const IterationSettings& settings) {
   if (settings.warmup < 0)

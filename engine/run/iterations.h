@@ -26,9 +26,10 @@ struct IterationSettings {
   int iters = 1;   // timed runs; the last one is shown
 };
 
-/// Warm-up by default: 1 on GPUs (backend cuda), 0 on the simulator (its
-/// time does not change from run to run) and on mpi (whose runs are
-/// numbered collectives: --inject-fault ...,iter=N counts them).
+/// Warm-up by default, as the backend declares it (BackendTraits::
+/// default_warmup; 0 for an undeclared name): 1 on GPUs (backend cuda), 0
+/// on the simulator (its time does not change from run to run) and on mpi
+/// (whose runs are numbered collectives: --inject-fault ...,iter=N counts them).
 int DefaultWarmup(const std::string& backend);
 
 /// Throws Error(kInvalidInput) "warmup: ..." / "iters: ..." for a warm-up

@@ -1,5 +1,6 @@
 #include "engine/run/machine_model.h"
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 
 namespace shardlab {
@@ -49,7 +50,7 @@ void ApplyMachineModel(const MachineModel& model, RunOptions* options, Topology*
 
 void ApplyMachineModelOn(const std::string& backend, const MachineModel& model, RunOptions* options,
                          Topology* run_topology) {
-  if (backend != "sim") return;
+  if (!BackendTraitsOrDefault(backend).models_machine) return;
   ApplyMachineModel(model, options, run_topology);
 }
 

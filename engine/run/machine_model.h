@@ -53,7 +53,8 @@ void ApplyMachineModel(const MachineRecord& record, RunOptions* options);
 /// As above, and the machine's GPUs into *run_topology.
 void ApplyMachineModel(const MachineModel& model, RunOptions* options, Topology* run_topology);
 
-/// A run of `backend` on the model: the simulator runs the model (as
+/// A run of `backend` on the model: a backend that models a machine
+/// (BackendTraits::models_machine: the simulator) runs the model (as
 /// above); a real backend is the machine itself and runs as it is. The
 /// CLI's `--topology this` and the app's "This machine" both call it.
 void ApplyMachineModelOn(const std::string& backend, const MachineModel& model, RunOptions* options,

@@ -3,7 +3,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <string_view>
+
+#include "engine/core/backend_traits.h"
 
 namespace shardlab {
 
@@ -23,9 +24,8 @@ double Gamma(std::int64_t k, double unit_roundoff) {
 }
 
 DType ComputeDType(const char* backend_name, DType stored) {
-  const std::string_view name = backend_name == nullptr ? "" : backend_name;
-  if (name == "sim" || name == "mpi") return DType::kF32;
-  return stored;
+  if (backend_name == nullptr) return stored;
+  return BackendTraitsOrDefault(backend_name).computes_in_float32 ? DType::kF32 : stored;
 }
 
 double RoundTo(DType dtype, double value) {

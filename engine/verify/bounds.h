@@ -64,9 +64,10 @@ double Gamma(std::int64_t k, double unit_roundoff);
 /// How many σ the probabilistic bound allows (see above).
 inline constexpr double kSigmas = 9.0;
 
-/// The dtype a backend really computes a buffer of `stored` dtype in: the
-/// simulator and the mpi backend on the host hold every buffer as fp32;
-/// a GPU holds half buffers as half.
+/// The dtype a backend really computes a buffer of `stored` dtype in
+/// (BackendTraits::computes_in_float32): the simulator and the mpi backend
+/// on the host hold every buffer as fp32; a GPU holds half buffers as half,
+/// and so does an undeclared name.
 DType ComputeDType(const char* backend_name, DType stored);
 
 /// `value` rounded to nearest even in `dtype` (the host emulation of a

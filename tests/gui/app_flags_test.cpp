@@ -146,5 +146,28 @@ TEST(AppFlagsFromSpecs, AnotherScenariosParameterIsAnError) {
   EXPECT_EQ(Parse({"--window-width", "1280"}).width_px, 1280);
 }
 
+// What a backend declares decides the backend flags (BackendTraits): one
+// only a worker runs is refused in the app, and the mpi backend's own flags
+// are checked by it and need its worker.
+TEST(AppFlagsFromSpecs, BackendFlagsFollowWhatTheBackendDeclares) {
+  auto message = [](std::vector<std::string> words) {
+    try {
+      Parse(std::move(words));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message({"--backend", "sim"}), "(accepted)");
+  EXPECT_EQ(message({"--backend", "cuda", "--worker"}), "(accepted)");
+  EXPECT_EQ(message({"--backend", "mpi", "--worker", "--mpi-timeout", "5s"}), "(accepted)");
+  EXPECT_EQ(message({"--backend", "quantum"}).rfind("--backend: unknown backend 'quantum' (available: sim", 0), 0u);
+  // In this build mpi may be one the app links; it still runs only in a worker.
+  EXPECT_EQ(message({"--backend", "mpi"}), "--backend: backend 'mpi' runs only in a worker process here (add --worker)");
+  EXPECT_EQ(message({"--backend", "cuda", "--worker", "--mpi-timeout", "5s"}),
+            "--mpi-timeout: needs --backend mpi --worker");
+  EXPECT_EQ(message({"--backend", "mpi", "--worker", "--mpi-timeout", "soon"}).rfind("--mpi-timeout: ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace shardlab::gui

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/core/backend_traits.h"
 #include "engine/launch/mpi_launcher.h"
 #include "tests/common/json_reader.h"
 #include "tests/common/run_program.h"
@@ -76,6 +77,7 @@ TEST_P(MpiCollective, MatchesTheSingleBufferReferenceOnEveryRank) {
   EXPECT_EQ(json["backend"].text, "mpi");
   if (c.processes > 1) {  // one rank has no ops, so no events to take a clock from
     EXPECT_EQ(json["clock"].text, "host (MPI, aligned)");
+    EXPECT_EQ(json["clock"].text, ClockKindName(BackendTraitsOf("mpi").event_clock));  // as it declares
   }
   EXPECT_TRUE(json["checked"].boolean) << r.out;
   EXPECT_TRUE(json["correct"].boolean) << r.out;

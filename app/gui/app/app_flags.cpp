@@ -19,7 +19,6 @@
 #include "engine/core/units.h"
 #include "engine/run/backend.h"
 #include "app/gui/model/this_machine_choice.h"
-#include "engine/backends/mpi/mpi_options.h"
 #include "app/gui/model/scenario_fields.h"
 #include "engine/scenarios/scenario_spec.h"
 
@@ -256,8 +255,12 @@ double ParseReal(const std::string& flag, const std::string& text, double min, d
 void CheckBackend(const std::string& flag, const std::string& name) {
   std::string known;
   for (const BackendInfo& b : ListBackends()) {
+    if (b.traits.needs_worker) continue;
     if (b.name == name) return;
     known += (known.empty() ? "" : ", ") + b.name;
+  }
+  if (FindBackend(name)) {
+    throw UsageError(flag + ": backend '" + name + "' runs only in a worker process here (add --worker)");
   }
   throw UsageError(flag + ": unknown backend '" + name + "' (available: " + known + ")");
 }
@@ -285,10 +288,10 @@ void Apply(AppFlags& flags, const std::string& name, const std::string& spelling
     }
     flags.worker_fault = value;
   } else if (name == "mpi-timeout") {
-    ParseMpiTimeout(spelling, value);  // the message names the flag
+    CheckBackendWorkerFlag(name, spelling, value);  // the message names the flag
     flags.mpi_timeout = value;
   } else if (name == "mpi-fault") {
-    ParseMpiFault(spelling, value);
+    CheckBackendWorkerFlag(name, spelling, value);
     flags.mpi_fault = value;
   } else if (name == "compare-trace") {
     if (value.empty()) throw UsageError(spelling + ": empty file name");
@@ -434,10 +437,11 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
   if (!flags.worker_fault.empty() && !flags.settings.in_worker) {
     throw UsageError("--worker-fault: needs --worker");
   }
-  if ((!flags.mpi_timeout.empty() || !flags.mpi_fault.empty()) &&
-      !(flags.settings.in_worker && flags.settings.backend == "mpi")) {
-    throw UsageError(std::string(flags.mpi_fault.empty() ? "--mpi-timeout" : "--mpi-fault") +
-                     ": needs --backend mpi --worker");
+  // The mpi backend's own flags go to its worker (BackendTraits::worker_flags).
+  const char* mpi_flag = !flags.mpi_fault.empty() ? "mpi-fault" : !flags.mpi_timeout.empty() ? "mpi-timeout" : nullptr;
+  if (mpi_flag != nullptr &&
+      !(flags.settings.in_worker && BackendTraitsOrDefault(flags.settings.backend).TakesWorkerFlag(mpi_flag))) {
+    throw UsageError(std::string("--") + mpi_flag + ": needs --backend mpi --worker");
   }
   if (!flags.screenshot_path.empty() && !flags.scripted() && flags.event_flood_s == 0) {
     throw UsageError("--screenshot: needs --frames N (the frame to save; e.g. --frames 120)");

@@ -6,7 +6,7 @@ namespace shardlab::gui {
 
 std::string LinkEmulationRefusal(const std::string& backend) {
   if (BackendEmulatesLinks(backend)) return "";
-  if (backend == "sim") return Tr("the simulator models links already");
+  if (BackendTraitsOrDefault(backend).simulator) return Tr("the simulator models links already");
   return Format(Tr("link emulation is for CUDA GPUs (backend cuda), not %s"), backend.c_str());
 }
 

@@ -1,5 +1,6 @@
 #include "app/gui/model/run_insight.h"
 #include "app/gui/model/run_detail.h"
+#include "engine/core/backend_traits.h"
 #include "engine/scenarios/pipeline_scenario.h"
 #include "engine/scenarios/three_d_scenario.h"
 
@@ -64,7 +65,7 @@ void RunInsight::Refresh(const Session& session) {
     Describe();
   }
   // Link wait is measured against the modelled links only (the simulator's).
-  const bool modelled = session.backend() == "sim";
+  const bool modelled = BackendTraitsOrDefault(session.backend()).simulator;
   const bool pipeline = RunHasPanel(session, "pipeline_metrics") && session.prepared() != nullptr;
   critical_ = path_cache_.Get(session.run_id(), complete, plan, session.store(),
                               modelled ? session.topology() : nullptr, &session.faults(), pipeline);

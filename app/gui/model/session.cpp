@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "app/gui/model/scenario_fields.h"
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/plan/kernel.h"
 #include "engine/run/faults.h"
@@ -363,7 +364,7 @@ void Session::RunThread() {
         run_summary_ = std::move(summary);
         run_iterations_ = SummarizeIterations(iteration_settings_, std::move(spans));
         run_host_lane_ = executor.backend().host_lane();
-        run_host_clock_ = executor.backend().name() == "sim" ? ClockKind::kSimulated : ClockKind::kHost;
+        run_host_clock_ = BackendTraitsOrDefault(executor.backend().name()).host_lane_clock();
       }
     }
   } catch (const Error& e) {

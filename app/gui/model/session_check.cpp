@@ -14,6 +14,7 @@
 #include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/session.h"
 #include "app/gui/model/this_machine_choice.h"
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/core/units.h"
 #include "engine/plan/kernel.h"
@@ -177,7 +178,7 @@ Session::AppRun Session::PrepareRun(const ScenarioSettings& settings, const Scen
   const AppLimits* limits = LimitsOf(spec);
   if (IsThisMachine(settings.topology) && limits != nullptr && limits->this_machine_ranks != nullptr) {
     // More ranks than GPUs are virtual devices sharing their GPU's HBM.
-    if (settings.in_worker && settings.backend != "sim") {
+    if (settings.in_worker && !BackendTraitsOrDefault(settings.backend).models_machine) {
       // The app sees no GPU (the worker does): its plan could be for another machine.
       throw Error(std::string("topology: ") +
                       Tr("a real run on This machine runs from the CLI for now (shardlab-cli run allreduce "

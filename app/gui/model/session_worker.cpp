@@ -15,6 +15,7 @@
 #include "app/gui/model/link_emulation.h"
 #include "app/gui/model/scenario_fields.h"
 #include "app/gui/model/this_machine_choice.h"
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 #include "engine/launch/mpi_launcher.h"
 #include "engine/scenarios/scenario_record.h"
@@ -129,15 +130,15 @@ void Session::StartWorkerRun(const ScenarioSettings& settings) {
     argv.insert(argv.end(), {"--inject-fault", worker_fault_, "--fault-step",
                              std::to_string(worker_fault_step_)});
   }
-  if (settings.backend == "mpi") {
+  const bool under_mpirun = BackendTraitsOrDefault(settings.backend).under_mpirun;
+  if (under_mpirun) {
     if (!worker_mpi_timeout_.empty()) argv.insert(argv.end(), {"--mpi-timeout", worker_mpi_timeout_});
     if (!worker_mpi_fault_.empty()) argv.insert(argv.end(), {"--mpi-fault", worker_mpi_fault_});
   }
   // An mpi run is an MPI job of one process per rank; a launcher set by
   // the caller wins.
   const std::vector<std::string> launcher =
-      settings.backend == "mpi" && worker_launcher_.empty() ? MpiWorkerLauncher(p.params.ranks)
-                                                            : worker_launcher_;
+      under_mpirun && worker_launcher_.empty() ? MpiWorkerLauncher(p.params.ranks) : worker_launcher_;
   argv.insert(argv.begin(), launcher.begin(), launcher.end());
   if (p.params.ranks <= kMaxBufferViewRanks) {
     worker_chunks_ = ChunkStateOf(*prepared_, kMaxBufferViewRanks);
@@ -273,7 +274,7 @@ void Session::PollWorker() {
   }
   if (worker_client_->ended()) {
     std::string what;
-    const std::string rank_failure = worker_settings_.backend == "mpi"
+    const std::string rank_failure = BackendTraitsOrDefault(worker_settings_.backend).under_mpirun
                                          ? MpiRankFailure(worker_client_->stderr_tail())
                                          : "";
     if (!rank_failure.empty()) {

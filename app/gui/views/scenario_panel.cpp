@@ -591,13 +591,15 @@ std::string BackendLabel(const std::string& backend, bool in_worker) {
 
 /// Collectives may also run in a worker process: the simulator (to see
 /// the worker at work without hardware) or the backends only a worker
-/// runs (cuda, mpi), which fail with the worker's message where the
-/// machine has none.
+/// runs (BackendTraits::needs_worker: cuda, mpi), which fail with the
+/// worker's message where the machine has none. Every declared backend is
+/// offered there, those this program runs itself in the app too.
 void BackendField(ScenarioSettings& s, bool collective) {
   FieldLabel(Tr("Backend"));
   if (!collective) s.in_worker = false;
   if (ImGui::BeginCombo("##backend", BackendLabel(s.backend, s.in_worker).c_str())) {
     for (const BackendInfo& b : ListBackends()) {
+      if (b.traits.needs_worker) continue;
       if (ImGui::Selectable(b.name.c_str(), b.name == s.backend && !s.in_worker)) {
         s.backend = b.name;
         s.in_worker = false;
@@ -605,10 +607,10 @@ void BackendField(ScenarioSettings& s, bool collective) {
       if (ImGui::IsItemHovered()) ImGui::SetTooltip(Tr("%s (in the app)"), b.description.c_str());
     }
     if (collective) {
-      for (const char* name : {"sim", "cuda", "mpi"}) {
-        const std::string label = BackendLabel(name, true);
-        if (ImGui::Selectable(label.c_str(), s.in_worker && s.backend == name)) {
-          s.backend = name;
+      for (const BackendInfo& b : ListDeclaredBackends()) {
+        const std::string label = BackendLabel(b.name, true);
+        if (ImGui::Selectable(label.c_str(), s.in_worker && s.backend == b.name)) {
+          s.backend = b.name;
           s.in_worker = true;
         }
         if (ImGui::IsItemHovered()) {
@@ -626,7 +628,7 @@ void BackendField(ScenarioSettings& s, bool collective) {
 /// metrics show (run_iterations.h); the simulator's time does not change
 /// from run to run.
 void IterationFields(ScenarioSettings& s) {
-  if (s.backend == "sim") return;
+  if (BackendTraitsOrDefault(s.backend).simulator) return;
   FieldLabel(Tr("Warm-up runs"));
   int warmup = s.warmup == -1 ? DefaultWarmup(s.backend) : s.warmup;
   if (ImGui::InputInt("##warmup", &warmup, 1, 1)) s.warmup = std::max(0, warmup);
@@ -986,7 +988,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
     g_label_width = std::max(g_label_width, ImGui::CalcTextSize(f.label.c_str()).x);
   }
-  if (s.backend != "sim") g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Warm-up runs")).x);
+  if (!BackendTraitsOrDefault(s.backend).simulator) g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Warm-up runs")).x);
   if (IsThisMachine(s.topology)) g_label_width = std::max(g_label_width, ImGui::CalcTextSize(Tr("Device profile")).x);
   g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
 

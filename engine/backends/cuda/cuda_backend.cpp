@@ -759,10 +759,7 @@ void InstallCudaCalibrator();    // calibrate.cpp
 void RegisterCudaBackend() {
   cuda::InstallCudaMachineProbe();
   cuda::InstallCudaCalibrator();
-  RegisterBackend("cuda",
-                  "NVIDIA GPUs: streams and events, peer copies, cuBLAS, NCCL; virtual devices "
-                  "when ranks outnumber GPUs",
-                  [] { return CreateCudaBackend(); });
+  RegisterBackend(CudaBackendDeclaration(), [] { return CreateCudaBackend(); });
 }
 
 }  // namespace shardlab

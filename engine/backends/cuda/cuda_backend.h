@@ -37,6 +37,25 @@ namespace shardlab {
 /// finds none.
 std::unique_ptr<Backend> CreateCudaBackend();
 
+/// What the CUDA backend is and can do: declared in every build (the app
+/// runs it in a worker), registered with CreateCudaBackend by
+/// RegisterCudaBackend.
+inline BackendDeclaration CudaBackendDeclaration() {
+  BackendDeclaration d;
+  d.name = "cuda";
+  d.description =
+      "NVIDIA GPUs: streams and events, peer copies, cuBLAS, NCCL; virtual devices when ranks outnumber GPUs";
+  BackendTraits& t = d.traits;
+  t.event_clock = ClockKind::kCudaEvent;
+  t.slow_rank = FaultSupport::kReal;  // a spin on the rank's stream
+  t.failed_rank_refusal = "where a stopped GPU would hang the whole process (the mpi backend stops a rank for real)";
+  t.emulates_links = true;
+  t.default_warmup = 1;
+  t.needs_worker = true;
+  t.runs_on_local_gpus = true;
+  return d;
+}
+
 /// Adds "cuda" to the backend registry and installs the machine probe
 /// (topo --detect) and the calibrator (calibrate); front ends that link
 /// shardlab_cuda call it once.

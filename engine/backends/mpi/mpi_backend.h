@@ -33,11 +33,34 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
+#include "engine/backends/mpi/mpi_options.h"
 #include "engine/run/backend.h"
 
 namespace shardlab {
 
 std::unique_ptr<Backend> CreateMpiBackend();
+
+/// What the mpi backend is and can do: declared in every build (the app
+/// runs it in a worker under mpirun), registered with CreateMpiBackend
+/// where MPI was found.
+inline BackendDeclaration MpiBackendDeclaration() {
+  BackendDeclaration d;
+  d.name = "mpi";
+  d.description = "one process per rank under mpirun: MPI transfers, real data, host clocks aligned";
+  BackendTraits& t = d.traits;
+  t.event_clock = ClockKind::kHostMpiAligned;  // --device gpu: CUDA events on that clock
+  t.computes_in_float32 = true;
+  t.slow_rank = FaultSupport::kReal;    // delays the rank's work
+  t.failed_rank = FaultSupport::kReal;  // withholds its sends (its timeout reports it)
+  t.needs_worker = true;
+  t.under_mpirun = true;
+  t.worker_flags = {
+      {"mpi-timeout", [](const std::string& spelling, const std::string& value) { ParseMpiTimeout(spelling, value); }},
+      {"mpi-fault", [](const std::string& spelling, const std::string& value) { ParseMpiFault(spelling, value); }},
+  };
+  return d;
+}
 
 }  // namespace shardlab

@@ -1,5 +1,6 @@
 #include "engine/backends/mpi/process_group.h"
 
+#include "engine/core/backend_traits.h"
 #include "engine/core/error.h"
 
 #ifdef SHARDLAB_HAVE_MPI
@@ -34,7 +35,9 @@ int CountGpusOrThrow() {
   return GpuCounter()();
 }
 
-bool IsProcessBackend(const std::string& backend) { return backend == "mpi"; }
+bool IsProcessBackend(const std::string& backend) {
+  return BackendTraitsOrDefault(backend).under_mpirun;
+}
 
 ProcessGroupInfo JoinProcessGroup(const std::string& backend, const MpiOptions& options) {
   if (!IsProcessBackend(backend)) return {};

@@ -33,7 +33,8 @@ class JobWideError : public Error {
 void SetGpuCounter(std::function<int()> counter);
 int CountGpusOrThrow();
 
-/// True for backends that run one rank per process ("mpi").
+/// True for backends that run one rank per process under mpirun
+/// (BackendTraits::under_mpirun: "mpi").
 bool IsProcessBackend(const std::string& backend);
 
 /// Starts the runtime of `backend` when it is a process backend (MPI_Init)

@@ -38,4 +38,18 @@ namespace shardlab {
 
 std::unique_ptr<Backend> CreateSimBackend();
 
+/// What the simulator is and can do (registered with CreateSimBackend).
+inline BackendDeclaration SimBackendDeclaration() {
+  BackendDeclaration d;
+  d.name = "sim";
+  d.description = "discrete-event simulator: link sharing, latency, real float32 data (default)";
+  BackendTraits& t = d.traits;
+  t.event_clock = ClockKind::kSimulated;
+  t.computes_in_float32 = true;
+  t.slow_rank = t.failed_rank = t.failed_link = FaultSupport::kModelled;
+  t.models_machine = true;
+  t.simulator = true;
+  return d;
+}
+
 }  // namespace shardlab

@@ -381,6 +381,23 @@ TEST(CudaSixteenBit, CollectivesAreRightWithinTheDtypesBound) {
   }
 }
 
+// The CUDA backend does what it declares (BackendTraits): its events carry
+// its clock, and a half buffer is computed and kept as half.
+TEST(CudaBackend, EventsAndDataAreWhatItsTraitsDeclare) {
+  SHARDLAB_REQUIRE_GPU();
+  const BackendTraits cuda = BackendTraitsOf("cuda");
+  CollectiveParams p;
+  p.ranks = 2;
+  p.count = 64;
+  p.dtype = DType::kF16;
+  const PlanRun gpu = RunPlan("cuda", BuildCollective(p), MakeTopologyPreset("dgx-a100"));
+  ASSERT_FALSE(gpu.events.empty());
+  for (const Event& e : gpu.events) EXPECT_EQ(e.clock, cuda.event_clock) << "op " << e.op;
+  ASSERT_FALSE(cuda.computes_in_float32);
+  ASSERT_EQ(gpu.buffers[0].size(), 64u);
+  for (float v : gpu.buffers[0]) EXPECT_EQ(RoundTo(DType::kF16, v), v);
+}
+
 // ZeRO keeps its working parameters, gradients and activations in fp16:
 // on the GPU they are fp16, and the scenario's own check (the fp16 bound,
 // ComputeDType("cuda", fp16)) passes for every stage.

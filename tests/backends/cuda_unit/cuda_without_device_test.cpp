@@ -56,6 +56,21 @@ TEST(CudaWithoutDevice, LoadSaysNoCudaDeviceAndNamesTheSimulator) {
   EXPECT_EQ(ListBackends().front().name, "sim");
 }
 
+// The registry declares cuda everywhere (its traits, no factory);
+// RegisterCudaBackend gives it the factory, with the same declaration.
+TEST(CudaWithoutDevice, RegisteringGivesTheDeclaredBackendItsFactory) {
+  const std::size_t declared = ListDeclaredBackends().size();
+  RegisterCudaBackend();
+  EXPECT_EQ(ListDeclaredBackends().size(), declared) << "replaced in place, not added";
+  const std::vector<BackendInfo> listed = ListBackends();
+  const auto cuda = std::find_if(listed.begin(), listed.end(), [](const BackendInfo& b) { return b.name == "cuda"; });
+  ASSERT_NE(cuda, listed.end());
+  EXPECT_EQ(cuda->description, CudaBackendDeclaration().description);
+  EXPECT_EQ(cuda->traits.event_clock, ClockKind::kCudaEvent);
+  EXPECT_TRUE(cuda->traits.emulates_links);
+  EXPECT_EQ(cuda->traits.default_warmup, 1);
+}
+
 TEST(CudaWithoutDevice, TheCliExitsWithOneLine) {
   SKIP_IF_DEVICE();
   const test_util::ProgramResult r = RunCli(
