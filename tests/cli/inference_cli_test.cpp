@@ -67,7 +67,7 @@ TEST(InferenceCli, BadInputIsOneLineWithExitTwo) {
   }
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--tp", "3"}, "--heads: 4 heads do not split evenly over tp 3"},
-      {{"--kv-cache", "24M"}, "--kv-cache: request 0 needs"},
+      {{"--kv-cache", "6M"}, "--kv-cache: request 0 needs"},
       {{"--kv-cache", "1M"}, "--kv-cache: 1 MiB per GPU holds no block"},
       {{"--rate", "-5"}, "--rate: -5 requests/s: the rate must be above 0"},
       {{"--requests-file", (dir.path() / "reqs.txt").string()}, "reqs.txt:3:prompt: 'eight' is not a whole number"},

@@ -113,7 +113,7 @@ TEST(PipelineCli, BadInputGetsOneLineNamingTheFlag) {
       {{"--stages", "8", "--layers", "4"}, "--stages: 8 stages but the model has only 4 layers"},
       {{"--schedule", "interleaved", "--chunks", "3"}, "--chunks: "},
       {{"--schedule", "zb"}, "--schedule: unknown schedule 'zb'"},
-      {{"--microbatches", "5"}, "--microbatches: a batch of 64 rows"},
+      {{"--microbatches", "5", "--batch", "64"}, "--microbatches: a batch of 64 rows"},
       {{"--chunks", "2"}, "--chunks: only the interleaved schedule"},
       {{"--width", "x"}, "--width: "},
       {{"--optimizer", "lamb"}, "--optimizer: unknown optimizer 'lamb'"},

@@ -373,7 +373,8 @@ TEST(LabSettings, UnsetParametersTakeTheLabTablesDefaultsNotTheApps) {
   EXPECT_EQ(pipeline.settings.scenario, "pipeline");
   // The spec's defaults, which the labs and the app now share (the lab
   // table said width 512 and chunks 1, the app 256 and 2).
-  EXPECT_EQ(pipeline.settings.width, 256);
+  EXPECT_EQ(pipeline.settings.width,
+            std::stoi(FindScenario("pipeline")->FindParam("width")->default_text));
   EXPECT_EQ(pipeline.settings.chunks, 0);  // 0: 2 when interleaved, else 1
   EXPECT_TRUE(pipeline.notes.empty());
 
