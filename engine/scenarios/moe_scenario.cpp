@@ -235,17 +235,12 @@ std::unique_ptr<Prepared> PrepareMoeRun(const ScenarioParams& p, const Topology*
   } catch (const Error& e) {
     throw InLabSpelling(e);
   }
-  auto out = std::make_unique<Prepared>();
-  out->topology = detail->topology;
-  out->options.timing_only = sc.timing_only;
-  out->options.seed = sc.seed;
-  out->options.faults = ResolveRunFaults(p, out->topology, detail->layer.plan);
-  detail->topology = out->topology;  // with any throttled link
-  out->plan = std::move(detail->layer.plan);
-  out->title = "MoE layer, " + std::to_string(sc.layer.experts) + " experts on " +
-               std::to_string(sc.layer.ranks) + " ranks (" + sc.topology + ")";
-  out->detail = std::move(detail);
-  return out;
+  std::string title = "MoE layer, " + std::to_string(sc.layer.experts) + " experts on " +
+      std::to_string(sc.layer.ranks) + " ranks (" + sc.topology + ")";
+  Topology& topology = detail->topology;
+  Plan& plan = detail->layer.plan;
+  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
+                      std::move(detail));
 }
 
 void SummarizeMoeRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {

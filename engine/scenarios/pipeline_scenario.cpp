@@ -122,19 +122,14 @@ std::unique_ptr<Prepared> PreparePipelineRun(const ScenarioParams& p, const Topo
   const PipelineScenario sc = PipelineFromParams(p);
   std::shared_ptr<PreparedPipeline> detail =
       machine != nullptr ? PreparePipeline(sc, *machine) : PreparePipeline(sc);
-  auto out = std::make_unique<Prepared>();
-  out->topology = detail->topology;
-  out->options.timing_only = sc.timing_only;
-  out->options.seed = sc.seed;
-  out->options.faults = ResolveRunFaults(p, out->topology, detail->pipeline.plan);
-  detail->topology = out->topology;  // with any throttled link
-  out->plan = std::move(detail->pipeline.plan);
   const PipelineShape& shape = sc.params.shape;
-  out->title = std::string(PipelineScheduleName(sc.params.schedule)) + " pipeline, " +
-               std::to_string(shape.stages) + " stages, " + std::to_string(shape.microbatches) +
-               " micro-batches on " + sc.topology;
-  out->detail = std::move(detail);
-  return out;
+  std::string title = std::string(PipelineScheduleName(sc.params.schedule)) + " pipeline, " +
+      std::to_string(shape.stages) + " stages, " + std::to_string(shape.microbatches) +
+      " micro-batches on " + sc.topology;
+  Topology& topology = detail->topology;
+  Plan& plan = detail->pipeline.plan;
+  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
+                      std::move(detail));
 }
 
 void SummarizePipelineRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {

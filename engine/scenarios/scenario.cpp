@@ -4,6 +4,7 @@
 #include "engine/run/executor.h"
 #include "engine/run/faults.h"
 #include "engine/run/vector_sink.h"
+#include "engine/scenarios/fault_params.h"
 
 namespace shardlab {
 
@@ -23,6 +24,21 @@ std::vector<Quantity> Summary::Quantities(const ScenarioSpec& spec) const {
 
 bool ScenarioRuns(const ScenarioSpec& spec) {
   return (spec.prepare && spec.summarize) || static_cast<bool>(spec.measure);
+}
+
+std::unique_ptr<Prepared> PreparedPlan(const ScenarioParams& params, Topology& topology, Plan& plan,
+                                       bool timing_only, std::uint64_t seed, std::string title,
+                                       std::shared_ptr<void> detail) {
+  auto out = std::make_unique<Prepared>();
+  out->topology = topology;
+  out->options.timing_only = timing_only;
+  out->options.seed = seed;
+  out->options.faults = ResolveRunFaults(params, out->topology, plan);
+  topology = out->topology;  // with any throttled link
+  out->plan = std::move(plan);
+  out->title = std::move(title);
+  out->detail = std::move(detail);
+  return out;
 }
 
 std::unique_ptr<Prepared> PrepareScenario(const ScenarioParams& params, const Topology* machine) {

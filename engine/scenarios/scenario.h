@@ -90,6 +90,15 @@ struct Summary {
   std::vector<Quantity> Quantities(const ScenarioSpec& spec) const;
 };
 
+/// The common end of a plan scenario's Prepare: `plan` and a copy of
+/// `topology` (both inside the scenario's own `detail`) become the
+/// Prepared's, the fault switches of `params` are resolved against them
+/// (a throttled link is written back into `topology`, so the scenario's
+/// views see it), and `detail` is kept for Summarize.
+std::unique_ptr<Prepared> PreparedPlan(const ScenarioParams& params, Topology& topology, Plan& plan,
+                                       bool timing_only, std::uint64_t seed, std::string title,
+                                       std::shared_ptr<void> detail);
+
 /// Prepares `params` of their spec (which must have `prepare`). `machine`,
 /// when given, replaces the topology the parameters name (`--topology
 /// this`, a trace's recorded machine). Throws Error(kInvalidInput) naming

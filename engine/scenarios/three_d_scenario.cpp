@@ -358,17 +358,12 @@ std::unique_ptr<Prepared> PrepareThreeDRun(const ScenarioParams& p, const Topolo
   } catch (const Error& e) {
     throw WithField(e, "model");
   }
-  auto out = std::make_unique<Prepared>();
-  out->topology = detail->topology;
-  out->options.seed = sc.seed;
-  out->options.timing_only = sc.timing_only();
-  out->options.faults = ResolveRunFaults(p, out->topology, detail->three_d.plan);
-  detail->topology = out->topology;  // with any throttled link
-  out->plan = std::move(detail->three_d.plan);
-  out->title = "3D " + sc.grid.Text() + " ZeRO-" + std::to_string(sc.zero_stage) + " " +
-               PipelineScheduleName(sc.schedule) + ", " + sc.model + " on " + sc.topology;
-  out->detail = std::move(detail);
-  return out;
+  std::string title = "3D " + sc.grid.Text() + " ZeRO-" + std::to_string(sc.zero_stage) + " " +
+      PipelineScheduleName(sc.schedule) + ", " + sc.model + " on " + sc.topology;
+  Topology& topology = detail->topology;
+  Plan& plan = detail->three_d.plan;
+  return PreparedPlan(p, topology, plan, sc.timing_only(), sc.seed, std::move(title),
+                      std::move(detail));
 }
 
 void SummarizeThreeDRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {

@@ -294,17 +294,12 @@ namespace {
 std::unique_ptr<Prepared> PrepareTpRun(const ScenarioParams& p, const Topology* machine) {
   const TpScenario sc = TpFromParams(p);
   std::shared_ptr<PreparedTp> detail = machine != nullptr ? PrepareTp(sc, *machine) : PrepareTp(sc);
-  auto out = std::make_unique<Prepared>();
-  out->topology = detail->topology;
-  out->options.timing_only = sc.timing_only;
-  out->options.seed = sc.seed;
-  out->options.faults = ResolveRunFaults(p, out->topology, detail->layer.plan);
-  detail->topology = out->topology;  // with any throttled link
-  out->plan = std::move(detail->layer.plan);
-  out->title = std::string("tp-") + TpLayerKindName(sc.layer.kind) + " at tp " +
-               std::to_string(sc.layer.tp) + " on " + sc.topology;
-  out->detail = std::move(detail);
-  return out;
+  std::string title = std::string("tp-") + TpLayerKindName(sc.layer.kind) + " at tp " +
+      std::to_string(sc.layer.tp) + " on " + sc.topology;
+  Topology& topology = detail->topology;
+  Plan& plan = detail->layer.plan;
+  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
+                      std::move(detail));
 }
 
 void SummarizeTpRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {

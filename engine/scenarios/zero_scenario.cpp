@@ -226,17 +226,12 @@ std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology
   const ZeroScenario sc = ZeroFromParams(p);
   std::shared_ptr<PreparedZero> detail =
       machine != nullptr ? PrepareZero(sc, *machine) : PrepareZero(sc);
-  auto out = std::make_unique<Prepared>();
-  out->topology = detail->topology;
-  out->options.timing_only = sc.timing_only;
-  out->options.seed = sc.seed;
-  out->options.faults = ResolveRunFaults(p, out->topology, detail->zero.plan);
-  detail->topology = out->topology;  // with any throttled link
-  out->plan = std::move(detail->zero.plan);
-  out->title = "ZeRO stage " + std::to_string(sc.params.stage) + " on " +
-               std::to_string(sc.params.ranks) + " ranks of " + sc.topology;
-  out->detail = std::move(detail);
-  return out;
+  std::string title = "ZeRO stage " + std::to_string(sc.params.stage) + " on " +
+      std::to_string(sc.params.ranks) + " ranks of " + sc.topology;
+  Topology& topology = detail->topology;
+  Plan& plan = detail->zero.plan;
+  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
+                      std::move(detail));
 }
 
 void SummarizeZeroRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
