@@ -24,6 +24,7 @@
 #include "engine/scenarios/scenario.h"
 #include "engine/scenarios/scenario_spec.h"
 #include "engine/topology/presets.h"
+#include "tests/common/in_process.h"
 #include "tests/common/run_program.h"
 
 namespace shardlab {
@@ -52,19 +53,7 @@ const bool kTestScenarioRegistered = [] {
   return true;
 }();
 
-/// What a command prints on stdout, run in this process.
-std::string InProcess(int (*main)(std::span<const std::string>), std::vector<std::string> words) {
-  std::ostringstream captured;
-  std::streambuf* saved = std::cout.rdbuf(captured.rdbuf());
-  try {
-    main(words);
-  } catch (...) {
-    std::cout.rdbuf(saved);
-    throw;
-  }
-  std::cout.rdbuf(saved);
-  return captured.str();
-}
+using test_util::InProcess;
 
 /// The rows of a --help flag table: "--name" -> the row's text, wrapped
 /// lines joined with single spaces.

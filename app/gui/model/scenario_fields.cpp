@@ -84,10 +84,6 @@ const std::vector<Binding>& Table() {
   return table;
 }
 
-/// The scenarios Session::Start runs.
-constexpr const char* kRunnable[] = {"collective", "pipeline", "tp",        "zero",          "3d",
-                                     "moe",        "elastic",  "inference", "trace-compare", "dp-train"};
-
 std::string RealText(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", v);
@@ -263,7 +259,8 @@ std::string AppScenarioOf(const ScenarioParams& params) {
 }
 
 bool RunsInApp(std::string_view spec_name) {
-  return std::find(std::begin(kRunnable), std::end(kRunnable), spec_name) != std::end(kRunnable);
+  const ScenarioSpec* spec = FindScenario(spec_name);
+  return spec != nullptr && (spec->prepare != nullptr || Session::ShowsAsFinishedRun(spec_name));
 }
 
 std::vector<ScenarioChoice> ScenarioChoices() {

@@ -77,8 +77,9 @@ void ApplyParams(const ScenarioParams& params, ScenarioSettings* settings);
 /// The app's scenario name of `params` ("allreduce" for a collective).
 std::string AppScenarioOf(const ScenarioParams& params);
 
-/// True for the scenarios Session::Start runs (the built-in six); a
-/// scenario only a test or the CLI registered is listed but not run.
+/// True for the scenarios Session::Start runs: every one with a plan, and
+/// those that measure themselves which the app shows as a finished run; a
+/// scenario that only computes (memory, plan) is listed but not run.
 bool RunsInApp(std::string_view spec_name);
 
 /// One entry of the panel's scenario list: the collectives' kinds, then

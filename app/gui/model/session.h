@@ -32,6 +32,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -65,6 +66,10 @@ class Session {
   /// ranks"). Cheap enough to call every frame (topologies are cached, and
   /// only This machine builds a plan). session_check.cpp.
   std::string Check(const ScenarioSettings& settings);
+  /// True for a scenario that measures itself and that the app shows as
+  /// the finished run it leaves (session_traces.cpp); Start runs these and
+  /// every scenario with a plan (a spec's `prepare`).
+  static bool ShowsAsFinishedRun(std::string_view spec_name);
 
   /// Cancels any run, prepares the new one and starts it in the background
   /// (`paused`: held before its first step, for Step and Play). Returns

@@ -86,17 +86,22 @@ struct MeasuredScenarioViews {
     void (*check)(const ScenarioParams&);
     bool (*show)(Session&, const ScenarioParams&);
   };
-  static const Entry* Find(const ScenarioParams& params) {
+  static const Entry* Find(const ScenarioParams& params) { return Find(params.spec().name); }
+  static const Entry* Find(std::string_view spec_name) {
     static const Entry table[] = {
         {"elastic", CheckElastic, ShowElasticJob},
         {"inference", CheckInference, ShowInferenceRun},
         {"trace-compare", CheckTraceCompareRun, ShowTraceCompare},
     };
     for (const Entry& e : table)
-      if (params.spec().name == e.spec) return &e;
+      if (spec_name == e.spec) return &e;
     return nullptr;
   }
 };
+
+bool Session::ShowsAsFinishedRun(std::string_view spec_name) {
+  return MeasuredScenarioViews::Find(spec_name) != nullptr;
+}
 
 bool Session::ShowMeasuredScenario(const ScenarioParams& params) {
   const MeasuredScenarioViews::Entry* entry = MeasuredScenarioViews::Find(params);
