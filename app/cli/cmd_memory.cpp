@@ -154,7 +154,7 @@ int MemoryMain(std::span<const std::string> words) {
   const int ranks = m.ranks;
   const int asked_stage = args.Has("zero-stage") ? ParseStage(args) : -1;
   std::vector<int> ks = {kZeroPaperK, kSeedTextK};
-  if (args.Has("k")) ks = {ParseZeroK(args, kZeroPaperK)};
+  if (args.Has("k")) ks = {ZeroKFlag(args)};
 
   std::ostream& out = std::cout;
   if (args.Has("json")) {

@@ -427,7 +427,6 @@ RunCommand ZeroRunCommand() {
   c.ranks_param = "ranks";
   c.counts = RunCommand::Counts::kOpsEvents;
   c.adjust = [](const ParsedArgs& args, const std::string&, ScenarioParams& params) {
-    ParseZeroK(args, kZeroPaperK);  // 8 or 12
     if (!args.Has("params")) return;
     if (args.Has("layers") || args.Has("width")) {
       const std::string other = args.Has("layers") ? "layers" : "width";
