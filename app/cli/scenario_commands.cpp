@@ -15,6 +15,11 @@ namespace {
 RunCommand PipelineCommand() {
   RunCommand c;
   PipelineRenderers(c);
+  c.json_params = {"schedule", "stages", "microbatches", "chunks", "layers", "width", "batch", "optimizer", "topology"};
+  c.this_machine = true;
+  c.ranks_param = "stages";
+  c.bound_by = "stage";
+  c.field_flags = {{"learning rate: ", "lr"}};
   c.description =
       "Splits an MLP (--layers layers of --width features) into --stages stages, one per GPU,\n"
       "and trains it for one step on a batch of --batch rows cut into --microbatches\n"
@@ -30,17 +35,19 @@ RunCommand PipelineCommand() {
       "  shardlab-cli run pipeline --schedule interleaved -p 4 -m 8 --chunks 2 --layers 16\n"
       "  shardlab-cli run pipeline --schedule zb-h1 -p 4 -m 8 --width 4096 --batch 256 --timing-only\n"
       "  shardlab-cli run pipeline -p 8 -m 32 --width 8192 --layers 32 --batch 256 --timing-only\n";
-  c.this_machine = true;
-  c.ranks_param = "stages";
-  c.bound_by = "stage";
-  c.field_flags = {{"learning rate: ", "lr"}};
-  c.json_params = {"schedule", "stages", "microbatches", "chunks", "layers", "width", "batch", "optimizer", "topology"};
   return c;
 }
 
 RunCommand TpCommand() {
   RunCommand c;
   TpRenderers(c);
+  c.json_params = {"tp", "topology"};
+  c.word_param = "layer";
+  c.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
+  c.seed_help = "seed of the weights, input and upstream gradient (default: 1)";
+  c.this_machine = true;
+  c.ranks_param = "tp";
+  c.counts = RunCommand::Counts::kStepsOpsEvents;
   c.description =
       "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
       "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
@@ -58,19 +65,17 @@ RunCommand TpCommand() {
       "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
       " --dtype fp16 --timing-only\n"
       "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
-  c.word_param = "layer";
-  c.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
-  c.seed_help = "seed of the weights, input and upstream gradient (default: 1)";
-  c.this_machine = true;
-  c.ranks_param = "tp";
-  c.counts = RunCommand::Counts::kStepsOpsEvents;
-  c.json_params = {"tp", "topology"};
   return c;
 }
 
 RunCommand ZeroCommand() {
   RunCommand c;
   ZeroRenderers(c);
+  c.json_params = {"ranks", "batch", "steps", "overlap", "topology"};
+  c.this_machine = true;
+  c.ranks_param = "ranks";
+  c.counts = RunCommand::Counts::kOpsEvents;
+  c.json_own_keys = {"units"};  // its count of buckets or layers
   c.description =
       "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
       "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
@@ -92,17 +97,17 @@ RunCommand ZeroCommand() {
       "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
       "--timing-only\n"
       "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
-  c.this_machine = true;
-  c.ranks_param = "ranks";
-  c.counts = RunCommand::Counts::kOpsEvents;
-  c.json_params = {"ranks", "batch", "steps", "overlap", "topology"};
-  c.json_own_keys = {"units"};  // its count of buckets or layers
   return c;
 }
 
 RunCommand ThreeDCommand() {
   RunCommand c;
   ThreeDRenderers(c);
+  c.json_params = {"dp", "pp", "tp", "schedule", "model", "topology"};
+  c.usage = "run 3d --dp N --pp N --tp N [flags]";
+  c.seed_help = "small: seed of the weights and data (default: 1)";
+  c.field_flags = {{"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"learning rate: ", "lr"},
+                   {"global batch: ", "global-batch"}};
   c.description =
       "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
       "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
@@ -118,17 +123,15 @@ RunCommand ThreeDCommand() {
       "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
       "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
       "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
-  c.usage = "run 3d --dp N --pp N --tp N [flags]";
-  c.seed_help = "small: seed of the weights and data (default: 1)";
-  c.field_flags = {{"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"learning rate: ", "lr"},
-                   {"global batch: ", "global-batch"}};
-  c.json_params = {"dp", "pp", "tp", "schedule", "model", "topology"};
   return c;
 }
 
 RunCommand MoeCommand() {
   RunCommand c;
   MoeRenderers(c);
+  c.json_params = {"ranks", "experts", "top_k", "tokens", "hidden", "ffn", "capacity_factor", "skew", "topology"};
+  c.counts = RunCommand::Counts::kStepsOpsEvents;
+  c.seed_help = "seed of the input, router and experts (default: 1)";
   c.description =
       "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
       "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
@@ -146,15 +149,16 @@ RunCommand MoeCommand() {
       "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
       "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
       "  shardlab-cli run moe --skew hot --trace moe.json\n";
-  c.seed_help = "seed of the input, router and experts (default: 1)";
-  c.counts = RunCommand::Counts::kStepsOpsEvents;
-  c.json_params = {"ranks", "experts", "top_k", "tokens", "hidden", "ffn", "capacity_factor", "skew", "topology"};
   return c;
 }
 
 RunCommand InferenceCommand() {
   RunCommand c;
   InferenceRenderers(c);
+  // The engine spells these fields as the flags, with '-'.
+  for (const char* flag : {"max-context", "prompt-mean", "output-mean", "prefix-tokens", "kv-cache", "kv-block",
+                           "max-batch", "requests-file", "check-requests"})
+    c.field_flags.emplace_back(std::string(flag) + ": ", flag);
   c.description =
       "Serves a small decoder (the tensor-parallel transformer layers with a causal mask) on\n"
       "--tp x --pp x --replicas GPUs. First the first --check-requests requests run for real on the\n"
@@ -169,10 +173,6 @@ RunCommand InferenceCommand() {
       "  shardlab-cli run inference --tp 4 --replicas 2 --batching continuous --rate 50 --requests 200\n"
       "  shardlab-cli run inference --tp 2 --batching all --rate 200 --requests 1000\n"
       "  shardlab-cli run inference --requests-file reqs.txt --batching all --json\n";
-  // The engine spells these fields as the flags, with '-'.
-  for (const char* flag : {"max-context", "prompt-mean", "output-mean", "prefix-tokens", "kv-cache", "kv-block",
-                           "max-batch", "requests-file", "check-requests"})
-    c.field_flags.emplace_back(std::string(flag) + ": ", flag);
   return c;
 }
 

@@ -209,11 +209,7 @@ void WriteStepParts(JsonWriter& w, const std::vector<StepPart>& parts);
 /// The renderers of the scenarios with tables of their own (cmd_*.cpp):
 /// each sets the hooks of `c` that draw its tables and read its state; the
 /// table of scenario_commands.cpp adds the help and flags.
-void PipelineRenderers(RunCommand& c);
-void TpRenderers(RunCommand& c);
-void ZeroRenderers(RunCommand& c);
-void ThreeDRenderers(RunCommand& c);
-void MoeRenderers(RunCommand& c);
-void InferenceRenderers(RunCommand& c);
+using Renderers = void(RunCommand& c);
+Renderers PipelineRenderers, TpRenderers, ZeroRenderers, ThreeDRenderers, MoeRenderers, InferenceRenderers;
 
 }  // namespace shardlab::cli
