@@ -39,11 +39,8 @@ const CommandSpec& CalibrateSpec() {
 }
 
 int CalibrateMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(CalibrateSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(CalibrateSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(CalibrateSpec(), words, args)) return 0;
   const int gpu = args.Has("gpu") ? static_cast<int>(ParseIntValue(args.Spelling("gpu"),
                                                                    args.Get("gpu"), 0, 1 << 16))
                                   : 0;

@@ -110,11 +110,8 @@ int CompareWithModel(const ParsedArgs& args) {
 }  // namespace
 
 int CompareMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(CompareSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(CompareSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(CompareSpec(), words, args)) return 0;
   if (args.Has("model")) return CompareWithModel(args);
   for (const char* flag : {"settings", "device-profile", "gpus", "issue"}) {
     if (args.Has(flag)) throw UsageError(args.Spelling(flag) + ": only with --model");

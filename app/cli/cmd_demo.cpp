@@ -39,11 +39,8 @@ const CommandSpec& DemoSpec() {
 }
 
 int DemoMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(DemoSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(DemoSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(DemoSpec(), words, args)) return 0;
   std::cout
       << "ShardLab demo: ring all-reduce on a simulated DGX A100\n"
       << "\n"

@@ -163,11 +163,8 @@ const CommandSpec& ElasticSpec() {
 }
 
 int ElasticMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(ElasticSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(ElasticSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(ElasticSpec(), words, args)) return 0;
   const bool json = args.Has("json");
   const std::string trace_path = args.Get("trace");
   if (args.Has("trace")) CheckTracePath(args, trace_path);

@@ -25,11 +25,8 @@ std::string Pad(const std::string& text, std::size_t width) { return PadColumns(
 std::string Ms(double ns) { return Fixed(ns / 1e6, 2); }
 
 std::string CheckText(const InferenceCheck& c) {
-  if (!c.checked) return "not checked: " + c.not_checked_reason;
-  if (c.verdict.correct())
-    return "correct: every logit of every position within its bound of the single-device decoder (" +
-           c.verdict.MarginText() + ")";
-  return "WRONG: " + c.verdict.Detail();
+  return LayerCheckText(c.verdict, c.checked, c.not_checked_reason,
+                        "every logit of every position within its bound of the single-device decoder", "");
 }
 
 void PrintText(std::ostream& out, const InferenceRun& run) {
@@ -190,26 +187,7 @@ void WriteJson(JsonWriter& w, const InferenceRun& run) {
 
 }  // namespace
 
-RunCommand InferenceRunCommand() {
-  RunCommand c;
-  c.description =
-      "Serves a small decoder (the tensor-parallel transformer layers with a causal mask) on\n"
-      "--tp x --pp x --replicas GPUs. First the first --check-requests requests run for real on the\n"
-      "simulator: prefill of the prompt, then decode token by token with a KV cache, every logit\n"
-      "checked against the single-device decoder; each pass sends 2 all-reduces per layer of\n"
-      "T x H x dtype bytes. Then every request is served in a timing-only simulation whose steps\n"
-      "are timed by a cost model (roofline of FLOPs and HBM bytes, the topology's ring all-reduce),\n"
-      "under --batching static, dynamic, continuous, or all three on the same arrivals.\n"
-      "Exit code 0 when the logits are correct (or not checked), 1 when they are wrong.";
-  c.examples =
-      "  shardlab-cli run inference\n"
-      "  shardlab-cli run inference --tp 4 --replicas 2 --batching continuous --rate 50 --requests 200\n"
-      "  shardlab-cli run inference --tp 2 --batching all --rate 200 --requests 1000\n"
-      "  shardlab-cli run inference --requests-file reqs.txt --batching all --json\n";
-  // The engine spells these fields as the flags, with '-'.
-  for (const char* flag : {"max-context", "prompt-mean", "output-mean", "prefix-tokens", "kv-cache", "kv-block",
-                           "max-batch", "requests-file", "check-requests"})
-    c.field_flags.emplace_back(std::string(flag) + ": ", flag);
+void InferenceRenderers(RunCommand& c) {
   c.measure = [](const ParsedArgs&, const ScenarioParams& params) {
     auto run = std::make_shared<InferenceRun>(RunInference(InferenceFromParams(params)));
     MeasuredRun out;
@@ -222,7 +200,6 @@ RunCommand InferenceRunCommand() {
   };
   c.measured_text = [](std::ostream& out, const MeasuredRun& run) { PrintText(out, run.Detail<InferenceRun>()); };
   c.measured_json = [](JsonWriter& w, const MeasuredRun& run) { WriteJson(w, run.Detail<InferenceRun>()); };
-  return c;
 }
 
 }  // namespace shardlab::cli

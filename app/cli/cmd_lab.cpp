@@ -211,11 +211,8 @@ const CommandSpec& LabSpec() {
 }
 
 int LabMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(LabSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(LabSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(LabSpec(), words, args)) return 0;
   const std::vector<std::string>& pos = args.positionals();
   if (pos.empty()) throw UsageError("lab: missing subcommand (list, check, run or key)");
   const std::string& sub = pos[0];

@@ -87,10 +87,7 @@ void WriteJson(std::ostream& out, double psi, int ranks, const std::vector<int>&
       w.Field("name", ZeroStageName(stage));
       w.Field("k", k);
       w.Field("formula", ZeroMemoryFormulaText(stage, k));
-      w.Field("parameters_bytes", f.parameters);
-      w.Field("gradients_bytes", f.gradients);
-      w.Field("optimizer_states_bytes", f.optimizer_states);
-      w.Field("total_bytes", f.total());
+      WriteZeroFormulaBytes(w, f);
       w.Field("asked", stage == asked_stage);
       w.EndObject();
     }
@@ -144,17 +141,14 @@ const CommandSpec& MemorySpec() {
 }
 
 int MemoryMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(MemorySpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(MemorySpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(MemorySpec(), words, args)) return 0;
   const MemoryScenario m = MemoryFromParams(ParamsFromArgs(ScenarioSpecOf("memory"), args));
   const double psi = m.parameters;
   const int ranks = m.ranks;
   const int asked_stage = args.Has("zero-stage") ? ParseStage(args) : -1;
   std::vector<int> ks = {kZeroPaperK, kSeedTextK};
-  if (args.Has("k")) ks = {ParseZeroK(args, kZeroPaperK)};
+  if (args.Has("k")) ks = {ZeroKFlag(args)};
 
   std::ostream& out = std::cout;
   if (args.Has("json")) {

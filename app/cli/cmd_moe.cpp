@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <sstream>
 
 #include "app/cli/scenario_run.h"
 #include "app/cli/zero_args.h"
@@ -23,20 +24,20 @@ std::string Pad(const std::string& text, std::size_t width, bool left = false) {
   return PadColumns(text, width, left);
 }
 
-std::string CheckText(const MoeCheck& check) {
-  if (!check.checked) return "not checked: " + check.not_checked_reason;
-  if (check.correct)
-    return "correct: every rank's output and gates within their error bounds of the single-device layer"
-           " in double (" + check.verdict.MarginText() + ")";
-  return "WRONG: the expert-parallel layer differs from the single-device layer (" + check.verdict.Detail() + ")";
-}
-
 // A bar of up to `width` marks for `value` out of `most` (at least one for
 // any value above 0).
 std::string Bar(std::int64_t value, std::int64_t most, int width, char mark) {
   if (most <= 0 || value <= 0) return "";
   const int n = std::max(1, static_cast<int>(std::lround(static_cast<double>(value) * width / most)));
   return std::string(static_cast<std::size_t>(n), mark);
+}
+
+std::vector<StepPart> StepParts(const MoeMetrics& m) {
+  return {TimePart("router", "router_us", m.router_ns, "x·Wr, top-k gates"),
+          TimePart("dispatch", "dispatch_us", m.dispatch_ns, "pack + all-to-all of the tokens to their experts"),
+          TimePart("experts", "experts_us", m.experts_ns, "until the slowest rank's experts finish"),
+          TimePart("combine", "combine_us", m.combine_ns, "all-to-all back + gate-weighted sum"),
+          TimePart("step time", "step_time_us", m.step_ns)};
 }
 
 void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary& s) {
@@ -71,14 +72,8 @@ void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary&
   out << "#   hand count: " << (s.bytes_match ? "every rank's bytes match" : "MISMATCH") << " ("
       << s.expected.transfers_per_all_to_all << " transfers per all-to-all)\n";
 
-  out << "#\n# router        " << Pad(FormatTime(m.router_ns), 10, true) << "  x·Wr, top-k gates\n"
-      << "# dispatch      " << Pad(FormatTime(m.dispatch_ns), 10, true)
-      << "  pack + all-to-all of the tokens to their experts\n"
-      << "# experts       " << Pad(FormatTime(m.experts_ns), 10, true)
-      << "  until the slowest rank's experts finish\n"
-      << "# combine       " << Pad(FormatTime(m.combine_ns), 10, true)
-      << "  all-to-all back + gate-weighted sum\n"
-      << "# step time     " << Pad(FormatTime(m.step_ns), 10, true) << "\n";
+  out << "#\n";
+  PrintStepParts(out, StepParts(m), 14);
   if (m.straggler >= 0) {
     out << "# straggler     rank " << m.straggler << ": " << Fixed(m.straggler_load, 2)
         << "x the mean rows, " << Fixed(m.straggler_time, 2) << "x the mean expert time\n";
@@ -86,20 +81,7 @@ void PrintText(std::ostream& out, const PreparedMoe& prepared, const MoeSummary&
 }
 
 void JsonSetup(JsonWriter& w, const RunView& v) {
-  const PreparedMoe& prepared = v.prepared.Detail<PreparedMoe>();
-  const MoeScenario& sc = prepared.scenario;
-  const MoeLayerConfig& c = sc.layer;
-  const MoeRouting& r = prepared.layer.routing;
-  w.Field("ranks", c.ranks);
-  w.Field("experts", c.experts);
-  w.Field("top_k", c.top_k);
-  w.Field("tokens", c.tokens);
-  w.Field("hidden", c.hidden);
-  w.Field("ffn", c.ffn);
-  w.Field("capacity_factor", c.capacity_factor);
-  w.Field("capacity_per_rank", r.capacity_per_rank);
-  w.Field("skew", MoeSkewName(c.skew));
-  w.Field("topology", sc.topology);
+  w.Field("capacity_per_rank", v.prepared.Detail<PreparedMoe>().layer.routing.capacity_per_rank);
 }
 
 void JsonResult(JsonWriter& w, const RunView& v) {
@@ -142,11 +124,7 @@ void JsonResult(JsonWriter& w, const RunView& v) {
   w.EndArray();
   w.Field("bytes_match", s.bytes_match);
   w.Field("transfers", m.transfers);
-  w.Field("step_time_us", m.step_ns / 1e3);
-  w.Field("router_us", m.router_ns / 1e3);
-  w.Field("dispatch_us", m.dispatch_ns / 1e3);
-  w.Field("experts_us", m.experts_ns / 1e3);
-  w.Field("combine_us", m.combine_ns / 1e3);
+  WriteStepParts(w, StepParts(m));
   w.Field("straggler", m.straggler);
   w.Field("straggler_load", m.straggler_load);
   w.Field("straggler_time", m.straggler_time);
@@ -158,27 +136,7 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-RunCommand MoeRunCommand() {
-  RunCommand c;
-  c.description =
-      "Spreads the E experts of a mixture-of-experts layer over --ranks GPUs (E/N each) and runs\n"
-      "it: every rank routes its T/N tokens (router x.Wr, top-k, gates renormalised over the\n"
-      "top k), sends each kept token to the rank of its expert (dispatch all-to-all), the\n"
-      "experts run their MLPs (relu(x.W1).W2), and the results go back (combine all-to-all)\n"
-      "to be summed with their gates. Each rank may send an expert at most\n"
-      "C = ceil(capacity-factor x k x (T/N) / E) tokens; the rest are dropped and counted.\n"
-      "The routing is computed on the host when the plan is built (the all-to-all sizes\n"
-      "depend on it); --skew forces it, e.g. 'hot' sends half the tokens to expert 0, whose\n"
-      "GPU becomes the straggler. Prints the tokens per expert, each rank's all-to-all bytes\n"
-      "beside the hand count, the step split, the straggler, and whether the output equals\n"
-      "the single-device layer.";
-  c.examples =
-      "  shardlab-cli run moe\n"
-      "  shardlab-cli run moe --ranks 4 --experts 8 --top-k 2 --skew hot --capacity-factor 4\n"
-      "  shardlab-cli run moe --ranks 8 --experts 64 --top-k 2 --tokens 4096 --skew zipf --json\n"
-      "  shardlab-cli run moe --skew hot --trace moe.json\n";
-  c.seed_help = "seed of the input, router and experts (default: 1)";
-  c.counts = RunCommand::Counts::kStepsOpsEvents;
+void MoeRenderers(RunCommand& c) {
   c.bind = [](Prepared& p, const ScenarioParams& params, const std::string& backend, std::optional<std::uint64_t> seed) {
     if (seed && *seed != p.Detail<PreparedMoe>().scenario.seed) {
       // The routing, and with it the all-to-all sizes, follows the seed:
@@ -189,24 +147,30 @@ RunCommand MoeRunCommand() {
       p.plan = std::move(again->layer.plan);
       p.detail = std::move(again);
     }
-    p.Detail<PreparedMoe>().scenario.backend = backend;
+    BindBackendAndSeed<PreparedMoe>(p, params, backend, std::nullopt);
   };
-  c.header = [](std::ostream& out, const PreparedView& v) {
+  c.header = [](const PreparedView& v) {
     const MoeScenario& sc = v.prepared.Detail<PreparedMoe>().scenario;
     const MoeLayerConfig& layer = sc.layer;
-    out << "# ShardLab: expert-parallel MoE, " << layer.experts << " experts over " << layer.ranks << " ranks ("
-        << layer.experts_per_rank() << " each), top-" << layer.top_k << ", skew " << MoeSkewName(layer.skew) << ", on "
-        << sc.topology << ", backend " << v.backend << "\n"
-        << "#   T = " << layer.tokens << " tokens (" << layer.tokens_per_rank() << " per rank), hidden H " << layer.hidden
-        << ", expert ffn F " << layer.ffn << ", capacity factor " << layer.capacity_factor << "\n";
+    return std::vector<std::string>{
+        "expert-parallel MoE, " + std::to_string(layer.experts) + " experts over " + std::to_string(layer.ranks) +
+            " ranks (" + std::to_string(layer.experts_per_rank()) + " each), top-" + std::to_string(layer.top_k) +
+            ", skew " + MoeSkewName(layer.skew) + ", on " + sc.topology,
+        "T = " + std::to_string(layer.tokens) + " tokens (" + std::to_string(layer.tokens_per_rank()) +
+            " per rank), hidden H " + std::to_string(layer.hidden) + ", expert ffn F " + std::to_string(layer.ffn) +
+            ", capacity factor " + (std::ostringstream() << layer.capacity_factor).str()};
   };
   c.tables = [](std::ostream& out, const RunView& v) {
     PrintText(out, v.prepared.Detail<PreparedMoe>(), v.summary.Detail<MoeSummary>());
   };
-  c.result = [](const RunView& v) { return CheckText(v.summary.Detail<MoeSummary>().check); };
+  c.result = [](const RunView& v) {
+    const MoeCheck& check = v.summary.Detail<MoeSummary>().check;
+    return LayerCheckText(check.verdict, check.checked, check.not_checked_reason,
+                          "every rank's output and gates within their error bounds of the single-device layer in double",
+                          "the expert-parallel layer differs from the single-device layer");
+  };
   c.json_setup = JsonSetup;
   c.json_result = JsonResult;
-  return c;
 }
 
 }  // namespace shardlab::cli

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "app/cli/output.h"
 #include "app/cli/pipeline_chart.h"
@@ -13,18 +14,12 @@
 namespace shardlab::cli {
 namespace {
 
-/// Above this much host arithmetic a run is timed only (about ten seconds
-/// of plain loops); --timing-only says the same explicitly.
-constexpr double kMaxHostFlops = 2e10;
-
-std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
-
 /// Why the result is not checked ("" when it is).
 std::string NotCheckedText(const ParsedArgs& args, const PreparedPipeline& p) {
   if (args.Has("timing-only")) return "timing only (--timing-only)";
   const double flops = PipelineHostFlops(p.scenario.params);
   if (flops <= kMaxHostFlops) return "";
-  return "timing only: one step is " + Fixed(flops / 1e9, 0) +
+  return "timing only: one step is " + FormatFixed(flops / 1e9, 0) +
          " GFLOP of host arithmetic, above the 20 GFLOP this command computes; "
          "choose a smaller --width, --layers or --batch to check the result";
 }
@@ -44,13 +39,13 @@ void Tables(std::ostream& out, const RunView& v) {
   for (int st = 0; st < p; ++st) {
     const PipelineStageMetrics& sm = m.stages[static_cast<std::size_t>(st)];
     out << "# " << std::setw(5) << st << "  " << std::left << std::setw(9) << PipelineStageLayers(pipeline, st)
-        << std::right << std::setw(9) << Fixed(sm.forward_ns / 1e3, 2) << std::setw(10)
-        << Fixed(sm.backward_ns / 1e3, 2)
-        << (split ? (std::ostringstream() << std::setw(10) << Fixed(sm.weight_ns / 1e3, 2)).str()
+        << std::right << std::setw(9) << FormatFixed(sm.forward_ns / 1e3, 2) << std::setw(10)
+        << FormatFixed(sm.backward_ns / 1e3, 2)
+        << (split ? (std::ostringstream() << std::setw(10) << FormatFixed(sm.weight_ns / 1e3, 2)).str()
                   : std::string())
-        << std::setw(11) << Fixed(sm.busy_ns / 1e3, 2)
-        << std::setw(11) << Fixed(sm.idle_ns / 1e3, 2) << std::setw(8)
-        << Fixed(sm.bubble_over_useful, 3) << std::setw(6) << sm.peak_inflight << " ("
+        << std::setw(11) << FormatFixed(sm.busy_ns / 1e3, 2)
+        << std::setw(11) << FormatFixed(sm.idle_ns / 1e3, 2) << std::setw(8)
+        << FormatFixed(sm.bubble_over_useful, 3) << std::setw(6) << sm.peak_inflight << " ("
         << sm.formula_peak_inflight << ")\n";
   }
   out << "#\n# Timeline: F forward, B backward"
@@ -63,13 +58,13 @@ void Tables(std::ostream& out, const RunView& v) {
                          (interleaved ? ", v=" + std::to_string(shape.chunks) : "");
   out << "#\n# step time " << FormatTime(m.step_ns) << "   (forward/backward span "
       << FormatTime(m.span_ns) << ", then the optimizer step)\n"
-      << "# bubble / useful time   " << Fixed(m.bubble_over_useful, 4) << "   formula "
+      << "# bubble / useful time   " << FormatFixed(m.bubble_over_useful, 4) << "   formula "
       << FormulaBubbleOverUsefulText(pipeline.params.schedule) << " = "
-      << Fixed(m.formula_bubble_over_useful, 4)
+      << FormatFixed(m.formula_bubble_over_useful, 4)
       << "  (" << pm << ")\n"
-      << "# bubble / step          " << Fixed(m.bubble_of_step, 4) << "   formula "
+      << "# bubble / step          " << FormatFixed(m.bubble_of_step, 4) << "   formula "
       << FormulaBubbleOfStepText(pipeline.params.schedule) << " = "
-      << Fixed(m.formula_bubble_of_step, 4) << "\n";
+      << FormatFixed(m.formula_bubble_of_step, 4) << "\n";
   out << "# transfers              " << m.transfers << " activations and gradients, "
       << FormatBytes(m.transfer_bytes) << ", " << FormatTime(m.transfer_ns) << " in flight in all\n";
   const PipelineBubbleExcess excess = ExplainPipelineBubble(m, shape);
@@ -95,27 +90,9 @@ void Tables(std::ostream& out, const RunView& v) {
 std::string StepResultText(const RunView& v) {
   const PipelineOutcomeSummary& s = v.summary.Detail<PipelineOutcomeSummary>();
   if (!s.check.checked) return "not checked (" + NotCheckedText(v.args, v.prepared.Detail<PreparedPipeline>()) + ")";
-  std::ostringstream out;
-  out << VerdictName(s.check.verdict.kind) << " (" << s.check.verdict.Detail()
-      << "; after one step, every gradient, weight and the loss against its error bound from the"
-         " double-precision single-device reference; loss "
-      << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")";
-  if (!s.check.correct) out << "\n#   worst tensor: " << s.check.worst_tensor;
-  return out.str();
-}
-
-void JsonSetup(JsonWriter& w, const RunView& v) {
-  const PreparedPipeline& prepared = v.prepared.Detail<PreparedPipeline>();
-  const PipelineParams& params = prepared.pipeline.params;
-  w.Field("schedule", PipelineScheduleName(params.schedule));
-  w.Field("stages", params.shape.stages);
-  w.Field("microbatches", params.shape.microbatches);
-  w.Field("chunks", params.shape.chunks);
-  w.Field("layers", params.model.layers);
-  w.Field("width", params.model.width);
-  w.Field("batch", params.model.batch);
-  w.Field("optimizer", OptimizerName(params.model.optimizer));
-  w.Field("topology", prepared.scenario.topology);
+  return StepCheckText(s.check.verdict, "after one step, every gradient, weight and the loss against its error bound "
+                       "from the double-precision single-device reference", s.check.loss, s.check.reference_loss,
+                       s.check.worst_tensor);
 }
 
 void JsonResult(JsonWriter& w, const RunView& v) {
@@ -164,53 +141,27 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-RunCommand PipelineRunCommand() {
-  RunCommand c;
-  c.description =
-      "Splits an MLP (--layers layers of --width features) into --stages stages, one per GPU,\n"
-      "and trains it for one step on a batch of --batch rows cut into --microbatches\n"
-      "micro-batches, with the GPipe, 1F1B (PipeDream-Flush), interleaved 1F1B or ZB-H1\n"
-      "schedule (zero bubble: the backward split into input and weight gradients).\n"
-      "Activations and gradients cross stages as sends over the topology's links; the\n"
-      "arithmetic is real, and the weights after the step are compared with one device\n"
-      "training on the whole batch. Prints each stage's busy and idle time, the measured\n"
-      "bubble beside (p-1)/m and (p-1)/(m+p-1), peak in-flight activations, and a text Gantt.";
-  c.examples =
-      "  shardlab-cli run pipeline --schedule 1f1b --stages 4 --microbatches 8 --topology dgx-a100\n"
-      "  shardlab-cli run pipeline --schedule gpipe -p 4 -m 4 --json\n"
-      "  shardlab-cli run pipeline --schedule interleaved -p 4 -m 8 --chunks 2 --layers 16\n"
-      "  shardlab-cli run pipeline --schedule zb-h1 -p 4 -m 8 --width 4096 --batch 256 --timing-only\n"
-      "  shardlab-cli run pipeline -p 8 -m 32 --width 8192 --layers 32 --batch 256 --timing-only\n";
-  c.this_machine = true;
-  c.ranks_param = "stages";
-  c.bound_by = "stage";
-  c.field_flags = {{"learning rate: ", "lr"}};
+void PipelineRenderers(RunCommand& c) {
   c.adjust = [](const ParsedArgs&, const std::string&, ScenarioParams& params) {
     // A step too large to compute on the host is timed only (and says so).
     if (PipelineHostFlops(PipelineFromParams(params).params) > kMaxHostFlops) params.Set("timing_only", "true");
   };
-  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-    PipelineScenario& sc = p.Detail<PreparedPipeline>().scenario;
-    sc.backend = backend;
-    if (seed) sc.seed = *seed;
-  };
-  c.header = [](std::ostream& out, const PreparedView& v) {
+  c.bind = BindBackendAndSeed<PreparedPipeline>;
+  c.header = [](const PreparedView& v) {
     const PreparedPipeline& p = v.prepared.Detail<PreparedPipeline>();
-    const PipelineParams& params = p.pipeline.params;
-    out << "# ShardLab: " << v.prepared.plan.name << " (batch " << params.model.batch << ", "
-        << params.model.batch / params.shape.microbatches << " rows per micro-batch, "
-        << OptimizerName(params.model.optimizer) << ") on " << p.scenario.topology << ", backend "
-        << v.backend << "\n";
+    const MlpConfig& model = p.pipeline.params.model;
+    return std::vector<std::string>{v.prepared.plan.name + " (batch " + std::to_string(model.batch) + ", " +
+                                    std::to_string(model.batch / p.pipeline.params.shape.microbatches) +
+                                    " rows per micro-batch, " + OptimizerName(model.optimizer) + ") on " +
+                                    p.scenario.topology};
   };
   c.tables = Tables;
   c.result = StepResultText;
-  c.json_setup = JsonSetup;
   c.json_result = JsonResult;
   c.verdict = [](const RunView& v) {
     const PipelineOutcomeSummary& s = v.summary.Detail<PipelineOutcomeSummary>();
     return s.check.checked ? s.check.verdict : NotChecked(NotCheckedText(v.args, v.prepared.Detail<PreparedPipeline>()));
   };
-  return c;
 }
 
 }  // namespace shardlab::cli

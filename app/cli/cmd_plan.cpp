@@ -309,11 +309,8 @@ const CommandSpec& PlanSpec() {
 }
 
 int PlanMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(PlanSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(PlanSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(PlanSpec(), words, args)) return 0;
   const std::pair<const char*, const char*> field_flags[] = {{"model: ", "model"},
                                                              {"ranks: ", "ranks"},
                                                              {"gpus: ", "ranks"},

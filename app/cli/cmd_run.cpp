@@ -170,19 +170,19 @@ const CommandSpec& RunSpec() {
 }
 
 int RunMain(std::span<const std::string> words) {
-  // Every registered scenario but the collective (this command's own) runs
-  // from its spec, with its renderer where it has a table of its own.
+  // `run NAME`: every registered scenario from its spec, with its renderer
+  // where it has a table of its own; a word that names none is a
+  // collective's kind (`run allreduce`).
   if (!words.empty()) {
-    if (const ScenarioSpec* spec = ScenarioOfRunWord(words.front());
-        spec != nullptr && spec->name != "collective" && ScenarioRuns(*spec)) {
+    if (const ScenarioSpec* spec = ScenarioOfRunWord(words.front()); spec != nullptr && ScenarioRuns(*spec))
       return RunScenarioCommand(*spec, words.front(), words.subspan(1));
-    }
   }
-  const ParsedArgs args = ParseArgs(RunSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(RunSpec());
-    return 0;
-  }
+  return CollectiveRunMain(words);
+}
+
+int CollectiveRunMain(std::span<const std::string> words) {
+  ParsedArgs args;
+  if (HelpPrinted(RunSpec(), words, args)) return 0;
   CollectiveSetup setup = SetupFromArgs(args, "run");
   const IterationSettings iterations = IterationsFromArgs(args, setup.backend);
   setup.warmup = iterations.warmup;

@@ -130,11 +130,8 @@ int SweepMain(std::span<const std::string> words) {
   if (!words.empty() && words.front().rfind("tp-", 0) == 0) {
     return TpSweepMain(words.front(), words.subspan(1));
   }
-  const ParsedArgs args = ParseArgs(SweepSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(SweepSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(SweepSpec(), words, args)) return 0;
   CollectiveSetup setup = SetupFromArgs(args, "sweep");
   const IterationSettings iterations = IterationsFromArgs(args, setup.backend);
   setup.warmup = iterations.warmup;

@@ -13,13 +13,8 @@
 namespace shardlab::cli {
 namespace {
 
-/// The real step computes on the host; above this many FLOPs it refuses.
-constexpr double kMaxHostFlops = 2e10;
-
-std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
-
 std::string Percent(double part, double whole) {
-  return whole > 0 ? Fixed(100.0 * part / whole, 1) + "%" : "-";
+  return whole > 0 ? FormatFixed(100.0 * part / whole, 1) + "%" : "-";
 }
 
 /// What the spec cannot check: flags of the other kind of model, a real
@@ -40,7 +35,7 @@ void CheckFlags(const ParsedArgs& args, const std::string&, ScenarioParams& para
   if (!s.timing_only()) {
     const double flops = 6.0 * s.mlp.batch * double(s.mlp.width) * s.mlp.width * s.mlp.layers;
     if (flops > kMaxHostFlops)
-      throw Error("width: one real step is " + Fixed(flops / 1e9, 0) +
+      throw Error("width: one real step is " + FormatFixed(flops / 1e9, 0) +
                   " GFLOP of host arithmetic, above the 20 GFLOP this command computes "
                   "(choose a smaller --width, --layers or --batch, or a --model preset)");
   }
@@ -69,7 +64,7 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
       << "   (the busiest GPU's compute lane)\n"
       << "#   not hidden         " << FormatTime(s.exposed_ns) << "  " << Percent(s.exposed_ns, s.step_ns)
       << "   (communication and pipeline bubble; bubble formula (p-1)/m = "
-      << Fixed(s.bubble_formula, 3) << " of compute)\n"
+      << FormatFixed(s.bubble_formula, 3) << " of compute)\n"
       << "#\n# group  bytes sent per GPU  send time per GPU   (busiest GPU of each kind)\n";
   const char* what[kGroupKindCount] = {"TP all-reduces of activations and their gradients",
                                        "activations and gradients between stages",
@@ -103,11 +98,11 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
         << " peak (every fp32 buffer of the busiest GPU, as the simulator allocated them)\n";
   }
   const double unit = s.model_flops >= 1e12 ? 1e12 : s.model_flops >= 1e9 ? 1e9 : 1e6;
-  out << "# MFU                  " << Fixed(100.0 * s.mfu, 1) << "%   ("
-      << Fixed(s.model_flops / unit, 1)
+  out << "# MFU                  " << FormatFixed(100.0 * s.mfu, 1) << "%   ("
+      << FormatFixed(s.model_flops / unit, 1)
       << (unit == 1e12 ? " TFLOP" : unit == 1e9 ? " GFLOP" : " MFLOP")
       << " per step / (step time x " << g.ranks() << " GPUs x "
-      << Fixed(p.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s "
+      << FormatFixed(p.peak_flops_per_gpu / 1e12, 1) << " TFLOP/s "
       << (p.scenario.timing_only() ? "fp16 tensor-core" : "fp32") << " peak))\n";
   out << "# plan                 " << s.ops << " ops\n";
   if (p.scenario.timing_only())
@@ -124,27 +119,14 @@ void PrintText(std::ostream& out, const PreparedThreeD& p, const ThreeDSummary& 
 std::string StepResultText(const RunView& v) {
   const ThreeDSummary& s = v.summary.Detail<ThreeDSummary>();
   if (!s.check.checked) return "not checked (" + s.check.not_checked_reason + ")";
-  std::ostringstream out;
-  out << VerdictName(s.check.verdict.kind) << " (" << s.check.verdict.Detail()
-      << "; after one step, every gradient and parameter shard and the loss against its error"
-         " bound from the double-precision single-device reference; loss "
-      << std::setprecision(6) << s.check.loss << " vs " << s.check.reference_loss << ")";
-  if (!s.check.correct) out << "\n#   worst tensor: " << s.check.worst_tensor;
-  return out.str();
+  return StepCheckText(s.check.verdict, "after one step, every gradient and parameter shard and the loss against its "
+                       "error bound from the double-precision single-device reference", s.check.loss,
+                       s.check.reference_loss, s.check.worst_tensor);
 }
 
 void JsonSetup(JsonWriter& w, const RunView& v) {
-  const PreparedThreeD& p = v.prepared.Detail<PreparedThreeD>();
-  const ThreeDSummary& s = v.summary.Detail<ThreeDSummary>();
-  const ParallelGrid& g = p.three_d.params.grid;
-  w.Field("dp", g.dp);
-  w.Field("pp", g.pp);
-  w.Field("tp", g.tp);
-  w.Field("zero", p.three_d.params.zero_stage);
-  w.Field("schedule", PipelineScheduleName(p.three_d.params.schedule));
-  w.Field("model", p.scenario.model);
-  w.Field("microbatches", s.microbatches);
-  w.Field("topology", p.scenario.topology);
+  w.Field("zero", v.prepared.Detail<PreparedThreeD>().three_d.params.zero_stage);
+  w.Field("microbatches", v.summary.Detail<ThreeDSummary>().microbatches);
 }
 
 void JsonResult(JsonWriter& w, const RunView& v) {
@@ -183,36 +165,11 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-RunCommand ThreeDRunCommand() {
-  RunCommand c;
-  c.usage = "run 3d --dp N --pp N --tp N [flags]";
-  c.description =
-      "Arranges dp*pp*tp ranks (one per GPU of the topology, in order) as Megatron-LM does:\n"
-      "tp varies fastest, then dp, then pp, so TP groups are consecutive GPUs of one box.\n"
-      "Each stage's layers are tensor parallel (column then row parallel, one all-reduce\n"
-      "forward and one backward per pair), stages pass activations to the same (dp, tp) of\n"
-      "the next stage with the 1F1B or GPipe schedule, and gradients are all-reduced over\n"
-      "each DP group (or with --zero-stage 1 reduce-scattered, updated in shards, all-gathered).\n"
-      "--model small trains the MLP for one real step and compares every parameter shard\n"
-      "with one device; --model gpt3-175b (or another preset) times one step at paper scale\n"
-      "without data and reports step time, compute/communication split, memory and MFU.";
-  c.examples =
-      "  shardlab-cli run 3d --dp 2 --pp 2 --tp 2 --topology dgx-a100\n"
-      "  shardlab-cli run 3d --dp 1 --pp 4 --tp 2 --optimizer adam --zero-stage 1\n"
-      "  shardlab-cli run 3d --dp 64 --tp 8 --pp 1 --model gpt3-175b --topology 64x-dgx-a100-ib\n"
-      "  shardlab-cli run 3d --dp 8 --tp 8 --pp 8 --model gpt3-175b --topology 64x-dgx-h100-ib --micro-batch 4\n";
-  c.seed_help = "small: seed of the weights and data (default: 1)";
-  c.field_flags = {{"zero: ", "zero-stage"}, {"zero stage: ", "zero-stage"}, {"learning rate: ", "lr"},
-                   {"global batch: ", "global-batch"}};
+void ThreeDRenderers(RunCommand& c) {
   c.adjust = CheckFlags;
-  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-    ThreeDScenario& sc = p.Detail<PreparedThreeD>().scenario;
-    sc.backend = backend;
-    if (seed) sc.seed = *seed;
-  };
-  c.header = [](std::ostream& out, const PreparedView& v) {
-    out << "# ShardLab: " << v.prepared.plan.name << " on " << v.prepared.Detail<PreparedThreeD>().scenario.topology
-        << ", backend " << v.backend << "\n";
+  c.bind = BindBackendAndSeed<PreparedThreeD>;
+  c.header = [](const PreparedView& v) {
+    return std::vector<std::string>{v.prepared.plan.name + " on " + v.prepared.Detail<PreparedThreeD>().scenario.topology};
   };
   c.tables = [](std::ostream& out, const RunView& v) {
     PrintText(out, v.prepared.Detail<PreparedThreeD>(), v.summary.Detail<ThreeDSummary>());
@@ -220,14 +177,12 @@ RunCommand ThreeDRunCommand() {
   c.result = StepResultText;
   c.json_setup = JsonSetup;
   c.json_result = JsonResult;
-  c.verdict = [](const RunView& v) { return v.summary.Detail<ThreeDSummary>().check.verdict; };
   c.rank_labels = [](const Prepared& p) {
     const ParallelGrid& g = p.Detail<PreparedThreeD>().three_d.params.grid;
     std::vector<std::string> labels;
     for (int r = 0; r < g.ranks(); ++r) labels.push_back(GridCoordText(g, r));
     return labels;
   };
-  return c;
 }
 
 }  // namespace shardlab::cli

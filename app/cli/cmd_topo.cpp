@@ -86,11 +86,8 @@ const CommandSpec& TopoSpec() {
 }
 
 int TopoMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(TopoSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(TopoSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(TopoSpec(), words, args)) return 0;
   int sources = args.Has("list") + args.Has("preset") + args.Has("topology") +
                 args.Has("detect") + (args.positionals().empty() ? 0 : 1);
   if (sources > 1) throw UsageError("topo: give one of --list, --preset, --topology or --detect");

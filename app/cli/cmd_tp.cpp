@@ -7,24 +7,22 @@
 #include <algorithm>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "app/cli/output.h"
 #include "app/cli/scenario_run.h"
 #include "app/cli/tp_args.h"
+#include "app/cli/zero_args.h"
 #include "engine/core/units.h"
 #include "engine/scenarios/tp_scenario.h"
 
 namespace shardlab::cli {
 namespace {
 
-/// The seed text's NVLink figure: NVLink3's 12 links x 25 GB/s x 2 directions.
-
-std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
-
 /// A time column in microseconds: two decimals while they mean something.
 std::string Micros(TimeNs ns) {
   const double us = ns / 1e3;
-  return Fixed(us, us >= 10000 ? 0 : us >= 100 ? 1 : 2);
+  return FormatFixed(us, us >= 10000 ? 0 : us >= 100 ? 1 : 2);
 }
 
 /// Bytes as the seed text writes them: "1.61 GB" (powers of ten).
@@ -37,21 +35,11 @@ std::string DecimalBytes(Bytes bytes) {
     ++unit;
   }
   if (unit == 0) return std::to_string(bytes) + " B";
-  return Fixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2) + " " + kUnits[unit];
-}
-
-// Characters a terminal shows for UTF-8 `text` ("ḡ" is three bytes, one column).
-std::size_t Columns(const std::string& text) {
-  std::size_t n = 0;
-  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
+  return FormatFixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2) + " " + kUnits[unit];
 }
 
 std::string Pad(const std::string& text, std::size_t width, bool left = false) {
-  const std::size_t shown = Columns(text);
-  if (shown >= width) return text;
-  const std::string fill(width - shown, ' ');
-  return left ? text + fill : fill + text;
+  return PadColumns(text, width, left);
 }
 
 /// The seed text's estimate and the same formula at its 600 GB/s.
@@ -73,12 +61,12 @@ TpEstimate Estimate(const PreparedTp& prepared, const TpMetrics& m) {
   return e;
 }
 
-std::string CheckText(const TpCheck& check) {
-  if (!check.checked) return "not checked: " + check.not_checked_reason;
-  if (check.correct)
-    return "correct: forward and every gradient within their error bounds of the single-device layer in"
-           " double (" + check.verdict.MarginText() + "; " + std::to_string(check.blocks_checked) + " blocks)";
-  return "WRONG: the split layer differs from the single-device layer (" + check.verdict.Detail() + ")";
+/// The step's split; `comm_text` says what the communication was.
+std::vector<StepPart> StepParts(const TpMetrics& m, const std::string& comm_text) {
+  return {TimePart("compute", "compute_us", m.compute_ns, "the busiest rank's compute ops"),
+          TimePart("communication", "comm_us", m.comm_ns, comm_text),
+          {"comm share", "comm_share", m.comm_share, FormatFixed(m.comm_share, 3), "of the step"},
+          TimePart("step time", "step_time_us", m.step_ns, "forward + backward of the layer")};
 }
 
 void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s,
@@ -92,7 +80,7 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
   for (const TpCollectiveTiming& t : m.collectives) {
     if (t.events == 0) continue;
     ran.push_back(&t);
-    what_width = std::max(what_width, Columns(t.collective.what));
+    what_width = std::max(what_width, TextColumns(t.collective.what));
   }
   what_width += 2;
   out << "#\n#  seq  pass      collective      " << Pad("what", what_width, true)
@@ -123,12 +111,7 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
                         " (" + allreduces +
                         (c.sequence_parallel ? ", each a reduce-scatter + all-gather" : "") +
                         "); compute waits for each";
-  out << "# compute         " << Pad(FormatTime(m.compute_ns), 10, true)
-      << "  the busiest rank's compute ops\n"
-      << "# communication   " << Pad(FormatTime(m.comm_ns), 10, true) << "  " << comm_text << "\n"
-      << "# comm share      " << Pad(Fixed(m.comm_share, 3), 10, true) << "  of the step\n"
-      << "# step time       " << Pad(FormatTime(m.step_ns), 10, true)
-      << "  forward + backward of the layer\n";
+  PrintStepParts(out, StepParts(m, comm_text), 16);
   out << "#\n";
 
   if (c.tp <= 1) {
@@ -144,11 +127,7 @@ void PrintText(std::ostream& out, const PreparedTp& prepared, const TpSummary& s
 }
 
 void JsonSetup(JsonWriter& w, const RunView& v) {
-  const TpScenario& sc = v.prepared.Detail<PreparedTp>().scenario;
-  const TpLayerConfig& c = sc.layer;
-  WriteTpShapeFields(w, c);
-  w.Field("tp", c.tp);
-  w.Field("topology", sc.topology);
+  WriteTpShapeFields(w, v.prepared.Detail<PreparedTp>().scenario.layer);
 }
 
 void JsonResult(JsonWriter& w, const RunView& v) {
@@ -156,10 +135,7 @@ void JsonResult(JsonWriter& w, const RunView& v) {
   const TpSummary& s = v.summary.Detail<TpSummary>();
   const TpMetrics& m = s.metrics;
   const TpEstimate e = Estimate(prepared, m);
-  w.Field("step_time_us", m.step_ns / 1e3);
-  w.Field("compute_us", m.compute_ns / 1e3);
-  w.Field("comm_us", m.comm_ns / 1e3);
-  w.Field("comm_share", m.comm_share);
+  WriteStepParts(w, StepParts(m, ""));
   w.Field("forward_allreduces", m.forward_allreduces);
   w.Field("backward_allreduces", m.backward_allreduces);
   w.Key("collectives");
@@ -200,31 +176,7 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-RunCommand TpRunCommand() {
-  RunCommand c;
-  c.word_param = "layer";
-  c.usage = "run tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
-  c.description =
-      "Splits one layer over --tp GPUs as Megatron-LM does and runs its forward and backward\n"
-      "pass: tp-column (weight split by columns), tp-row (by rows), tp-mlp (column then row),\n"
-      "tp-attention (heads split, then a row linear) or tp-transformer (attention + MLP).\n"
-      "Each split costs all-reduces of the T x H activations or their gradient (the MLP: one\n"
-      "forward, one backward); with --sequence-parallel each becomes a reduce-scatter and an\n"
-      "all-gather. Prints every collective with its bytes and time, the compute/communication\n"
-      "split, the seed text's ring estimate 2(n-1)/n x M / B beside the simulation, and\n"
-      "whether every output and gradient equals the single-device layer.\n"
-      "The defaults are a small layer whose arithmetic runs in well under a second; add\n"
-      "--timing-only for paper-sized layers (with --dtype fp16: nothing computed, nothing checked).";
-  c.examples =
-      "  shardlab-cli run tp-mlp\n"
-      "  shardlab-cli run tp-transformer --tp 4 --hidden 128 --heads 8 --sequence-parallel\n"
-      "  shardlab-cli run tp-mlp --tp 8 --batch 32 --seq 2048 --hidden 12288 --topology dgx-a100"
-      " --dtype fp16 --timing-only\n"
-      "  shardlab-cli run tp-attention --tp 4 --json --trace tp.json\n";
-  c.seed_help = "seed of the weights, input and upstream gradient (default: 1)";
-  c.this_machine = true;
-  c.ranks_param = "tp";
-  c.counts = RunCommand::Counts::kStepsOpsEvents;
+void TpRenderers(RunCommand& c) {
   c.check_flags = [](const ParsedArgs& args, const std::string& word) {
     if (const std::string text = args.Get("tp"); text.find(',') != std::string::npos) {
       throw UsageError(args.Spelling("tp") + ": one size per run (got '" + text + "'); 'shardlab-cli sweep " +
@@ -246,29 +198,30 @@ RunCommand TpRunCommand() {
     }
   };
   c.flag_error = [](const Error& e, const ParsedArgs& args) { return TpFlagError(e, args); };
-  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-    TpScenario& sc = p.Detail<PreparedTp>().scenario;
-    sc.backend = backend;
-    if (seed) sc.seed = *seed;
-  };
-  c.header = [](std::ostream& out, const PreparedView& v) {
+  c.bind = BindBackendAndSeed<PreparedTp>;
+  c.header = [](const PreparedView& v) {
     const TpScenario& sc = v.prepared.Detail<PreparedTp>().scenario;
     const TpLayerConfig& layer = sc.layer;
-    out << "# ShardLab: tensor-parallel " << TpLayerTitle(layer.kind) << ", tp " << layer.tp << ", "
-        << TpDTypeName(layer.dtype) << ", sequence parallelism " << (layer.sequence_parallel ? "on" : "off")
-        << ", on " << sc.topology << ", backend " << v.backend << "\n"
-        << "#   " << TpShapeText(layer) << "\n";
+    return std::vector<std::string>{std::string("tensor-parallel ") + TpLayerTitle(layer.kind) + ", tp " +
+                                        std::to_string(layer.tp) + ", " + TpDTypeName(layer.dtype) +
+                                        ", sequence parallelism " + (layer.sequence_parallel ? "on" : "off") +
+                                        ", on " + sc.topology,
+                                    TpShapeText(layer)};
   };
   c.tables = [](std::ostream& out, const RunView& v) {
     const PreparedTp& prepared = v.prepared.Detail<PreparedTp>();
     const TpSummary& s = v.summary.Detail<TpSummary>();
     PrintText(out, prepared, s, Estimate(prepared, s.metrics));
   };
-  c.result = [](const RunView& v) { return CheckText(v.summary.Detail<TpSummary>().check); };
+  c.result = [](const RunView& v) {
+    const TpCheck& check = v.summary.Detail<TpSummary>().check;
+    return LayerCheckText(check.verdict, check.checked, check.not_checked_reason,
+                          "forward and every gradient within their error bounds of the single-device layer in double",
+                          "the split layer differs from the single-device layer",
+                          "; " + std::to_string(check.blocks_checked) + " blocks");
+  };
   c.json_setup = JsonSetup;
   c.json_result = JsonResult;
-  c.verdict = [](const RunView& v) { return v.summary.Detail<TpSummary>().check.verdict; };
-  return c;
 }
 
 }  // namespace shardlab::cli

@@ -154,11 +154,8 @@ const CommandSpec& TpSweepSpec() {
 }
 
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(TpSweepSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(TpSweepSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(TpSweepSpec(), words, args)) return 0;
   const TpLayerKind kind = TpLayerFromWord("sweep", layer_word);
   const std::vector<int> tps = ParseTpList(args);
   const bool json = args.Has("json");

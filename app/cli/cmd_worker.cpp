@@ -241,11 +241,8 @@ const CommandSpec& WorkerSpec() {
 }
 
 int WorkerMain(std::span<const std::string> words) {
-  const ParsedArgs args = ParseArgs(WorkerSpec(), words);
-  if (args.help()) {
-    std::cout << FormatHelp(WorkerSpec());
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(WorkerSpec(), words, args)) return 0;
   const CollectiveSetup setup = SetupFromArgs(args, "worker");
   const int element_bytes = DTypeBytes(setup.dtype);
   const Bytes size_bytes =

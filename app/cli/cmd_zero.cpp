@@ -58,8 +58,6 @@ MlpConfig ModelForParams(const ParsedArgs& args, double asked) {
                    ") is more than 10% from " + ParameterCountText(asked) + "; " + hint);
 }
 
-std::string Fixed(double value, int digits) { return FormatFixed(value, digits); }
-
 /// A float as the double its shortest text reads (0.001, not 0.00100000005).
 double FloatAsTyped(float value) {
   char buf[32];
@@ -115,20 +113,18 @@ enum MemoryRow {
   kRowBucketPeak, kRowGatheredPeak, kRowOtherPeak, kRowTotalPeak, kRowCount,
 };
 
-const char* MemoryRowTitle(int row) {
-  switch (row) {
-    case kRowParameters: return "parameters (fp16)";
-    case kRowGradients: return "gradients (fp16)";
-    case kRowOptimizer: return "optimizer states (fp32)";
-    case kRowModelStates: return "model states";
-    case kRowActivations: return "activations (fp16)";
-    case kRowBucketPeak: return "full gradients (peak)";
-    case kRowGatheredPeak: return "gathered parameters (peak)";
-    case kRowOtherPeak: return "staging and losses (peak)";
-    case kRowTotalPeak: return "total (peak)";
-  }
-  return "?";
-}
+/// Each row's title in the report and key in --json.
+constexpr std::pair<const char*, const char*> kMemoryRowNames[kRowCount] = {
+    {"parameters (fp16)", "parameters_bytes"},
+    {"gradients (fp16)", "gradients_bytes"},
+    {"optimizer states (fp32)", "optimizer_states_bytes"},
+    {"model states", "model_states_bytes"},
+    {"activations (fp16)", "activations_bytes"},
+    {"full gradients (peak)", "full_gradients_peak_bytes"},
+    {"gathered parameters (peak)", "gathered_parameters_peak_bytes"},
+    {"staging and losses (peak)", "other_peak_bytes"},
+    {"total (peak)", "peak_total_bytes"},
+};
 
 Bytes At(const std::array<Bytes, kMemoryCategoryCount>& bytes, MemoryCategory c) {
   return bytes[static_cast<std::size_t>(c)];
@@ -246,7 +242,7 @@ void PrintMemory(std::ostream& out, const PreparedZero& prepared, const ZeroSumm
       return MemoryRows(m)[static_cast<std::size_t>(row)] == 0;
     });
     if (all_zero && row != kRowParameters && row != kRowGradients && row != kRowOptimizer) continue;
-    out << "#   " << PadColumns(MemoryRowTitle(row), kTitleWidth, true);
+    out << "#   " << PadColumns(kMemoryRowNames[row].first, kTitleWidth, true);
     for (std::size_t c = 0; c < columns.size(); ++c)
       out << PadColumns(columns[c].cells[static_cast<std::size_t>(row)], widths[c]);
     const std::string note = RowNote(row, stage);
@@ -267,31 +263,20 @@ void PrintMemory(std::ostream& out, const PreparedZero& prepared, const ZeroSumm
 
 // ---- the report -----------------------------------------------------------
 
-std::string CheckText(const ZeroCheck& check, int steps) {
-  if (!check.checked) return "not checked: " + check.not_checked_reason;
-  std::ostringstream out;
-  out << std::setprecision(2);
-  const std::string after = "after " + std::to_string(steps) + " Adam step" + (steps == 1 ? "" : "s");
-  out << VerdictName(check.verdict.kind) << " (" << check.verdict.Detail() << "; fp32 parameters " << after
-      << " and the loss against their error bounds from the double-precision single-device model";
-  out << std::setprecision(6) << "; loss " << check.loss << " vs " << check.reference_loss << ")";
-  return out.str();
-}
-
-void PrintHeader(std::ostream& out, const PreparedZero& prepared, double asked, const std::string& backend) {
+std::vector<std::string> Header(const PreparedZero& prepared, double asked) {
   const ZeroScenario& sc = prepared.scenario;
   const ZeroParams& p = prepared.zero.params;
   const MlpConfig& m = p.model;
-  out << "# ShardLab: " << ZeroStageName(p.stage) << " (" << ZeroStageSharding(p.stage) << "), "
-      << p.ranks << (p.ranks == 1 ? " rank" : " ranks") << ", on " << sc.topology << ", backend "
-      << backend << "\n"
-      << "#   model  MLP of " << ModelText(m) << " (Ψ = " << prepared.zero.parameter_count;
-  if (asked > 0) out << ", asked " << ParameterCountText(asked);
-  out << "), Adam, lr " << m.learning_rate << "\n"
-      << "#   batch  " << m.batch << " rows (" << m.batch / p.ranks << " per rank), " << p.steps
-      << (p.steps == 1 ? " step" : " steps") << "\n"
-      << "#   units  " << UnitsText(prepared.zero) << ", overlap " << (p.overlap ? "on" : "off")
-      << "\n";
+  std::ostringstream model;
+  model << "model  MLP of " << ModelText(m) << " (Ψ = " << prepared.zero.parameter_count;
+  if (asked > 0) model << ", asked " << ParameterCountText(asked);
+  model << "), Adam, lr " << m.learning_rate;
+  return {ZeroStageName(p.stage) + " (" + ZeroStageSharding(p.stage) + "), " + std::to_string(p.ranks) +
+              (p.ranks == 1 ? " rank" : " ranks") + ", on " + sc.topology,
+          model.str(),
+          "batch  " + std::to_string(m.batch) + " rows (" + std::to_string(m.batch / p.ranks) + " per rank), " +
+              std::to_string(p.steps) + (p.steps == 1 ? " step" : " steps"),
+          "units  " + UnitsText(prepared.zero) + ", overlap " + (p.overlap ? "on" : "off")};
 }
 
 void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummary& s, int k) {
@@ -303,7 +288,7 @@ void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummar
       << "#   elements sent   " << ParameterCountText(s.sent_elements_per_step)
       << " by the busiest rank (fp16); formula " << ElementsFormulaText(p.stage) << " = "
       << ParameterCountText(s.formula_elements_per_step);
-  if (p.ranks > 1) out << ", ratio " << Fixed(ratio, 3);
+  if (p.ranks > 1) out << ", ratio " << FormatFixed(ratio, 3);
   out << "\n"
       << "#   collectives     " << s.collectives_per_step << ": " << CollectivesText(prepared.zero)
       << "\n"
@@ -318,10 +303,7 @@ void WriteFormula(JsonWriter& w, const char* key, int stage, int k, const ZeroMe
   w.BeginObject();
   w.Field("k", k);
   w.Field("text", ZeroMemoryFormulaText(stage, k));
-  w.Field("parameters_bytes", f.parameters);
-  w.Field("gradients_bytes", f.gradients);
-  w.Field("optimizer_states_bytes", f.optimizer_states);
-  w.Field("total_bytes", f.total());
+  WriteZeroFormulaBytes(w, f);
   w.EndObject();
 }
 
@@ -332,12 +314,10 @@ double Asked(const ParsedArgs& args, const ScenarioParams& params) {
 
 void JsonSetup(JsonWriter& w, const RunView& v) {
   const PreparedZero& prepared = v.prepared.Detail<PreparedZero>();
-  const ZeroScenario& sc = prepared.scenario;
   const ZeroParams& p = prepared.zero.params;
   const double asked = Asked(v.args, v.params);
   w.Field("stage", p.stage);
   w.Field("stage_name", ZeroStageName(p.stage));
-  w.Field("ranks", p.ranks);
   w.Field("layers", p.model.layers);
   w.Field("width", p.model.width);
   w.Field("parameters", prepared.zero.parameter_count);
@@ -347,14 +327,10 @@ void JsonSetup(JsonWriter& w, const RunView& v) {
     w.Key("asked_parameters");
     w.Null();
   }
-  w.Field("batch", p.model.batch);
-  w.Field("steps", p.steps);
   w.Field("optimizer", "adam");
   w.Field("lr", FloatAsTyped(p.model.learning_rate));
   w.Field("bucket_bytes", p.bucket_bytes);
-  w.Field("overlap", p.overlap);
   w.Field("units", static_cast<std::int64_t>(prepared.zero.units.size()));
-  w.Field("topology", sc.topology);
 }
 
 void JsonResult(JsonWriter& w, const RunView& v) {
@@ -368,15 +344,7 @@ void JsonResult(JsonWriter& w, const RunView& v) {
     const std::array<Bytes, kRowCount> rows = MemoryRows(s.memory[r]);
     w.BeginObject();
     w.Field("rank", static_cast<std::int64_t>(r));
-    w.Field("parameters_bytes", rows[kRowParameters]);
-    w.Field("gradients_bytes", rows[kRowGradients]);
-    w.Field("optimizer_states_bytes", rows[kRowOptimizer]);
-    w.Field("model_states_bytes", rows[kRowModelStates]);
-    w.Field("activations_bytes", rows[kRowActivations]);
-    w.Field("full_gradients_peak_bytes", rows[kRowBucketPeak]);
-    w.Field("gathered_parameters_peak_bytes", rows[kRowGatheredPeak]);
-    w.Field("other_peak_bytes", rows[kRowOtherPeak]);
-    w.Field("peak_total_bytes", rows[kRowTotalPeak]);
+    for (int row = 0; row < kRowCount; ++row) w.Field(kMemoryRowNames[row].second, rows[row]);
     w.EndObject();
   }
   w.EndArray();
@@ -400,34 +368,8 @@ void JsonResult(JsonWriter& w, const RunView& v) {
 
 }  // namespace
 
-RunCommand ZeroRunCommand() {
-  RunCommand c;
-  c.description =
-      "Trains an MLP with Adam (mixed precision: fp16 parameters and gradients, an fp32\n"
-      "master copy and Adam's m and v) on --ranks GPUs, each on its share of the batch, as\n"
-      "plain data parallelism (--zero-stage 0: all-reduce the gradients) or ZeRO: stage 1 shards\n"
-      "the optimizer states, stage 2 also the gradients, stage 3 also the parameters (each\n"
-      "layer all-gathered before its forward and again before its backward).\n"
-      "Prints what every rank allocated by category beside the ZeRO paper's per-GPU\n"
-      "formulas (4Ψ + KΨ/N, 2Ψ + (2+K)Ψ/N, (4+K)Ψ/N), the elements each rank sent per step\n"
-      "beside 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3), and whether the parameters after the\n"
-      "Adam steps equal the single-device model's. K = 12 by default (fp32 master + m + v,\n"
-      "what the run holds); the seed texts use K = 8 (--k 8).\n"
-      "The defaults are a small model whose arithmetic runs in well under a second; with\n"
-      "--timing-only, --params 1B and the like simulate paper-sized models (nothing\n"
-      "computed, nothing checked). 'shardlab-cli memory' prints the formulas alone.";
-  c.examples =
-      "  shardlab-cli run zero\n"
-      "  shardlab-cli run zero --zero-stage 0 --ranks 8 --layers 8 --width 128 --steps 3\n"
-      "  shardlab-cli run zero --zero-stage 3 --ranks 8 --params 1B --timing-only\n"
-      "  shardlab-cli run zero --zero-stage 2 --ranks 8 --params 1B --bucket 100M --no-overlap "
-      "--timing-only\n"
-      "  shardlab-cli run zero --zero-stage 1 --k 8 --json --trace zero.json\n";
-  c.this_machine = true;
-  c.ranks_param = "ranks";
-  c.counts = RunCommand::Counts::kOpsEvents;
+void ZeroRenderers(RunCommand& c) {
   c.adjust = [](const ParsedArgs& args, const std::string&, ScenarioParams& params) {
-    ParseZeroK(args, kZeroPaperK);  // 8 or 12
     if (!args.Has("params")) return;
     if (args.Has("layers") || args.Has("width")) {
       const std::string other = args.Has("layers") ? "layers" : "width";
@@ -437,26 +379,22 @@ RunCommand ZeroRunCommand() {
     ModelForParams(args, params.Number("params"));
   };
   c.flag_error = [](const Error& e, const ParsedArgs& args) { return ZeroFlagError(e, args, SizeFlag(args)); };
-  c.bind = [](Prepared& p, const ScenarioParams&, const std::string& backend, std::optional<std::uint64_t> seed) {
-    ZeroScenario& sc = p.Detail<PreparedZero>().scenario;
-    sc.backend = backend;
-    if (seed) sc.seed = *seed;
-  };
-  c.header = [](std::ostream& out, const PreparedView& v) {
-    PrintHeader(out, v.prepared.Detail<PreparedZero>(), Asked(v.args, v.params), v.backend);
-  };
+  c.bind = BindBackendAndSeed<PreparedZero>;
+  c.header = [](const PreparedView& v) { return Header(v.prepared.Detail<PreparedZero>(), Asked(v.args, v.params)); };
   c.tables = [](std::ostream& out, const RunView& v) {
     PrintText(out, v.prepared.Detail<PreparedZero>(), v.summary.Detail<ZeroSummary>(),
               static_cast<int>(v.params.Int("k")));
   };
   c.result = [](const RunView& v) {
-    return CheckText(v.summary.Detail<ZeroSummary>().check, v.prepared.Detail<PreparedZero>().zero.params.steps);
+    const ZeroCheck& check = v.summary.Detail<ZeroSummary>().check;
+    if (!check.checked) return "not checked: " + check.not_checked_reason;
+    const int steps = v.prepared.Detail<PreparedZero>().zero.params.steps;
+    return StepCheckText(check.verdict, "fp32 parameters after " + std::to_string(steps) + " Adam step" +
+                         (steps == 1 ? "" : "s") + " and the loss against their error bounds from the "
+                         "double-precision single-device model", check.loss, check.reference_loss, "");
   };
   c.json_setup = JsonSetup;
   c.json_result = JsonResult;
-  c.json_own_keys = {"units"};  // its count of buckets or layers
-  c.verdict = [](const RunView& v) { return v.summary.Detail<ZeroSummary>().check.verdict; };
-  return c;
 }
 
 }  // namespace shardlab::cli

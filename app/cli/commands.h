@@ -20,6 +20,10 @@ inline constexpr const char* kProgram = "shardlab-cli";
 /// checks that every host prints the same.
 inline constexpr const char* kVersion = SHARDLAB_VERSION;
 
+/// `words` parsed against `spec` into `args`; true when they asked for
+/// --help, which it has printed (the command then returns 0).
+bool HelpPrinted(const CommandSpec& spec, std::span<const std::string> words, ParsedArgs& args);
+
 /// Each command's flags and help text (built on first use).
 const CommandSpec& RunSpec();
 const CommandSpec& SweepSpec();
@@ -37,6 +41,9 @@ const CommandSpec& CompareSpec();
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan;
 /// `run NAME` of any other scenario goes to RunScenarioCommand.
 int RunMain(std::span<const std::string> args);
+/// `run COLLECTIVE ...` (the words from the kind on): the collective
+/// scenario's own command, its report a line of nccl-tests.
+int CollectiveRunMain(std::span<const std::string> args);
 /// `sweep tp-LAYER`: the layer at several tp sizes, speedup and efficiency.
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.

@@ -1,5 +1,7 @@
 #include "app/cli/output.h"
 
+#include "app/cli/commands.h"
+
 #include "engine/io/trace_writer.h"
 
 #include <fstream>
@@ -8,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
@@ -32,6 +35,12 @@ std::string Pad(const std::string& text, std::size_t width) {
 }
 
 }  // namespace
+
+bool HelpPrinted(const CommandSpec& spec, std::span<const std::string> words, ParsedArgs& args) {
+  args = ParseArgs(spec, words);
+  if (args.help()) std::cout << FormatHelp(spec);
+  return args.help();
+}
 
 std::string FormatGbps(double gbps) {
   // Prose, not a column: "300", "292.7", "12.5", "0.04".

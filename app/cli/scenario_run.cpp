@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
+#include <map>
+#include <sstream>
 
+#include "app/cli/commands.h"
 #include "app/cli/fault_flags.h"
 #include "app/cli/iterations.h"
 #include "app/cli/output.h"
 #include "app/cli/scenario_flags.h"
+#include "app/cli/zero_args.h"
 #include "engine/core/backend_traits.h"
 #include "engine/core/units.h"
 #include "engine/plan/dump.h"
@@ -65,8 +70,8 @@ CommandSpec CommandOf(const ScenarioSpec& spec, const RunCommand& cmd) {
 /// The engine's "field: message" as "--flag: message": the spec's
 /// parameters, the command's own fields, the backend, the faults.
 Error AsFlagError(const Error& error, const ParsedArgs& args, const ScenarioSpec& spec, const RunCommand& cmd) {
-  const Error e = FaultErrorAsFlagError(error, args);
-  if (cmd.flag_error) return cmd.flag_error(e, args);
+  Error e = FaultErrorAsFlagError(error, args);
+  if (cmd.flag_error) e = cmd.flag_error(e, args);
   std::vector<std::pair<std::string, std::string>> fields = cmd.field_flags;
   for (const ParamSpec& p : spec.params) fields.emplace_back(p.name + ": ", FlagNameOf(p));
   fields.emplace_back("backend: ", "backend");
@@ -102,6 +107,21 @@ void WriteRegistryFields(JsonWriter& w, const ScenarioParams& params, const Summ
   w.BeginObject();
   for (const Quantity& q : summary.Quantities(spec)) w.Field(q.name, q.unit);
   w.EndObject();
+}
+
+/// The parameters `names` as JSON fields, typed, with the values the run uses.
+void WriteParamFields(JsonWriter& w, const ScenarioParams& params, const std::vector<std::string>& names) {
+  const std::map<std::string, double> values = ScenarioParamValues(params);
+  for (const std::string& name : names) {
+    switch (params.spec().FindParam(name)->type) {
+      case ParamType::kInteger:
+      case ParamType::kSize:
+      case ParamType::kCount: w.Field(name, static_cast<std::int64_t>(values.at(name))); break;
+      case ParamType::kNumber: w.Field(name, values.at(name)); break;
+      case ParamType::kBool: w.Field(name, params.Bool(name)); break;
+      default: w.Field(name, params.Text(name));
+    }
+  }
 }
 
 void PrintQuantities(std::ostream& out, const ScenarioSpec& spec, const Summary& summary) {
@@ -195,6 +215,37 @@ void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
   if (checked) w.Null(); else w.String(not_checked);
 }
 
+std::string StepCheckText(const Verdict& verdict, const std::string& against, double loss,
+                          double reference_loss, const std::string& worst) {
+  std::ostringstream out;
+  out << VerdictName(verdict.kind) << " (" << verdict.Detail() << "; " << against << "; loss "
+      << std::setprecision(6) << loss << " vs " << reference_loss << ")";
+  if (!verdict.correct() && !worst.empty()) out << "\n#   worst tensor: " << worst;
+  return out.str();
+}
+
+std::string LayerCheckText(const Verdict& verdict, bool checked, const std::string& not_checked,
+                           const std::string& correct, const std::string& wrong,
+                           const std::string& margin_tail) {
+  if (!checked) return "not checked: " + not_checked;
+  if (verdict.correct()) return "correct: " + correct + " (" + verdict.MarginText() + margin_tail + ")";
+  return "WRONG: " + (wrong.empty() ? verdict.Detail() : wrong + " (" + verdict.Detail() + ")");
+}
+
+StepPart TimePart(std::string name, std::string key, TimeNs ns, std::string what) {
+  return {std::move(name), std::move(key), ns / 1e3, FormatTime(ns), std::move(what)};
+}
+
+void PrintStepParts(std::ostream& out, const std::vector<StepPart>& parts, std::size_t name_width) {
+  for (const StepPart& p : parts)
+    out << "# " << PadColumns(p.name, name_width, true) << PadColumns(p.text, 10, true)
+        << (p.what.empty() ? "" : "  " + p.what) << "\n";
+}
+
+void WriteStepParts(JsonWriter& w, const std::vector<StepPart>& parts) {
+  for (const StepPart& p : parts) w.Field(p.key, p.value);
+}
+
 const ScenarioSpec* ScenarioOfRunWord(const std::string& word) {
   if (const ScenarioSpec* spec = FindScenario(word)) return spec;
   // "tp-mlp": the scenario "tp" with its word parameter ("layer") set.
@@ -215,11 +266,8 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
   const RunCommand& cmd = found != nullptr ? *found : Defaults();
   if (cmd.main) return cmd.main(words);
   const CommandSpec command = CommandOf(spec, cmd);
-  const ParsedArgs args = ParseArgs(command, words);
-  if (args.help()) {
-    std::cout << FormatHelp(command);
-    return 0;
-  }
+  ParsedArgs args;
+  if (HelpPrinted(command, words, args)) return 0;
   if (!spec.prepare) return RunMeasured(spec, cmd, args, word);
 
   const std::string backend = args.Get("backend", "sim");
@@ -253,11 +301,11 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
   std::string plan_dump;
   if (args.Has("plan")) plan_dump = DumpPlan(prepared->plan);
   if (!json) {
-    if (cmd.header) {
-      cmd.header(out, PreparedView{args, params, *prepared, backend});
-    } else {
-      out << "# ShardLab: " << spec.title << ": " << prepared->title << ", backend " << backend << "\n";
-    }
+    const std::vector<std::string> header =
+        cmd.header ? cmd.header(PreparedView{args, params, *prepared, backend})
+                   : std::vector<std::string>{spec.title + ": " + prepared->title};
+    for (std::size_t i = 0; i < header.size(); ++i)
+      out << (i == 0 ? "# ShardLab: " + header[i] + ", backend " + backend : "#   " + header[i]) << "\n";
     if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
     if (!plan_dump.empty()) out << "#\n" << plan_dump;
     out.flush();
@@ -306,6 +354,7 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
     JsonWriter w(out, /*pretty=*/true);
     w.BeginObject();
     w.Field("scenario", spec.name);
+    WriteParamFields(w, params, cmd.json_params);
     if (cmd.json_setup) cmd.json_setup(w, view);
     w.Field("backend", backend);
     WriteIterationsJson(w, iterations);  // the same object in every scenario's --json

@@ -15,9 +15,10 @@
 //   tables ◄── the renderer's tables, else one "name = value" per quantity
 //   "# Result: ...", --trace, -w/-n, --critical-path, --compare, exit 1 on WRONG
 //
-// A scenario with a table of its own has a RunCommand (its cmd_*.cpp: the
-// pipeline's per-stage table and Gantt, ZeRO's memory table, ...), listed in
-// scenario_commands.cpp; every other scenario runs with the defaults.
+// A scenario with a table of its own has a RunCommand in the table of
+// scenario_commands.cpp (its help, flags and field names) whose renderers
+// are its cmd_*.cpp (the pipeline's per-stage table and Gantt, ZeRO's
+// memory table, ...); every other scenario runs with the defaults.
 #pragma once
 
 #include <functional>
@@ -109,13 +110,17 @@ struct RunCommand {
   /// An Error (not a UsageError) of the run as a flag error.
   std::function<Error(const Error&, const ParsedArgs&)> flag_error;
 
-  /// The lines before the run ("# ShardLab: ..."): default the spec's title.
-  std::function<void(std::ostream&, const PreparedView&)> header;
+  /// The lines before the run: the first is "# ShardLab: FIRST, backend B",
+  /// each other "#   LINE". Default: the spec's title and the prepared one.
+  std::function<std::vector<std::string>(const PreparedView&)> header;
   /// The tables between the header and "# Result:": default every quantity.
   std::function<void(std::ostream&, const RunView&)> tables;
   /// The text after "# Result: " (may end in more lines): default the verdict's.
   std::function<std::string(const RunView&)> result;
-  /// --json: fields after "scenario" (the setup) and after "events" (the result).
+  /// --json: parameters after "scenario", typed as the run uses them
+  /// (ScenarioParamValues: "chunks" resolved), then the fields of the
+  /// setup; after "events" those of the result.
+  std::vector<std::string> json_params;
   std::function<void(JsonWriter&, const RunView&)> json_setup;
   std::function<void(JsonWriter&, const RunView&)> json_result;
   /// Keys of the scenario's own --json that the registry's ("params",
@@ -158,13 +163,53 @@ void WriteSeedJson(JsonWriter& w, std::uint64_t seed);
 void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
                     std::initializer_list<std::pair<const char*, double>> errors, const std::string& not_checked);
 
-/// The renderers of the scenarios with tables of their own (cmd_*.cpp).
-RunCommand PipelineRunCommand();
-RunCommand TpRunCommand();
-RunCommand ZeroRunCommand();
-RunCommand ThreeDRunCommand();
-RunCommand MoeRunCommand();
-RunCommand InferenceRunCommand();
-RunCommand ElasticRunCommand();
+/// The most host arithmetic one step of `run pipeline` or `run 3d` computes
+/// (about ten seconds of plain loops): above it, the pipeline is timed only
+/// (and says why), the 3D step refused.
+inline constexpr double kMaxHostFlops = 2e10;
+
+/// RunCommand::bind of a scenario whose own state (T::scenario) runs on a
+/// backend from a seed: the flags' backend and seed into it.
+template <class T>
+void BindBackendAndSeed(Prepared& p, const ScenarioParams&, const std::string& backend,
+                        std::optional<std::uint64_t> seed) {
+  auto& scenario = p.Detail<T>().scenario;
+  scenario.backend = backend;
+  if (seed) scenario.seed = *seed;
+}
+
+/// The "# Result:" of a checked training step: "correct (max error ...;
+/// after one step, <against>; loss 1.5 vs 1.5)", and when it is wrong
+/// "#   worst tensor: <worst>" on a line of its own (none when empty).
+std::string StepCheckText(const Verdict& verdict, const std::string& against, double loss,
+                          double reference_loss, const std::string& worst);
+
+/// The "# Result:" of a checked layer: "not checked: <reason>", "correct:
+/// <correct> (<margin><margin_tail>)", "WRONG: <wrong> (<detail>)" ("WRONG:
+/// <detail>" for no `wrong`).
+std::string LayerCheckText(const Verdict& verdict, bool checked, const std::string& not_checked,
+                           const std::string& correct, const std::string& wrong,
+                           const std::string& margin_tail = "");
+
+/// One line of a step's split: "# router        1.23 us     x·Wr, top-k
+/// gates" in the report, "router_us": 1.23 in --json.
+struct StepPart {
+  std::string name;   // "router", "step time"
+  std::string key;    // --json: "router_us"
+  double value = 0;   // --json: microseconds for a time
+  std::string text;   // the report: "1.23 us"
+  std::string what;   // after it; "" for none
+};
+/// A time `ns` as a part: key `key`, microseconds in --json.
+StepPart TimePart(std::string name, std::string key, TimeNs ns, std::string what = "");
+/// "# NAME TEXT  WHAT" a line each, NAME padded to `name_width`, TEXT to 10.
+void PrintStepParts(std::ostream& out, const std::vector<StepPart>& parts, std::size_t name_width);
+void WriteStepParts(JsonWriter& w, const std::vector<StepPart>& parts);
+
+/// The renderers of the scenarios with tables of their own (cmd_*.cpp):
+/// each sets the hooks of `c` that draw its tables and read its state; the
+/// table of scenario_commands.cpp adds the help and flags.
+using Renderers = void(RunCommand& c);
+Renderers PipelineRenderers, TpRenderers, ZeroRenderers, ThreeDRenderers, MoeRenderers, InferenceRenderers;
 
 }  // namespace shardlab::cli

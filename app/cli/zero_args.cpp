@@ -1,5 +1,6 @@
 #include "app/cli/zero_args.h"
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -42,22 +43,15 @@ std::string Scaled(double value, const char* const* units, int unit_count, bool 
 
 }  // namespace
 
-int ParseZeroK(const ParsedArgs& args, int fallback) {
-  if (!args.Has("k")) return fallback;
-  const std::string text = args.Get("k");
-  if (text == "12") return kZeroPaperK;
-  if (text == "8") return kSeedTextK;
-  throw UsageError(args.Spelling("k") + ": must be 12 (the ZeRO paper: fp32 master copy, Adam m "
-                   "and v) or 8 (the seed texts: Adam m and v) (got '" + text + "')");
-}
-
-double ParseZeroParams(const ParsedArgs& args) {
+int ZeroKFlag(const ParsedArgs& args) {
+  const std::int64_t k = ParseIntValue(args.Spelling("k"), args.Get("k"), INT_MIN, INT_MAX);
   try {
-    return ParseParameterCount(args.Get("params"));
+    CheckZeroK(k);
   } catch (const Error& e) {
-    constexpr std::pair<const char*, const char*> kParams[] = {{"params: ", "params"}};
-    throw FieldErrorAsFlagError(e, args, kParams);
+    constexpr std::pair<const char*, const char*> kK[] = {{"k: ", "k"}};
+    throw FieldErrorAsFlagError(e, args, kK);
   }
+  return static_cast<int>(k);
 }
 
 std::string ZeroStageName(int stage) {
@@ -105,9 +99,21 @@ std::string ModelBytesText(double bytes) {
   return Scaled(bytes, kUnits, 6, /*keep_zeros=*/true, " ");
 }
 
-std::string PadColumns(const std::string& text, std::size_t width, bool left) {
+void WriteZeroFormulaBytes(JsonWriter& w, const ZeroMemoryFormula& f) {
+  w.Field("parameters_bytes", f.parameters);
+  w.Field("gradients_bytes", f.gradients);
+  w.Field("optimizer_states_bytes", f.optimizer_states);
+  w.Field("total_bytes", f.total());
+}
+
+std::size_t TextColumns(const std::string& text) {
   std::size_t columns = 0;
   for (const char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return columns;
+}
+
+std::string PadColumns(const std::string& text, std::size_t width, bool left) {
+  const std::size_t columns = TextColumns(text);
   if (columns >= width) return text;
   const std::string fill(width - columns, ' ');
   return left ? text + fill : fill + text;

@@ -16,20 +16,15 @@
 
 #include "app/common/args.h"
 #include "engine/core/error.h"
+#include "engine/core/json.h"
+#include "engine/model/zero_memory.h"
+#include "engine/scenarios/zero_scenario.h"
 
 namespace shardlab::cli {
 
-/// Bytes of optimizer state per parameter: the ZeRO paper's 12 (fp32
-/// master copy, Adam m and v) and the seed texts' 8 (m and v only).
-inline constexpr int kZeroPaperK = 12;
-inline constexpr int kSeedTextK = 8;
-
-/// --k: 8 or 12 (`fallback` when not given). Throws UsageError naming the flag.
-int ParseZeroK(const ParsedArgs& args, int fallback);
-
-/// --params through the engine's ParseParameterCount, its "params: ..."
-/// message under the flag as the user spelled it.
-double ParseZeroParams(const ParsedArgs& args);
+/// `memory --k`: 8 or 12, by the "zero" spec's rule (CheckZeroK), its
+/// "k: ..." under the flag as the user spelled it.
+int ZeroKFlag(const ParsedArgs& args);
 
 /// "data parallel" for stage 0, else "ZeRO-1" .. "ZeRO-3".
 std::string ZeroStageName(int stage);
@@ -50,6 +45,13 @@ std::string ParameterCountText(double count);
 /// Bytes in powers of ten with four significant digits, as the ZeRO paper
 /// writes them: "120.0 GB", "31.41 GB", "1.875 GB", "512 B".
 std::string ModelBytesText(double bytes);
+
+/// A formula's bytes per GPU as --json fields: parameters_bytes,
+/// gradients_bytes, optimizer_states_bytes, total_bytes.
+void WriteZeroFormulaBytes(JsonWriter& w, const ZeroMemoryFormula& f);
+
+/// Columns a terminal shows for UTF-8 `text` (Ψ is two bytes, one column).
+std::size_t TextColumns(const std::string& text);
 
 /// Text padded to `width` columns, counting UTF-8 characters (Ψ is two
 /// bytes, one column); right-aligned unless `left`.

@@ -33,6 +33,13 @@ double HostBytesOf(const ZeroParams& p) {
 }  // namespace
 
 double ZeroRealRunHostBytes(const ZeroParams& params) { return HostBytesOf(params); }
+
+void CheckZeroK(std::int64_t k) {
+  if (k == kZeroPaperK || k == kSeedTextK) return;
+  throw Error("k: must be 12 (the ZeRO paper: fp32 master copy, Adam m and v) or 8 (the seed texts: "
+              "Adam m and v) (got " + std::to_string(k) + ")",
+              ErrorKind::kInvalidInput);
+}
 double ZeroMaxRealRunBytes() { return kMaxRealBytes; }
 
 MlpConfig MlpForParameterCount(double parameters) {
@@ -78,8 +85,8 @@ ZeroSummary SummarizeZero(const PreparedZero& prepared, std::span<const Event> e
   const Plan& plan = ran != nullptr ? *ran : prepared.zero.plan;
   ZeroSummary s;
   s.parameter_count = static_cast<double>(prepared.zero.parameter_count);
-  s.formula = ZeroMemoryPerGpu(s.parameter_count, p.ranks, p.stage, 12);
-  s.formula_seed = ZeroMemoryPerGpu(s.parameter_count, p.ranks, p.stage, 8);
+  s.formula = ZeroMemoryPerGpu(s.parameter_count, p.ranks, p.stage, kZeroPaperK);
+  s.formula_seed = ZeroMemoryPerGpu(s.parameter_count, p.ranks, p.stage, kSeedTextK);
   if (const MemoryUsage* usage = backend.memory()) s.memory = usage->ranks;
   s.sent_bytes.assign(static_cast<std::size_t>(plan.num_ranks), 0);
   for (const Event& e : events)
@@ -223,6 +230,7 @@ std::pair<double, double> CommAndExposedNs(std::span<const Event> events) {
 }
 
 std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology* machine) {
+  CheckZeroK(p.Int("k"));
   const ZeroScenario sc = ZeroFromParams(p);
   std::shared_ptr<PreparedZero> detail =
       machine != nullptr ? PrepareZero(sc, *machine) : PrepareZero(sc);
@@ -354,6 +362,7 @@ void RegisterScenario_zero_scenario() {
   };
   s.panels = {"zero_metrics", "zero_memory", "zero_legend", "zero_summary"};
   s.check = [](const ScenarioParams& p) {
+    CheckZeroK(p.Int("k"));
     const ZeroScenario sc = ZeroFromParams(p);
     CheckZeroScenario(sc, LoadScenarioTopology(sc.topology));
   };

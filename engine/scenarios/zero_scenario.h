@@ -40,6 +40,17 @@ ZeroScenario ZeroFromParams(const ScenarioParams& params);
 /// Rows per rank of the "zero" scenario's default batch (batch = 0).
 inline constexpr int kZeroDefaultRowsPerRank = 8;
 
+/// K, bytes of optimizer state per parameter in the formulas: the ZeRO
+/// paper's 12 (fp32 master copy, Adam m and v) and the seed texts' 8 (m
+/// and v only).
+inline constexpr int kZeroPaperK = 12;
+inline constexpr int kSeedTextK = 8;
+
+/// The "zero" spec's rule for its parameter k: 12 or 8, nothing else.
+/// Throws Error(kInvalidInput) "k: must be 12 (...) or 8 (...) (got 10)".
+/// The spec's check and Prepare apply it; the CLI's `memory --k` too.
+void CheckZeroK(std::int64_t k);
+
 struct PreparedZero {
   ZeroScenario scenario;
   Topology topology;
