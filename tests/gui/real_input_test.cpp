@@ -198,7 +198,7 @@ class TestLog {
       for (std::size_t k = 0; k + 5 < words.size(); ++k) name += (name.empty() ? "" : " ") + words[k];
       const std::size_t n = words.size();
       marks[name] = Box{std::stoi(words[n - 5]), std::stoi(words[n - 4]), std::stoi(words[n - 3]),
-                        std::stoi(words[n - 2]), words[n - 1] != "hidden"};
+                        std::stoi(words[n - 2]), words[n - 1] != "hidden" && words[n - 1] != "clipped"};
     }
     return marks;
   }
@@ -562,11 +562,29 @@ class RealInputTest : public ::testing::Test {
       }
       return;
     }
-    const std::optional<std::size_t> started = log_->WaitFor("run-start " + name, from);
+    std::optional<std::size_t> started = log_->WaitFor("run-start " + name, from);
     ASSERT_TRUE(started) << "Run started nothing; log:\n" << log_->Tail(30);
     EXPECT_EQ(ParamOf(log_->At(*started), "timing_only"), expect_timing) << "the run is not the edited one";
-    const std::optional<std::size_t> ended = log_->WaitFor("run-end ", *started, kRunTimeoutS);
+    std::optional<std::size_t> ended = log_->WaitFor("run-end ", *started, kRunTimeoutS);
     ASSERT_TRUE(ended) << "the run did not finish; log:\n" << log_->Tail(30);
+    if (expect_timing == "true" && log_->At(*ended).find(" done 0") != std::string::npos) {
+      // Timing only, inference serves its policies with no GPU run to
+      // replay: the box back off, and Run again.
+      marks = MarksNow();
+      const Box box = Shown("field timing_only", marks, panel_top_);
+      from = log_->size();
+      Click("field timing_only", box, box.x0 + (box.y1 - box.y0) / 2, box.cy());
+      ASSERT_TRUE(log_->WaitFor("edit " + name + " ", from)) << log_->Tail(20);
+      expect_timing = "false";
+      marks = MarksNow();
+      from = log_->size();
+      Click("run", Shown("run", marks, panel_top_));
+      started = log_->WaitFor("run-start " + name, from);
+      ASSERT_TRUE(started) << "Run started nothing; log:\n" << log_->Tail(30);
+      EXPECT_EQ(ParamOf(log_->At(*started), "timing_only"), "false") << log_->At(*started);
+      ended = log_->WaitFor("run-end ", *started, kRunTimeoutS);
+      ASSERT_TRUE(ended) << "the run did not finish; log:\n" << log_->Tail(30);
+    }
     {
       std::stringstream words(log_->At(*ended));
       std::string tag, scenario, state;
@@ -594,8 +612,16 @@ class RealInputTest : public ::testing::Test {
     barrier = Snapshot(&shot);
     marks = log_->Marks(barrier);
     ASSERT_TRUE(marks.count("gantt-timeline")) << log_->Tail(30);
-    const std::vector<std::pair<int, int>> bars = BarPoints(shot, marks["gantt-timeline"]);
-    EXPECT_FALSE(bars.empty()) << "the timeline shows no bars after the run";
+    std::vector<std::pair<int, int>> bars = BarPoints(shot, marks["gantt-timeline"]);
+    // A first step of nanoseconds (dp-train's, elastic's) draws nothing yet:
+    // step on with the Right arrow, as a student would, until bars show.
+    for (int more = 0; more < 8 && bars.empty(); ++more) {
+      for (int k = 0; k < 4; ++k) PressUntil("Right", "clock ", log_->size());
+      barrier = Snapshot(&shot);
+      marks = log_->Marks(barrier);
+      bars = BarPoints(shot, marks["gantt-timeline"]);
+    }
+    EXPECT_FALSE(bars.empty()) << "the timeline shows no bars after the run and 32 more steps";
     bool selected = false;
     for (std::size_t k = 0; k < bars.size() && k < 6 && !selected; ++k) {
       from = log_->size();
@@ -637,9 +663,10 @@ class RealInputTest : public ::testing::Test {
 };
 
 TEST_F(RealInputTest, EveryScenarioRunStepPlaySelectAndALab) {
-  // Not yet in CI: on a loaded 2-core machine it has not passed once (a
-  // missed F11 key, dp-train's timeline with no bar wide enough to click,
-  // 40-70 s per scenario under ASan). Run it on purpose with
+  // Not yet in CI: it has not passed once. It gets through the six
+  // collectives, dp-train and elastic (about 40 s each on a 2-core machine)
+  // and stops at inference, whose ops at the fitted zoom are bars of about
+  // 3 px that no click selects. Run it on purpose with
   // SHARDLAB_REAL_INPUT=1 (scripts/sanitize.sh asan-gui sets it).
   const char* wanted = std::getenv("SHARDLAB_REAL_INPUT");
   if (wanted == nullptr || std::string(wanted) != "1")

@@ -13,7 +13,7 @@ namespace {
 
 struct Mark {
   int x0, y0, x1, y1;
-  const char* state;  // hidden, shown, hovered or active
+  const char* state;  // hidden, clipped, shown, hovered or active
   bool operator==(const Mark& o) const {
     return x0 == o.x0 && y0 == o.y0 && x1 == o.x1 && y1 == o.y1 && std::string_view(state) == o.state;
   }
@@ -40,11 +40,26 @@ void Line(const std::string& text) {
   g_out << text << '\n' << std::flush;
 }
 
+/// True when the centre of [min, max], where a test clicks, lies well
+/// inside what the window draws now: a widget cut by its panel's edge there
+/// is "clipped" (a selectable's rectangle overhangs its popup a little on
+/// every side, so the whole rectangle is no test).
+bool CentreVisible(const ImVec2& min, const ImVec2& max) {
+  const ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 clip_min = draw->GetClipRectMin();
+  const ImVec2 clip_max = draw->GetClipRectMax();
+  const float x = (min.x + max.x) / 2, y = (min.y + max.y) / 2;
+  const float margin = 4;
+  return x >= clip_min.x + margin && x <= clip_max.x - margin && y >= clip_min.y + margin &&
+         y <= clip_max.y - margin;
+}
+
 void MarkRect(const std::string& name, float x0, float y0, float x1, float y1) {
   if (!g_out.is_open()) return;
   const ImVec2 min(x0, y0), max(x1, y1);
   const char* state = !ImGui::IsRectVisible(min, max)                                    ? "hidden"
                       : ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(min, max) ? "hovered"
+                      : !CentreVisible(min, max)                                         ? "clipped"
                                                                                          : "shown";
   g_frame[name] = Mark{Px(x0), Px(y0), Px(x1), Px(y1), state};
 }
@@ -53,10 +68,11 @@ void MarkItem(const std::string& name) {
   if (!g_out.is_open()) return;
   const ImVec2 min = ImGui::GetItemRectMin();
   const ImVec2 max = ImGui::GetItemRectMax();
-  const char* state = !ImGui::IsItemVisible() ? "hidden"
-                      : ImGui::IsItemActive() ? "active"
-                      : ImGui::IsItemHovered() ? "hovered"
-                                               : "shown";
+  const char* state = !ImGui::IsItemVisible()          ? "hidden"
+                      : ImGui::IsItemActive()           ? "active"
+                      : ImGui::IsItemHovered()          ? "hovered"
+                      : !CentreVisible(min, max)        ? "clipped"
+                                                        : "shown";
   g_frame[name] = Mark{Px(min.x), Px(min.y), Px(max.x), Px(max.y), state};
 }
 

@@ -9,6 +9,7 @@
 //   item NAME X0 Y0 X1 Y1 STATE      a marked widget appeared, moved or changed
 //                                    state (window pixels; STATE: hidden =
 //                                    scrolled or clipped out of its panel,
+//                                    clipped = cut by its panel's edge,
 //                                    shown, hovered by the pointer, active =
 //                                    held down), so a test presses only once
 //                                    the app sees the pointer there
@@ -45,7 +46,7 @@ void Line(const std::string& text);
 /// Names the last ImGui item for the log (its rectangle this frame).
 void MarkItem(const std::string& name);
 /// The same for a rectangle a view drew itself (screen pixels) in the
-/// current window (hidden, shown or hovered).
+/// current window (hidden, clipped, shown or hovered).
 void MarkRect(const std::string& name, float x0, float y0, float x1, float y1);
 /// After each frame: an `item` line for each mark new or moved, `gone` for
 /// each one not drawn this frame.
