@@ -21,9 +21,13 @@
 namespace shardlab::cli {
 namespace {
 
+/// The collectives' names, in kind order (the collectives' table).
 const std::vector<std::string>& KindNames() {
-  static const std::vector<std::string> names = {"allreduce", "reducescatter", "allgather",
-                                                 "broadcast", "reduce",        "alltoall"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const CollectiveDef* def : Collectives()) all.emplace_back(def->name);
+    return all;
+  }();
   return names;
 }
 

@@ -1,6 +1,7 @@
 // Collective names, parameter checks, the facts front ends need (steps, bus
 // bandwidth factor, size) and the dispatch to the generators in ring.cpp,
-// tree.cpp and all_to_all.cpp.
+// tree.cpp and all_to_all.cpp: each a lookup in the collectives' table
+// (engine/plan/collective_def.h; the defs in collectives/*.cpp).
 #include "engine/algorithms/collective.h"
 
 #include <algorithm>
@@ -10,17 +11,12 @@
 #include <vector>
 
 #include "engine/algorithms/collective_internal.h"
-#include "engine/algorithms/double_binary_tree.h"
 #include "engine/core/error.h"
 
 namespace shardlab {
 
 namespace {
 
-constexpr CollectiveKind kAllKinds[] = {
-    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
-    CollectiveKind::kBroadcast, CollectiveKind::kReduce,        CollectiveKind::kAllToAll,
-};
 constexpr CollectiveAlgo kAllAlgos[] = {
     CollectiveAlgo::kRing, CollectiveAlgo::kTree, CollectiveAlgo::kDirect,
 };
@@ -58,13 +54,10 @@ void CheckRingOrder(const std::vector<int>& order, int ranks) {
 }  // namespace
 
 bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo) {
-  switch (algo) {
-    case CollectiveAlgo::kRing: return kind != CollectiveKind::kAllToAll;
-    case CollectiveAlgo::kTree: return kind == CollectiveKind::kAllReduce;
-    case CollectiveAlgo::kDirect: return kind == CollectiveKind::kAllToAll;
-    case CollectiveAlgo::kNccl: return true;
-  }
-  return false;
+  const CollectiveDef* def = FindCollective(kind);
+  if (def == nullptr) return false;
+  if (algo == CollectiveAlgo::kNccl) return def->library != LibraryCollective::kNone;
+  return def->Algo(algo) != nullptr;
 }
 
 std::string CollectiveAlgoList(CollectiveKind kind) {
@@ -78,12 +71,13 @@ std::string CollectiveAlgoList(CollectiveKind kind) {
 }
 
 bool CollectiveHasRoot(CollectiveKind kind) {
-  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
+  const CollectiveDef* def = FindCollective(kind);
+  return def != nullptr && def->root != RootRole::kNone;
 }
 
 bool CollectiveReduces(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
-         kind == CollectiveKind::kReduce;
+  const CollectiveDef* def = FindCollective(kind);
+  return def != nullptr && def->reduces;
 }
 
 std::vector<CollectiveAlgo> CollectiveAlgosFor(CollectiveKind kind) {
@@ -95,27 +89,13 @@ std::vector<CollectiveAlgo> CollectiveAlgosFor(CollectiveKind kind) {
 }
 
 const char* CollectiveTitle(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kReduceScatter: return "reduce-scatter";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kBroadcast: return "broadcast";
-    case CollectiveKind::kReduce: return "reduce";
-    case CollectiveKind::kAllToAll: return "all-to-all";
-  }
-  return "collective";
+  const CollectiveDef* def = FindCollective(kind);
+  return def != nullptr ? def->title : "collective";
 }
 
 const char* CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "allreduce";
-    case CollectiveKind::kReduceScatter: return "reducescatter";
-    case CollectiveKind::kAllGather: return "allgather";
-    case CollectiveKind::kBroadcast: return "broadcast";
-    case CollectiveKind::kReduce: return "reduce";
-    case CollectiveKind::kAllToAll: return "alltoall";
-  }
-  return "?";
+  const CollectiveDef* def = FindCollective(kind);
+  return def != nullptr ? def->name : "?";
 }
 
 const char* CollectiveAlgoName(CollectiveAlgo algo) {
@@ -130,12 +110,13 @@ const char* CollectiveAlgoName(CollectiveAlgo algo) {
 
 CollectiveKind ParseCollectiveKind(const std::string& text) {
   const std::string key = Normalized(text);
-  for (const CollectiveKind kind : kAllKinds)
-    if (key == CollectiveKindName(kind)) return kind;
+  const std::vector<const CollectiveDef*> all = Collectives();
+  for (const CollectiveDef* def : all)
+    if (key == def->name) return def->kind;
   std::string valid;
-  for (const CollectiveKind kind : kAllKinds) {
+  for (const CollectiveDef* def : all) {
     if (!valid.empty()) valid += ", ";
-    valid += CollectiveKindName(kind);
+    valid += def->name;
   }
   throw Error("unknown collective '" + text + "' (valid: " + valid + ")");
 }
@@ -154,13 +135,13 @@ CollectiveAlgo ParseCollectiveAlgo(const std::string& text) {
 }
 
 CollectiveAlgo DefaultAlgo(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllToAll ? CollectiveAlgo::kDirect : CollectiveAlgo::kRing;
+  const CollectiveDef* def = FindCollective(kind);
+  if (def == nullptr || def->algos.empty()) return def != nullptr ? CollectiveAlgo::kNccl : CollectiveAlgo::kRing;
+  return def->algos.front().algo;
 }
 
 void CheckCollectiveParams(const CollectiveParams& params) {
-  const char* kind = CollectiveKindName(params.kind);
-  if (std::string(kind) == "?")
-    throw Error("unknown collective kind " + std::to_string(static_cast<int>(params.kind)));
+  const char* kind = CollectiveDefOf(params.kind).name;  // throws on an unknown kind
   if (params.ranks < 1)
     throw Error(std::string(kind) + ": ranks must be at least 1 (got " +
                 std::to_string(params.ranks) + ")");
@@ -194,82 +175,30 @@ void CheckCollectiveParams(const CollectiveParams& params) {
                 " ops; a plan holds at most " + std::to_string(detail::kMaxCollectiveOps));
 }
 
-namespace {
-
-/// A bar's name for the call: "AR", "RS", "AG", "BC", "R", "A2A".
-const char* CallTag(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "AR";
-    case CollectiveKind::kReduceScatter: return "RS";
-    case CollectiveKind::kAllGather: return "AG";
-    case CollectiveKind::kBroadcast: return "BC";
-    case CollectiveKind::kReduce: return "R";
-    case CollectiveKind::kAllToAll: return "A2A";
-  }
-  return "?";
-}
-
-Plan BuildCall(const CollectiveParams& params) {
-  if (params.algo == CollectiveAlgo::kNccl) return detail::BuildNcclCollective(params);
-  switch (params.kind) {
-    case CollectiveKind::kAllReduce:
-      return params.algo == CollectiveAlgo::kTree ? detail::BuildTreeAllReduce(params)
-                                                  : detail::BuildRingAllReduce(params);
-    case CollectiveKind::kReduceScatter: return detail::BuildRingReduceScatter(params);
-    case CollectiveKind::kAllGather: return detail::BuildRingAllGather(params);
-    case CollectiveKind::kBroadcast: return detail::BuildRingBroadcast(params);
-    case CollectiveKind::kReduce: return detail::BuildRingReduce(params);
-    case CollectiveKind::kAllToAll: return detail::BuildDirectAllToAll(params);
-  }
-  throw Error("unknown collective kind");
-}
-
-}  // namespace
-
 Plan BuildCollective(const CollectiveParams& params) {
   CheckCollectiveParams(params);
-  Plan plan = BuildCall(params);
+  const CollectiveDef& def = CollectiveDefOf(params.kind);
+  const CollectiveAlgoDef* algo = def.Algo(params.algo);  // null: nccl
+  Plan plan = algo != nullptr ? algo->build(params) : detail::BuildNcclCollective(params);
   // The call's name for the labels: "AR" / "all-reduce (ring)"; an
   // all-reduce by hand runs two passes (reduce-scatter and all-gather, or
   // the tree's reduce and broadcast) that its ops' phases name.
   CollectiveNote note;
-  note.tag = CallTag(params.kind);
-  note.what = std::string(CollectiveTitle(params.kind)) + " (" +
+  note.tag = def.tag;
+  note.what = std::string(def.title) + " (" +
               (params.algo == CollectiveAlgo::kNccl ? "NCCL" : CollectiveAlgoName(params.algo)) + ")";
-  note.two_passes = params.kind == CollectiveKind::kAllReduce && params.algo != CollectiveAlgo::kNccl;
+  note.two_passes = algo != nullptr && algo->two_passes;
   plan.collectives.assign(static_cast<std::size_t>(params.collective_seq) + 1, CollectiveNote{});
   plan.collectives[static_cast<std::size_t>(params.collective_seq)] = std::move(note);
   return plan;
 }
 
-// Step counts (n ranks; every step has at least one op):
-//   ring all-reduce           2(n-1): n-1 reduce-scatter + n-1 all-gather
-//   ring reduce-scatter       n-1
-//   ring all-gather           n-1
-//   ring broadcast / reduce   2(n-1): n pieces down a chain of n-1 hops,
-//                             piece k crosses hop h in step k+h
-//   tree all-reduce           K + 2d - 1 for K pieces per tree and depth
-//                             d = floor(log2 n): d steps up, d down, pipelined
-//   direct all-to-all         max(n-1, 1): the local copy is in step 0
-//   any kind with n = 1       0 (no ops), except all-to-all's copy
-//   nccl                      1: one library call per rank
+// Step counts: each algorithm's `steps` in its collective's def
+// (collectives/*.cpp); nccl: 1, one library call per rank.
 int ExpectedSteps(const CollectiveParams& params) {
   CheckCollectiveParams(params);
-  const int n = params.ranks;
   if (params.algo == CollectiveAlgo::kNccl) return 1;
-  switch (params.kind) {
-    case CollectiveKind::kAllReduce:
-      if (n == 1) return 0;
-      if (params.algo == CollectiveAlgo::kTree)
-        return detail::TreePieces(params) + 2 * DoubleBinaryTreeDepth(n) - 1;
-      return 2 * (n - 1);
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather: return n - 1;
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce: return 2 * (n - 1);
-    case CollectiveKind::kAllToAll: return std::max(n - 1, 1);
-  }
-  return 0;
+  return CollectiveDefOf(params.kind).Algo(params.algo)->steps(params);
 }
 
 Bytes CollectiveSizeBytes(const CollectiveParams& params) {
@@ -316,30 +245,23 @@ int TreePieces(const CollectiveParams& params) {
 }
 
 std::int64_t EstimatedOpCount(const CollectiveParams& params) {
-  const std::int64_t n = params.ranks;
-  if (params.algo == CollectiveAlgo::kNccl) return n;
-  switch (params.kind) {
-    case CollectiveKind::kAllReduce:
-      if (params.algo == CollectiveAlgo::kTree)
-        return 8 * static_cast<std::int64_t>(TreePieces(params)) * (n - 1);
-      return 4 * n * (n - 1);
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce: return 2 * n * (n - 1);
-    case CollectiveKind::kAllToAll: return 2 * n * (n - 1) + n;
-  }
-  return 0;
+  if (params.algo == CollectiveAlgo::kNccl) return params.ranks;
+  return CollectiveDefOf(params.kind).Algo(params.algo)->ops(params);
+}
+
+std::vector<int> AllRanks(int ranks) {
+  std::vector<int> all(static_cast<std::size_t>(std::max(ranks, 0)));
+  for (int r = 0; r < ranks; ++r) all[static_cast<std::size_t>(r)] = r;
+  return all;
 }
 
 void AddCollectiveBuffers(PlanBuilder& builder, const CollectiveParams& params) {
-  const bool all_to_all = params.kind == CollectiveKind::kAllToAll;
+  const CollectiveDef& def = CollectiveDefOf(params.kind);
   for (int r = 0; r < params.ranks; ++r)
-    builder.AddBuffer(r, all_to_all ? "send" : "data", params.count, params.dtype,
-                      BufferInit::kRandom);
-  if (!all_to_all) return;
+    builder.AddBuffer(r, def.input_buffer(), params.count, params.dtype, BufferInit::kRandom);
+  if (!def.separate_output()) return;
   for (int r = 0; r < params.ranks; ++r)
-    builder.AddBuffer(r, "recv", params.count, params.dtype, BufferInit::kZero);
+    builder.AddBuffer(r, def.output_buffer(), params.count, params.dtype, BufferInit::kZero);
 }
 
 }  // namespace detail

@@ -16,19 +16,25 @@
 // The algorithms, their step structure and costs are described at the top
 // of ring.cpp, tree.cpp (with double_binary_tree.h) and all_to_all.cpp;
 // ExpectedSteps lists the step counts.
+//
+// Every fact below is read from the collective's def in the collectives'
+// table (engine/plan/collective_def.h), one file per collective in
+// engine/algorithms/collectives/: these functions are its front door.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "engine/plan/collective_def.h"
 #include "engine/plan/collective_kind.h"
 #include "engine/plan/plan.h"
 
 namespace shardlab {
 
 // CollectiveKind, CollectiveAlgo, CollectiveParams and BusBandwidthFactor
-// are in engine/plan/collective_kind.h (the executor's metrics use them).
+// are in engine/plan/collective_kind.h (the executor's metrics use them),
+// the table in engine/plan/collective_def.h.
 
 const char* CollectiveKindName(CollectiveKind kind);  // "allreduce", ... (CLI spelling)
 const char* CollectiveAlgoName(CollectiveAlgo algo);  // "ring", "tree", "direct"
@@ -42,7 +48,7 @@ const char* CollectiveTitle(CollectiveKind kind);
 /// The library call (NCCL's) that performs `kind` in one op per rank.
 LibraryCollective LibraryCallOf(CollectiveKind kind);
 /// Whether a kind has an algorithm: ring for all but all-to-all, tree for
-/// all-reduce, direct for all-to-all.
+/// all-reduce, direct for all-to-all; nccl for every kind with a library call.
 bool CollectiveHasAlgo(CollectiveKind kind, CollectiveAlgo algo);
 /// The kind's hand-written algorithms in a fixed order (ring, tree, direct),
 /// and as text ("ring, tree"); kNccl, which every kind has, is not listed.

@@ -1,6 +1,6 @@
 // Shared by the collective generators (ring.cpp, tree.cpp, all_to_all.cpp),
-// collective_info.cpp and verify.cpp. Not for front ends: they use
-// collective.h.
+// the collectives' defs (collectives/*.cpp), collective.cpp and verify.cpp.
+// Not for front ends: they use collective.h.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,15 @@ inline std::int64_t AllToAllBlockCount(std::int64_t count, int ranks) { return c
 
 /// Number of ops BuildCollective will create (for the size guard).
 std::int64_t EstimatedOpCount(const CollectiveParams& params);
+
+// Pieces the collectives' defs share (collectives/*.cpp).
+
+/// A def's `input` for a rank whose whole input buffer is its input.
+inline ElementRange WholeInput(const CollectiveParams&, int, std::int64_t count) {
+  return ElementRange{0, count};
+}
+/// Ranks 0..ranks-1, a def's `final_contributors` when a chunk holds every rank's input.
+std::vector<int> AllRanks(int ranks);
 
 /// Buffers of a collective in rank order ("data", or "send" then "recv").
 void AddCollectiveBuffers(PlanBuilder& builder, const CollectiveParams& params);

@@ -2,6 +2,8 @@
 // inputs (regenerated with InputValue, never read back from the backend),
 // without holding a reference buffer: time is linear in the elements
 // checked times the ranks that contribute to each, memory is constant.
+// Which output region should hold what is the kind's def's `reference`
+// (collectives/*.cpp); this file compares each region it names.
 #include "engine/algorithms/verify.h"
 
 #include <algorithm>
@@ -70,8 +72,8 @@ double InputMagnitude(const CollectiveParams& params, std::uint64_t seed, std::i
 // The plan must be the one BuildCollective made from `params`: checks the
 // buffer layout the reference relies on.
 void CheckPlanLayout(const CollectiveParams& params, const Plan& plan) {
-  const bool all_to_all = params.kind == CollectiveKind::kAllToAll;
-  const std::size_t expected = static_cast<std::size_t>(params.ranks) * (all_to_all ? 2 : 1);
+  const bool separate_output = CollectiveDefOf(params.kind).separate_output();
+  const std::size_t expected = static_cast<std::size_t>(params.ranks) * (separate_output ? 2 : 1);
   if (plan.num_ranks != params.ranks || plan.buffers.size() < expected)
     throw Error("verify: plan '" + plan.name + "' does not match the parameters (" +
                 std::to_string(plan.num_ranks) + " ranks and " +
@@ -88,94 +90,89 @@ void CheckPlanLayout(const CollectiveParams& params, const Plan& plan) {
   }
 }
 
+// Compares each region the def's reference names with the inputs it
+// regenerates, reading a rank's output buffer when a region first names it.
+class Checker : public ReferenceSink {
+ public:
+  Checker(const CollectiveParams& params, std::uint64_t seed, const BufferReader& read,
+          DType computed)
+      : params_(params), seed_(seed), read_(read),
+        first_output_(CollectiveDefOf(params.kind).separate_output() ? params.ranks : 0),
+        out_(static_cast<std::size_t>(params.ranks)),
+        fetched_(static_cast<std::size_t>(params.ranks), 0) {
+    if (computed != DType::kF32) {
+      tally_.unit_roundoff = UnitRoundoff(computed);
+      // max and min pick an input: only its own rounding.
+      tally_.reduce_factor = params.op == ReduceOp::kSum
+                                 ? tally_.unit_roundoff + Gamma(params.ranks, tally_.unit_roundoff)
+                                 : tally_.unit_roundoff;
+    }
+  }
+
+  void Reduced(int rank, std::int64_t begin, std::int64_t end) override {
+    const std::span<const float> out = Output(rank, begin, end);
+    for (std::int64_t i = begin; i < end; ++i)
+      tally_.Compare(out[i], ReducedInput(params_, seed_, i),
+                     tally_.unit_roundoff > 0 ? InputMagnitude(params_, seed_, i) : 0.0, true);
+  }
+  void Copied(int rank, std::int64_t begin, std::int64_t end, int from,
+              std::int64_t from_begin) override {
+    const std::span<const float> out = Output(rank, begin, end);
+    if (from < 0 || from >= params_.ranks || from_begin < 0 ||
+        from_begin + (end - begin) > params_.count)
+      throw Error("verify: the reference copies from outside the inputs (rank " +
+                  std::to_string(from) + ", element " + std::to_string(from_begin) + ")");
+    for (std::int64_t i = begin; i < end; ++i)
+      tally_.Compare(out[i], InputValue(seed_, from, from_begin + (i - begin)));
+  }
+  void Zero(int rank, std::int64_t begin, std::int64_t end) override {
+    const std::span<const float> out = Output(rank, begin, end);
+    for (std::int64_t i = begin; i < end; ++i) tally_.Compare(out[i], 0.0f);
+  }
+
+  const Tally& tally() const { return tally_; }
+
+ private:
+  // The output buffer of `rank` ("data", or "recv" when the kind has one),
+  // whose elements [begin, end) a region names.
+  std::span<const float> Output(int rank, std::int64_t begin, std::int64_t end) {
+    if (rank < 0 || rank >= params_.ranks || begin < 0 || end > params_.count)
+      throw Error("verify: the reference names elements [" + std::to_string(begin) + ", " +
+                  std::to_string(end) + ") of rank " + std::to_string(rank) + ", outside " +
+                  std::to_string(params_.ranks) + " ranks of " + std::to_string(params_.count) +
+                  " elements");
+    const std::size_t r = static_cast<std::size_t>(rank);
+    if (!fetched_[r]) {
+      const BufferId id = first_output_ + rank;
+      out_[r] = read_(id);
+      if (static_cast<std::int64_t>(out_[r].size()) != params_.count)
+        throw Error("verify: buffer " + std::to_string(id) + " of rank " + std::to_string(rank) +
+                    " holds " + std::to_string(out_[r].size()) + " elements, expected " +
+                    std::to_string(params_.count) +
+                    (out_[r].empty() ? " (a timing-only run has no data)" : ""));
+      fetched_[r] = 1;
+    }
+    return out_[r];
+  }
+
+  const CollectiveParams& params_;
+  std::uint64_t seed_;
+  const BufferReader& read_;
+  BufferId first_output_;
+  std::vector<std::span<const float>> out_;
+  std::vector<char> fetched_;
+  Tally tally_;
+};
+
 }  // namespace
 
 VerifyResult VerifyCollective(const CollectiveParams& params, const Plan& plan,
                               std::uint64_t seed, const BufferReader& read, DType computed) {
   CheckCollectiveParams(params);
   CheckPlanLayout(params, plan);
-  const int n = params.ranks;
-  const std::int64_t count = params.count;
-
-  // The output buffer of each rank: "data", or "recv" for all-to-all.
-  const BufferId first_output = params.kind == CollectiveKind::kAllToAll ? n : 0;
-  std::vector<std::span<const float>> out(static_cast<std::size_t>(n));
-  auto fetch = [&](int rank) {
-    const BufferId id = first_output + rank;
-    out[rank] = read(id);
-    if (static_cast<std::int64_t>(out[rank].size()) != count)
-      throw Error("verify: buffer " + std::to_string(id) + " of rank " + std::to_string(rank) +
-                  " holds " + std::to_string(out[rank].size()) + " elements, expected " +
-                  std::to_string(count) + (out[rank].empty() ? " (a timing-only run has no data)" : ""));
-  };
-
-  Tally tally;
-  if (computed != DType::kF32) {
-    tally.unit_roundoff = UnitRoundoff(computed);
-    // max and min pick an input: only its own rounding.
-    tally.reduce_factor = params.op == ReduceOp::kSum
-                              ? tally.unit_roundoff + Gamma(n, tally.unit_roundoff)
-                              : tally.unit_roundoff;
-  }
-  auto reduced = [&](float got, std::int64_t i) {
-    tally.Compare(got, ReducedInput(params, seed, i),
-                  tally.unit_roundoff > 0 ? InputMagnitude(params, seed, i) : 0.0, true);
-  };
-  switch (params.kind) {
-    case CollectiveKind::kAllReduce: {
-      for (int r = 0; r < n; ++r) fetch(r);
-      for (std::int64_t i = 0; i < count; ++i)
-        for (int r = 0; r < n; ++r) reduced(out[r][i], i);
-      break;
-    }
-    case CollectiveKind::kReduceScatter: {
-      for (int r = 0; r < n; ++r) {
-        fetch(r);
-        const std::int64_t begin = ChunkBegin(count, n, r);
-        const std::int64_t end = begin + ChunkCount(count, n, r);
-        for (std::int64_t i = begin; i < end; ++i) reduced(out[r][i], i);
-      }
-      break;
-    }
-    case CollectiveKind::kAllGather: {
-      for (int r = 0; r < n; ++r) fetch(r);
-      for (int c = 0; c < n; ++c) {
-        const std::int64_t begin = ChunkBegin(count, n, c);
-        const std::int64_t end = begin + ChunkCount(count, n, c);
-        for (std::int64_t i = begin; i < end; ++i) {
-          const float ref = InputValue(seed, c, i);  // rank c's input chunk c
-          for (int r = 0; r < n; ++r) tally.Compare(out[r][i], ref);
-        }
-      }
-      break;
-    }
-    case CollectiveKind::kBroadcast: {
-      for (int r = 0; r < n; ++r) fetch(r);
-      for (std::int64_t i = 0; i < count; ++i) {
-        const float ref = InputValue(seed, params.root, i);
-        for (int r = 0; r < n; ++r) tally.Compare(out[r][i], ref);
-      }
-      break;
-    }
-    case CollectiveKind::kReduce: {
-      fetch(params.root);
-      for (std::int64_t i = 0; i < count; ++i) reduced(out[params.root][i], i);
-      break;
-    }
-    case CollectiveKind::kAllToAll: {
-      // Block i of rank j's recv is block j of rank i's send (buffer id i);
-      // the tail past n blocks is never written and stays zero.
-      const std::int64_t block = detail::AllToAllBlockCount(count, n);
-      for (int j = 0; j < n; ++j) {
-        fetch(j);
-        for (int i = 0; i < n; ++i)
-          for (std::int64_t t = 0; t < block; ++t)
-            tally.Compare(out[j][i * block + t], InputValue(seed, i, j * block + t));
-        for (std::int64_t t = n * block; t < count; ++t) tally.Compare(out[j][t], 0.0f);
-      }
-      break;
-    }
-  }
+  Checker checker(params, seed, read, computed);
+  CollectiveDefOf(params.kind).reference(params, checker);
+  const Tally& tally = checker.tally();
 
   VerifyResult result;
   result.wrong = tally.wrong;

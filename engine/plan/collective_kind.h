@@ -1,8 +1,11 @@
 // What a collective is, as data: its kind, its algorithm, its parameters,
-// and the plain facts about a kind that need no generator (nccl-tests'
-// bus-bandwidth factor). The executor's metrics and chunk state use these;
-// the generators and the rest of the facts (names, steps, layouts) are in
-// engine/algorithms/collective.h, which includes this file.
+// and nccl-tests' bus-bandwidth factor. Everything else about a kind is its
+// def in the collectives' table (collective_def.h; one file per kind in
+// engine/algorithms/collectives/); engine/algorithms/collective.h is the
+// front door to it (names, steps, layouts, the generators).
+//
+// A new collective: a value here, its file in engine/algorithms/collectives/
+// (docs/architecture.md, "Adding a collective").
 #pragma once
 
 #include <cstdint>
@@ -39,7 +42,8 @@ struct CollectiveParams {
 };
 
 /// nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
-/// all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce.
+/// all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce
+/// (the def's busbw_factor; 1 for a kind with no def).
 double BusBandwidthFactor(CollectiveKind kind, int ranks);
 
 }  // namespace shardlab

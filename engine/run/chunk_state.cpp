@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/core/error.h"
+#include "engine/plan/collective_def.h"
 
 namespace shardlab {
 
@@ -13,11 +14,10 @@ namespace {
 // Chunk c of `count` elements split n ways, as collective.h defines it.
 std::int64_t ChunkStart(std::int64_t count, int n, int c) { return c * count / n; }
 
-// All-to-all cuts blocks of count/n elements instead (as nccl-tests); the
-// last count % n elements take no part.
-std::pair<std::int64_t, std::int64_t> ChunkRange(bool all_to_all, std::int64_t count, int n,
-                                                 int c) {
-  if (all_to_all) return {c * (count / n), (c + 1) * (count / n)};
+// The kind's cut (its def's `chunks`): even chunks, or (all-to-all, as
+// nccl-tests) blocks of count/n elements with the last count % n in none.
+std::pair<std::int64_t, std::int64_t> ChunkRange(bool blocks, std::int64_t count, int n, int c) {
+  if (blocks) return {c * (count / n), (c + 1) * (count / n)};
   return {ChunkStart(count, n, c), ChunkStart(count, n, c + 1)};
 }
 
@@ -97,14 +97,15 @@ std::vector<int> ChunkState::RankSet::Members() const {
 // --- ChunkState ------------------------------------------------------------
 
 ChunkState::ChunkState(const CollectiveParams& params, const Plan& plan)
-    : plan_(&plan),
-      num_ranks_(plan.num_ranks),
-      all_to_all_(params.kind == CollectiveKind::kAllToAll) {
+    : plan_(&plan), num_ranks_(plan.num_ranks) {
+  const CollectiveDef& def = CollectiveDefOf(params.kind);
+  blocks_ = def.chunks == ChunkCut::kBlocks;
   if (params.ranks != plan.num_ranks) {
     throw Error("ChunkState: the parameters have " + std::to_string(params.ranks) +
                 " ranks but plan '" + plan.name + "' has " + std::to_string(plan.num_ranks));
   }
-  const char* output_name = all_to_all_ ? "recv" : "data";
+  const std::string output_name = def.output_buffer();
+  const std::string input_name = def.input_buffer();
   output_.assign(num_ranks_, kNoBuffer);
   buffers_.resize(plan.buffers.size());
 
@@ -118,33 +119,19 @@ ChunkState::ChunkState(const CollectiveParams& params, const Plan& plan)
       output_[rank] = static_cast<BufferId>(id);
     }
 
+    if (buffer.name != input_name) continue;
+    // The part of the input buffer that holds this rank's own input (the
+    // def's `input`: all of it, its own chunk for all-gather, the root's
+    // for broadcast); the rest is filled by the run.
+    const ElementRange input = def.input(params, rank, buffer.count);
+    const std::int64_t begin = std::max<std::int64_t>(input.begin, 0);
+    const std::int64_t end = std::min(input.end, buffer.count);
+    if (begin >= end) continue;
     RankSet own(num_ranks_);
     own.Insert(rank);
-    switch (params.kind) {
-      case CollectiveKind::kAllReduce:
-      case CollectiveKind::kReduce:
-      case CollectiveKind::kReduceScatter:
-        if (buffer.name == "data") list[0].ranks = own;
-        break;
-      case CollectiveKind::kAllGather:
-        // Only this rank's own chunk is input; the rest is filled by the run.
-        if (buffer.name == "data") {
-          const std::int64_t begin = ChunkStart(buffer.count, num_ranks_, rank);
-          const std::int64_t end = ChunkStart(buffer.count, num_ranks_, rank + 1);
-          if (begin < end) {
-            SplitAt(list, begin, buffer.count);
-            SplitAt(list, end, buffer.count);
-            list[Find(list, begin)].ranks = own;
-          }
-        }
-        break;
-      case CollectiveKind::kBroadcast:
-        if (buffer.name == "data" && rank == params.root) list[0].ranks = own;
-        break;
-      case CollectiveKind::kAllToAll:
-        if (buffer.name == "send") list[0].ranks = own;
-        break;
-    }
+    SplitAt(list, begin, buffer.count);
+    SplitAt(list, end, buffer.count);
+    list[Find(list, begin)].ranks = own;
   }
 }
 
@@ -286,7 +273,7 @@ std::vector<std::string> ChunkState::FormatRanks(int chunks) const {
     for (int c = 0; c < shown; ++c) {
       if (c > 0) line += ", ";
       bool uniform = true;
-      const auto [begin, end] = ChunkRange(all_to_all_, count, n, c);
+      const auto [begin, end] = ChunkRange(blocks_, count, n, c);
       const RankSet ranks = Collect(buffer, begin, end, &uniform);
       line += FormatSet(ChunkLetters(c), ranks.Members());
       if (!uniform) line += '*';
@@ -309,7 +296,7 @@ std::vector<int> ChunkState::Contributors(int rank, int chunk, int chunks) const
   if (buffer == kNoBuffer) return {};
   const std::int64_t count = plan_->buffers[buffer].count;
   bool uniform = true;
-  const auto [begin, end] = ChunkRange(all_to_all_, count, n, chunk);
+  const auto [begin, end] = ChunkRange(blocks_, count, n, chunk);
   const RankSet ranks = Collect(buffer, begin, end, &uniform);
   if (!uniform) return {};
   return ranks.Members();

@@ -30,9 +30,10 @@ namespace shardlab {
 class ChunkState : public EventSink {
  public:
   /// Tracks the buffers of a collective; the initial contributions follow
-  /// the layout in collective.h (all-gather: only chunk r of rank r holds
-  /// rank r's input; all-to-all: rank r's "send", empty "recv"; broadcast:
-  /// root only; ...). `plan` must outlive this object.
+  /// the layout in collective.h and the kind's def (collective_def.h:
+  /// all-gather: only chunk r of rank r holds rank r's input; all-to-all:
+  /// rank r's "send", empty "recv"; broadcast: root only; ...). `plan` must
+  /// outlive this object.
   ChunkState(const CollectiveParams& params, const Plan& plan);
 
   /// Applies a completed Recv/Reduce/Copy event (others are ignored).
@@ -88,7 +89,7 @@ class ChunkState : public EventSink {
 
   const Plan* plan_;
   int num_ranks_;
-  bool all_to_all_;                  // chunks are count/n blocks, as the generator cuts them
+  bool blocks_ = false;              // chunks are count/n blocks (all-to-all), as the generator cuts them
   std::vector<Intervals> buffers_;   // by BufferId
   std::vector<BufferId> output_;     // by rank
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -135,10 +134,11 @@ std::vector<std::pair<int, int>> PairsUsed(const PreparedCollective& p) {
     case CollectiveAlgo::kRing: {
       int first_pos = 0;  // a chain uses n-1 hops of the ring, starting here
       int hops = n;
-      if (CollectiveHasRoot(params.kind)) {
+      const RootRole root = CollectiveDefOf(params.kind).root;
+      if (root != RootRole::kNone) {  // from the root onward, or round to it
         const int root_pos = static_cast<int>(
             std::find(rank_at.begin(), rank_at.end(), params.root) - rank_at.begin());
-        first_pos = params.kind == CollectiveKind::kBroadcast ? root_pos : root_pos + 1;
+        first_pos = root == RootRole::kSource ? root_pos : root_pos + 1;
         hops = n - 1;
       }
       for (int h = 0; h < hops; ++h) pairs.emplace_back(at(first_pos + h), at(first_pos + h + 1));
@@ -191,89 +191,26 @@ void SetAlphaAndBandwidth(PreparedCollective& p) {
   p.bandwidth_gbps = narrowest;
 }
 
-/// Three significant digits, no exponent: "8.39", "300", "1200".
-std::string ThreeDigits(double value) {
-  char text[32];
-  if (value >= 999.5) {
-    std::snprintf(text, sizeof text, "%.0f", value);
-  } else {
-    std::snprintf(text, sizeof text, "%.3g", value);
-  }
-  return text;
-}
-
-/// Decimal units, as GB/s counts them: "8.39 MB", "512 B".
-std::string DecimalBytes(double bytes) {
-  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int unit = 0;
-  while (bytes >= 999.5 && unit < 5) {
-    bytes /= 1000.0;
-    ++unit;
-  }
-  return ThreeDigits(bytes) + " " + kUnits[unit];
-}
-
-std::string GbpsText(Gbps gbps) { return ThreeDigits(gbps) + " GB/s"; }
-
-/// predicted_ns and formula from params, alpha_ns and bandwidth_gbps.
+/// predicted_ns and formula from params, alpha_ns and bandwidth_gbps: the
+/// algorithm's cost in its collective's def (nccl: the default algorithm's,
+/// as NCCL's default ring or direct exchange would take).
 void SetPrediction(PreparedCollective& p) {
   const CollectiveParams& params = p.params;
-  const int n = params.ranks;
-  const double m = static_cast<double>(CollectiveSizeBytes(params));
-  const TimeNs alpha = p.alpha_ns;
-  const Gbps b = p.bandwidth_gbps;
+  const CollectiveDef& def = CollectiveDefOf(params.kind);
   p.predicted_ns = 0;
-  if (n < 2) {
-    p.formula = params.kind == CollectiveKind::kAllToAll ? "n = 1: a local copy, no transfer"
-                                                         : "n = 1: nothing moves";
+  if (params.ranks < 2) {
+    p.formula = def.separate_output() ? "n = 1: a local copy, no transfer" : "n = 1: nothing moves";
     return;
   }
-  const std::string n1 = std::to_string(n - 1);
-  const double piece = m / n;
-  const TimeNs step_ns = alpha + piece / b;
-  const std::string step_text =
-      "(" + FormatTime(alpha) + " + " + DecimalBytes(piece) + " / " + GbpsText(b) + ")";
-
-  if (params.algo == CollectiveAlgo::kTree) {
-    const int steps = ExpectedSteps(params);
-    const int depth = DoubleBinaryTreeDepth(n);
-    const int pieces = steps - 2 * depth + 1;
-    // Each step moves a piece of M/(2K) along every tree edge; the busiest
-    // rank (inner in one tree, leaf in the other) sends about four of them.
-    const double per_step_bytes = 2.0 * m / pieces;
-    p.predicted_ns = steps * (alpha + per_step_bytes / b);
-    p.formula = "estimate S·(α + 2M/(K·B)), S = K + 2d - 1 = " + std::to_string(pieces) + " + " +
-                std::to_string(2 * depth) + " - 1 steps: " + std::to_string(steps) + "·(" +
-                FormatTime(alpha) + " + " + DecimalBytes(per_step_bytes) + " / " + GbpsText(b) +
-                ") = " + FormatTime(p.predicted_ns);
+  const CollectiveAlgoDef* algo = def.Algo(params.algo);
+  if (algo == nullptr && !def.algos.empty()) algo = &def.algos.front();
+  if (algo == nullptr) {
+    p.formula = "no formula: " + std::string(def.title) + " has only the library call";
     return;
   }
-
-  switch (params.kind) {
-    case CollectiveKind::kAllReduce:
-      p.predicted_ns = 2.0 * (n - 1) * step_ns;
-      p.formula = "2(n-1)·(α + M/(n·B)) = 2·" + n1 + "·" + step_text;
-      break;
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather:
-      p.predicted_ns = (n - 1) * step_ns;
-      p.formula = "(n-1)·(α + M/(n·B)) = " + n1 + "·" + step_text;
-      break;
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce:
-      p.predicted_ns = 2.0 * (n - 1) * step_ns;
-      p.formula = "2(n-1)·(α + M/(n·B)), n pieces over n-1 hops = 2·" + n1 + "·" + step_text;
-      break;
-    case CollectiveKind::kAllToAll: {
-      p.predicted_ns = (n - 1) * step_ns;
-      const TimeNs bound_ns = alpha + (n - 1) * piece / b;
-      p.formula = "(n-1)·(α + M/(n·B)) = " + n1 + "·" + step_text + " = " +
-                  FormatTime(p.predicted_ns) + "; lower bound α + (n-1)/n·M/B = " +
-                  FormatTime(bound_ns);
-      return;
-    }
-  }
-  p.formula += " = " + FormatTime(p.predicted_ns);
+  CollectiveCost cost = algo->cost(params, p.alpha_ns, p.bandwidth_gbps);
+  p.predicted_ns = cost.ns;
+  p.formula = std::move(cost.formula);
 }
 
 /// A copy of everything but the plan.
@@ -472,6 +409,13 @@ RunOptions CollectiveRunOptions(const CollectiveScenario& scenario) {
 // One spec for every collective: `run allreduce` is `kind = allreduce`.
 namespace {
 
+/// The kinds' names, in kind order (the collectives' table).
+std::vector<std::string> CollectiveNames() {
+  std::vector<std::string> names;
+  for (const CollectiveDef* def : Collectives()) names.emplace_back(def->name);
+  return names;
+}
+
 /// A real collective run holds every rank's buffers as floats on the host.
 void CheckCollectiveHostMemory(const CollectiveScenario& sc) {
   if (sc.timing_only) return;
@@ -616,8 +560,7 @@ void RegisterScenario_collective_scenario() {
   s.params = {
       Param("kind", T::kChoice, "allreduce",
             "the collective (the CLI's command word: run allreduce)")
-          .Choices({"allreduce", "reducescatter", "allgather", "broadcast",
-                    "reduce", "alltoall"})
+          .Choices(CollectiveNames())
           .NoCli(),
       Param(
           "algo", T::kChoice, "auto",

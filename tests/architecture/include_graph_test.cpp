@@ -34,7 +34,8 @@
 //   core/      includes nothing else of the engine
 //   plan/, topology/  include only core/ and themselves
 //   run/       includes no backend (backends include run/backend.h) and no
-//              algorithms/ (collective kinds are in plan/collective_kind.h)
+//              algorithms/ (collective kinds and their table are in plan/:
+//              collective_kind.h, collective_def.h)
 //   planner/, compare/, io/  include no scenarios/ (the scenarios use them)
 //   scenarios/ includes no lab/ (the labs bind to the scenarios)
 //   engine/    includes nothing of app/, ImGui, GLFW or OpenGL

@@ -6,24 +6,15 @@ namespace shardlab::gui {
 namespace {
 
 /// The ranks chunk `chunk` of rank `rank`'s output holds when the
-/// collective is over (empty: the chunk is not part of the result).
+/// collective is over (empty: the chunk is not part of the result): the
+/// kind's def says.
 std::vector<int> FinalContributors(const CollectiveParams& params, int rank, int chunk) {
-  std::vector<int> all(static_cast<std::size_t>(params.ranks));
-  for (int r = 0; r < params.ranks; ++r) all[static_cast<std::size_t>(r)] = r;
-  switch (params.kind) {
-    case CollectiveKind::kAllReduce: return all;
-    case CollectiveKind::kReduceScatter: return chunk == rank ? all : std::vector<int>{};
-    case CollectiveKind::kAllGather: return {chunk};
-    case CollectiveKind::kBroadcast: return {params.root};
-    case CollectiveKind::kReduce: return rank == params.root ? all : std::vector<int>{};
-    case CollectiveKind::kAllToAll: return {chunk};
-  }
-  return {};
+  return CollectiveDefOf(params.kind).final_contributors(params, rank, chunk);
 }
 
 /// Elements in chunk `chunk` of a rank's output, cut as ChunkState cuts it.
 std::int64_t ChunkElements(const CollectiveParams& params, int chunk) {
-  if (params.kind == CollectiveKind::kAllToAll) return params.count / params.ranks;
+  if (CollectiveDefOf(params.kind).chunks == ChunkCut::kBlocks) return params.count / params.ranks;
   return ChunkCount(params.count, params.ranks, chunk);
 }
 

@@ -30,13 +30,6 @@ namespace {
 constexpr float kMinCellPx = 6.0f;     // below this, scroll instead of squeezing
 constexpr float kCellGapPx = 2.0f;
 
-/// Kinds whose cells grow a sum; in the others a cell simply holds one
-/// rank's data or not.
-bool Reduces(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
-         kind == CollectiveKind::kReduce;
-}
-
 /// The snapshot after `steps` steps, or the latest one before it while the
 /// run is still recording; null when there is none.
 const BufferSnapshot* SnapshotAt(const std::vector<BufferSnapshot>& snapshots, int steps) {
@@ -135,7 +128,9 @@ void DrawBufferView(ViewContext& ctx) {
     return;
   }
   const BufferSnapshot* before = snap->step > 0 ? SnapshotExactly(snapshots, snap->step - 1) : nullptr;
-  const bool reduces = Reduces(prepared->params.kind);
+  // Kinds whose cells grow a sum; in the others a cell simply holds one
+  // rank's data or not.
+  const bool reduces = CollectiveReduces(prepared->params.kind);
 
   if (snap->step == 0) {
     ImGui::TextWrapped(Tr("Inputs: every GPU holds only its own data"));

@@ -38,16 +38,10 @@ std::string Number(double value) {
   return text;
 }
 
-const char* BusFactorText(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "algbw \xC3\x97 2(n-1)/n";
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllToAll: return "algbw \xC3\x97 (n-1)/n";
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce: return "algbw \xC3\x97 1";
-  }
-  return "";
+/// "algbw × 2(n-1)/n": the kind's def's factor.
+std::string BusFactorText(CollectiveKind kind) {
+  const CollectiveDef* def = FindCollective(kind);
+  return def != nullptr ? std::string("algbw \xC3\x97 ") + def->busbw_formula : std::string();
 }
 
 std::string ScenarioLine(const PreparedCollective& p, const std::string& backend) {

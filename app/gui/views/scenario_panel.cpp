@@ -43,11 +43,6 @@
 namespace shardlab::gui {
 namespace {
 
-constexpr CollectiveKind kKinds[] = {
-    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
-    CollectiveKind::kBroadcast, CollectiveKind::kReduce,        CollectiveKind::kAllToAll,
-};
-
 const char* AlgoWords(CollectiveAlgo algo) {
   switch (algo) {
     case CollectiveAlgo::kRing: return Tr("ring");
