@@ -1,6 +1,9 @@
 #include "app/gui/app/test_log.h"
 
 #include <imgui.h>
+// The last item's flags (ImGui 1.86 has no public GetItemFlags): a
+// disabled widget is logged as such, so a test does not wait to hover it.
+#include <imgui_internal.h>
 
 #include <cmath>
 #include <cstdio>
@@ -13,7 +16,7 @@ namespace {
 
 struct Mark {
   int x0, y0, x1, y1;
-  const char* state;  // hidden, clipped, shown, hovered or active
+  const char* state;  // hidden, disabled, clipped, shown, hovered or active
   bool operator==(const Mark& o) const {
     return x0 == o.x0 && y0 == o.y0 && x1 == o.x1 && y1 == o.y1 && std::string_view(state) == o.state;
   }
@@ -68,7 +71,9 @@ void MarkItem(const std::string& name) {
   if (!g_out.is_open()) return;
   const ImVec2 min = ImGui::GetItemRectMin();
   const ImVec2 max = ImGui::GetItemRectMax();
+  const bool disabled = (GImGui->LastItemData.InFlags & ImGuiItemFlags_Disabled) != 0;
   const char* state = !ImGui::IsItemVisible()          ? "hidden"
+                      : disabled                        ? "disabled"
                       : ImGui::IsItemActive()           ? "active"
                       : ImGui::IsItemHovered()          ? "hovered"
                       : !CentreVisible(min, max)        ? "clipped"

@@ -30,7 +30,10 @@
 // Marks are names a view gives its last drawn widget (MarkItem("run")):
 // "scenario-combo", "scenario-choice allreduce" ("... cli-only" for one the
 // app lists but does not run), "field timing_only",
-// "run", "play", "step", "gantt-timeline", "menu Labs", ...
+// "run", "play", "step", "gantt-timeline", "gantt-cursor", "menu Labs", ...
+// Each item line ends in the widget's state: hidden (not drawn in its
+// window), disabled (drawn greyed: a click does nothing), clipped (its centre
+// cut by its panel's edge), shown, hovered or active.
 #pragma once
 
 #include <string>

@@ -758,6 +758,14 @@ void DrawGanttView(ViewContext& ctx, GanttViewState& state) {
     }
   }
   state.frame = ClampFrame(state.frame, run_end_ns);
+  {
+    // Where the cursor line is, for the real-input test's wheel zoom.
+    const double cursor_px = state.frame.TimeToPx(cursor_ns);
+    if (cursor_px >= 0 && cursor_px <= timeline_w) {
+      const float x = rows_pos.x + label_w + static_cast<float>(cursor_px);
+      test_log::MarkRect("gantt-cursor", x - 1, rows_pos.y, x + 1, rows_pos.y + rows_view_h);
+    }
+  }
 
   DrawRuler(outer, state.frame, ruler_origin, ruler_h, cursor_ns, theme);
 
