@@ -78,7 +78,8 @@ DpTrainScenario DpTrainFromParams(const ScenarioParams& p) {
   c.steps = static_cast<int>(p.Int("steps"));
   c.accumulate = static_cast<int>(p.Int("accumulate"));
   c.recompute = RecomputedLayers(ParseRecomputeMode(p.Text("recompute")), p.Text("recompute_layers"), c.model.layers);
-  c.mixed_precision = p.Text("precision") == "fp16";
+  const std::string precision = p.Text("precision");
+  c.precision = precision == "fp16" ? DType::kF16 : precision == "bf16" ? DType::kBF16 : DType::kF32;
   c.loss_scale.initial_scale = p.Number("loss_scale");
   c.loss_scale.growth_interval = static_cast<int>(p.Int("scale_growth_interval"));
   const std::string overflow = p.Text("overflow");
@@ -119,7 +120,7 @@ std::unique_ptr<PreparedDpTrain> PrepareDpTrain(const DpTrainScenario& scenario)
   DpTrainConfig base = scenario.config;
   base.accumulate = 1;
   base.recompute.clear();
-  base.mixed_precision = false;
+  base.precision = DType::kF32;
   base.overflow_rank = base.overflow_step = -1;
   base.compression = CompressionConfig{};
   base.local_steps = 1;
@@ -159,7 +160,7 @@ DpTrainSummary SummarizeDpTrain(const PreparedDpTrain& prepared, std::span<const
   m["baseline_time_ms"] = tb.step_ms;
   m["time_saved_ms"] = tb.step_ms - t.step_ms;
   // Memory and recomputation.
-  const int e = c.mixed_precision ? 2 : 4;
+  const int e = c.mixed() ? 2 : 4;
   if (const MemoryUsage* usage = backend.memory()) {
     Bytes peak = 0;
     for (const RankMemory& rm : usage->ranks)
@@ -193,7 +194,7 @@ DpTrainSummary SummarizeDpTrain(const PreparedDpTrain& prepared, std::span<const
   (void)ran;
 
   // The check.
-  const bool exact_mode = c.compression.kind == Compression::kNone && !c.mixed_precision && c.local_steps == 1 &&
+  const bool exact_mode = c.compression.kind == Compression::kNone && !c.mixed() && c.local_steps == 1 &&
                           c.staleness == 0;
   if (exact_mode) {
     MlpBoundedReference reference(c.model, c.seed, UnitRoundoff(DType::kF32));
@@ -219,7 +220,7 @@ DpTrainSummary SummarizeDpTrain(const PreparedDpTrain& prepared, std::span<const
        std::to_string(c.ranks) + " ranks x " + std::to_string(c.accumulate) + (c.accumulate == 1 ? " micro-batch x " : " micro-batches x ") +
        std::to_string(split.microbatch_rows) + " rows, SGD lr " + Num(c.model.learning_rate) + ", " +
        prepared.topology.name + "\n";
-  x += " step        loss    baseline" + std::string(c.mixed_precision ? "   loss scale" : "") + "   sent (bytes)\n";
+  x += " step        loss    baseline" + std::string(c.loss_scaled() ? "   loss scale" : "") + "   sent (bytes)\n";
   for (int k = 0; k < c.steps; ++k) {
     if (c.steps > 12 && k >= 6 && k + 3 < c.steps) {
       if (k == 6) x += "  ...\n";
@@ -229,7 +230,7 @@ DpTrainSummary SummarizeDpTrain(const PreparedDpTrain& prepared, std::span<const
     std::snprintf(line, sizeof line, "%5d  %10.6f  %10.6f", k, r.loss[static_cast<std::size_t>(k)],
                   base.loss[static_cast<std::size_t>(k)]);
     x += line;
-    if (c.mixed_precision) {
+    if (c.loss_scaled()) {
       std::snprintf(line, sizeof line, "  %11.0f", r.scale[static_cast<std::size_t>(k)]);
       x += line;
     }
@@ -320,15 +321,17 @@ void RegisterScenario_dp_train_scenario() {
           .Choices({"none", "full", "selective"}).Noun("recompute mode"),
       Param("recompute_layers", T::kText, "", "selective: the layers that recompute, e.g. 0,2")
           .ValueName("LIST"),
-      Param("precision", T::kChoice, "fp32", "fp32, or fp16 mixed precision with a dynamic loss scale")
-          .Choices({"fp32", "fp16"}).Noun("precision"),
+      Param("precision", T::kChoice, "fp32",
+            "fp32; fp16 mixed precision with a dynamic loss scale; or bf16 mixed precision, which needs no loss "
+            "scale (fp32's exponent range, fewer mantissa bits)")
+          .Choices({"fp32", "fp16", "bf16"}).Noun("precision"),
       Param("loss_scale", T::kNumber, "65536", "fp16: the initial loss scale S").Range(1, 1e30).ValueName("S"),
       Param("scale_growth_interval", T::kInteger, "2000", "fp16: good steps before S doubles")
           .Range(1, 1000000).Unit("steps"),
       Param("overflow", T::kText, "none", "fp16: rank R's gradient gets an inf at step STEP (a bad batch)")
           .ValueName("R@STEP"),
-      Param("compress", T::kChoice, "none", "gradient compression: none, fp16, int8 (scale per bucket) or topk")
-          .Choices({"none", "fp16", "int8", "topk"}).Noun("compression"),
+      Param("compress", T::kChoice, "none", "gradient compression: none, fp16, bf16, int8 (scale per bucket) or topk")
+          .Choices({"none", "fp16", "bf16", "int8", "topk"}).Noun("compression"),
       Param("topk", T::kNumber, "0.01", "topk: the fraction of gradient elements each rank sends, in (0, 1]")
           .Range(0, 1).ValueName("F"),
       Param("compress_bucket", T::kInteger, "1024", "int8: elements that share one scale").Range(1, 1 << 24).Unit("elements"),

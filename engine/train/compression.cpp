@@ -15,6 +15,7 @@ namespace shardlab {
 const char* CompressionName(Compression c) {
   switch (c) {
     case Compression::kFp16: return "fp16";
+    case Compression::kBf16: return "bf16";
     case Compression::kInt8: return "int8";
     case Compression::kTopK: return "topk";
     default: return "none";
@@ -24,11 +25,22 @@ const char* CompressionName(Compression c) {
 Compression ParseCompression(std::string_view text) {
   if (text == "none") return Compression::kNone;
   if (text == "fp16") return Compression::kFp16;
+  if (text == "bf16") return Compression::kBf16;
   if (text == "int8") return Compression::kInt8;
   if (text == "topk") return Compression::kTopK;
-  throw Error("compress: unknown compression '" + std::string(text) + "' (none, fp16, int8 or topk)",
+  throw Error("compress: unknown compression '" + std::string(text) + "' (none, fp16, bf16, int8 or topk)",
               ErrorKind::kInvalidInput);
 }
+
+Compression WireCompression(DType working) {
+  switch (working) {
+    case DType::kF16: return Compression::kFp16;
+    case DType::kBF16: return Compression::kBf16;
+    default: return Compression::kNone;
+  }
+}
+
+bool IsFloatCompression(Compression c) { return c == Compression::kFp16 || c == Compression::kBf16; }
 
 static std::string Shortest(double v) {
   char buf[32];
@@ -56,19 +68,26 @@ std::int64_t Buckets(std::int64_t count, std::int64_t bucket) { return (count + 
 // Bytes of one ring message carrying `count` elements.
 Bytes MessageBytes(const CompressionConfig& c, std::int64_t count) {
   switch (c.kind) {
-    case Compression::kFp16: return 2 * count;
+    case Compression::kFp16:
+    case Compression::kBf16: return 2 * count;
     case Compression::kInt8: return count + 4 * Buckets(count, c.bucket_elements);
     default: return 4 * count;
   }
 }
 
-// Quantises `x` in place (fp16 or int8 with a scale per bucket of the
-// message) and adds each element's half-step to `half_steps`.
+// Quantises `x` in place (fp16, bf16, or int8 with a scale per bucket of
+// the message) and adds each element's half-step to `half_steps`.
 void Quantise(const CompressionConfig& c, std::span<float> x, std::span<double> half_steps) {
-  if (c.kind == Compression::kFp16) {
+  if (IsFloatCompression(c.kind)) {
+    // Half a step: 2^-p·|x| with p significant bits (11 for fp16, 8 for
+    // bf16), or half the subnormal spacing near zero.
+    const bool bf16 = c.kind == Compression::kBf16;
+    const DType to = bf16 ? DType::kBF16 : DType::kF16;
+    const int p = bf16 ? 8 : 11;
+    const double subnormal_half = std::ldexp(1.0, bf16 ? -134 : -25);
     for (std::size_t i = 0; i < x.size(); ++i) {
-      const float q = RoundToHalf(x[i]);
-      half_steps[i] += std::ldexp(std::fabs(static_cast<double>(x[i])), -11) + std::ldexp(1.0, -25);
+      const float q = RoundToWorking(to, x[i]);
+      half_steps[i] += std::ldexp(std::fabs(static_cast<double>(x[i])), -p) + subnormal_half;
       x[i] = q;
     }
     return;

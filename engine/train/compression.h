@@ -3,16 +3,18 @@
 //
 //   none   ring all-reduce of fp32:        2(N−1)/N · 4Ψ bytes sent per rank
 //   fp16   the ring carries fp16:           2(N−1)/N · 2Ψ
+//   bf16   the ring carries bf16:           2(N−1)/N · 2Ψ (fp32's range,
+//          8 significant bits against fp16's 11)
 //   int8   the ring carries int8 + one fp32 scale per bucket of E elements
 //          (scale = max|x|/127 over the bucket):  2(N−1)/N · (Ψ + 4Ψ/E)
 //   topk   each rank sends its k = ⌈fΨ⌉ largest |g + residual| as (index,
 //          value) pairs, an all-gather:    (N−1) · 8k
 //
-// fp16 and int8 run the ring's reduce-scatter with the partial sums
+// fp16, bf16 and int8 run the ring's reduce-scatter with the partial sums
 // re-quantised at every hop, and the all-gather of the reduced chunks
 // quantised once more, so every rank ends with the same numbers. Each
 // quantisation moves a value by at most half its step (fp16: u·|x|, u =
-// 2^-11; int8: scale/2); the sum's error is bounded by the half-steps of
+// 2^-11; bf16: u = 2^-8; int8: scale/2); the sum's error is bounded by the half-steps of
 // all the quantisations an element went through (N of them) plus fp32's
 // rounding of the additions — the bound tests check element by element.
 //
@@ -26,14 +28,20 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/op_kinds.h"
 #include "engine/core/units.h"
 
 namespace shardlab {
 
-enum class Compression : std::uint8_t { kNone, kFp16, kInt8, kTopK };
-const char* CompressionName(Compression c);  // "none", "fp16", "int8", "topk"
+enum class Compression : std::uint8_t { kNone, kFp16, kBf16, kInt8, kTopK };
+const char* CompressionName(Compression c);  // "none", "fp16", "bf16", "int8", "topk"
 /// Throws Error(kInvalidInput) "compress: unknown compression 'int3' (...)".
 Compression ParseCompression(std::string_view text);
+/// What a mixed-precision run's gradients travel as: fp16 -> kFp16, bf16 ->
+/// kBf16 (kNone for fp32).
+Compression WireCompression(DType working);
+/// fp16 or bf16: a rounding to a narrower float, with a relative half-step.
+bool IsFloatCompression(Compression c);
 
 struct CompressionConfig {
   Compression kind = Compression::kNone;
@@ -53,7 +61,7 @@ std::int64_t TopKCount(const CompressionConfig& config, std::int64_t count);
 
 struct CompressedSum {
   std::vector<float> sum;        // what every rank holds afterwards
-  std::vector<double> bound;     // per element: the bound of |sum − exact sum| (fp16, int8);
+  std::vector<double> bound;     // per element: the bound of |sum − exact sum| (fp16, bf16, int8);
                                  // empty for none and topk
   Bytes bytes_sent_per_rank = 0; // counted while moving, the most any rank sent
 };

@@ -13,7 +13,7 @@ class DpTrainPlanBuilder {
   DpTrainPlanBuilder(const DpTrainConfig& c, const DpTrainResult& r, int steps)
       : c_(c), r_(r), steps_(steps), n_(c.ranks), h_(c.model.width),
         split_(SplitForAccumulation(c.model.batch, c.ranks, c.accumulate)),
-        b_(split_.microbatch_rows), half_(c.mixed_precision ? DType::kF16 : DType::kF32),
+        b_(split_.microbatch_rows), half_(c.precision),
         builder_(Name(c), c.ranks) {
     psi_ = MlpParameterCount(c.model);
   }
@@ -39,7 +39,7 @@ class DpTrainPlanBuilder {
                                            : "data parallel";
     return mode + ", " + std::to_string(c.ranks) + " ranks, MLP " + std::to_string(c.model.layers) + "x" +
            std::to_string(c.model.width) + ", K=" + std::to_string(c.accumulate) +
-           (c.mixed_precision ? ", fp16 + loss scale" : "") +
+           (c.loss_scaled() ? ", fp16 + loss scale" : c.mixed() ? ", bf16" : "") +
            (c.compression.kind != Compression::kNone ? std::string(", ") + CompressionName(c.compression.kind) : "");
   }
 
@@ -77,15 +77,15 @@ class DpTrainPlanBuilder {
       rb.input = Add(r, "input", rows * h_, half_, MemoryCategory::kOther);
       rb.target = Add(r, "target", rows * h_, half_, MemoryCategory::kOther);
       rb.loss = Add(r, "loss", steps_, DType::kF32, MemoryCategory::kOther);
-      rb.params = Add(r, c_.mixed_precision ? "params.fp16" : "params", psi_, half_, MemoryCategory::kParameters);
-      rb.grads = Add(r, c_.mixed_precision ? "grads.fp16" : "grads", psi_, half_, MemoryCategory::kGradients);
-      if (c_.mixed_precision) {
-        rb.master = Add(r, "master.fp32", psi_, DType::kF32, MemoryCategory::kOptimizerStates);
-        rb.flag = Add(r, "overflow flag", 1, DType::kF32, MemoryCategory::kOther);
-      }
+      const std::string working = c_.mixed() ? std::string(".") + CompressionName(WireCompression(c_.precision)) : "";
+      rb.params = Add(r, "params" + working, psi_, half_, MemoryCategory::kParameters);
+      rb.grads = Add(r, "grads" + working, psi_, half_, MemoryCategory::kGradients);
+      if (c_.mixed()) rb.master = Add(r, "master.fp32", psi_, DType::kF32, MemoryCategory::kOptimizerStates);
+      if (c_.loss_scaled()) rb.flag = Add(r, "overflow flag", 1, DType::kF32, MemoryCategory::kOther);
       const Compression kind = c_.compression.kind;
-      if (kind == Compression::kFp16 && !c_.mixed_precision)
-        rb.wire = Add(r, "grads.fp16 (wire)", psi_, DType::kF16, MemoryCategory::kGradients);
+      if (IsFloatCompression(kind) && !c_.mixed())
+        rb.wire = Add(r, std::string("grads.") + CompressionName(kind) + " (wire)", psi_,
+                      kind == Compression::kBf16 ? DType::kBF16 : DType::kF16, MemoryCategory::kGradients);
       if (kind == Compression::kInt8) rb.wire = Add(r, "grads.int8+scales (wire)", WireCount(), DType::kF32, MemoryCategory::kGradients);
       inbox_.push_back(c_.staleness > 0 && r > 0 ? Add(0, "pushed by rank " + std::to_string(r), psi_, DType::kF32, MemoryCategory::kGradients)
                                                  : kNoBuffer);
@@ -259,7 +259,7 @@ class DpTrainPlanBuilder {
       last_ = after;
       return;
     }
-    if (c_.mixed_precision) {  // the one-element all-reduce (max) of the overflow flags
+    if (c_.loss_scaled()) {  // the one-element all-reduce (max) of the overflow flags
       std::vector<BufferSlice> slices;
       std::string who;
       for (int r = 0; r < n_; ++r) {
@@ -296,7 +296,8 @@ class DpTrainPlanBuilder {
     }
     const char* what = c_.compression.kind == Compression::kTopK ? "all-gather of every rank's top-k (index, value) pairs"
                        : c_.compression.kind == Compression::kInt8 ? "all-reduce of int8 gradients with a scale per bucket"
-                       : c_.compression.kind == Compression::kFp16 || c_.mixed_precision ? "all-reduce of the fp16 gradients"
+                       : c_.compression.kind == Compression::kFp16 || c_.loss_scaled() ? "all-reduce of the fp16 gradients"
+                       : c_.compression.kind == Compression::kBf16 || c_.mixed()       ? "all-reduce of the bf16 gradients"
                                                                                         : "all-reduce of the gradients";
     after = Collective(c_.compression.kind == Compression::kTopK ? GroupCollectiveKind::kAllGather : GroupCollectiveKind::kAllReduce,
                        ReduceOp::kSum, slices, after,
@@ -309,10 +310,10 @@ class DpTrainPlanBuilder {
         kernels.push_back(ElementwiseCall(KernelKind::kCopy, {rb.wire, 0, std::min<std::int64_t>(WireCount(), psi_)}, {},
                                           {rb.grads, 0, std::min<std::int64_t>(WireCount(), psi_)}, 1,
                                           static_cast<int>(std::min<std::int64_t>(WireCount(), psi_))));
-      const BufferId target = c_.mixed_precision ? rb.master : rb.params;
+      const BufferId target = c_.mixed() ? rb.master : rb.params;
       kernels.push_back(ElementwiseCall(KernelKind::kAxpy, Whole(rb.grads), {}, Whole(target), 1,
                                         static_cast<int>(psi_), -c_.model.learning_rate));
-      if (c_.mixed_precision)
+      if (c_.mixed())
         kernels.push_back(ElementwiseCall(KernelKind::kCopy, Whole(rb.master), {}, Whole(rb.params), 1, static_cast<int>(psi_)));
       after[r] = {Compute(r, Phase::kOptimizer, -1, -1, kernels, after[r])};
     }

@@ -22,7 +22,7 @@ MlpParams RankGradient(const DpTrainConfig& c, const AccumulationSplit& split, c
   MlpParams grads = MlpParams::ZerosLike(c.model);
   PassOptions options;
   options.recompute = c.recompute;
-  options.half = c.mixed_precision;
+  options.working = c.precision;
   options.loss_scale = loss_scale;
   for (int j = 0; j < c.accumulate; ++j) {
     const PassResult r = MlpForwardBackward(c.model, params, data, MicrobatchFirstRow(split, rank, j),
@@ -60,13 +60,17 @@ void CheckDpTrainConfig(const DpTrainConfig& c) {
   if (c.staleness < 0) Fail("staleness: must be at least 0 (got " + std::to_string(c.staleness) + ")");
   const bool compressed = c.compression.kind != Compression::kNone;
   if (c.local_steps > 1 && c.staleness > 0) Fail("staleness: local SGD (local_steps > 1) and stale-synchronous SGD are two modes; choose one");
-  if ((c.local_steps > 1 || c.staleness > 0) && (compressed || c.mixed_precision))
+  if ((c.local_steps > 1 || c.staleness > 0) && (compressed || c.mixed()))
     Fail(std::string(c.local_steps > 1 ? "local_steps" : "staleness") +
          ": runs in fp32 without gradient compression (set compress = none, precision = fp32)");
-  if (c.mixed_precision && compressed && c.compression.kind != Compression::kFp16)
-    Fail("compress: with fp16 mixed precision the gradients are fp16 already; int8 and topk run in fp32");
+  if (c.mixed() && compressed && c.compression.kind != WireCompression(c.precision)) {
+    const std::string p = CompressionName(WireCompression(c.precision));
+    Fail("compress: with " + p + " mixed precision the gradients are " + p + " already (compress none or " + p +
+         "); int8 and topk run in fp32");
+  }
   if (c.overflow_rank >= c.ranks) Fail("overflow: rank " + std::to_string(c.overflow_rank) + " is not one of the " + std::to_string(c.ranks) + " ranks");
-  if (c.overflow_rank >= 0 && !c.mixed_precision) Fail("overflow: an injected overflow needs precision = fp16 (the loss scale)");
+  if (c.overflow_rank >= 0 && !c.loss_scaled())
+    Fail("overflow: an injected overflow needs precision = fp16 (the loss scale; bf16 has none)");
   if (c.overflow_step >= c.steps) Fail("overflow: step " + std::to_string(c.overflow_step) + " is past the last step");
   if (!c.step_time.empty() && static_cast<int>(c.step_time.size()) != c.ranks) Fail("slow_rank: one step time per rank");
 }
@@ -162,14 +166,14 @@ DpTrainResult RunDpTraining(const DpTrainConfig& c) {
   std::vector<float> master = out.params[0].Flat();
   DynamicLossScale scaler(c.loss_scale);
   CompressionConfig wire = c.compression;
-  if (c.mixed_precision && wire.kind == Compression::kNone) wire.kind = Compression::kFp16;  // fp16 grads
+  if (c.mixed() && wire.kind == Compression::kNone) wire.kind = WireCompression(c.precision);  // half grads
   std::vector<std::vector<float>> residuals(static_cast<std::size_t>(n), std::vector<float>(static_cast<std::size_t>(psi), 0.0f));
   MlpParams working = out.params[0];
   for (int step = 0; step < c.steps; ++step) {
     std::vector<float> work = master;
-    if (c.mixed_precision) RoundToHalf(work);  // the fp16 working copy
+    RoundToWorking(c.precision, work);  // the fp16 / bf16 working copy
     working.SetFlat(work);
-    const float scale = c.mixed_precision ? static_cast<float>(scaler.scale()) : 1.0f;
+    const float scale = c.loss_scaled() ? static_cast<float>(scaler.scale()) : 1.0f;
     double loss = 0;
     std::vector<std::vector<float>> grads;
     bool any = false;
@@ -177,26 +181,26 @@ DpTrainResult RunDpTraining(const DpTrainConfig& c) {
       MlpParams g = RankGradient(c, split, working, data, r, scale, &loss, &out.recompute_flops);
       if (r == c.overflow_rank && step == c.overflow_step) g.w[0][0] = INFINITY;  // the bad batch
       grads.push_back(g.Flat());
-      const bool flag = c.mixed_precision && HasNonFinite(grads.back());
+      const bool flag = c.loss_scaled() && HasNonFinite(grads.back());
       out.overflow_rank.push_back(flag ? 1 : 0);
       any = any || flag;  // the one-element all-reduce (max) of the flags
     }
     out.loss.push_back(loss);
     out.scale.push_back(scale);
-    Bytes bytes = c.mixed_precision ? CompressedAllReduceBytes(plain, 1, n) : 0;  // the flag
-    const bool skip = c.mixed_precision && scaler.Update(any);
+    Bytes bytes = c.loss_scaled() ? CompressedAllReduceBytes(plain, 1, n) : 0;  // the flag
+    const bool skip = c.loss_scaled() && scaler.Update(any);
     out.skipped.push_back(skip ? 1 : 0);
     if (skip) {  // every rank skips: nothing is sent, nothing updated
       out.communicated.push_back(0);
       out.bytes.push_back(bytes);
       continue;
     }
-    // fp16: each rank sends g/N (N a power of two keeps it exact), so the
-    // ring's partial sums stay within the largest rank's gradient and
+    // fp16, bf16: each rank sends g/N (N a power of two keeps it exact), so
+    // the ring's partial sums stay within the largest rank's gradient and
     // cannot overflow where no rank did.
-    if (c.mixed_precision)
+    if (c.mixed())
       for (std::vector<float>& g : grads)
-        for (float& v : g) v = RoundToHalf(static_cast<float>(static_cast<double>(v) / n));
+        for (float& v : g) v = RoundToWorking(c.precision, static_cast<float>(static_cast<double>(v) / n));
     const CompressedSum sum = CompressedAllReduce(wire, grads, &residuals);
     out.communicated.push_back(1);
     out.bytes.push_back(bytes + sum.bytes_sent_per_rank);
@@ -209,7 +213,7 @@ DpTrainResult RunDpTraining(const DpTrainConfig& c) {
       }
     }
     std::vector<float> g = sum.sum;
-    if (c.mixed_precision)
+    if (c.mixed())
       for (float& v : g) v = static_cast<float>(static_cast<double>(v) * n / scale);  // unscale, fp32
     if (step == 0) {
       out.first_gradient = MlpParams::ZerosLike(c.model);

@@ -4,8 +4,8 @@
 // that times the same run on the simulator is dp_train_plan.h.
 //
 //   sync   every step: each rank's K micro-batches (grad_accumulation.h,
-//          recompute.h, fp16 + loss scale: loss_scale.h), the flag's
-//          all-reduce (fp16), the gradients' all-reduce (compression.h),
+//          recompute.h, fp16 + loss scale or bf16: loss_scale.h), the
+//          flag's all-reduce (fp16), the gradients' all-reduce (compression.h),
 //          the update (SGD; fp32 master weights)
 //   local  `local_steps` H > 1: local SGD (local_sgd.h)
 //   ssp    `staleness` S > 0: stale-synchronous SGD with a parameter
@@ -30,7 +30,9 @@ struct DpTrainConfig {
   int steps = 20;
   int accumulate = 1;           // K
   std::vector<bool> recompute;  // [layer]; empty: none
-  bool mixed_precision = false; // fp16 with a dynamic loss scale
+  /// fp32; fp16 mixed precision with a dynamic loss scale; bf16 mixed
+  /// precision, which needs no loss scale (loss_scale.h).
+  DType precision = DType::kF32;
   LossScaleConfig loss_scale;
   int overflow_rank = -1;       // a bad batch: rank R's gradient gets an inf ...
   int overflow_step = -1;       // ... at this step
@@ -39,6 +41,8 @@ struct DpTrainConfig {
   int staleness = 0;            // S; > 0: stale-synchronous
   std::vector<double> step_time;  // [rank]: SSP's relative step time (empty: all 1)
   std::uint64_t seed = 1;
+  bool mixed() const { return precision != DType::kF32; }  // fp16 or bf16 working copies
+  bool loss_scaled() const { return precision == DType::kF16; }
 };
 
 /// Throws Error(kInvalidInput) naming the field ("accumulate: ",

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "engine/core/op_kinds.h"
 #include "engine/verify/bounds.h"
 
 namespace shardlab {
@@ -11,6 +10,15 @@ float RoundToHalf(float x) { return static_cast<float>(RoundTo(DType::kF16, x));
 
 void RoundToHalf(std::span<float> values) {
   for (float& v : values) v = RoundToHalf(v);
+}
+
+float RoundToWorking(DType working, float x) {
+  return working == DType::kF32 ? x : static_cast<float>(RoundTo(working, x));
+}
+
+void RoundToWorking(DType working, std::span<float> values) {
+  if (working == DType::kF32) return;
+  for (float& v : values) v = RoundToWorking(working, v);
 }
 
 bool HasNonFinite(std::span<const float> values) {

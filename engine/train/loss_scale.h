@@ -11,6 +11,12 @@
 //   flag clear: all-reduce the gradients, unscale (÷S, fp32), update the
 //               master weights; after `growth_interval` good steps S ← S·2
 //
+// bf16 (precision = bf16) keeps fp32's 8 exponent bits and gives up
+// mantissa instead (8 significant bits against fp16's 11): a gradient of
+// 1e-8 or 1e30 is still a number, so bf16 runs with no loss scale, no
+// overflow flag and no skipped step, as PyTorch's autocast to bfloat16 does
+// without a GradScaler. What it costs is precision, not range.
+//
 // On the simulator fp16 is emulated: each value is rounded to the nearest
 // fp16 (RoundTo, ties to even; beyond 65504 it becomes inf) at the points
 // above. The master weights never see an inf or a NaN: a step whose flag is
@@ -20,12 +26,18 @@
 #include <cstdint>
 #include <span>
 
+#include "engine/core/op_kinds.h"
+
 namespace shardlab {
 
 /// The nearest fp16 value of x (inf past 65504), as float.
 float RoundToHalf(float x);
 /// Rounds every element in place.
 void RoundToHalf(std::span<float> values);
+/// The nearest value of x in `working` (fp16, bf16; fp32 leaves it), as
+/// float: the working precision of a mixed-precision pass.
+float RoundToWorking(DType working, float x);
+void RoundToWorking(DType working, std::span<float> values);
 /// True when any element is inf or NaN.
 bool HasNonFinite(std::span<const float> values);
 

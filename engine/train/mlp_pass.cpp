@@ -72,9 +72,9 @@ MlpData MlpData::Of(const MlpConfig& model, std::uint64_t seed) {
 namespace {
 
 // z[rows×H] = x·W + b, float sums in the reference's order, then rounded
-// when `half`.
+// to `working` (fp16, bf16).
 void LayerForward(const float* x, const std::vector<float>& w, const std::vector<float>& b,
-                  std::int64_t rows, std::int64_t h, bool half, std::vector<float>& z) {
+                  std::int64_t rows, std::int64_t h, DType working, std::vector<float>& z) {
   z.assign(static_cast<std::size_t>(rows * h), 0.0f);
   for (std::int64_t r = 0; r < rows; ++r) {
     float* z_row = &z[static_cast<std::size_t>(r * h)];
@@ -85,7 +85,7 @@ void LayerForward(const float* x, const std::vector<float>& w, const std::vector
     }
     for (std::int64_t o = 0; o < h; ++o) z_row[o] += b[static_cast<std::size_t>(o)];
   }
-  if (half) RoundToHalf(z);
+  RoundToWorking(working, z);
 }
 
 }  // namespace
@@ -107,7 +107,7 @@ PassResult MlpForwardBackward(const MlpConfig& model, const MlpParams& params, c
   for (int l = 0; l < layers; ++l) {
     const float* x = l == 0 ? input : a[l - 1].data();
     std::vector<float>& zl = recomputes(l) ? scratch : z[l];
-    LayerForward(x, params.w[l], params.b[l], rows, h, options.half, zl);
+    LayerForward(x, params.w[l], params.b[l], rows, h, options.working, zl);
     a[l] = zl;
     if (l + 1 < layers)
       for (float& v : a[l]) v = v > 0.0f ? v : 0.0f;
@@ -121,13 +121,13 @@ PassResult MlpForwardBackward(const MlpConfig& model, const MlpParams& params, c
     loss += diff * diff;
     grad_out[i] = static_cast<float>(diff / loss_rows) * options.loss_scale;
   }
-  if (options.half) RoundToHalf(grad_out);
+  RoundToWorking(options.working, grad_out);
   result.loss = loss / (2.0 * loss_rows);
   // Backward.
   for (int l = layers - 1; l >= 0; --l) {
     const float* layer_in = l == 0 ? input : a[l - 1].data();
     if (recomputes(l)) {  // z_l again, from the kept input: the same operations
-      LayerForward(layer_in, params.w[l], params.b[l], rows, h, options.half, z[l]);
+      LayerForward(layer_in, params.w[l], params.b[l], rows, h, options.working, z[l]);
       result.recompute_flops += 2 * rows * h * h + rows * h;
     }
     std::vector<float> grad_z = grad_out;
@@ -147,15 +147,15 @@ PassResult MlpForwardBackward(const MlpConfig& model, const MlpParams& params, c
     std::vector<float>& gb = grads->b[l];
     for (std::int64_t i = 0; i < h * h; ++i) {
       float v = static_cast<float>(dw[i]);
-      if (options.half) v = RoundToHalf(v);
-      gw[i] = options.half ? RoundToHalf(gw[i] + v) : gw[i] + v;
+      v = RoundToWorking(options.working, v);
+      gw[i] = RoundToWorking(options.working, gw[i] + v);
     }
     for (std::int64_t o = 0; o < h; ++o) {
       double sum = 0;
       for (std::int64_t r = 0; r < rows; ++r) sum += grad_z[r * h + o];
       float v = static_cast<float>(sum);
-      if (options.half) v = RoundToHalf(v);
-      gb[o] = options.half ? RoundToHalf(gb[o] + v) : gb[o] + v;
+      v = RoundToWorking(options.working, v);
+      gb[o] = RoundToWorking(options.working, gb[o] + v);
     }
     if (l == 0) break;
     grad_out.assign(static_cast<std::size_t>(rows * h), 0.0f);
@@ -165,7 +165,7 @@ PassResult MlpForwardBackward(const MlpConfig& model, const MlpParams& params, c
         for (std::int64_t o = 0; o < h; ++o) sum += grad_z[r * h + o] * params.w[l][i * h + o];
         grad_out[r * h + i] = sum;
       }
-    if (options.half) RoundToHalf(grad_out);
+    RoundToWorking(options.working, grad_out);
   }
   return result;
 }
@@ -174,7 +174,7 @@ double MlpBatchLoss(const MlpConfig& model, const MlpParams& params, const MlpDa
   const std::int64_t h = model.width, rows = model.batch;
   std::vector<float> x = data.input, z;
   for (int l = 0; l < model.layers; ++l) {
-    LayerForward(x.data(), params.w[l], params.b[l], rows, h, false, z);
+    LayerForward(x.data(), params.w[l], params.b[l], rows, h, DType::kF32, z);
     if (l + 1 < model.layers)
       for (float& v : z) v = v > 0.0f ? v : 0.0f;
     x.swap(z);

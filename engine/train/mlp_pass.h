@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/core/op_kinds.h"
 #include "engine/model/mlp.h"
 
 namespace shardlab {
@@ -43,7 +44,8 @@ struct MlpData {
 
 struct PassOptions {
   std::vector<bool> recompute;   // [layer] (empty: none)
-  bool half = false;             // round every op's output to fp16
+  /// fp16 or bf16: every op's output is rounded to it; fp32: none is.
+  DType working = DType::kF32;
   float loss_scale = 1.0f;       // dL/dy is multiplied by it
   /// The loss's divisor: the batch the gradient is a mean over (0: model.batch).
   int loss_rows = 0;

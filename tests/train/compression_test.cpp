@@ -25,7 +25,7 @@ std::vector<std::vector<float>> RandomGradients(int ranks, int count, unsigned s
 }
 
 TEST(Compression, TheSumIsWithinTheQuantisationBoundAndTheBoundIsNotSlack) {
-  for (const Compression kind : {Compression::kFp16, Compression::kInt8}) {
+  for (const Compression kind : {Compression::kFp16, Compression::kBf16, Compression::kInt8}) {
     for (const int ranks : {2, 3, 4, 8}) {
       CompressionConfig c;
       c.kind = kind;
@@ -65,8 +65,9 @@ TEST(Compression, Int8BoundIsHalfAStepPerQuantisation) {
 
 TEST(Compression, BytesOnTheWireFollowTheFormulas) {
   const std::int64_t psi = 4224;
-  CompressionConfig none, fp16, int8, topk;
+  CompressionConfig none, fp16, bf16, int8, topk;
   fp16.kind = Compression::kFp16;
+  bf16.kind = Compression::kBf16;
   int8.kind = Compression::kInt8;
   int8.bucket_elements = 1024;
   topk.kind = Compression::kTopK;
@@ -75,6 +76,7 @@ TEST(Compression, BytesOnTheWireFollowTheFormulas) {
     const double ring = 2.0 * (n - 1) / n;
     EXPECT_EQ(CompressedAllReduceBytes(none, psi, n), ring * 4 * psi);
     EXPECT_EQ(CompressedAllReduceBytes(fp16, psi, n), ring * 2 * psi);
+    EXPECT_EQ(CompressedAllReduceBytes(bf16, psi, n), ring * 2 * psi);
     // int8: Ψ bytes over the ring plus a 4-byte scale per bucket of each message.
     const Bytes b8 = CompressedAllReduceBytes(int8, psi, n);
     EXPECT_GE(b8, ring * psi + ring * 4 * (psi / 1024));
@@ -85,7 +87,7 @@ TEST(Compression, BytesOnTheWireFollowTheFormulas) {
 }
 
 TEST(Compression, ThePlanSendsWhatTheHostCounts) {
-  for (const char* kind : {"none", "fp16", "topk"}) {
+  for (const char* kind : {"none", "fp16", "bf16", "topk"}) {
     DpTrainConfig c = SmallConfig(4, 32, 2);
     c.compression.kind = ParseCompression(kind);
     c.compression.topk_fraction = 0.05;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/train/loss_scale.h"
+#include "engine/verify/bounds.h"
 #include "tests/train/train_test_util.h"
 
 namespace shardlab {
@@ -16,7 +17,7 @@ using testing::SmallConfig;
 
 DpTrainConfig HalfConfig(int steps) {
   DpTrainConfig c = SmallConfig(4, 32, steps);
-  c.mixed_precision = true;
+  c.precision = DType::kF16;
   c.loss_scale.initial_scale = 1024;  // no overflow of its own at this size
   c.loss_scale.growth_interval = 4;
   return c;
@@ -154,8 +155,73 @@ TEST(LossScale, RefusesAnInjectedOverflowItCannotPlace) {
   c.overflow_step = 4;
   EXPECT_THROW(RunDpTraining(c), Error);
   c.overflow_step = 1;
-  c.mixed_precision = false;
+  c.precision = DType::kF32;
   EXPECT_THROW(RunDpTraining(c), Error);
+  c.precision = DType::kBF16;  // no loss scale to back off
+  EXPECT_THROW(RunDpTraining(c), Error);
+}
+
+TEST(RoundToWorking, RoundsAsBf16Does) {
+  // bf16: fp32's exponent, 8 significant bits.
+  EXPECT_EQ(RoundToWorking(DType::kBF16, 1.0f + 0x1p-8f), 1.0f);             // a tie goes to even
+  EXPECT_EQ(RoundToWorking(DType::kBF16, 1.0f + 0x1p-7f), 1.0f + 0x1p-7f);   // bf16's ulp at 1
+  EXPECT_EQ(RoundToWorking(DType::kBF16, 1.0f + 0x1.8p-8f), 1.0f + 0x1p-7f);
+  EXPECT_EQ(RoundToWorking(DType::kBF16, 1e30f), RoundTo(DType::kBF16, 1e30));  // fp16 would be inf
+  EXPECT_TRUE(std::isfinite(RoundToWorking(DType::kBF16, 1e30f)));
+  EXPECT_GT(RoundToWorking(DType::kBF16, 1e-30f), 0.0f);                      // fp16 would be 0
+  EXPECT_EQ(RoundToWorking(DType::kF16, 70000.0f), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(RoundToWorking(DType::kF32, 1.0f + 0x1p-20f), 1.0f + 0x1p-20f);  // fp32 leaves it
+}
+
+TEST(Bf16, TrainsWithoutALossScaleFlagOrSkip) {
+  // bf16 has fp32's range: no loss scale, no overflow flag, no skipped step,
+  // so a step sends only the gradients' all-reduce, at 2 bytes an element.
+  DpTrainConfig c = SmallConfig(4, 32, 10);
+  c.precision = DType::kBF16;
+  c.loss_scale.initial_scale = 1e8;  // would overflow fp16 (see the test above); bf16 ignores it
+  const DpTrainResult r = RunDpTraining(c);
+  EXPECT_EQ(r.skipped_steps(), 0);
+  EXPECT_EQ(r.nonfinite_updates, 0);
+  for (const double s : r.scale) EXPECT_EQ(s, 1.0);
+  const std::int64_t psi = MlpParameterCount(c.model);
+  CompressionConfig wire;
+  wire.kind = Compression::kBf16;
+  for (const Bytes b : r.bytes) EXPECT_EQ(b, CompressedAllReduceBytes(wire, psi, c.ranks));
+  // The fp16 run sends the same gradient bytes plus its flag's all-reduce.
+  DpTrainConfig h = SmallConfig(4, 32, 10);
+  h.precision = DType::kF16;
+  h.loss_scale.initial_scale = 1024;
+  h.loss_scale.growth_interval = 1000;
+  const DpTrainResult hr = RunDpTraining(h);
+  ASSERT_EQ(hr.skipped_steps(), 0);
+  CompressionConfig plain;
+  EXPECT_EQ(hr.bytes[0], r.bytes[0] + CompressedAllReduceBytes(plain, 1, c.ranks));
+  // The plan has no flag collective and no overflow-flag buffer.
+  const DpTrainPlan plan = BuildDpTrainPlan(c, r, 4);
+  for (const CollectiveNote& note : plan.plan.collectives) EXPECT_NE(note.tag.rfind("flag", 0), 0u) << note.tag;
+  EXPECT_LT(r.final_loss, 0.8 * r.loss[0]);
+}
+
+TEST(Bf16, FollowsFp32WithinTheRoundingOfBf16AndIsCoarserThanFp16) {
+  // Every step's loss within a few bf16 ulps (relative 2^-8) per step of
+  // the fp32 run's; and the gap to fp32 over the run is larger than fp16's
+  // (8 significant bits against 11), so the rounding really is bf16's.
+  DpTrainConfig f = SmallConfig(4, 32, 10);
+  const DpTrainResult full = RunDpTraining(f);
+  DpTrainConfig b = f;
+  b.precision = DType::kBF16;
+  const DpTrainResult bf = RunDpTraining(b);
+  DpTrainConfig h = HalfConfig(10);
+  h.loss_scale.growth_interval = 1000;
+  const DpTrainResult half = RunDpTraining(h);
+  double gap_bf16 = 0, gap_fp16 = 0;
+  for (int k = 0; k < f.steps; ++k) {
+    EXPECT_NEAR(bf.loss[k], full.loss[k], full.loss[k] * (k + 1) * 4 * 0x1p-8) << "step " << k;
+    gap_bf16 += std::fabs(bf.loss[k] - full.loss[k]);
+    gap_fp16 += std::fabs(half.loss[k] - full.loss[k]);
+  }
+  EXPECT_GT(gap_bf16, 0.0);
+  EXPECT_GT(gap_bf16, gap_fp16);
 }
 
 }  // namespace

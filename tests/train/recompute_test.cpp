@@ -33,7 +33,7 @@ double PlanFlops(const Plan& plan, int rank) {
 TEST(Recompute, GradientsAreBitForBitThoseWithoutIt) {
   for (const bool half : {false, true}) {
     DpTrainConfig c = SmallConfig(2, 16, 1);
-    c.mixed_precision = half;
+    c.precision = half ? DType::kF16 : DType::kF32;
     c.loss_scale.initial_scale = 256;
     const DpTrainResult plain = RunDpTraining(c);
     for (const char* mode : {"full", "selective"}) {
@@ -53,7 +53,7 @@ TEST(Recompute, PeakMemoryAndFlopsFollowTheFormulas) {
     for (const int k : {1, 2}) {
       DpTrainConfig c = SmallConfig(2, 2 * k * 8, steps);
       c.accumulate = k;
-      c.mixed_precision = half;
+      c.precision = half ? DType::kF16 : DType::kF32;
       c.loss_scale.initial_scale = 256;
       const int e = half ? 2 : 4;
       const std::vector<bool> none(static_cast<std::size_t>(c.model.layers), false);

@@ -26,7 +26,9 @@ DpTrainView PrepareDpTrainView(const PreparedDpTrain& prepared, const DpTrainSum
   DpTrainView v;
   v.title = Format(Tr("%d ranks"), c.ranks) + " \xC2\xB7 MLP " + std::to_string(c.model.layers) + "x" +
             std::to_string(c.model.width) + " \xC2\xB7 K " + std::to_string(c.accumulate) +
-            (c.mixed_precision ? std::string(" \xC2\xB7 ") + Tr("fp16 + loss scale") : "") +
+            (c.loss_scaled() ? std::string(" \xC2\xB7 ") + Tr("fp16 + loss scale")
+             : c.mixed()     ? std::string(" \xC2\xB7 bf16")
+                             : "") +
             (c.compression.kind != Compression::kNone ? std::string(" \xC2\xB7 ") + CompressionName(c.compression.kind) : "") +
             (c.local_steps > 1 ? " \xC2\xB7 local SGD H " + std::to_string(c.local_steps) : "") +
             (c.staleness > 0 ? " \xC2\xB7 stale-sync S " + std::to_string(c.staleness) : "") + " \xC2\xB7 " +
@@ -55,12 +57,12 @@ DpTrainView PrepareDpTrainView(const PreparedDpTrain& prepared, const DpTrainSum
   if (!c.recompute.empty())
     row(Tr("recompute"), Num(At(s, "recompute_flops_per_step"), "%.0f") + " FLOP/step",
         Format(Tr("formula K |R| (2bH^2 + bH) = %s"), Num(At(s, "formula_recompute_flops_per_step"), "%.0f").c_str()));
-  if (c.mixed_precision)
+  if (c.loss_scaled())
     row(Tr("skipped"), Format(Tr("%s steps"), Num(At(s, "skipped_steps"), "%.0f").c_str()),
         Format(Tr("loss scale now %s; inf/NaN updates %s"), Num(At(s, "final_loss_scale"), "%.0f").c_str(),
                Num(At(s, "nonfinite_updates"), "%.0f").c_str()),
         At(s, "nonfinite_updates") != 0);
-  if (c.compression.kind == Compression::kFp16 || c.compression.kind == Compression::kInt8)
+  if (IsFloatCompression(c.compression.kind) || c.compression.kind == Compression::kInt8)
     row(Tr("error"), Format(Tr("%s of bound"), Num(At(s, "compression_error_ratio"), "%.3f").c_str()),
         Tr("largest |compressed sum - sum| / its quantisation bound"), At(s, "compression_error_ratio") > 1);
   if (c.local_steps > 1)
