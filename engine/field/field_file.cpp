@@ -27,7 +27,14 @@ class TextCollector {
       const char* newline = static_cast<const char*>(std::memchr(data + i, '\n', size - i));
       const std::size_t piece = newline ? static_cast<std::size_t>(newline - (data + i)) + 1 : size - i;
       const std::size_t line_part = newline ? piece - 1 : piece;
-      if (line_bytes_ + line_part > kMaxFieldLineBytes) {
+      if (!decided_) {  // the first non-blank byte says whether this is JSON
+        const std::size_t first = std::string_view(data + i, piece).find_first_not_of(" \t\r\n");
+        if (first != std::string_view::npos) {
+          decided_ = true;
+          json_ = data[i + first] == '{' || data[i + first] == '[';
+        }
+      }
+      if (!json_ && line_bytes_ + line_part > kMaxFieldLineBytes) {
         throw Error(path_ + ":" + std::to_string(lines_ + 1) + ": a line longer than " +
                     Mib(kMaxFieldLineBytes) + " (binary data?); stopped reading there");
       }
@@ -54,6 +61,8 @@ class TextCollector {
   std::string text_;
   int lines_ = 0;
   std::size_t line_bytes_ = 0;
+  bool decided_ = false;  // the first non-blank byte has been seen
+  bool json_ = false;     // ... and it opens JSON: no line cap
 };
 
 /// Inflates gzip members from `next_input` (which fills a buffer and returns

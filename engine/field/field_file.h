@@ -9,7 +9,9 @@
 // Reading stops at the first line longer than kMaxFieldLineBytes, so a
 // 2 GB line (or a gzip bomb of one) costs a megabyte, not memory for two
 // gigabytes: "big.log:1: a line longer than 1 MiB (binary data?); stopped
-// reading there". A gzip stream that ends early says after which line:
+// reading there". JSON (a text whose first non-blank byte is '{' or '[')
+// is often one line: it has only the file's cap, and its parser its own
+// caps on depth and size. A gzip stream that ends early says after which line:
 // "run.log.gz:812: the compressed data stops here (truncated?)".
 // Errors are shardlab::Error (bad input) naming the file and line.
 #pragma once

@@ -15,6 +15,14 @@ std::string JoinInts(const std::vector<int>& values, const char* separator) {
   return text;
 }
 
+std::string JoinIntsShort(const std::vector<int>& values) {
+  constexpr std::size_t kHead = 16, kTail = 4;
+  if (values.size() <= kHead + kTail + 1) return JoinInts(values);
+  const std::vector<int> head(values.begin(), values.begin() + kHead);
+  const std::vector<int> tail(values.end() - kTail, values.end());
+  return JoinInts(head) + " ... (" + std::to_string(values.size()) + " in all) ... " + JoinInts(tail);
+}
+
 std::string Pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }

@@ -15,6 +15,10 @@ std::string Count(long n, const std::string& singular, const std::string& plural
 /// "0 7 6 5"
 std::string JoinInts(const std::vector<int>& values, const char* separator = " ");
 
+/// As JoinInts, but a long list shows its first 16 and last 4 values around
+/// "... (N in all) ...", so that a page stays readable at a thousand ranks.
+std::string JoinIntsShort(const std::vector<int>& values);
+
 /// `text` padded with spaces to `width` (or left as is when longer).
 std::string Pad(const std::string& text, std::size_t width);
 

@@ -88,9 +88,7 @@ class LogReader {
       if (StartsWith(plain, "NCCL version ")) Version(plain.substr(13));
       return;
     }
-    if (!nl->host.empty() && std::find(log_.hosts.begin(), log_.hosts.end(), nl->host) == log_.hosts.end()) {
-      log_.hosts.push_back(nl->host);
-    }
+    if (!nl->host.empty() && host_set_.insert(nl->host).second) log_.hosts.push_back(nl->host);
     const std::string_view m = nl->message;
     const std::vector<std::string> w = Words(m);
     if (w.empty()) return;
@@ -181,14 +179,11 @@ class LogReader {
   }
 
   void AddTreeNode(int channel, const NcclLogTreeNode& node) {
-    auto tree = std::find_if(log_.trees.begin(), log_.trees.end(), [&](const NcclLogTree& t) { return t.channel == channel; });
-    if (tree == log_.trees.end()) {
-      log_.trees.push_back({channel, {}});
-      tree = log_.trees.end() - 1;
-    }
-    for (const NcclLogTreeNode& existing : tree->nodes) {
-      if (existing.rank == node.rank) return;  // printed again (another communicator or a Tree line)
-    }
+    const auto [index, added] = tree_index_.emplace(channel, log_.trees.size());
+    if (added) log_.trees.push_back({channel, {}});
+    NcclLogTree* tree = &log_.trees[index->second];
+    // Printed again (another communicator, or a Tree line beside a Trees line): the first stays.
+    if (!tree_ranks_.insert({channel, node.rank}).second) return;
     tree->nodes.push_back(node);
   }
 
@@ -208,8 +203,9 @@ class LogReader {
     if (const std::size_t comm = t.via.find(" comm "); comm != std::string::npos) t.via.resize(comm);
     t.kind = TransportKind(t.via);
     t.line = n;
-    for (const NcclLogTransport& e : log_.transports) {
-      if (e.channel == t.channel && e.from == t.from && e.to == t.to && e.via == t.via) return;
+    if (!transport_keys_.insert(std::to_string(t.channel) + " " + std::to_string(t.from) + " " +
+                                std::to_string(t.to) + " " + t.via).second) {
+      return;  // the same connection printed again
     }
     log_.transports.push_back(t);
   }
@@ -334,6 +330,10 @@ class LogReader {
   std::set<int> comm_sizes_;
   std::vector<NcclLogRing> whole_rings_;
   std::map<int, std::vector<PerRankRing>> rank_rings_;
+  std::map<int, std::size_t> tree_index_;     // channel -> its place in log_.trees
+  std::set<std::pair<int, int>> tree_ranks_;  // (channel, rank) already in log_.trees
+  std::set<std::string> transport_keys_;
+  std::set<std::string> host_set_;
 };
 
 }  // namespace

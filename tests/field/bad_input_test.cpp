@@ -198,6 +198,17 @@ TEST(FieldBadInput, ATwoGigabyteLineStopsTheReadAtTheLineCap) {
   EXPECT_TRUE(Contains(ErrorOf(gz, "long.gz"), "long.gz:1: a line longer than 1 MiB"));
 }
 
+TEST(FieldBadInput, OneLineJsonHasOnlyTheFileCap) {
+  // Profiler traces are often one line of JSON: past the line cap, it reaches its reader.
+  const std::string json = "{\"traceEvents\": [" + std::string(2 * kMaxFieldLineBytes, ' ') + "]}";
+  const FieldFile file = FieldFileFromBytes(json, "one-line.json");
+  EXPECT_EQ(file.text.size(), json.size());
+  EXPECT_EQ(file.line_count(), 1);
+  // A 300 MiB one, gzip'd, stops at the file cap with its line.
+  const std::string big = Gzip("[" + std::string(300u << 20, ' '));
+  EXPECT_TRUE(Contains(ErrorOf(big, "big.json.gz"), "big.json.gz:1: the file is larger than 256 MiB"));
+}
+
 TEST(FieldBadInput, ALongLineAfterEachFormatsStartIsRefusedToo) {
   const std::string line(kMaxFieldLineBytes + 10, 'x');
   for (const std::string& start : {RealText("azure-ndv2-topo.xml"), RealText("nccl-issue428-2xT4-channels.log"),

@@ -1,4 +1,5 @@
 // `nccl-log`: an NCCL_DEBUG=INFO log (engine/field/nccl_log.h).
+#include <algorithm>
 #include <memory>
 
 #include "engine/field/field_reader.h"
@@ -14,19 +15,23 @@ Inspection Inspect(const FieldFile& file) {
   out.summary = Count(log->ranks, "rank") + (log->ranks_inferred ? " (at least: no nRanks line)" : "") + ", " + Count(static_cast<long>(log->hosts.size()), "host") + ", " +
                 Count(log->complete_rings(), "ring") + ", " + Count(static_cast<long>(log->trees.size()), "tree") +
                 ", NCCL " + (log->nccl_version.empty() ? "version not in the log" : log->nccl_version);
+  constexpr std::size_t kMaxShown = 16;  // hosts and tree nodes on one line
   if (!log->hosts.empty()) {
     out.page += "hosts:";
-    for (const std::string& h : log->hosts) out.page += " " + h;
+    for (std::size_t i = 0; i < std::min(kMaxShown, log->hosts.size()); ++i) out.page += " " + log->hosts[i];
+    if (log->hosts.size() > kMaxShown) out.page += " ... (" + std::to_string(log->hosts.size()) + " in all)";
     out.page += "\n";
   }
   for (const NcclLogRing& r : log->rings) {
-    out.page += (r.complete ? "ring " : "partial ring ") + Pad(std::to_string(r.channel), 3) + JoinInts(r.ranks) + "\n";
+    out.page += (r.complete ? "ring " : "partial ring ") + Pad(std::to_string(r.channel), 3) + JoinIntsShort(r.ranks) + "\n";
   }
   for (const NcclLogTree& t : log->trees) {
     std::string line = "tree " + Pad(std::to_string(t.channel), 3);
-    for (const NcclLogTreeNode& node : t.nodes) {
+    for (std::size_t i = 0; i < std::min(kMaxShown, t.nodes.size()); ++i) {
+      const NcclLogTreeNode& node = t.nodes[i];
       line += " " + std::to_string(node.rank) + "->" + (node.parent < 0 ? std::string("root") : std::to_string(node.parent));
     }
+    if (t.nodes.size() > kMaxShown) line += " ... (" + std::to_string(t.nodes.size()) + " ranks)";
     out.page += line + "   (rank->parent)\n";
   }
   const auto transports = log->TransportCounts();

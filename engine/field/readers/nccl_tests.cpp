@@ -1,4 +1,5 @@
 // `nccl-tests`: an nccl-tests benchmark's output (engine/field/nccl_tests_output.h).
+#include <algorithm>
 #include <memory>
 
 #include "engine/core/error.h"
@@ -16,7 +17,10 @@ Inspection Inspect(const FieldFile& file) {
   out.summary = Count(t->rows(), "row") + " in " + Count(static_cast<long>(t->tables.size()), "table") + ", " +
                 Count(t->ranks(), "rank") + ", " + Count(static_cast<long>(t->hosts().size()), "host");
   if (!t->parameters.empty()) out.page += t->parameters + "\n";
-  for (const std::string& host : t->hosts()) {
+  const std::vector<std::string> hosts = t->hosts();
+  constexpr std::size_t kMaxHostLines = 16;
+  for (std::size_t h = 0; h < std::min(kMaxHostLines, hosts.size()); ++h) {
+    const std::string& host = hosts[h];
     int n = 0;
     std::string name;
     for (const NcclTestsDevice& d : t->devices) {
@@ -26,6 +30,7 @@ Inspection Inspect(const FieldFile& file) {
     }
     out.page += "host " + host + ": " + Count(n, "rank") + " (" + name + ")\n";
   }
+  if (hosts.size() > kMaxHostLines) out.page += "... and " + Count(static_cast<long>(hosts.size() - kMaxHostLines), "more host") + "\n";
   if (t->devices.empty()) out.page += "(no '# Using devices' lines: ranks and devices unknown)\n";
   out.page += NcclTestsTablesText(*t);
   out.warnings = t->warnings;
