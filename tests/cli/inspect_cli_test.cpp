@@ -15,25 +15,24 @@
 namespace shardlab {
 namespace {
 
-using test_util::Json;
-using test_util::ParseJson;
-using test_util::ProgramResult;
 using test_util::TempDir;
 
-ProgramResult RunCli(const std::vector<std::string>& args, const TempDir& dir) {
-  return test_util::RunProgram(SHARDLAB_CLI_PATH, args, dir.path());
+/// `shardlab-cli inspect WORDS...` in `dir`.
+test_util::ProgramResult Inspect(std::vector<std::string> words, const TempDir& dir) {
+  words.insert(words.begin(), "inspect");
+  return test_util::RunProgram(SHARDLAB_CLI_PATH, words, dir.path());
 }
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(InspectCli, JsonGivesTheKindAndCountsOfEachFile) {
   TempDir dir;
-  const ProgramResult r = RunCli({"inspect", field_test::RealPath("azure-ndv4-topo.xml"),
-                                  field_test::RealPath("nccl-issue1189-2x2xH20-per-rank-rings.log"),
-                                  field_test::RealPath("awsome-p5-2node-all_reduce_perf.txt"), "--json"},
-                                 dir);
+  const auto r = Inspect({field_test::RealPath("azure-ndv4-topo.xml"),
+                          field_test::RealPath("nccl-issue1189-2x2xH20-per-rank-rings.log"),
+                          field_test::RealPath("awsome-p5-2node-all_reduce_perf.txt"), "--json"},
+                         dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Json all = ParseJson(r.out);
+  const test_util::Json all = test_util::ParseJson(r.out);
   ASSERT_EQ(all.items.size(), 3u);
   EXPECT_EQ(all.items[0]["kind"].text, "nccl-topology");
   EXPECT_EQ(all.items[0]["gpus"].number, 8);  // grep -c ' class="0x03'
@@ -55,7 +54,7 @@ TEST(InspectCli, AGzipFileReadsAsThePlainOneAndThePageIsText) {
     std::ofstream out(gz, std::ios::binary);
     out << field_test::Gzip(field_test::RealText("sglang-issue30401-8xH100-topo-m.txt"));
   }
-  const ProgramResult r = RunCli({"inspect", gz}, dir);
+  const auto r = Inspect({gz}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, gz + ": nvidia-smi-topology (gzip)")) << r.out;
   EXPECT_TRUE(Contains(r.out, "8 GPUs, 8 NICs, 2 NUMA nodes, 28 NVLinks")) << r.out;
@@ -71,14 +70,13 @@ TEST(InspectCli, BadInputIsOneLineAndExitTwo) {
     out << text.substr(0, text.size() / 2);
   }
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"inspect", bad}, {"inspect", (dir.path() / "missing").string()},
-        {"inspect", SHARDLAB_CLI_PATH}, {"inspect"}}) {
-    const ProgramResult r = RunCli(args, dir);
-    EXPECT_EQ(r.exit_code, 2) << args.back() << "\n" << r.err;
+       {std::vector<std::string>{bad}, {(dir.path() / "missing").string()}, {SHARDLAB_CLI_PATH}, {}}) {
+    const auto r = Inspect(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << (args.empty() ? "(no file)" : args.back()) << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(Contains(r.err, "shardlab-cli: error: ")) << r.err;
   }
-  const ProgramResult cut = RunCli({"inspect", bad}, dir);
+  const auto cut = Inspect({bad}, dir);
   EXPECT_TRUE(Contains(cut.err, bad + ":")) << cut.err;
   EXPECT_TRUE(Contains(cut.err, "truncated")) << cut.err;
 }
