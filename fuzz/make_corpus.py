@@ -3,6 +3,7 @@
 project's own sample files plus the known hard cases of issue 10. Re-run it
 after adding a case; the files it writes are small on purpose (the 100 MB
 case is a unit test, tests/core/file_size_cap_test.cpp, not a seed)."""
+import gzip
 import os
 import pathlib
 import struct
@@ -85,6 +86,19 @@ def main():
                               b"(" * DEPTH + b"1" + b")" * DEPTH, b"-" * DEPTH + b"1",
                               b"1 / 0", b"x ^ 1e308", b"sqrt(-1)", b"log2(0)", b"1e400 - 1e400"]):
         write("fuzz_formula", "f%d" % i, text)
+    # The field readers (shardlab-cli inspect): the real files of
+    # tests/data/real/, each target seeded with its kind's files (and the
+    # others, which it must refuse cleanly), plus deep nesting and gzip.
+    real = sorted((ROOT / "tests/data/real").glob("*"))
+    real = [p for p in real if p.name != "README.md"]
+    for target in ["nccl_topology", "nccl_graph", "smi_topology", "nccl_log", "nccl_tests"]:
+        copy_files("fuzz_" + target, real)
+    write("fuzz_nccl_topology", "deep_pci",
+          b"<system version=\"1\"><cpu numaid=\"0\">" + b"<pci>" * DEPTH + b"</pci>" * DEPTH + b"</cpu></system>")
+    write("fuzz_nccl_graph", "deep_gpu", b"<graphs><graph id=\"0\"><channel>" + b"<gpu dev=\"0\">" * DEPTH)
+    write("fuzz_nccl_topology", "gzip_ndv2", gzip.compress((ROOT / "tests/data/real/azure-ndv2-topo.xml").read_bytes()))
+    write("fuzz_nccl_log", "gzip_truncated",
+          gzip.compress((ROOT / "tests/data/real/nccl-issue428-2xT4-channels.log").read_bytes())[:200])
     # Worker stream seeds: a few well-formed and truncated headers; libFuzzer
     # finds the real framing from the decoder's comparisons.
     for i, data in enumerate([b"\x07", b"\x01" + bytes(12), b"\x40" + b"\xff" * 40]):

@@ -14,7 +14,8 @@
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
-build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev)
+# zlib and pugixml: the readers of field files (engine/field/: .gz, NCCL's XML).
+build_packages=(cmake ninja-build g++ libgtest-dev libbenchmark-dev zlib1g-dev libpugixml-dev)
 # The desktop app: ImGui (+ stb for PNGs), GLFW, Mesa's software OpenGL for
 # machines without a GPU, and the fonts it looks for at run time (DejaVu;
 # WenQuanYi Micro Hei for the app in Chinese, --lang zh-CN). xauth:

@@ -37,6 +37,7 @@ const CommandSpec& CalibrateSpec();
 const CommandSpec& MpirunSpec();
 const CommandSpec& PlanSpec();
 const CommandSpec& CompareSpec();
+const CommandSpec& InspectSpec();
 
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan;
 /// `run NAME` of any other scenario goes to RunScenarioCommand.
@@ -63,6 +64,9 @@ int MpirunMain(std::span<const std::string> args);
 
 /// `compare A B`: two runs of one plan side by side (engine/compare).
 int CompareMain(std::span<const std::string> args);
+
+/// `inspect FILE...`: what a file from the field holds (engine/field).
+int InspectMain(std::span<const std::string> args);
 
 /// `topo`: list presets, print a topology, choose a ring order.
 int TopoMain(std::span<const std::string> args);

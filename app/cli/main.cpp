@@ -5,6 +5,7 @@
 //   shardlab-cli topo --list
 //   shardlab-cli memory --params 175B --ranks 64 --stage 3
 //   shardlab-cli plan --model gpt3-175b --gpus 512 --topology 64x-dgx-a100-ib
+//   shardlab-cli inspect nccl-topo.xml run.log.gz
 //
 // Exit codes: 0 success, 1 runtime failure (wrong result, backend error,
 // out of memory), 2 bad input. Every failure prints exactly one line,
@@ -39,7 +40,7 @@ const std::vector<CommandEntry>& Commands() {
       {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
       {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {PlanSpec, PlanMain},
       {LabSpec, LabMain}, {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain},
-      {MpirunSpec, MpirunMain}, {CompareSpec, CompareMain}};
+      {MpirunSpec, MpirunMain}, {CompareSpec, CompareMain}, {InspectSpec, InspectMain}};
   return commands;
 }
 

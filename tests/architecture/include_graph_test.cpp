@@ -16,7 +16,7 @@
 //   scenarios/                            every scenario, its spec, the registry
 //   compare/  planner/  train/  serving/
 //   algorithms/                           the generators
-//   verify/
+//   verify/  field/                       field/: files from the field (inspect)
 //   model/  io/  run/
 //   plan/  topology/  launch/
 //   core/
@@ -38,6 +38,8 @@
 //              collective_kind.h, collective_def.h)
 //   planner/, compare/, io/  include no scenarios/ (the scenarios use them)
 //   scenarios/ includes no lab/ (the labs bind to the scenarios)
+//   field/     includes only core/, topology/ and io/ (the readers of NCCL's
+//              files sit below every consumer: compare/, scenarios/, the app)
 //   engine/    includes nothing of app/, ImGui, GLFW or OpenGL
 #include <gtest/gtest.h>
 
@@ -188,6 +190,12 @@ TEST(IncludeGraph, CoreIncludesNothingElseOfTheEngine) {
 TEST(IncludeGraph, PlanAndTopologyIncludeOnlyCore) {
   std::vector<std::string> bad = Violations("plan", {"core", "plan"});
   for (const std::string& b : Violations("topology", {"core", "topology"})) bad.push_back(b);
+  EXPECT_TRUE(bad.empty()) << Lines(bad);
+}
+
+TEST(IncludeGraph, FieldIncludesOnlyCoreTopologyAndIo) {
+  ASSERT_TRUE(fs::exists(kEngine / "field" / "field_reader.h"));
+  const std::vector<std::string> bad = Violations("field", {"core", "topology", "io", "field"});
   EXPECT_TRUE(bad.empty()) << Lines(bad);
 }
 

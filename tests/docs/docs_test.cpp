@@ -209,7 +209,7 @@ TEST(DocPages, EveryFlagOfEveryCommandIsInTheManual) {
       {},           {"run"},        {"run", "pipeline"}, {"run", "tp-mlp"}, {"run", "zero"},
       {"run", "3d"}, {"run", "moe"}, {"run", "dp-train"}, {"run", "inference"}, {"run", "elastic"}, {"sweep"}, {"sweep", "tp-mlp"}, {"topo"},
       {"memory"},   {"plan"},       {"lab"},             {"demo"},          {"mpirun"},
-      {"worker"},   {"calibrate"}};
+      {"worker"},   {"calibrate"}, {"inspect"}};
   for (const auto& words : commands) {
     for (const std::string& flag : HelpFlags(SHARDLAB_CLI_PATH, words)) {
       EXPECT_TRUE(Mentions(cli_page, flag))

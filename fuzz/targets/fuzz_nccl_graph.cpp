@@ -1,0 +1,15 @@
+// NCCL graph XML (NCCL_GRAPH_FILE), as `shardlab-cli inspect` reads it: the bytes through the field
+// file reader (gzip, caps), then the parser, then the registry's recogniser.
+#include <cstdint>
+
+#include "engine/field/field_reader.h"
+#include "engine/field/nccl_graph_xml.h"
+#include "fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return shardlab::fuzz::Guard([&] {
+    const shardlab::FieldFile file = shardlab::FieldFileFromBytes(shardlab::fuzz::AsText(data, size), "graph.xml");
+    (void)shardlab::ParseNcclGraphXml(file);
+    (void)shardlab::InspectFieldFile(file);
+  });
+}

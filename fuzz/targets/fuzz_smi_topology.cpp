@@ -1,0 +1,15 @@
+// nvidia-smi topo -m text, as `shardlab-cli inspect` reads it: the bytes through the field
+// file reader (gzip, caps), then the parser, then the registry's recogniser.
+#include <cstdint>
+
+#include "engine/field/field_reader.h"
+#include "engine/field/smi_topology.h"
+#include "fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return shardlab::fuzz::Guard([&] {
+    const shardlab::FieldFile file = shardlab::FieldFileFromBytes(shardlab::fuzz::AsText(data, size), "topo-m.txt");
+    (void)shardlab::ParseSmiTopology(file);
+    (void)shardlab::InspectFieldFile(file);
+  });
+}
