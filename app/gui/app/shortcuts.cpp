@@ -3,6 +3,8 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <vector>
+
 namespace shardlab::gui {
 namespace {
 
@@ -48,8 +50,15 @@ void InstallShortcutRecorder(GLFWwindow* window) { glfwSetKeyCallback(window, On
 std::vector<Shortcut> TakeShortcuts() {
   std::vector<Shortcut> taken;
   taken.swap(g_pressed);
+  // While a text field or a popup has the keys, Space, R and the arrows are
+  // theirs; the Ctrl shortcuts are nobody's text, so Ctrl+Q still quits
+  // with the cursor in a lab's answer box.
   const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup)) taken.clear();
+  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup)) {
+    std::erase_if(taken, [](Shortcut s) {
+      return s == Shortcut::kPlayPause || s == Shortcut::kStep || s == Shortcut::kStepBack || s == Shortcut::kReset;
+    });
+  }
   return taken;
 }
 

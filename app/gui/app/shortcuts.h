@@ -28,9 +28,10 @@ enum class Shortcut {
 void InstallShortcutRecorder(GLFWwindow* window);
 
 /// The shortcuts pressed since the last call, in order (call after
-/// ImGui::NewFrame). Empty while a text field has the keyboard (typing "r"
-/// into a path must not reset the replay) or a popup (menu, combo,
-/// dialog) is open: presses made then are dropped.
+/// ImGui::NewFrame). While a text field has the keyboard (typing "r" into a
+/// path must not reset the replay) or a popup (menu, combo, dialog) is
+/// open, Space, R and the arrows pressed then are dropped; the Ctrl ones
+/// (font size, quit) are kept.
 std::vector<Shortcut> TakeShortcuts();
 
 }  // namespace shardlab::gui
