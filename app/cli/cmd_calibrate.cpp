@@ -11,36 +11,31 @@
 
 namespace shardlab::cli {
 
-const CommandSpec& CalibrateSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "calibrate";
-    s.summary = "measure this GPU and write a device profile for the simulator";
-    s.usage = "calibrate [--gpu N] [--out FILE]";
-    s.description =
-        "Measures one GPU with the CUDA backend: device-to-device copy bandwidth, sgemm and\n"
-        "half-precision GEMM throughput, kernel launch and event record costs. Prints the\n"
-        "device profile, or writes it to --out; 'run ... --device-profile FILE' then\n"
-        "simulates every GPU with these figures, so a simulated run and a measured one\n"
-        "(--backend cuda) can be compared on one timeline. Also caches it for this GPU's\n"
-        "model ($SHARDLAB_CACHE_DIR, else $XDG_CACHE_HOME/shardlab, else ~/.cache/shardlab:\n"
-        "profiles/<model>.toml), where --topology this and the trace of a measured run\n"
-        "find it. Needs a CUDA device.";
-    s.flags = {
-        {"gpu", 0, "N", "which GPU to measure (default: 0)"},
-        {"out", 'o', "FILE", "write the profile to FILE instead of printing it"},
-    };
-    s.examples =
-        "  shardlab-cli calibrate --out h100.toml\n"
-        "  shardlab-cli run allreduce --ranks 8 --size 64M --device-profile h100.toml\n";
-    return s;
-  }();
-  return spec;
+CommandSpec CalibrateSpec() {
+  CommandSpec s;
+  s.name = "calibrate";
+  s.summary = "measure this GPU and write a device profile for the simulator";
+  s.usage = "calibrate [--gpu N] [--out FILE]";
+  s.description =
+      "Measures one GPU with the CUDA backend: device-to-device copy bandwidth, sgemm and\n"
+      "half-precision GEMM throughput, kernel launch and event record costs. Prints the\n"
+      "device profile, or writes it to --out; 'run ... --device-profile FILE' then\n"
+      "simulates every GPU with these figures, so a simulated run and a measured one\n"
+      "(--backend cuda) can be compared on one timeline. Also caches it for this GPU's\n"
+      "model ($SHARDLAB_CACHE_DIR, else $XDG_CACHE_HOME/shardlab, else ~/.cache/shardlab:\n"
+      "profiles/<model>.toml), where --topology this and the trace of a measured run\n"
+      "find it. Needs a CUDA device.";
+  s.flags = {
+      {"gpu", 0, "N", "which GPU to measure (default: 0)"},
+      {"out", 'o', "FILE", "write the profile to FILE instead of printing it"},
+  };
+  s.examples =
+      "  shardlab-cli calibrate --out h100.toml\n"
+      "  shardlab-cli run allreduce --ranks 8 --size 64M --device-profile h100.toml\n";
+  return s;
 }
 
-int CalibrateMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(CalibrateSpec(), words, args)) return 0;
+int CalibrateMain(const ParsedArgs& args) {
   const int gpu = args.Has("gpu") ? static_cast<int>(ParseIntValue(args.Spelling("gpu"),
                                                                    args.Get("gpu"), 0, 1 << 16))
                                   : 0;

@@ -16,51 +16,48 @@
 
 namespace shardlab::cli {
 
-const CommandSpec& CompareSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "compare";
-    s.summary = "two runs of one plan side by side: per phase, step and op, and why they differ";
-    s.usage = "compare A.json B.json [--json] [--ops]\n"
-              "       compare TRACE.json --model [--settings 'SCENARIO key=value ...'] [--device-profile FILE] [--gpus N] [--issue MODE]";
-    s.description =
-        "Reads two traces that 'run ... --trace FILE' wrote (e.g. one measured on a GPU and one\n"
-        "simulated) and compares them op by op. They must be runs of one plan: the same ops by\n"
-        "id, kind, rank, peer and bytes; otherwise the first difference is named and the exit\n"
-        "code is 2. A measured trace goes first when the other is simulated (A = measured).\n"
-        "Prints, per phase (and per step for collectives, per stage for pipelines), each\n"
-        "run's span, the ratio B/A, the error (B-A)/A and the mean per-op error; totals for\n"
-        "communication, compute and idle time; the ops grouped by kind and size, largest gap\n"
-        "first; and a sentence naming the biggest contributor to the gap.\n"
-        "\n"
-        "With --model, one measured trace is compared with the simulator's model of the\n"
-        "machine that ran it (the GPUs it recorded, ranks as virtual devices sharing a GPU's\n"
-        "HBM, the profile's rates and issue costs): the plan is rebuilt from the scenario's\n"
-        "settings the trace records (run --trace writes them), or from --settings, e.g.\n"
-        "'pipeline schedule=1f1b stages=4 microbatches=8' (parameter names as lab files write\n"
-        "them; any scenario that runs a plan), and must be the plan measured. A trace that\n"
-        "records no machine, or no rates, needs --device-profile (and --gpus).";
-    s.flags = {
-        {"json", 0, "", "print the comparison as JSON"},
-        {"ops", 0, "", "with --json: every op's times and error too"},
-        {"model", 0, "", "compare one TRACE with the simulator's model of the machine that ran it"},
-        {"settings", 0, "SETTINGS", "with --model: the trace's scenario and settings ('pipeline stages=4 "
-                                    "...'), for a trace that does not record them"},
-        {"device-profile", 0, "FILE", "with --model: the GPU's rates, when the trace records none"},
-        {"gpus", 0, "N", "with --model, for a trace that records no machine: N GPUs of "
-                         "--device-profile (default 1)"},
-        {"issue", 0, "MODE", "with --model: how the run issued its ops, graph or eager (default: "
-                             "as recorded, else eager)"},
-    };
-    s.max_positionals = 2;
-    s.examples =
-        "  shardlab-cli compare tests/data/traces/h200-ring8-64M.json sim.json\n"
-        "  shardlab-cli compare measured.json sim.json --json --ops\n"
-        "  shardlab-cli compare tests/data/traces/h200-1f1b.json --model --settings 'pipeline width=1024 batch=128' \\\n"
-        "      --device-profile tests/data/traces/h200.toml\n";
-    return s;
-  }();
-  return spec;
+CommandSpec CompareSpec() {
+  CommandSpec s;
+  s.name = "compare";
+  s.summary = "two runs of one plan side by side: per phase, step and op, and why they differ";
+  s.usage = "compare A.json B.json [--json] [--ops]\n"
+            "       compare TRACE.json --model [--settings 'SCENARIO key=value ...'] [--device-profile FILE] [--gpus N] [--issue MODE]";
+  s.description =
+      "Reads two traces that 'run ... --trace FILE' wrote (e.g. one measured on a GPU and one\n"
+      "simulated) and compares them op by op. They must be runs of one plan: the same ops by\n"
+      "id, kind, rank, peer and bytes; otherwise the first difference is named and the exit\n"
+      "code is 2. A measured trace goes first when the other is simulated (A = measured).\n"
+      "Prints, per phase (and per step for collectives, per stage for pipelines), each\n"
+      "run's span, the ratio B/A, the error (B-A)/A and the mean per-op error; totals for\n"
+      "communication, compute and idle time; the ops grouped by kind and size, largest gap\n"
+      "first; and a sentence naming the biggest contributor to the gap.\n"
+      "\n"
+      "With --model, one measured trace is compared with the simulator's model of the\n"
+      "machine that ran it (the GPUs it recorded, ranks as virtual devices sharing a GPU's\n"
+      "HBM, the profile's rates and issue costs): the plan is rebuilt from the scenario's\n"
+      "settings the trace records (run --trace writes them), or from --settings, e.g.\n"
+      "'pipeline schedule=1f1b stages=4 microbatches=8' (parameter names as lab files write\n"
+      "them; any scenario that runs a plan), and must be the plan measured. A trace that\n"
+      "records no machine, or no rates, needs --device-profile (and --gpus).";
+  s.flags = {
+      {"json", 0, "", "print the comparison as JSON"},
+      {"ops", 0, "", "with --json: every op's times and error too"},
+      {"model", 0, "", "compare one TRACE with the simulator's model of the machine that ran it"},
+      {"settings", 0, "SETTINGS", "with --model: the trace's scenario and settings ('pipeline stages=4 "
+                                  "...'), for a trace that does not record them"},
+      {"device-profile", 0, "FILE", "with --model: the GPU's rates, when the trace records none"},
+      {"gpus", 0, "N", "with --model, for a trace that records no machine: N GPUs of "
+                       "--device-profile (default 1)"},
+      {"issue", 0, "MODE", "with --model: how the run issued its ops, graph or eager (default: "
+                           "as recorded, else eager)"},
+  };
+  s.max_positionals = 2;
+  s.examples =
+      "  shardlab-cli compare tests/data/traces/h200-ring8-64M.json sim.json\n"
+      "  shardlab-cli compare measured.json sim.json --json --ops\n"
+      "  shardlab-cli compare tests/data/traces/h200-1f1b.json --model --settings 'pipeline width=1024 batch=128' \\\n"
+      "      --device-profile tests/data/traces/h200.toml\n";
+  return s;
 }
 
 namespace {
@@ -109,9 +106,7 @@ int CompareWithModel(const ParsedArgs& args) {
 
 }  // namespace
 
-int CompareMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(CompareSpec(), words, args)) return 0;
+int CompareMain(const ParsedArgs& args) {
   if (args.Has("model")) return CompareWithModel(args);
   for (const char* flag : {"settings", "device-profile", "gpus", "issue"}) {
     if (args.Has(flag)) throw UsageError(args.Spelling(flag) + ": only with --model");

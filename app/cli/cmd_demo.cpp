@@ -22,25 +22,20 @@ int RunShown(const char* intro, int (*command)(std::span<const std::string>),
 
 }  // namespace
 
-const CommandSpec& DemoSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "demo";
-    s.summary = "ring all-reduce on a simulated DGX A100, step by step, then a size sweep";
-    s.usage = "demo";
-    s.description =
-        "Runs two commands on the simulator and shows them first:\n"
-        "  run allreduce --algo ring --ranks 8 --size 1M --topology dgx-a100 --step\n"
-        "  sweep allreduce -b 1K -e 1G -f 4 --ranks 8 --topology dgx-a100";
-    s.max_positionals = 0;
-    return s;
-  }();
-  return spec;
+CommandSpec DemoSpec() {
+  CommandSpec s;
+  s.name = "demo";
+  s.summary = "ring all-reduce on a simulated DGX A100, step by step, then a size sweep";
+  s.usage = "demo";
+  s.description =
+      "Runs two commands on the simulator and shows them first:\n"
+      "  run allreduce --algo ring --ranks 8 --size 1M --topology dgx-a100 --step\n"
+      "  sweep allreduce -b 1K -e 1G -f 4 --ranks 8 --topology dgx-a100";
+  s.max_positionals = 0;
+  return s;
 }
 
-int DemoMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(DemoSpec(), words, args)) return 0;
+int DemoMain(const ParsedArgs& args) {
   std::cout
       << "ShardLab demo: ring all-reduce on a simulated DGX A100\n"
       << "\n"

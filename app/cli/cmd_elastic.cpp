@@ -133,33 +133,30 @@ void WriteJson(std::ostream& out, const ElasticScenario& sc, const ElasticPlan& 
 
 }  // namespace
 
-const CommandSpec& ElasticSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run elastic";
-    s.summary = "data-parallel training that loses a GPU: checkpoint, restart, re-shard, resume";
-    s.usage = "run elastic [flags]";
-    s.description =
-        "--ranks ranks train the small MLP data-parallel with SGD for --steps steps, writing a\n"
-        "checkpoint file every --checkpoint-every steps (temp file + rename). Rank R of\n"
-        "--fail-rank R@STEP fails during that step; the job restarts from the last checkpoint\n"
-        "(read back from its file) on the survivors (--recovery shrink) or with a replacement\n"
-        "in R's place (--recovery replace), re-splits the batch, re-shards the parameters and\n"
-        "trains on. Prints what was lost, the recovery's time and bytes, the timeline's phases,\n"
-        "and whether the final parameters equal the single-device reference that redoes the\n"
-        "lost steps. Exit code 0 when they do, 1 when they do not.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("elastic"));
-    s.flags.insert(s.flags.end(), {
-        {"seed", 0, "N", "seed of the weights and data (default: 1)"},
-        {"json", 0, "", "print one JSON object instead of the text"},
-        {"trace", 0, "FILE", "write a Chrome trace of the whole job"},
-    });
-    s.examples =
-        "  shardlab-cli run elastic --ranks 4 --steps 8 --checkpoint-every 2 --fail-rank 2@5\n"
-        "  shardlab-cli run elastic --recovery replace --json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec ElasticSpec() {
+  CommandSpec s;
+  s.name = "run elastic";
+  s.summary = "data-parallel training that loses a GPU: checkpoint, restart, re-shard, resume";
+  s.usage = "run elastic [flags]";
+  s.description =
+      "--ranks ranks train the small MLP data-parallel with SGD for --steps steps, writing a\n"
+      "checkpoint file every --checkpoint-every steps (temp file + rename). Rank R of\n"
+      "--fail-rank R@STEP fails during that step; the job restarts from the last checkpoint\n"
+      "(read back from its file) on the survivors (--recovery shrink) or with a replacement\n"
+      "in R's place (--recovery replace), re-splits the batch, re-shards the parameters and\n"
+      "trains on. Prints what was lost, the recovery's time and bytes, the timeline's phases,\n"
+      "and whether the final parameters equal the single-device reference that redoes the\n"
+      "lost steps. Exit code 0 when they do, 1 when they do not.";
+  AddScenarioFlags(s.flags, ScenarioSpecOf("elastic"));
+  s.flags.insert(s.flags.end(), {
+      {"seed", 0, "N", "seed of the weights and data (default: 1)"},
+      {"json", 0, "", "print one JSON object instead of the text"},
+      {"trace", 0, "FILE", "write a Chrome trace of the whole job"},
+  });
+  s.examples =
+      "  shardlab-cli run elastic --ranks 4 --steps 8 --checkpoint-every 2 --fail-rank 2@5\n"
+      "  shardlab-cli run elastic --recovery replace --json\n";
+  return s;
 }
 
 int ElasticMain(std::span<const std::string> words) {

@@ -9,7 +9,7 @@
 
 namespace shardlab::cli {
 
-const CommandSpec& ElasticSpec();
+CommandSpec ElasticSpec();
 /// run's first word "elastic" hands the rest of the words here.
 int ElasticMain(std::span<const std::string> args);
 

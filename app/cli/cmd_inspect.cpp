@@ -13,30 +13,27 @@
 
 namespace shardlab::cli {
 
-const CommandSpec& InspectSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "inspect";
-    s.summary = "say what a file from the field holds: NCCL topology, graph or log, topo -m, nccl-tests";
-    s.usage = "inspect FILE... [--json]";
-    std::string kinds;
-    for (const FieldReader& r : FieldReaders()) kinds += "  " + r.kind + std::string(22 - std::min<std::size_t>(20, r.kind.size()), ' ') + r.title + "\n";
-    s.description =
-        "Reads each FILE, recognises its kind from its content (not its name; .gz is read\n"
-        "transparently) and prints what it found on one page: machines as counts of GPUs,\n"
-        "NICs, NUMA nodes and NVLinks; NCCL logs as ranks, hosts, version, rings, trees and\n"
-        "transports; nccl-tests output as its table rows. The kinds:\n" +
-        kinds +
-        "A file of no known kind, or a broken one, exits 2 with file:line[:column]: what.\n"
-        "Lines or elements a reader does not know are warned about on stderr and skipped.";
-    s.flags = {{"json", 0, "", "print what was found as JSON (an object per file; an array for several)"}};
-    s.max_positionals = 1 << 16;
-    s.examples =
-        "  shardlab-cli inspect tests/data/real/azure-ndv4-topo.xml\n"
-        "  shardlab-cli inspect run.log.gz --json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec InspectSpec() {
+  CommandSpec s;
+  s.name = "inspect";
+  s.summary = "say what a file from the field holds: NCCL topology, graph or log, topo -m, nccl-tests";
+  s.usage = "inspect FILE... [--json]";
+  std::string kinds;
+  for (const FieldReader& r : FieldReaders()) kinds += "  " + r.kind + std::string(22 - std::min<std::size_t>(20, r.kind.size()), ' ') + r.title + "\n";
+  s.description =
+      "Reads each FILE, recognises its kind from its content (not its name; .gz is read\n"
+      "transparently) and prints what it found on one page: machines as counts of GPUs,\n"
+      "NICs, NUMA nodes and NVLinks; NCCL logs as ranks, hosts, version, rings, trees and\n"
+      "transports; nccl-tests output as its table rows. The kinds:\n" +
+      kinds +
+      "A file of no known kind, or a broken one, exits 2 with file:line[:column]: what.\n"
+      "Lines or elements a reader does not know are warned about on stderr and skipped.";
+  s.flags = {{"json", 0, "", "print what was found as JSON (an object per file; an array for several)"}};
+  s.max_positionals = 1 << 16;
+  s.examples =
+      "  shardlab-cli inspect tests/data/real/azure-ndv4-topo.xml\n"
+      "  shardlab-cli inspect run.log.gz --json\n";
+  return s;
 }
 
 namespace {
@@ -53,9 +50,7 @@ void PrintWarnings(const Inspection& inspection) {
 
 }  // namespace
 
-int InspectMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(InspectSpec(), words, args)) return 0;
+int InspectMain(const ParsedArgs& args) {
   const std::vector<std::string>& paths = args.positionals();
   if (paths.empty()) throw UsageError("inspect needs a file (see 'shardlab-cli inspect --help')");
   const bool json = args.Has("json");

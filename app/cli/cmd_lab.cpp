@@ -163,56 +163,51 @@ int KeyMain(const std::string& path, const std::string& lang) {
 
 }  // namespace
 
-const CommandSpec& LabSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "lab";
-    s.summary = "guided labs: list, check, grade an answers file, print the key";
-    s.usage =
-        "lab list [LABS] | lab check [LABS|LAB] [--run] | lab run LAB --answers FILE|DIR [--json|--csv]"
-        " | lab key LAB   [--lang en|zh-CN]";
-    s.description =
-        "Guided labs are folders under labs/ (labs/README.md documents the format).\n"
-        "  list   each lab's id, estimated minutes, steps, questions and title\n"
-        "  check  validate every lab, its lab.toml and every translation (lab.zh-CN.toml):\n"
-        "         one line per problem (file:line: field: message); a lab without a\n"
-        "         translation is one; exit code 2 when there is any; --run also runs every step and computes\n"
-        "         every expected answer (a formula that divides by zero on the measured\n"
-        "         values, a correct_if that singles out no option)\n"
-        "  run    grade an answers file against fresh simulator runs: per question the\n"
-        "         expected value, the answer given, the verdict and feedback, then the score\n"
-        "         With --answers DIR: the class gradebook, every *.toml in DIR graded (one row per\n"
-        "         student, the share correct per question, the questions most students miss);\n"
-        "         a file that cannot be graded is one line on stderr, the others are graded,\n"
-        "         and the exit code is 2\n"
-        "  key    print an answers file with every answer correct (from fresh runs)\n"
-        "LABS defaults to ./labs. --lang picks the language of the labs' text (titles, prompts,\n"
-        "feedback, choice options); it defaults from LC_ALL, LC_MESSAGES or LANG (zh... -> zh-CN).\n"
-        "Grading is the same in every language: a choice may be answered in either.";
-    s.flags = {
-        {"answers", 'a', "FILE|DIR", "the answers file to grade, or a folder of them (lab run)"},
-        {"json", 0, "", "lab run: print the report (or the gradebook) as one JSON object"},
-        {"csv", 0, "", "lab run --answers DIR: print the gradebook as CSV"},
-        {"lang", 0, "LANG", "the labs' language: en or zh-CN (default: from the locale)"},
-        {"run", 0, "", "lab check: also run every step and compute every expected answer"},
-    };
-    s.max_positionals = 2;
-    s.examples =
-        "  shardlab-cli lab list\n"
-        "  shardlab-cli lab check labs/\n"
-        "  shardlab-cli lab run labs/04-pipeline-bubbles --answers answers.toml --json\n"
-        "  shardlab-cli lab check labs/ --run\n"
-        "  shardlab-cli lab key labs/01-ring-allreduce > key.toml\n"
-        "  shardlab-cli lab run labs/01-ring-allreduce --answers class/ --csv > grades.csv\n"
-        "  shardlab-cli lab run labs/01-ring-allreduce --answers key.toml --lang zh-CN\n";
-    return s;
-  }();
-  return spec;
+CommandSpec LabSpec() {
+  CommandSpec s;
+  s.name = "lab";
+  s.summary = "guided labs: list, check, grade an answers file, print the key";
+  s.usage =
+      "lab list [LABS] | lab check [LABS|LAB] [--run] | lab run LAB --answers FILE|DIR [--json|--csv]"
+      " | lab key LAB   [--lang en|zh-CN]";
+  s.description =
+      "Guided labs are folders under labs/ (labs/README.md documents the format).\n"
+      "  list   each lab's id, estimated minutes, steps, questions and title\n"
+      "  check  validate every lab, its lab.toml and every translation (lab.zh-CN.toml):\n"
+      "         one line per problem (file:line: field: message); a lab without a\n"
+      "         translation is one; exit code 2 when there is any; --run also runs every step and computes\n"
+      "         every expected answer (a formula that divides by zero on the measured\n"
+      "         values, a correct_if that singles out no option)\n"
+      "  run    grade an answers file against fresh simulator runs: per question the\n"
+      "         expected value, the answer given, the verdict and feedback, then the score\n"
+      "         With --answers DIR: the class gradebook, every *.toml in DIR graded (one row per\n"
+      "         student, the share correct per question, the questions most students miss);\n"
+      "         a file that cannot be graded is one line on stderr, the others are graded,\n"
+      "         and the exit code is 2\n"
+      "  key    print an answers file with every answer correct (from fresh runs)\n"
+      "LABS defaults to ./labs. --lang picks the language of the labs' text (titles, prompts,\n"
+      "feedback, choice options); it defaults from LC_ALL, LC_MESSAGES or LANG (zh... -> zh-CN).\n"
+      "Grading is the same in every language: a choice may be answered in either.";
+  s.flags = {
+      {"answers", 'a', "FILE|DIR", "the answers file to grade, or a folder of them (lab run)"},
+      {"json", 0, "", "lab run: print the report (or the gradebook) as one JSON object"},
+      {"csv", 0, "", "lab run --answers DIR: print the gradebook as CSV"},
+      {"lang", 0, "LANG", "the labs' language: en or zh-CN (default: from the locale)"},
+      {"run", 0, "", "lab check: also run every step and compute every expected answer"},
+  };
+  s.max_positionals = 2;
+  s.examples =
+      "  shardlab-cli lab list\n"
+      "  shardlab-cli lab check labs/\n"
+      "  shardlab-cli lab run labs/04-pipeline-bubbles --answers answers.toml --json\n"
+      "  shardlab-cli lab check labs/ --run\n"
+      "  shardlab-cli lab key labs/01-ring-allreduce > key.toml\n"
+      "  shardlab-cli lab run labs/01-ring-allreduce --answers class/ --csv > grades.csv\n"
+      "  shardlab-cli lab run labs/01-ring-allreduce --answers key.toml --lang zh-CN\n";
+  return s;
 }
 
-int LabMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(LabSpec(), words, args)) return 0;
+int LabMain(const ParsedArgs& args) {
   const std::vector<std::string>& pos = args.positionals();
   if (pos.empty()) throw UsageError("lab: missing subcommand (list, check, run or key)");
   const std::string& sub = pos[0];

@@ -100,49 +100,44 @@ void WriteJson(std::ostream& out, double psi, int ranks, const std::vector<int>&
 
 }  // namespace
 
-const CommandSpec& MemorySpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "memory";
-    s.summary = "model-state bytes per GPU of data parallel and ZeRO 1-3 (formulas, no run)";
-    s.usage = "memory [flags]";
-    s.description =
-        "Prints the bytes of model state each GPU holds when a model of Ψ parameters is\n"
-        "trained with mixed-precision Adam on N GPUs, for every stage (as DeepSpeed's memory\n"
-        "estimators do): fp16 parameters (2 B each) and gradients (2 B each), and K bytes of\n"
-        "optimizer state per parameter.\n"
-        "  stage 0, data parallel   (2+2+K)Ψ        everything on every GPU\n"
-        "  stage 1, ZeRO-1          4Ψ + KΨ/N       optimizer states sharded\n"
-        "  stage 2, ZeRO-2          2Ψ + (2+K)Ψ/N   and gradients\n"
-        "  stage 3, ZeRO-3          (4+K)Ψ/N        and parameters\n"
-        "K = 12 in the ZeRO paper (fp32 master copy, Adam m and v); the seed texts count\n"
-        "K = 8 (m and v only: 12Ψ for plain data parallelism). Both are shown unless --k picks\n"
-        "one. Activations and temporary buffers come on top. Bytes are in powers of ten\n"
-        "(GB = 1e9 B), as the paper writes them. 'shardlab-cli run zero' measures the same\n"
-        "categories in a simulated run.";
-    // params and ranks from the "memory" scenario's spec; the table shows
-    // every stage and both K, so --zero-stage and --k pick, not set.
-    AddScenarioFlags(s.flags, ScenarioSpecOf("memory"), {"zero_stage", "k"});
-    for (FlagSpec& f : s.flags)
-      if (f.name == "ranks") f.old_names.push_back("n");  // -n is --iters elsewhere
-    s.flags.insert(s.flags.end(), {
-        {"zero-stage", 0, "N", "mark this stage (0-3) in the table", {"stage"}},
-        {"k", 0, "8|12", "show only K = 8 or K = 12 (default: both)"},
-        {"json", 0, "", "print one JSON object instead of the table"},
-    });
-    s.examples =
-        "  shardlab-cli memory\n"
-        "  shardlab-cli memory --params 175B --ranks 64 --zero-stage 3\n"
-        "  shardlab-cli memory --params 7.5B --ranks 64 --k 8\n"
-        "  shardlab-cli memory --params 1.3B --ranks 8 --json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec MemorySpec() {
+  CommandSpec s;
+  s.name = "memory";
+  s.summary = "model-state bytes per GPU of data parallel and ZeRO 1-3 (formulas, no run)";
+  s.usage = "memory [flags]";
+  s.description =
+      "Prints the bytes of model state each GPU holds when a model of Ψ parameters is\n"
+      "trained with mixed-precision Adam on N GPUs, for every stage (as DeepSpeed's memory\n"
+      "estimators do): fp16 parameters (2 B each) and gradients (2 B each), and K bytes of\n"
+      "optimizer state per parameter.\n"
+      "  stage 0, data parallel   (2+2+K)Ψ        everything on every GPU\n"
+      "  stage 1, ZeRO-1          4Ψ + KΨ/N       optimizer states sharded\n"
+      "  stage 2, ZeRO-2          2Ψ + (2+K)Ψ/N   and gradients\n"
+      "  stage 3, ZeRO-3          (4+K)Ψ/N        and parameters\n"
+      "K = 12 in the ZeRO paper (fp32 master copy, Adam m and v); the seed texts count\n"
+      "K = 8 (m and v only: 12Ψ for plain data parallelism). Both are shown unless --k picks\n"
+      "one. Activations and temporary buffers come on top. Bytes are in powers of ten\n"
+      "(GB = 1e9 B), as the paper writes them. 'shardlab-cli run zero' measures the same\n"
+      "categories in a simulated run.";
+  // params and ranks from the "memory" scenario's spec; the table shows
+  // every stage and both K, so --zero-stage and --k pick, not set.
+  AddScenarioFlags(s.flags, ScenarioSpecOf("memory"), {"zero_stage", "k"});
+  for (FlagSpec& f : s.flags)
+    if (f.name == "ranks") f.old_names.push_back("n");  // -n is --iters elsewhere
+  s.flags.insert(s.flags.end(), {
+      {"zero-stage", 0, "N", "mark this stage (0-3) in the table", {"stage"}},
+      {"k", 0, "8|12", "show only K = 8 or K = 12 (default: both)"},
+      {"json", 0, "", "print one JSON object instead of the table"},
+  });
+  s.examples =
+      "  shardlab-cli memory\n"
+      "  shardlab-cli memory --params 175B --ranks 64 --zero-stage 3\n"
+      "  shardlab-cli memory --params 7.5B --ranks 64 --k 8\n"
+      "  shardlab-cli memory --params 1.3B --ranks 8 --json\n";
+  return s;
 }
 
-int MemoryMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(MemorySpec(), words, args)) return 0;
+int MemoryMain(const ParsedArgs& args) {
   const MemoryScenario m = MemoryFromParams(ParamsFromArgs(ScenarioSpecOf("memory"), args));
   const double psi = m.parameters;
   const int ranks = m.ranks;

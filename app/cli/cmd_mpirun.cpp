@@ -61,42 +61,39 @@ void CheckTopologyFitsHosts(const std::string& name, const std::vector<MpiHost>&
 
 }  // namespace
 
-const CommandSpec& MpirunSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "mpirun";
-    s.summary = "run a command on the mpi backend under mpirun, one process per rank";
-    s.usage = "mpirun -np N [--timeout S] [--host LIST | --hostfile FILE] -- COMMAND [flags]";
-    s.description =
-        "Starts N copies of shardlab-cli under OpenMPI's mpirun (--oversubscribe, and as\n"
-        "root in a container the environment OpenMPI needs) and passes their output on.\n"
-        "COMMAND should be a run with --backend mpi (--ranks defaults to N). When a rank dies,\n"
-        "mpirun stops the others; this command then names the rank and its exit code or signal,\n"
-        "and makes sure no process of the job is left. Flags of the mpi backend, given\n"
-        "after COMMAND: --mpi-timeout DURATION bounds every wait (default 30s; 500ms, 5s,\n"
-        "2m); --inject-fault exit|kill|stall:rank=R,op=N or skip:rank=R,iter=N (tests);\n"
-        "--device gpu keeps each rank's buffers on a GPU (needed by --algo nccl).\n"
-        "Across machines, --host a:4,b:4 or --hostfile FILE places ranks in order (the\n"
-        "first host's slots first; with a topology of several boxes, box b on the b-th\n"
-        "host); mpirun reaches the hosts by ssh (or OMPI_MCA_plm_rsh_agent), without\n"
-        "--oversubscribe, after checking that every host runs this same ShardLab.";
-    s.flags = {
-        {"np", 'n', "N", "processes to start (one per rank)"},
-        {"timeout", 0, "S", "mpirun --timeout: kill the job after S seconds (last resort)"},
-        {"host", 0, "LIST", "hosts and their slots, e.g. node-a:4,node-b:4 (ranks fill them "
-                            "in order)"},
-        {"hostfile", 0, "FILE", "an OpenMPI hostfile: one 'NAME slots=N' per line"},
-    };
-    s.max_positionals = 0;
-    s.examples =
-        "  shardlab-cli mpirun -np 4 -- run allreduce --algo ring --ranks 4 --size 64M --backend mpi\n"
-        "  shardlab-cli mpirun -np 4 -- run allreduce --ranks 4 --size 1K --backend mpi \\\n"
-        "      --iters 5 --inject-fault skip:rank=2,iter=3 --mpi-timeout 5s\n"
-        "  shardlab-cli mpirun -np 16 --host node-a:8,node-b:8 -- run allreduce --backend mpi \\\n"
-        "      --topology 2x-dgx-a100-ib\n";
-    return s;
-  }();
-  return spec;
+CommandSpec MpirunSpec() {
+  CommandSpec s;
+  s.name = "mpirun";
+  s.summary = "run a command on the mpi backend under mpirun, one process per rank";
+  s.usage = "mpirun -np N [--timeout S] [--host LIST | --hostfile FILE] -- COMMAND [flags]";
+  s.description =
+      "Starts N copies of shardlab-cli under OpenMPI's mpirun (--oversubscribe, and as\n"
+      "root in a container the environment OpenMPI needs) and passes their output on.\n"
+      "COMMAND should be a run with --backend mpi (--ranks defaults to N). When a rank dies,\n"
+      "mpirun stops the others; this command then names the rank and its exit code or signal,\n"
+      "and makes sure no process of the job is left. Flags of the mpi backend, given\n"
+      "after COMMAND: --mpi-timeout DURATION bounds every wait (default 30s; 500ms, 5s,\n"
+      "2m); --inject-fault exit|kill|stall:rank=R,op=N or skip:rank=R,iter=N (tests);\n"
+      "--device gpu keeps each rank's buffers on a GPU (needed by --algo nccl).\n"
+      "Across machines, --host a:4,b:4 or --hostfile FILE places ranks in order (the\n"
+      "first host's slots first; with a topology of several boxes, box b on the b-th\n"
+      "host); mpirun reaches the hosts by ssh (or OMPI_MCA_plm_rsh_agent), without\n"
+      "--oversubscribe, after checking that every host runs this same ShardLab.";
+  s.flags = {
+      {"np", 'n', "N", "processes to start (one per rank)"},
+      {"timeout", 0, "S", "mpirun --timeout: kill the job after S seconds (last resort)"},
+      {"host", 0, "LIST", "hosts and their slots, e.g. node-a:4,node-b:4 (ranks fill them "
+                          "in order)"},
+      {"hostfile", 0, "FILE", "an OpenMPI hostfile: one 'NAME slots=N' per line"},
+  };
+  s.max_positionals = 0;
+  s.examples =
+      "  shardlab-cli mpirun -np 4 -- run allreduce --algo ring --ranks 4 --size 64M --backend mpi\n"
+      "  shardlab-cli mpirun -np 4 -- run allreduce --ranks 4 --size 1K --backend mpi \\\n"
+      "      --iters 5 --inject-fault skip:rank=2,iter=3 --mpi-timeout 5s\n"
+      "  shardlab-cli mpirun -np 16 --host node-a:8,node-b:8 -- run allreduce --backend mpi \\\n"
+      "      --topology 2x-dgx-a100-ib\n";
+  return s;
 }
 
 int MpirunMain(std::span<const std::string> words) {

@@ -261,56 +261,51 @@ void WriteJson(std::ostream& out, const PlannerRequest& request, const std::stri
 
 }  // namespace
 
-const CommandSpec& PlanSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "plan";
-    s.summary = "3D-parallel planner: DP x PP x TP layouts that fit, ranked by step time";
-    s.usage = "plan [--model NAME] [--ranks N] [--topology PRESET|FILE] [flags]";
-    s.description =
-        "Searches every data x pipeline x tensor-parallel layout of a transformer on N GPUs,\n"
-        "with each ZeRO stage, micro-batch size b, interleaving v and recomputation mode, and\n"
-        "prints the ones that fit in GPU memory ranked by step time, then the others grouped by\n"
-        "why they were rejected (tp not dividing the heads, pp not dividing the layers, a TP\n"
-        "group leaving NVLink, the batch not dividing, out of memory).\n"
-        "Ranks follow Megatron's order: TP groups are consecutive GPUs (inside a box), DP\n"
-        "replicas next, pipeline stages outermost. Memory: model states split by tp and pp, then\n"
-        "ZeRO over dp (K = 12), plus activations (Korthikanti et al., sequence parallel with tp)\n"
-        "for the micro-batches in flight; 90% of the GPU is usable. Step times come from an\n"
-        "analytic model (matmuls at a share of peak, ring collectives at the bandwidth each\n"
-        "group gets on the topology's routes when all groups run at once, the pipeline bubble\n"
-        "(p-1)/(v m)); nothing is simulated unless --simulate K runs the top K again on the\n"
-        "simulator. The analytic times rank layouts; they are not a promise.";
-    AddScenarioFlags(s.flags, ScenarioSpecOf("plan"));
-    for (FlagSpec& f : s.flags)
-      if (f.name == "ranks") f.old_names.push_back("n");  // -n is --iters elsewhere
-    s.flags.insert(s.flags.end(), {
-        {"top", 0, "K", "feasible layouts to print (default: 10)"},
-        {"zero-stage", 0, "LIST", "ZeRO stages to try, e.g. 0,1 (default: 0,1,2,3)", {"zero"}},
-        {"micro-batch", 0, "LIST", "micro-batch sizes b to try (default: 1,2,4,8)"},
-        {"interleave", 0, "LIST", "model chunks per stage v to try (default: 1,2,3,4)"},
-        {"recompute", 0, "LIST", "none, selective, full (default: all three)"},
-        {"efficiency", 0, "F", "share of the fp16 peak the matmuls reach (default: 0.5)"},
-        {"show-rejected", 0, "", "list every rejected configuration, not just examples"},
-        {"simulate", 0, "K",
-         "also run the top K on the simulator (v 1, ZeRO 0-1, no recompute; "
-         "seconds each at 512 GPUs)"},
-        {"json", 0, "", "print one JSON object instead of the tables"},
-    });
-    s.examples =
-        "  shardlab-cli plan --model gpt3-175b --ranks 512 --topology 64x-dgx-a100-ib\n"
-        "  shardlab-cli plan --model gpt3-175b --ranks 256 --topology 32x-dgx-h100-superpod\n"
-        "  shardlab-cli plan --model gpt3-175b --ranks 512 --topology 64x-dgx-a100-ib --gpu-memory "
-        "40G\n"
-        "  shardlab-cli plan --model gpt3-13b --ranks 64 --topology 8x-dgx-h100-ib --top 5 --json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec PlanSpec() {
+  CommandSpec s;
+  s.name = "plan";
+  s.summary = "3D-parallel planner: DP x PP x TP layouts that fit, ranked by step time";
+  s.usage = "plan [--model NAME] [--ranks N] [--topology PRESET|FILE] [flags]";
+  s.description =
+      "Searches every data x pipeline x tensor-parallel layout of a transformer on N GPUs,\n"
+      "with each ZeRO stage, micro-batch size b, interleaving v and recomputation mode, and\n"
+      "prints the ones that fit in GPU memory ranked by step time, then the others grouped by\n"
+      "why they were rejected (tp not dividing the heads, pp not dividing the layers, a TP\n"
+      "group leaving NVLink, the batch not dividing, out of memory).\n"
+      "Ranks follow Megatron's order: TP groups are consecutive GPUs (inside a box), DP\n"
+      "replicas next, pipeline stages outermost. Memory: model states split by tp and pp, then\n"
+      "ZeRO over dp (K = 12), plus activations (Korthikanti et al., sequence parallel with tp)\n"
+      "for the micro-batches in flight; 90% of the GPU is usable. Step times come from an\n"
+      "analytic model (matmuls at a share of peak, ring collectives at the bandwidth each\n"
+      "group gets on the topology's routes when all groups run at once, the pipeline bubble\n"
+      "(p-1)/(v m)); nothing is simulated unless --simulate K runs the top K again on the\n"
+      "simulator. The analytic times rank layouts; they are not a promise.";
+  AddScenarioFlags(s.flags, ScenarioSpecOf("plan"));
+  for (FlagSpec& f : s.flags)
+    if (f.name == "ranks") f.old_names.push_back("n");  // -n is --iters elsewhere
+  s.flags.insert(s.flags.end(), {
+      {"top", 0, "K", "feasible layouts to print (default: 10)"},
+      {"zero-stage", 0, "LIST", "ZeRO stages to try, e.g. 0,1 (default: 0,1,2,3)", {"zero"}},
+      {"micro-batch", 0, "LIST", "micro-batch sizes b to try (default: 1,2,4,8)"},
+      {"interleave", 0, "LIST", "model chunks per stage v to try (default: 1,2,3,4)"},
+      {"recompute", 0, "LIST", "none, selective, full (default: all three)"},
+      {"efficiency", 0, "F", "share of the fp16 peak the matmuls reach (default: 0.5)"},
+      {"show-rejected", 0, "", "list every rejected configuration, not just examples"},
+      {"simulate", 0, "K",
+       "also run the top K on the simulator (v 1, ZeRO 0-1, no recompute; "
+       "seconds each at 512 GPUs)"},
+      {"json", 0, "", "print one JSON object instead of the tables"},
+  });
+  s.examples =
+      "  shardlab-cli plan --model gpt3-175b --ranks 512 --topology 64x-dgx-a100-ib\n"
+      "  shardlab-cli plan --model gpt3-175b --ranks 256 --topology 32x-dgx-h100-superpod\n"
+      "  shardlab-cli plan --model gpt3-175b --ranks 512 --topology 64x-dgx-a100-ib --gpu-memory "
+      "40G\n"
+      "  shardlab-cli plan --model gpt3-13b --ranks 64 --topology 8x-dgx-h100-ib --top 5 --json\n";
+  return s;
 }
 
-int PlanMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(PlanSpec(), words, args)) return 0;
+int PlanMain(const ParsedArgs& args) {
   const std::pair<const char*, const char*> field_flags[] = {{"model: ", "model"},
                                                              {"ranks: ", "ranks"},
                                                              {"gpus: ", "ranks"},

@@ -120,53 +120,50 @@ std::string TraceTitle(const CollectiveSetup& setup, Bytes size_bytes) {
 
 }  // namespace
 
-const CommandSpec& RunSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "run";
-    s.summary = "run a collective (or pipeline, tp-LAYER, zero, 3d, moe) and check its result";
-    s.usage =
-        "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')\n"
-        "       shardlab-cli run tp-LAYER [flags] (tensor parallel; see 'run tp-mlp --help')\n"
-        "       shardlab-cli run zero [flags] (data parallel and ZeRO; see 'run zero --help')\n"
-        "       shardlab-cli run 3d [flags] (DP x PP x TP; see 'run 3d --help')\n"
-        "       shardlab-cli run moe [flags] (expert parallel; see 'run moe --help')";
-    s.description =
-        "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
-        "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
-        "algbw = size / time and busbw = algbw x the collective's factor (2(n-1)/n for\n"
-        "all-reduce). Every rank's result is compared with a single-buffer reference.\n"
-        "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.\n"
-        "\n"
-        "Scenarios ('run NAME --help' for each; the collective is 'run allreduce', ...,\n"
-        "tensor parallel 'run tp-mlp', ...; memory and plan are commands of their own):\n" +
-        ScenarioListText();
-    s.description.pop_back();  // FormatHelp ends the paragraph
-    s.flags = {FlagFromParam(*ScenarioSpecOf("collective").FindParam("size"))};
-    AddCollectiveFlags(s.flags);
-    const std::vector<FlagSpec> own = {
-        {"step", 0, "", "print every rank's chunks after each step (GPU0: [A0+A1, ...])"},
-        {"json", 0, "", "print one JSON object instead of the table"},
-        {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
-        {"plan", 0, "", "print the plan, one op per line, before running it"},
-        {"critical-path", 0, "", "print the chain of ops that sets the run's end, split into "
-                                 "compute, communication, link wait and idle"},
-        {"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
-                              "(--topology this; rates from --device-profile, else the cached profile, calibrated on first "
-                              "use) on "
-                              "the same plan and print the compare table"},
-    };
-    s.flags.insert(s.flags.end(), own.begin(), own.end());
-    AddIterationFlags(s.flags);
-    s.max_positionals = 1;
-    s.examples =
-        "  shardlab-cli run allreduce --algo ring --ranks 8 --size 64M --topology dgx-a100\n"
-        "  shardlab-cli run allreduce --ranks 4 --size 1K --step\n"
-        "  shardlab-cli run allgather --topology dgx1-v100 --ring-order rank --json\n"
-        "  shardlab-cli run allreduce --size 26GB --timing-only --trace ar.json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec RunSpec() {
+  CommandSpec s;
+  s.name = "run";
+  s.summary = "run a collective (or pipeline, tp-LAYER, zero, 3d, moe) and check its result";
+  s.usage =
+      "run COLLECTIVE [flags]   |   run pipeline [flags] (see 'run pipeline --help')\n"
+      "       shardlab-cli run tp-LAYER [flags] (tensor parallel; see 'run tp-mlp --help')\n"
+      "       shardlab-cli run zero [flags] (data parallel and ZeRO; see 'run zero --help')\n"
+      "       shardlab-cli run 3d [flags] (DP x PP x TP; see 'run 3d --help')\n"
+      "       shardlab-cli run moe [flags] (expert parallel; see 'run moe --help')";
+  s.description =
+      "Builds the plan of one collective (allreduce, reducescatter, allgather, broadcast,\n"
+      "reduce, alltoall), runs it on a backend and reports it as nccl-tests does: time,\n"
+      "algbw = size / time and busbw = algbw x the collective's factor (2(n-1)/n for\n"
+      "all-reduce). Every rank's result is compared with a single-buffer reference.\n"
+      "Exit code 0 when the result is correct (or not checked), 1 when it is wrong.\n"
+      "\n"
+      "Scenarios ('run NAME --help' for each; the collective is 'run allreduce', ...,\n"
+      "tensor parallel 'run tp-mlp', ...; memory and plan are commands of their own):\n" +
+      ScenarioListText();
+  s.description.pop_back();  // FormatHelp ends the paragraph
+  s.flags = {FlagFromParam(*ScenarioSpecOf("collective").FindParam("size"))};
+  AddCollectiveFlags(s.flags);
+  const std::vector<FlagSpec> own = {
+      {"step", 0, "", "print every rank's chunks after each step (GPU0: [A0+A1, ...])"},
+      {"json", 0, "", "print one JSON object instead of the table"},
+      {"trace", 0, "FILE", "write a Chrome trace (open it in Perfetto or chrome://tracing)"},
+      {"plan", 0, "", "print the plan, one op per line, before running it"},
+      {"critical-path", 0, "", "print the chain of ops that sets the run's end, split into "
+                               "compute, communication, link wait and idle"},
+      {"compare", 0, "sim", "with a real backend: run the simulator's model of this machine "
+                            "(--topology this; rates from --device-profile, else the cached profile, calibrated on first "
+                            "use) on "
+                            "the same plan and print the compare table"},
+  };
+  s.flags.insert(s.flags.end(), own.begin(), own.end());
+  AddIterationFlags(s.flags);
+  s.max_positionals = 1;
+  s.examples =
+      "  shardlab-cli run allreduce --algo ring --ranks 8 --size 64M --topology dgx-a100\n"
+      "  shardlab-cli run allreduce --ranks 4 --size 1K --step\n"
+      "  shardlab-cli run allgather --topology dgx1-v100 --ring-order rank --json\n"
+      "  shardlab-cli run allreduce --size 26GB --timing-only --trace ar.json\n";
+  return s;
 }
 
 int RunMain(std::span<const std::string> words) {

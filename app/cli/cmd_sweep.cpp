@@ -88,42 +88,39 @@ std::string DescribeSweepIterations(const CollectiveSetup& setup) {
 
 }  // namespace
 
-const CommandSpec& SweepSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "sweep";
-    s.summary = "run one collective over a range of sizes, as nccl-tests' *_perf tools";
-    s.usage =
-        "sweep COLLECTIVE [flags]   |   sweep tp-LAYER [flags] (tensor parallel; see 'sweep "
-        "tp-mlp --help')";
-    s.description =
-        "Runs the collective for every size from -b to -e (multiplying by -f, or adding -i\n"
-        "when -f is 1) and prints one row per size in nccl-tests' columns, then the average\n"
-        "bus bandwidth. Each size runs -w untimed warm-ups, then -n timed runs whose average\n"
-        "is its time. Results are checked while the data fits in --verify-max; larger\n"
-        "sizes are timed only (#wrong N/A). Progress goes to stderr when it is a terminal.\n"
-        "Exit code 0 when every checked size is correct, 1 otherwise.";
-    s.flags = {
-        {"minbytes", 'b', "SIZE", "smallest size (default: 8)"},
-        {"maxbytes", 'e', "SIZE", "largest size (default: 128M)"},
-        {"stepfactor", 'f', "N", "multiply the size by N each row (default: 2)"},
-        {"stepbytes", 'i', "SIZE", "with -f 1: add SIZE each row (default: 1M)"},
-    };
-    AddCollectiveFlags(s.flags);
-    const std::vector<FlagSpec> own = {
-        {"json", 0, "", "print one JSON object with a row per size instead of the table"},
-        {"quiet", 'q', "", "no progress on stderr"},
-    };
-    s.flags.insert(s.flags.end(), own.begin(), own.end());
-    AddIterationFlags(s.flags);  // per size, as nccl-tests' -w/-n
-    s.max_positionals = 1;
-    s.examples =
-        "  shardlab-cli sweep allreduce -b 8 -e 1G -f 2 --ranks 8 --topology dgx-a100\n"
-        "  shardlab-cli sweep allgather -b 1M -e 64M -f 4 --topology dgx1-v100\n"
-        "  shardlab-cli sweep alltoall -b 1K -e 1G --timing-only --json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec SweepSpec() {
+  CommandSpec s;
+  s.name = "sweep";
+  s.summary = "run one collective over a range of sizes, as nccl-tests' *_perf tools";
+  s.usage =
+      "sweep COLLECTIVE [flags]   |   sweep tp-LAYER [flags] (tensor parallel; see 'sweep "
+      "tp-mlp --help')";
+  s.description =
+      "Runs the collective for every size from -b to -e (multiplying by -f, or adding -i\n"
+      "when -f is 1) and prints one row per size in nccl-tests' columns, then the average\n"
+      "bus bandwidth. Each size runs -w untimed warm-ups, then -n timed runs whose average\n"
+      "is its time. Results are checked while the data fits in --verify-max; larger\n"
+      "sizes are timed only (#wrong N/A). Progress goes to stderr when it is a terminal.\n"
+      "Exit code 0 when every checked size is correct, 1 otherwise.";
+  s.flags = {
+      {"minbytes", 'b', "SIZE", "smallest size (default: 8)"},
+      {"maxbytes", 'e', "SIZE", "largest size (default: 128M)"},
+      {"stepfactor", 'f', "N", "multiply the size by N each row (default: 2)"},
+      {"stepbytes", 'i', "SIZE", "with -f 1: add SIZE each row (default: 1M)"},
+  };
+  AddCollectiveFlags(s.flags);
+  const std::vector<FlagSpec> own = {
+      {"json", 0, "", "print one JSON object with a row per size instead of the table"},
+      {"quiet", 'q', "", "no progress on stderr"},
+  };
+  s.flags.insert(s.flags.end(), own.begin(), own.end());
+  AddIterationFlags(s.flags);  // per size, as nccl-tests' -w/-n
+  s.max_positionals = 1;
+  s.examples =
+      "  shardlab-cli sweep allreduce -b 8 -e 1G -f 2 --ranks 8 --topology dgx-a100\n"
+      "  shardlab-cli sweep allgather -b 1M -e 64M -f 4 --topology dgx1-v100\n"
+      "  shardlab-cli sweep alltoall -b 1K -e 1G --timing-only --json\n";
+  return s;
 }
 
 int SweepMain(std::span<const std::string> words) {

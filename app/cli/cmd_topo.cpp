@@ -53,41 +53,36 @@ void PrintRingChoice(std::ostream& out, const Topology& topology, int ranks) {
 
 }  // namespace
 
-const CommandSpec& TopoSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "topo";
-    s.summary = "list topology presets, or print one with its links and ring order";
-    s.usage = "topo [--list | --preset NAME | --topology NAME|FILE] [flags]";
-    s.description =
-        "Prints a topology as nvidia-smi topo -m does: the GPU-by-GPU matrix of connection\n"
-        "kinds, the legend, and every link with its per-direction bandwidth and latency;\n"
-        "then the ring that --ring-order auto chooses beside the ring in rank order.\n"
-        "With no flags it lists the presets.";
-    s.flags = {
-        {"list", 'l', "", "list the presets"},
-        {"preset", 'p', "NAME", "print a preset"},
-        {"topology", 0, "NAME|FILE", "print a preset or a topology file"},
-        {"ranks", 0, "N", "GPUs in the ring shown at the end (default: all)"},
-        {"toml", 0, "", "print the topology in the topology-file format instead"},
-        {"detect", 0, "", "detect this machine's GPUs and links (CUDA runtime, NVML when "
-                          "present) and print them as a topology"},
-    };
-    s.max_positionals = 1;
-    s.examples =
-        "  shardlab-cli topo --list\n"
-        "  shardlab-cli topo --preset dgx1-v100\n"
-        "  shardlab-cli topo --topology my-box.toml\n"
-        "  shardlab-cli topo --preset dgx-a100 --toml > my-box.toml\n"
-        "  shardlab-cli topo --detect --toml > this-machine.toml\n";
-    return s;
-  }();
-  return spec;
+CommandSpec TopoSpec() {
+  CommandSpec s;
+  s.name = "topo";
+  s.summary = "list topology presets, or print one with its links and ring order";
+  s.usage = "topo [--list | --preset NAME | --topology NAME|FILE] [flags]";
+  s.description =
+      "Prints a topology as nvidia-smi topo -m does: the GPU-by-GPU matrix of connection\n"
+      "kinds, the legend, and every link with its per-direction bandwidth and latency;\n"
+      "then the ring that --ring-order auto chooses beside the ring in rank order.\n"
+      "With no flags it lists the presets.";
+  s.flags = {
+      {"list", 'l', "", "list the presets"},
+      {"preset", 'p', "NAME", "print a preset"},
+      {"topology", 0, "NAME|FILE", "print a preset or a topology file"},
+      {"ranks", 0, "N", "GPUs in the ring shown at the end (default: all)"},
+      {"toml", 0, "", "print the topology in the topology-file format instead"},
+      {"detect", 0, "", "detect this machine's GPUs and links (CUDA runtime, NVML when "
+                        "present) and print them as a topology"},
+  };
+  s.max_positionals = 1;
+  s.examples =
+      "  shardlab-cli topo --list\n"
+      "  shardlab-cli topo --preset dgx1-v100\n"
+      "  shardlab-cli topo --topology my-box.toml\n"
+      "  shardlab-cli topo --preset dgx-a100 --toml > my-box.toml\n"
+      "  shardlab-cli topo --detect --toml > this-machine.toml\n";
+  return s;
 }
 
-int TopoMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(TopoSpec(), words, args)) return 0;
+int TopoMain(const ParsedArgs& args) {
   int sources = args.Has("list") + args.Has("preset") + args.Has("topology") +
                 args.Has("detect") + (args.positionals().empty() ? 0 : 1);
   if (sources > 1) throw UsageError("topo: give one of --list, --preset, --topology or --detect");

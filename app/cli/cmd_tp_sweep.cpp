@@ -120,37 +120,34 @@ std::vector<std::string> CollapseText(const std::vector<SweepRow>& rows) {
 
 }  // namespace
 
-const CommandSpec& TpSweepSpec() {
-  static const CommandSpec spec = [] {
-    const TpDefaults d = SweepDefaults();
-    CommandSpec s;
-    s.name = "sweep tp-LAYER";
-    s.summary = "one tensor-parallel layer at several tp sizes: speedup, efficiency, comm share";
-    s.usage = "sweep tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
-    s.description =
-        "Runs the layer (see 'run tp-mlp --help') split over each size in --tp, timing-only on\n"
-        "the simulator (fp16 unless --dtype fp32), and the same layer unsplit on GPU 0. One row\n"
-        "per size: hosts spanned, compute and communication time, communication share of the\n"
-        "step, step time, speedup over one GPU and efficiency = speedup / N. Rows whose TP\n"
-        "group spans hosts are marked IB: their all-reduces cross InfiniBand. The defaults are\n"
-        "the seed text's GPT-3 layer (H 12288, 2048 tokens, batch 32) on two DGX A100s.";
-    s.flags = {{"tp", 0, "LIST", "tensor-parallel sizes, comma-separated; GPUs 0..N-1 "
-                                 "(default: 2,4,8,16)"}};
-    AddTpLayerFlags(s.flags, d);
-    const std::vector<FlagSpec> own = {
-        {"timing-only", 0, "", "accepted as in 'run': a sweep is always timing-only"},
-        {"json", 0, "", "print one JSON object with a row per size instead of the table"},
-        {"quiet", 'q', "", "no progress on stderr"},
-    };
-    s.flags.insert(s.flags.end(), own.begin(), own.end());
-    s.examples =
-        "  shardlab-cli sweep tp-mlp\n"
-        "  shardlab-cli sweep tp-mlp --tp 2,4,8,16 --batch 32 --seq 2048 --hidden 12288 "
-        "--topology 2x-dgx-a100-ib\n"
-        "  shardlab-cli sweep tp-transformer --tp 1,2,4,8 --topology dgx-h100 --json\n";
-    return s;
-  }();
-  return spec;
+CommandSpec TpSweepSpec() {
+  const TpDefaults d = SweepDefaults();
+  CommandSpec s;
+  s.name = "sweep tp-LAYER";
+  s.summary = "one tensor-parallel layer at several tp sizes: speedup, efficiency, comm share";
+  s.usage = "sweep tp-column|tp-row|tp-mlp|tp-attention|tp-transformer [flags]";
+  s.description =
+      "Runs the layer (see 'run tp-mlp --help') split over each size in --tp, timing-only on\n"
+      "the simulator (fp16 unless --dtype fp32), and the same layer unsplit on GPU 0. One row\n"
+      "per size: hosts spanned, compute and communication time, communication share of the\n"
+      "step, step time, speedup over one GPU and efficiency = speedup / N. Rows whose TP\n"
+      "group spans hosts are marked IB: their all-reduces cross InfiniBand. The defaults are\n"
+      "the seed text's GPT-3 layer (H 12288, 2048 tokens, batch 32) on two DGX A100s.";
+  s.flags = {{"tp", 0, "LIST", "tensor-parallel sizes, comma-separated; GPUs 0..N-1 "
+                               "(default: 2,4,8,16)"}};
+  AddTpLayerFlags(s.flags, d);
+  const std::vector<FlagSpec> own = {
+      {"timing-only", 0, "", "accepted as in 'run': a sweep is always timing-only"},
+      {"json", 0, "", "print one JSON object with a row per size instead of the table"},
+      {"quiet", 'q', "", "no progress on stderr"},
+  };
+  s.flags.insert(s.flags.end(), own.begin(), own.end());
+  s.examples =
+      "  shardlab-cli sweep tp-mlp\n"
+      "  shardlab-cli sweep tp-mlp --tp 2,4,8,16 --batch 32 --seq 2048 --hidden 12288 "
+      "--topology 2x-dgx-a100-ib\n"
+      "  shardlab-cli sweep tp-transformer --tp 1,2,4,8 --topology dgx-h100 --json\n";
+  return s;
 }
 
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> words) {

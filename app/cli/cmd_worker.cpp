@@ -196,53 +196,48 @@ std::string SizeDefault() { return ScenarioSpecOf("collective").FindParam("size"
 
 }  // namespace
 
-const CommandSpec& WorkerSpec() {
-  static const CommandSpec spec = [] {
-    CommandSpec s;
-    s.name = "worker";
-    s.summary = "run a collective as the app's worker process (binary records on stdout)";
-    s.usage = "worker COLLECTIVE [run's flags] [--play] | xxd";
-    s.description =
-        "Runs one collective as 'run' does, but for a program, not a person: it writes\n"
-        "length-prefixed records (hello, plan, events, buffer snapshots, step done, run done,\n"
-        "error) to stdout and reads commands (step k, play, pause, cancel, quit) from stdin,\n"
-        "as described in engine/io/worker_protocol.h. The app starts it for the backends\n"
-        "that run in a worker, so that a crashed GPU run never takes the app down.\n"
-        "Under mpirun with --backend mpi every rank runs it; rank 0 reads the commands,\n"
-        "shares each decision with the other ranks before each step, and writes the records\n"
-        "for the job (mpirun forwards its stdin and stdout). -w/-n run the warm-up and the timed\n"
-        "runs before the last, which it streams; the run-done record carries every timed run's\n"
-        "span and the metrics are their average, as 'run -n' reports. --mpi-timeout passes to the\n"
-        "backend, and --mpi-fault KIND is the backend's --inject-fault (see 'run --help').\n"
-        "Exit code 0 when the run is done (and correct), 1 on a failure, 3 on a sticky CUDA\n"
-        "error, 130 when cancelled.";
-    const ParamSpec& size = *ScenarioSpecOf("collective").FindParam("size");
-    s.flags = {{"size", 's', "SIZE", "bytes of one rank's buffer " + ParamDefaultText(size)}};
-    AddCollectiveFlags(s.flags);
-    const std::vector<FlagSpec> own = {
-        {"play", 0, "", "start running at once instead of waiting for a play or step command"},
-        {"inject-fault", 0, "KIND",
-         "for tests: fail after --fault-step steps: sticky-cuda (error record, exit 3), signal "
-         "(SIGSEGV), kill (SIGKILL), exit (exit 4, no record) or hang (stop answering)"},
-        {"fault-step", 0, "N", "for tests: steps run before the injected fault (default: 1)"},
-    };
-    s.flags.insert(s.flags.end(), own.begin(), own.end());
-    AddIterationFlags(s.flags);  // -w/--warmup, -n/--iters: the last timed run is streamed
-    s.max_positionals = 1;
-    s.examples =
-        "  shardlab-cli worker allreduce --ranks 4 --size 1K --play < /dev/null | xxd | head\n"
-        "  shardlab-cli worker allreduce --ranks 4 --size 1K --play --inject-fault sticky-cuda "
-        "< /dev/null > /dev/null\n"
-        "  mpirun -np 4 --oversubscribe shardlab-cli worker allreduce --ranks 4 --size 1K "
-        "--backend mpi --play < /dev/null | xxd | head\n";
-    return s;
-  }();
-  return spec;
+CommandSpec WorkerSpec() {
+  CommandSpec s;
+  s.name = "worker";
+  s.summary = "run a collective as the app's worker process (binary records on stdout)";
+  s.usage = "worker COLLECTIVE [run's flags] [--play] | xxd";
+  s.description =
+      "Runs one collective as 'run' does, but for a program, not a person: it writes\n"
+      "length-prefixed records (hello, plan, events, buffer snapshots, step done, run done,\n"
+      "error) to stdout and reads commands (step k, play, pause, cancel, quit) from stdin,\n"
+      "as described in engine/io/worker_protocol.h. The app starts it for the backends\n"
+      "that run in a worker, so that a crashed GPU run never takes the app down.\n"
+      "Under mpirun with --backend mpi every rank runs it; rank 0 reads the commands,\n"
+      "shares each decision with the other ranks before each step, and writes the records\n"
+      "for the job (mpirun forwards its stdin and stdout). -w/-n run the warm-up and the timed\n"
+      "runs before the last, which it streams; the run-done record carries every timed run's\n"
+      "span and the metrics are their average, as 'run -n' reports. --mpi-timeout passes to the\n"
+      "backend, and --mpi-fault KIND is the backend's --inject-fault (see 'run --help').\n"
+      "Exit code 0 when the run is done (and correct), 1 on a failure, 3 on a sticky CUDA\n"
+      "error, 130 when cancelled.";
+  const ParamSpec& size = *ScenarioSpecOf("collective").FindParam("size");
+  s.flags = {{"size", 's', "SIZE", "bytes of one rank's buffer " + ParamDefaultText(size)}};
+  AddCollectiveFlags(s.flags);
+  const std::vector<FlagSpec> own = {
+      {"play", 0, "", "start running at once instead of waiting for a play or step command"},
+      {"inject-fault", 0, "KIND",
+       "for tests: fail after --fault-step steps: sticky-cuda (error record, exit 3), signal "
+       "(SIGSEGV), kill (SIGKILL), exit (exit 4, no record) or hang (stop answering)"},
+      {"fault-step", 0, "N", "for tests: steps run before the injected fault (default: 1)"},
+  };
+  s.flags.insert(s.flags.end(), own.begin(), own.end());
+  AddIterationFlags(s.flags);  // -w/--warmup, -n/--iters: the last timed run is streamed
+  s.max_positionals = 1;
+  s.examples =
+      "  shardlab-cli worker allreduce --ranks 4 --size 1K --play < /dev/null | xxd | head\n"
+      "  shardlab-cli worker allreduce --ranks 4 --size 1K --play --inject-fault sticky-cuda "
+      "< /dev/null > /dev/null\n"
+      "  mpirun -np 4 --oversubscribe shardlab-cli worker allreduce --ranks 4 --size 1K "
+      "--backend mpi --play < /dev/null | xxd | head\n";
+  return s;
 }
 
-int WorkerMain(std::span<const std::string> words) {
-  ParsedArgs args;
-  if (HelpPrinted(WorkerSpec(), words, args)) return 0;
+int WorkerMain(const ParsedArgs& args) {
   const CollectiveSetup setup = SetupFromArgs(args, "worker");
   const int element_bytes = DTypeBytes(setup.dtype);
   const Bytes size_bytes =

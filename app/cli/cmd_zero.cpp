@@ -1,17 +1,10 @@
-// `shardlab-cli run zero`: data-parallel training of the small MLP with
-// Adam, as plain data parallelism (stage 0) or ZeRO stage 1, 2 or 3, run on
-// a backend. Prints what every rank allocated, by category, beside the
-// ZeRO paper's formulas; the elements each rank sent per step beside
-// 2(N-1)/N·Ψ (3(N-1)/N·Ψ for stage 3); and whether the trained parameters
-// equal the single-device model's after the same Adam steps.
+// `shardlab-cli run zero`'s table: what every rank allocated, by category,
+// beside the ZeRO paper's formulas (communication per step and the check
+// under it are the Summary's rows); and the flags the spec cannot check.
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,12 +31,6 @@ std::string SizeFlag(const ParsedArgs& args) {
   return "batch";
 }
 
-std::string ModelText(const MlpConfig& m) {
-  const double psi = static_cast<double>(MlpParameterCount(m));
-  return std::to_string(m.layers) + (m.layers == 1 ? " layer" : " layers") + " x " +
-         std::to_string(m.width) + " = " + ParameterCountText(psi) + " parameters";
-}
-
 /// The MLP --params asks for, or a UsageError when the nearest one the
 /// engine builds is far from it.
 MlpConfig ModelForParams(const ParsedArgs& args, double asked) {
@@ -54,55 +41,13 @@ MlpConfig ModelForParams(const ParsedArgs& args, double asked) {
                          ? "give --layers and --width for a smaller model"
                          : "for the formulas alone, 'shardlab-cli memory --params " +
                                args.Get("params") + "'";
-  throw UsageError(args.Spelling("params") + ": the nearest MLP (" + ModelText(m) +
+  throw UsageError(args.Spelling("params") + ": the nearest MLP (" + ZeroModelText(m) +
                    ") is more than 10% from " + ParameterCountText(asked) + "; " + hint);
-}
-
-/// A float as the double its shortest text reads (0.001, not 0.00100000005).
-double FloatAsTyped(float value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(value));
-  return std::strtod(buf, nullptr);
-}
-
-/// "3(N-1)/N·Ψ": what a rank sends per step under the stage.
-std::string ElementsFormulaText(int stage) {
-  return stage == 3 ? "3(N-1)/N·Ψ" : "2(N-1)/N·Ψ";
 }
 
 /// Per-category formula text of one GPU's share: "2Ψ", "2Ψ/N", "12Ψ/N".
 std::string CategoryFormulaText(int bytes_per_parameter, bool sharded) {
   return std::to_string(bytes_per_parameter) + "Ψ" + (sharded ? "/N" : "");
-}
-
-/// Which collectives a step runs, in words, for the stage.
-std::string CollectivesText(const ZeroPlan& zero) {
-  const std::size_t units = zero.units.size();
-  const std::string u = std::to_string(units);
-  switch (zero.params.stage) {
-    case 0:
-      return u + (units == 1 ? " bucket" : " buckets") +
-             " x all-reduce of the gradient (a ring: reduce-scatter + all-gather)";
-    case 1:
-    case 2:
-      return u + (units == 1 ? " bucket" : " buckets") +
-             " x (reduce-scatter of the gradient, all-gather of the updated parameters)";
-    case 3:
-      return u + (units == 1 ? " layer" : " layers") +
-             " x (all-gather before forward, all-gather before backward, reduce-scatter of "
-             "the gradient)";
-  }
-  return "";
-}
-
-std::string UnitsText(const ZeroPlan& zero) {
-  const ZeroParams& p = zero.params;
-  const std::size_t units = zero.units.size();
-  if (p.stage == 3) {
-    return std::to_string(units) + " units (one per layer, gathered when needed)";
-  }
-  return std::to_string(units) + (units == 1 ? " bucket" : " buckets") + " of up to " +
-         FormatBytes(p.bucket_bytes) + " of fp16 gradient (whole layers, from the last one)";
 }
 
 // ---- memory per rank ------------------------------------------------------
@@ -261,82 +206,9 @@ void PrintMemory(std::ostream& out, const PreparedZero& prepared, const ZeroSumm
       << "#   ZeRO paper); the seed texts count K = 8 (m and v only: 12Ψ for data parallel).\n";
 }
 
-// ---- the report -----------------------------------------------------------
-
-std::vector<std::string> Header(const PreparedZero& prepared, double asked) {
-  const ZeroScenario& sc = prepared.scenario;
-  const ZeroParams& p = prepared.zero.params;
-  const MlpConfig& m = p.model;
-  std::ostringstream model;
-  model << "model  MLP of " << ModelText(m) << " (Ψ = " << prepared.zero.parameter_count;
-  if (asked > 0) model << ", asked " << ParameterCountText(asked);
-  model << "), Adam, lr " << m.learning_rate;
-  return {ZeroStageName(p.stage) + " (" + ZeroStageSharding(p.stage) + "), " + std::to_string(p.ranks) +
-              (p.ranks == 1 ? " rank" : " ranks") + ", on " + sc.topology,
-          model.str(),
-          "batch  " + std::to_string(m.batch) + " rows (" + std::to_string(m.batch / p.ranks) + " per rank), " +
-              std::to_string(p.steps) + (p.steps == 1 ? " step" : " steps"),
-          "units  " + UnitsText(prepared.zero) + ", overlap " + (p.overlap ? "on" : "off")};
-}
-
-void PrintText(std::ostream& out, const PreparedZero& prepared, const ZeroSummary& s, int k) {
-  const ZeroParams& p = prepared.zero.params;
-  PrintMemory(out, prepared, s, k);
-  const double ratio =
-      s.formula_elements_per_step > 0 ? s.sent_elements_per_step / s.formula_elements_per_step : 0;
-  out << "#\n# Communication per step\n"
-      << "#   elements sent   " << ParameterCountText(s.sent_elements_per_step)
-      << " by the busiest rank (fp16); formula " << ElementsFormulaText(p.stage) << " = "
-      << ParameterCountText(s.formula_elements_per_step);
-  if (p.ranks > 1) out << ", ratio " << FormatFixed(ratio, 3);
-  out << "\n"
-      << "#   collectives     " << s.collectives_per_step << ": " << CollectivesText(prepared.zero)
-      << "\n"
-      << "#   step time       " << FormatTime(s.step_ns) << "\n";
-  if (p.stage == 3) {
-    out << "#   Stage 3 gathers every layer twice (forward, backward): 1.5x data parallel's 2Ψ.\n";
-  }
-}
-
-void WriteFormula(JsonWriter& w, const char* key, int stage, int k, const ZeroMemoryFormula& f) {
-  w.Key(key);
-  w.BeginObject();
-  w.Field("k", k);
-  w.Field("text", ZeroMemoryFormulaText(stage, k));
-  WriteZeroFormulaBytes(w, f);
-  w.EndObject();
-}
-
-/// --params, when given: the count asked for (the run builds the nearest MLP).
-double Asked(const ParsedArgs& args, const ScenarioParams& params) {
-  return args.Has("params") ? params.Number("params") : 0;
-}
-
-void JsonSetup(JsonWriter& w, const RunView& v) {
-  const PreparedZero& prepared = v.prepared.Detail<PreparedZero>();
-  const ZeroParams& p = prepared.zero.params;
-  const double asked = Asked(v.args, v.params);
-  w.Field("stage", p.stage);
-  w.Field("stage_name", ZeroStageName(p.stage));
-  w.Field("layers", p.model.layers);
-  w.Field("width", p.model.width);
-  w.Field("parameters", prepared.zero.parameter_count);
-  if (asked > 0) {
-    w.Field("asked_parameters", static_cast<std::int64_t>(asked));
-  } else {
-    w.Key("asked_parameters");
-    w.Null();
-  }
-  w.Field("optimizer", "adam");
-  w.Field("lr", FloatAsTyped(p.model.learning_rate));
-  w.Field("bucket_bytes", p.bucket_bytes);
-  w.Field("units", static_cast<std::int64_t>(prepared.zero.units.size()));
-}
-
+/// The memory table's --json: a row per rank (the rest is the Summary's).
 void JsonResult(JsonWriter& w, const RunView& v) {
-  const PreparedZero& prepared = v.prepared.Detail<PreparedZero>();
   const ZeroSummary& s = v.summary.Detail<ZeroSummary>();
-  const ZeroParams& p = prepared.zero.params;
   w.Field("k", static_cast<int>(v.params.Int("k")));
   w.Key("memory");
   w.BeginArray();
@@ -348,22 +220,6 @@ void JsonResult(JsonWriter& w, const RunView& v) {
     w.EndObject();
   }
   w.EndArray();
-  WriteFormula(w, "formula", p.stage, kZeroPaperK, s.formula);
-  WriteFormula(w, "formula_seed", p.stage, kSeedTextK, s.formula_seed);
-  w.Key("sent_bytes");
-  w.BeginArray();
-  for (const Bytes b : s.sent_bytes) w.Int(b);
-  w.EndArray();
-  w.Field("sent_elements_per_step", s.sent_elements_per_step);
-  w.Field("formula_elements_per_step", s.formula_elements_per_step);
-  w.Field("formula_elements_text", ElementsFormulaText(p.stage));
-  w.Field("collectives_per_step", s.collectives_per_step);
-  w.Field("step_time_us", s.step_ns / 1e3);
-  WriteCheckJson(w, s.check.checked, s.check.correct,
-                 {{"parameter_error", s.check.parameter_error}, {"loss", s.check.loss},
-                  {"reference_loss", s.check.reference_loss}},
-                 s.check.not_checked_reason);
-
 }
 
 }  // namespace
@@ -380,20 +236,10 @@ void ZeroRenderers(RunCommand& c) {
   };
   c.flag_error = [](const Error& e, const ParsedArgs& args) { return ZeroFlagError(e, args, SizeFlag(args)); };
   c.bind = BindBackendAndSeed<PreparedZero>;
-  c.header = [](const PreparedView& v) { return Header(v.prepared.Detail<PreparedZero>(), Asked(v.args, v.params)); };
   c.tables = [](std::ostream& out, const RunView& v) {
-    PrintText(out, v.prepared.Detail<PreparedZero>(), v.summary.Detail<ZeroSummary>(),
-              static_cast<int>(v.params.Int("k")));
+    PrintMemory(out, v.prepared.Detail<PreparedZero>(), v.summary.Detail<ZeroSummary>(),
+                static_cast<int>(v.params.Int("k")));
   };
-  c.result = [](const RunView& v) {
-    const ZeroCheck& check = v.summary.Detail<ZeroSummary>().check;
-    if (!check.checked) return "not checked: " + check.not_checked_reason;
-    const int steps = v.prepared.Detail<PreparedZero>().zero.params.steps;
-    return StepCheckText(check.verdict, "fp32 parameters after " + std::to_string(steps) + " Adam step" +
-                         (steps == 1 ? "" : "s") + " and the loss against their error bounds from the "
-                         "double-precision single-device model", check.loss, check.reference_loss, "");
-  };
-  c.json_setup = JsonSetup;
   c.json_result = JsonResult;
 }
 

@@ -24,21 +24,14 @@ inline constexpr const char* kVersion = SHARDLAB_VERSION;
 /// --help, which it has printed (the command then returns 0).
 bool HelpPrinted(const CommandSpec& spec, std::span<const std::string> words, ParsedArgs& args);
 
-/// Each command's flags and help text (built on first use).
-const CommandSpec& RunSpec();
-const CommandSpec& SweepSpec();
-const CommandSpec& TopoSpec();
-const CommandSpec& DemoSpec();
-const CommandSpec& TpSweepSpec();
-const CommandSpec& MemorySpec();
-const CommandSpec& LabSpec();
-const CommandSpec& WorkerSpec();
-const CommandSpec& CalibrateSpec();
-const CommandSpec& MpirunSpec();
-const CommandSpec& PlanSpec();
-const CommandSpec& CompareSpec();
-const CommandSpec& InspectSpec();
+/// Each command's flags and help text (built on each call: the table of
+/// main.cpp finds a command by its spec's name).
+CommandSpec RunSpec(), SweepSpec(), TopoSpec(), DemoSpec(), TpSweepSpec(), MemorySpec(), LabSpec(), WorkerSpec(),
+    CalibrateSpec(), MpirunSpec(), PlanSpec(), CompareSpec(), InspectSpec();
 
+/// The commands that take their words themselves (their first word picks
+/// another spec: `run NAME`, `sweep tp-LAYER`, `mpirun ... -- COMMAND`);
+/// the others take them parsed against their spec, --help printed by main().
 /// `run COLLECTIVE`: one collective, with --step, --json, --trace, --plan;
 /// `run NAME` of any other scenario goes to RunScenarioCommand.
 int RunMain(std::span<const std::string> args);
@@ -48,14 +41,14 @@ int CollectiveRunMain(std::span<const std::string> args);
 /// `sweep tp-LAYER`: the layer at several tp sizes, speedup and efficiency.
 int TpSweepMain(const std::string& layer_word, std::span<const std::string> args);
 /// `memory`: model-state bytes per GPU of every ZeRO stage, from formulas.
-int MemoryMain(std::span<const std::string> args);
+int MemoryMain(const ParsedArgs& args);
 /// `lab list|check|run|key`: guided labs (engine/lab) for instructors.
-int LabMain(std::span<const std::string> args);
+int LabMain(const ParsedArgs& args);
 /// `worker COLLECTIVE`: the run as the app's worker process: binary
 /// records on stdout, commands on stdin (engine/io/worker_protocol.h).
-int WorkerMain(std::span<const std::string> args);
+int WorkerMain(const ParsedArgs& args);
 /// `plan`: DP x PP x TP layouts of a model on a cluster, ranked by step time.
-int PlanMain(std::span<const std::string> args);
+int PlanMain(const ParsedArgs& args);
 /// `sweep COLLECTIVE`: a size sweep printed like nccl-tests' *_perf tables.
 int SweepMain(std::span<const std::string> args);
 /// `mpirun -np N -- COMMAND`: COMMAND on the mpi backend under mpirun; names
@@ -63,16 +56,16 @@ int SweepMain(std::span<const std::string> args);
 int MpirunMain(std::span<const std::string> args);
 
 /// `compare A B`: two runs of one plan side by side (engine/compare).
-int CompareMain(std::span<const std::string> args);
+int CompareMain(const ParsedArgs& args);
 
 /// `inspect FILE...`: what a file from the field holds (engine/field).
-int InspectMain(std::span<const std::string> args);
+int InspectMain(const ParsedArgs& args);
 
 /// `topo`: list presets, print a topology, choose a ring order.
-int TopoMain(std::span<const std::string> args);
+int TopoMain(const ParsedArgs& args);
 /// `calibrate`: measures this machine's GPU and writes a device profile.
-int CalibrateMain(std::span<const std::string> args);
+int CalibrateMain(const ParsedArgs& args);
 /// `demo`: the README's first stop, ring all-reduce step by step, then a sweep.
-int DemoMain(std::span<const std::string> args);
+int DemoMain(const ParsedArgs& args);
 
 }  // namespace shardlab::cli

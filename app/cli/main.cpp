@@ -30,17 +30,27 @@
 namespace shardlab::cli {
 namespace {
 
+/// A command: its spec, and either its body on the parsed flags or the
+/// whole of it on the words.
 struct CommandEntry {
-  const CommandSpec& (*spec)();
-  int (*main)(std::span<const std::string> args);
+  CommandSpec (*spec)();
+  int (*parsed)(const ParsedArgs& args) = nullptr;
+  int (*main)(std::span<const std::string> words) = nullptr;
+
+  int Run(std::span<const std::string> words) const {
+    if (main != nullptr) return main(words);
+    ParsedArgs args;
+    if (HelpPrinted(spec(), words, args)) return 0;
+    return parsed(args);
+  }
 };
 
 const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> commands = {
-      {RunSpec, RunMain},   {SweepSpec, SweepMain},   {TopoSpec, TopoMain},
-      {DemoSpec, DemoMain}, {MemorySpec, MemoryMain}, {PlanSpec, PlanMain},
-      {LabSpec, LabMain}, {WorkerSpec, WorkerMain}, {CalibrateSpec, CalibrateMain},
-      {MpirunSpec, MpirunMain}, {CompareSpec, CompareMain}, {InspectSpec, InspectMain}};
+      {RunSpec, nullptr, RunMain},   {SweepSpec, nullptr, SweepMain}, {TopoSpec, TopoMain},
+      {DemoSpec, DemoMain},          {MemorySpec, MemoryMain},        {PlanSpec, PlanMain},
+      {LabSpec, LabMain},            {WorkerSpec, WorkerMain},        {CalibrateSpec, CalibrateMain},
+      {MpirunSpec, nullptr, MpirunMain}, {CompareSpec, CompareMain}, {InspectSpec, InspectMain}};
   return commands;
 }
 
@@ -113,7 +123,7 @@ int Dispatch(const std::vector<std::string>& words) {
     throw UsageError("unknown command '" + first + "' (" + CommandNames() + "; see '" +
                      kProgram + " --help')");
   }
-  return command->main(std::span<const std::string>(words).subspan(1));
+  return command->Run(std::span<const std::string>(words).subspan(1));
 }
 
 /// Messages are printed on one line whatever they contain.

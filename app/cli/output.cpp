@@ -42,17 +42,6 @@ bool HelpPrinted(const CommandSpec& spec, std::span<const std::string> words, Pa
   return args.help();
 }
 
-std::string FormatGbps(double gbps) {
-  // Prose, not a column: "300", "292.7", "12.5", "0.04".
-  std::string text = Printf(gbps >= 10 ? "%.1f" : "%.2f", gbps);
-  while (text.find('.') != std::string::npos && (text.back() == '0' || text.back() == '.')) {
-    const bool dot = text.back() == '.';
-    text.pop_back();
-    if (dot) break;
-  }
-  return text;
-}
-
 TableRow RowFor(const CollectiveOutcome& outcome) {
   const CollectiveParams& p = outcome.params;
   TableRow row;

@@ -21,6 +21,7 @@
 #include "engine/run/executor.h"
 #include "engine/run/vector_sink.h"
 #include "engine/core/json.h"
+#include "engine/core/units.h"
 
 namespace shardlab::cli {
 
@@ -62,9 +63,6 @@ void WriteSetupFields(JsonWriter& json, const CollectiveSetup& setup);
 /// average), iterations {warmup, iters, average_us, best_us}, algbw_gbps, busbw_gbps, steps, ops, events, clock, checked, correct,
 /// max_abs_err, wrong, not_checked_reason (null when checked).
 void WriteOutcomeFields(JsonWriter& json, const CollectiveOutcome& outcome);
-
-/// GB/s in prose: "300", "292.7", "0.04" (the table prints "%.2f").
-std::string FormatGbps(double gbps);
 
 /// Checks that --trace FILE can be written, before a long run rather than
 /// after it; appending leaves an old trace intact. Throws UsageError.

@@ -124,6 +124,65 @@ void WriteParamFields(JsonWriter& w, const ScenarioParams& params, const std::ve
   }
 }
 
+void WriteReportValue(JsonWriter& w, const ReportValue& v) {
+  switch (v.kind) {
+    case ReportValue::Kind::kNull: w.Null(); break;
+    case ReportValue::Kind::kBool: w.Bool(v.flag); break;
+    case ReportValue::Kind::kInt: w.Int(v.integer); break;
+    case ReportValue::Kind::kNumber: w.Double(v.number); break;
+    case ReportValue::Kind::kText: w.String(v.text); break;
+    case ReportValue::Kind::kList:
+      w.BeginArray();
+      for (const ReportValue& item : v.items) WriteReportValue(w, item);
+      w.EndArray();
+      break;
+    case ReportValue::Kind::kObject:
+      w.BeginObject();
+      for (const ReportField& f : v.fields) {
+        w.Key(f.key);
+        WriteReportValue(w, f.value);
+      }
+      w.EndObject();
+  }
+}
+
+}  // namespace
+
+void WriteReportJson(JsonWriter& w, const Report& report) {
+  for (const ReportBlock& block : report.blocks)
+    for (const ReportRow& row : block.rows)
+      if (!row.key.empty()) {
+        w.Key(row.key);
+        WriteReportValue(w, row.value);
+      }
+  for (const ReportField& f : report.fields.fields) {
+    w.Key(f.key);
+    WriteReportValue(w, f.value);
+  }
+}
+
+void PrintReportRows(std::ostream& out, const Report& report, int position) {
+  for (const ReportBlock& block : report.blocks) {
+    if (block.position != position && !(position > 1 && block.position >= position)) continue;
+    for (const ReportRow& row : block.rows) {
+      if (row.label.empty() && row.text.empty() && !row.key.empty()) continue;  // --json only
+      if (row.label.empty()) {
+        out << (row.text.empty() ? "#" : "# " + row.text) << "\n";
+        continue;
+      }
+      out << "# " << PadColumns(row.label, block.label_width, true);
+      if (block.text_width > 0) {
+        out << PadColumns(row.text, block.text_width - 2, true) << (row.formula.empty() ? "" : "  " + row.formula);
+      } else {
+        out << row.text << (row.formula.empty() ? "" : "   " + row.formula);
+      }
+      out << "\n";
+    }
+  }
+}
+
+namespace {
+
 void PrintQuantities(std::ostream& out, const ScenarioSpec& spec, const Summary& summary) {
   if (!summary.line.empty()) out << "# " << summary.line << "\n";
   for (const Quantity& q : summary.Quantities(spec))
@@ -180,7 +239,7 @@ int RunMeasured(const ScenarioSpec& spec, const RunCommand& cmd, const ParsedArg
     JsonWriter w(std::cout, /*pretty=*/true);
     w.BeginObject();
     w.Field("scenario", spec.name);
-    if (cmd.measured_json) cmd.measured_json(w, run);
+    WriteReportJson(w, run.report);
     WriteVerdictJson(w, run.verdict);
     if (args.Has("trace")) w.Field("trace", trace_path);
     w.EndObject();
@@ -200,50 +259,6 @@ void WriteSeedJson(JsonWriter& w, std::uint64_t seed) {
   } else {
     w.Field("seed", std::to_string(seed));
   }
-}
-
-void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
-                    std::initializer_list<std::pair<const char*, double>> errors, const std::string& not_checked) {
-  w.Field("checked", checked);
-  w.Key("correct");
-  if (checked) w.Bool(correct); else w.Null();
-  for (const auto& [key, value] : errors) {
-    w.Key(key);
-    if (checked) w.Double(value); else w.Null();
-  }
-  w.Key("not_checked_reason");
-  if (checked) w.Null(); else w.String(not_checked);
-}
-
-std::string StepCheckText(const Verdict& verdict, const std::string& against, double loss,
-                          double reference_loss, const std::string& worst) {
-  std::ostringstream out;
-  out << VerdictName(verdict.kind) << " (" << verdict.Detail() << "; " << against << "; loss "
-      << std::setprecision(6) << loss << " vs " << reference_loss << ")";
-  if (!verdict.correct() && !worst.empty()) out << "\n#   worst tensor: " << worst;
-  return out.str();
-}
-
-std::string LayerCheckText(const Verdict& verdict, bool checked, const std::string& not_checked,
-                           const std::string& correct, const std::string& wrong,
-                           const std::string& margin_tail) {
-  if (!checked) return "not checked: " + not_checked;
-  if (verdict.correct()) return "correct: " + correct + " (" + verdict.MarginText() + margin_tail + ")";
-  return "WRONG: " + (wrong.empty() ? verdict.Detail() : wrong + " (" + verdict.Detail() + ")");
-}
-
-StepPart TimePart(std::string name, std::string key, TimeNs ns, std::string what) {
-  return {std::move(name), std::move(key), ns / 1e3, FormatTime(ns), std::move(what)};
-}
-
-void PrintStepParts(std::ostream& out, const std::vector<StepPart>& parts, std::size_t name_width) {
-  for (const StepPart& p : parts)
-    out << "# " << PadColumns(p.name, name_width, true) << PadColumns(p.text, 10, true)
-        << (p.what.empty() ? "" : "  " + p.what) << "\n";
-}
-
-void WriteStepParts(JsonWriter& w, const std::vector<StepPart>& parts) {
-  for (const StepPart& p : parts) w.Field(p.key, p.value);
 }
 
 const ScenarioSpec* ScenarioOfRunWord(const std::string& word) {
@@ -303,7 +318,8 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
   if (!json) {
     const std::vector<std::string> header =
         cmd.header ? cmd.header(PreparedView{args, params, *prepared, backend})
-                   : std::vector<std::string>{spec.title + ": " + prepared->title};
+        : prepared->header.empty() ? std::vector<std::string>{spec.title + ": " + prepared->title}
+                                   : prepared->header;
     for (std::size_t i = 0; i < header.size(); ++i)
       out << (i == 0 ? "# ShardLab: " + header[i] + ", backend " + backend : "#   " + header[i]) << "\n";
     if (machine) out << "#   machine: " << machine->record.Describe() << "\n";
@@ -348,7 +364,7 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
     const bool modelled = BackendTraitsOrDefault(backend).simulator;
     critical = FindCriticalPath(plan, sink.events, modelled ? &prepared->topology : nullptr, &faults);
   }
-  const Verdict verdict = cmd.verdict ? cmd.verdict(view) : summary.verdict;
+  const Verdict& verdict = summary.verdict;
 
   if (json) {
     JsonWriter w(out, /*pretty=*/true);
@@ -364,8 +380,10 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
       w.Field("steps", static_cast<std::int64_t>(plan.num_steps));
     w.Field("ops", static_cast<std::int64_t>(plan.ops.size()));
     w.Field("events", static_cast<std::int64_t>(sink.events.size()));
-    if (cmd.json_result) {
-      cmd.json_result(w, view);
+    const Report& report = summary.report;
+    if (cmd.json_result || !report.blocks.empty() || !report.fields.fields.empty()) {
+      if (cmd.json_result) cmd.json_result(w, view);
+      WriteReportJson(w, report);
       WriteVerdictJson(w, verdict);
     } else {
       WriteDefaultVerdict(w, verdict);
@@ -383,15 +401,19 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word, std::s
       out << "ops " << plan.ops.size() << "   events " << sink.events.size()
           << (options.timing_only ? "   timing only" : "") << "\n";
     }
-    if (cmd.tables) {
-      cmd.tables(out, view);
-    } else {
+    const Report& report = summary.report;
+    const bool own = cmd.tables || !report.blocks.empty();  // else the quantities
+    PrintReportRows(out, report, 0);
+    if (cmd.tables) cmd.tables(out, view);
+    PrintReportRows(out, report, 1);
+    PrintReportRows(out, report, 2);
+    if (!own) {
       PrintQuantities(out, spec, summary);
       out << "# " << plan.num_steps << " steps, " << plan.ops.size() << " ops, " << sink.events.size()
           << " events\n";
     }
-    if (cmd.tables) out << "#\n";
-    out << "# Result: " << (cmd.result ? cmd.result(view) : verdict.Text()) << "\n";
+    if (own) out << "#\n";
+    out << "# Result: " << (report.result.empty() ? verdict.Text() : report.result) << "\n";
     if (!trace_path.empty()) out << "# Trace: " << trace_path << "\n";
     out << DescribeIterations(iterations);
     if (critical) {

@@ -11,14 +11,17 @@
 //                               ▼
 //            Executor(backend) ─► RunIterations ─► SummarizeScenario ─► Summary
 //                                                                         │
-//   header ◄── the renderer's lines, else "# ShardLab: title, backend"   ▼
-//   tables ◄── the renderer's tables, else one "name = value" per quantity
+//   header ◄── Prepared::header, else "# ShardLab: title, backend"        ▼
+//   tables ◄── the Summary's report rows (engine/scenarios/report.h) around
+//              the renderer's tables, else one "name = value" per quantity
+//   --json ◄── the same rows' keys and the report's fields
 //   "# Result: ...", --trace, -w/-n, --critical-path, --compare, exit 1 on WRONG
 //
 // A scenario with a table of its own has a RunCommand in the table of
 // scenario_commands.cpp (its help, flags and field names) whose renderers
 // are its cmd_*.cpp (the pipeline's per-stage table and Gantt, ZeRO's
-// memory table, ...); every other scenario runs with the defaults.
+// memory table, ...) and its flags' own checks; every other scenario runs
+// with the defaults.
 #pragma once
 
 #include <functional>
@@ -60,13 +63,14 @@ struct RunView {
 };
 
 /// A scenario that measures itself but has tables of its own (inference):
-/// what its run left for the renderer, the trace and the exit code.
+/// what its run left for the renderer, --json, the trace and the exit code.
 struct MeasuredRun {
   std::shared_ptr<const void> detail;  // the scenario's own result (InferenceRun)
   Verdict verdict;
   const Plan* plan = nullptr;          // the real run's plan, for --trace (null or empty: none)
   std::span<const Event> events;
   std::string topology;                // the preset or file the trace's machine is
+  Report report;                       // its rows and --json fields (the tables print the rows)
   template <class T>
   const T& Detail() const {
     return *static_cast<const T*>(detail.get());
@@ -113,10 +117,9 @@ struct RunCommand {
   /// The lines before the run: the first is "# ShardLab: FIRST, backend B",
   /// each other "#   LINE". Default: the spec's title and the prepared one.
   std::function<std::vector<std::string>(const PreparedView&)> header;
-  /// The tables between the header and "# Result:": default every quantity.
+  /// The tables between the header and "# Result:", among the Summary's
+  /// report rows (the rows alone, or every quantity, when none).
   std::function<void(std::ostream&, const RunView&)> tables;
-  /// The text after "# Result: " (may end in more lines): default the verdict's.
-  std::function<std::string(const RunView&)> result;
   /// --json: parameters after "scenario", typed as the run uses them
   /// (ScenarioParamValues: "chunks" resolved), then the fields of the
   /// setup; after "events" those of the result.
@@ -126,15 +129,12 @@ struct RunCommand {
   /// Keys of the scenario's own --json that the registry's ("params",
   /// "title", "summary", "values", "units") then leaves out: ZeRO's "units".
   std::vector<std::string> json_own_keys;
-  /// The verdict --json and the exit code use: default the summary's.
-  std::function<Verdict(const RunView&)> verdict;
   /// Trace lanes named by the rank's coordinates ("dp0 pp1 tp0").
   std::function<std::vector<std::string>(const Prepared&)> rank_labels;
 
   /// A scenario that measures itself with tables of its own: runs it.
   std::function<MeasuredRun(const ParsedArgs&, const ScenarioParams&)> measure;
-  std::function<void(std::ostream&, const MeasuredRun&)> measured_text;
-  std::function<void(JsonWriter&, const MeasuredRun&)> measured_json;
+  std::function<void(std::ostream&, const MeasuredRun&)> measured_text;  // its tables and the report's rows
 
   /// A command not yet on the generic path (elastic): the whole of it.
   std::function<int(std::span<const std::string>)> main;
@@ -155,18 +155,14 @@ int RunScenarioCommand(const ScenarioSpec& spec, const std::string& word,
 /// `run NAME` with the defaults alone (a scenario one file adds).
 int RunRegisteredScenario(const ScenarioSpec& spec, std::span<const std::string> words);
 
+/// The rows of `report`'s blocks at `position` (2: at 2 or later), laid
+/// out in their columns: "# LABEL  TEXT   FORMULA".
+void PrintReportRows(std::ostream& out, const Report& report, int position);
+/// The report's --json fields: its rows' keys, then its own fields.
+void WriteReportJson(JsonWriter& w, const Report& report);
+
 /// A 64-bit seed as JSON: a number, or text past 2^63 (JsonWriter::Int wraps).
 void WriteSeedJson(JsonWriter& w, std::uint64_t seed);
-
-/// The check's fields of every scenario's --json: "checked", "correct" and
-/// each error (null when not checked), "not_checked_reason" (null when checked).
-void WriteCheckJson(JsonWriter& w, bool checked, bool correct,
-                    std::initializer_list<std::pair<const char*, double>> errors, const std::string& not_checked);
-
-/// The most host arithmetic one step of `run pipeline` or `run 3d` computes
-/// (about ten seconds of plain loops): above it, the pipeline is timed only
-/// (and says why), the 3D step refused.
-inline constexpr double kMaxHostFlops = 2e10;
 
 /// RunCommand::bind of a scenario whose own state (T::scenario) runs on a
 /// backend from a seed: the flags' backend and seed into it.
@@ -177,34 +173,6 @@ void BindBackendAndSeed(Prepared& p, const ScenarioParams&, const std::string& b
   scenario.backend = backend;
   if (seed) scenario.seed = *seed;
 }
-
-/// The "# Result:" of a checked training step: "correct (max error ...;
-/// after one step, <against>; loss 1.5 vs 1.5)", and when it is wrong
-/// "#   worst tensor: <worst>" on a line of its own (none when empty).
-std::string StepCheckText(const Verdict& verdict, const std::string& against, double loss,
-                          double reference_loss, const std::string& worst);
-
-/// The "# Result:" of a checked layer: "not checked: <reason>", "correct:
-/// <correct> (<margin><margin_tail>)", "WRONG: <wrong> (<detail>)" ("WRONG:
-/// <detail>" for no `wrong`).
-std::string LayerCheckText(const Verdict& verdict, bool checked, const std::string& not_checked,
-                           const std::string& correct, const std::string& wrong,
-                           const std::string& margin_tail = "");
-
-/// One line of a step's split: "# router        1.23 us     x·Wr, top-k
-/// gates" in the report, "router_us": 1.23 in --json.
-struct StepPart {
-  std::string name;   // "router", "step time"
-  std::string key;    // --json: "router_us"
-  double value = 0;   // --json: microseconds for a time
-  std::string text;   // the report: "1.23 us"
-  std::string what;   // after it; "" for none
-};
-/// A time `ns` as a part: key `key`, microseconds in --json.
-StepPart TimePart(std::string name, std::string key, TimeNs ns, std::string what = "");
-/// "# NAME TEXT  WHAT" a line each, NAME padded to `name_width`, TEXT to 10.
-void PrintStepParts(std::ostream& out, const std::vector<StepPart>& parts, std::size_t name_width);
-void WriteStepParts(JsonWriter& w, const std::vector<StepPart>& parts);
 
 /// The renderers of the scenarios with tables of their own (cmd_*.cpp):
 /// each sets the hooks of `c` that draw its tables and read its state; the

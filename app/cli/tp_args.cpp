@@ -155,15 +155,6 @@ std::string TpShapeText(const TpLayerConfig& c) {
 }
 
 
-const char* TpCollectiveKindName(GroupCollectiveKind kind) {
-  switch (kind) {
-    case GroupCollectiveKind::kAllReduce: return "all-reduce";
-    case GroupCollectiveKind::kReduceScatter: return "reduce-scatter";
-    case GroupCollectiveKind::kAllGather: return "all-gather";
-  }
-  return "?";
-}
-
 void WriteTpShapeFields(JsonWriter& w, const TpLayerConfig& c) {
   w.Field("layer", TpLayerKindName(c.kind));
   w.Field("batch", c.batch);

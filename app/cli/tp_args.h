@@ -65,7 +65,4 @@ std::string TpLayerTitle(TpLayerKind kind);
 /// and, with attention, ", heads 4 (2 per rank)".
 std::string TpShapeText(const TpLayerConfig& config);
 
-/// "all-reduce", "reduce-scatter" or "all-gather".
-const char* TpCollectiveKindName(GroupCollectiveKind kind);
-
 }  // namespace shardlab::cli

@@ -26,25 +26,10 @@ namespace shardlab::cli {
 /// "k: ..." under the flag as the user spelled it.
 int ZeroKFlag(const ParsedArgs& args);
 
-/// "data parallel" for stage 0, else "ZeRO-1" .. "ZeRO-3".
-std::string ZeroStageName(int stage);
-
-/// What the stage shards: "nothing sharded: every rank holds all model
-/// states", "optimizer states sharded", ... (stages outside 0..3: "").
-std::string ZeroStageSharding(int stage);
-
 /// The engine's "stage: ...", "batch: ..." errors as "--stage: ...",
 /// "--batch: ...". `size_flag` is the flag that set the model's size
 /// ("params", "layers" or "width"): the engine calls it "params: ".
 Error ZeroFlagError(const Error& error, const ParsedArgs& args, const std::string& size_flag);
-
-/// A parameter count as people write it: "1.007B", "175B", "350M", "16.64k";
-/// four significant digits, trailing zeros dropped.
-std::string ParameterCountText(double count);
-
-/// Bytes in powers of ten with four significant digits, as the ZeRO paper
-/// writes them: "120.0 GB", "31.41 GB", "1.875 GB", "512 B".
-std::string ModelBytesText(double bytes);
 
 /// A formula's bytes per GPU as --json fields: parameters_bytes,
 /// gradients_bytes, optimizer_states_bytes, total_bytes.

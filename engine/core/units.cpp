@@ -216,4 +216,16 @@ std::string FormatFixed(double value, int digits) {
   return buffer;
 }
 
+std::string FormatGbps(double gbps) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, gbps >= 10 ? "%.1f" : "%.2f", gbps);
+  std::string text = buf;
+  while (text.find('.') != std::string::npos && (text.back() == '0' || text.back() == '.')) {
+    const bool dot = text.back() == '.';
+    text.pop_back();
+    if (dot) break;
+  }
+  return text;
+}
+
 }  // namespace shardlab

@@ -38,4 +38,7 @@ std::string FormatTime(TimeNs ns);
 /// `value` with `digits` digits after the point: FormatFixed(0.3751, 3) is "0.375".
 std::string FormatFixed(double value, int digits);
 
+/// GB/s as prose, not a column: "300", "292.7", "12.5", "0.04".
+std::string FormatGbps(double gbps);
+
 }  // namespace shardlab

@@ -34,4 +34,19 @@ std::string ZeroMemoryFormulaText(int stage, int k_bytes);
 /// plain integer. Throws Error(kInvalidInput) "params: ...".
 double ParseParameterCount(const std::string& text);
 
+/// "data parallel" for stage 0, else "ZeRO-1" .. "ZeRO-3".
+std::string ZeroStageName(int stage);
+
+/// What the stage shards: "nothing sharded: every rank holds all model
+/// states", "optimizer states sharded", ... (stages outside 0..3: "").
+std::string ZeroStageSharding(int stage);
+
+/// A parameter count as people write it: "1.007B", "175B", "350M", "16.64k";
+/// four significant digits, trailing zeros dropped.
+std::string ParameterCountText(double count);
+
+/// Bytes in powers of ten with four significant digits, as the ZeRO paper
+/// writes them: "120.0 GB", "31.41 GB", "1.875 GB", "512 B".
+std::string ModelBytesText(double bytes);
+
 }  // namespace shardlab

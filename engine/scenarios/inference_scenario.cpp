@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/core/units.h"
 #include "engine/model/model_presets.h"
 #include "engine/run/executor.h"
 #include "engine/run/memory_tracker.h"
@@ -349,6 +350,135 @@ InferenceScenario InferenceFromParams(const ScenarioParams& p) {
   s.seed = static_cast<std::uint64_t>(p.Int("seed"));
   s.int8_weights = p.Bool("int8");
   return s;
+}
+
+Report InferenceReport(const InferenceRun& run) {
+  const InferenceScenario& s = run.scenario;
+  const DecoderConfig& m = s.model;
+  const DecoderConfig& sm = run.served;
+  const StepCostModel& cost = run.cost;
+  const InferenceCheck& check = run.check;
+  Report r;
+  ReportBlock& setup = r.Block();
+  setup.position = 0;
+  auto line = [&setup](std::string text) { setup.rows.push_back({"", std::move(text)}); };
+  line("ShardLab: inference on tp " + std::to_string(s.layout.tp) + " x pp " + std::to_string(s.layout.pp) + " x " +
+       std::to_string(s.layout.replicas) + " replicas = " + std::to_string(s.layout.ranks()) + " GPUs of " + s.topology);
+  line("  served (timing): " + s.serve_model + ", " + std::to_string(sm.layers) + " layers, H " +
+       std::to_string(sm.hidden) + ", " + std::to_string(sm.heads) + " heads, F " + std::to_string(sm.ffn_width()) +
+       ", V " + std::to_string(sm.vocab) + ", " + DTypeName(cost.dtype));
+  line("  real run: a " + std::to_string(m.layers) + "-layer decoder, H " + std::to_string(m.hidden) + ", " +
+       std::to_string(m.heads) + " heads, F " + std::to_string(m.ffn_width()) + ", V " + std::to_string(m.vocab) +
+       ", " + DTypeName(s.dtype) + ", the same layout");
+  line("  " + std::to_string(run.arrivals.size()) + " requests" +
+       (s.requests_file.empty() ? " at " + FormatFixed(s.arrivals.rate_per_s, 1) + "/s (Poisson, seed " +
+                                      std::to_string(s.seed) + "), prompt mean " + std::to_string(s.arrivals.prompt_mean) +
+                                      ", output mean " + std::to_string(s.arrivals.output_mean) + " tokens"
+                                : " from " + s.requests_file) +
+       "; max batch " + std::to_string(s.batcher.max_batch) + " per replica");
+  line("");
+  line("Real run: prefill then decode with a KV cache, on the simulator");
+  if (check.checked) {
+    line("  " + std::to_string(check.requests) + " requests of the trace (" + std::to_string(check.passes) +
+         " passes: prefill + decode steps)");
+    line("  all-reduces " + std::to_string(check.allreduces) + " (hand count 2 per layer per pass: " +
+         std::to_string(check.allreduces_expected) + "), each T x H x " + std::to_string(DTypeBytes(s.dtype)) +
+         " B: " + (check.allreduce_bytes_ok ? "yes" : "NO"));
+    if (check.decode_allreduce_ns > 0)
+      line("  a decode all-reduce (T = " + std::to_string(check.decode_allreduce_tokens) + "): " +
+           FormatTime(check.decode_allreduce_ns) + " simulated, ring formula 2(n-1)/n M/B + 2(n-1) alpha = " +
+           FormatTime(check.decode_allreduce_formula_ns));
+    line("  KV cache of the real run on GPU 0: " + FormatBytes(check.kv_cache_bytes_per_gpu) +
+         (check.kv_cache_tracked_bytes >= 0 ? ", memory tracker " + FormatBytes(check.kv_cache_tracked_bytes)
+                                            : std::string()) +
+         " (2 x " + std::to_string((m.layers + s.layout.pp - 1) / s.layout.pp) + " layers x requests x " +
+         std::to_string(m.max_context) + " positions x H/tp x " + std::to_string(DTypeBytes(s.dtype)) + " B)");
+  }
+  line("  Result: " + LayerCheckText(check.verdict, check.checked, check.not_checked_reason,
+                                     "every logit of every position within its bound of the single-device decoder", ""));
+  line("");
+  ReportBlock& notes = r.Block();
+  auto bound = [](const StepCostModel::Parts& p, const char* allreduce, const char* memory, const char* flops) {
+    return p.allreduce_ns > std::max(p.compute_ns, p.memory_ns) ? allreduce
+           : p.memory_ns > p.compute_ns                          ? memory
+                                                                 : flops;
+  };
+  notes.rows.push_back({"", std::string("  decode is bound by ") +
+                                bound(run.decode_1, "the all-reduces' latency (2L x 2(tp-1) alpha)",
+                                      "reading the weights (memory)", "FLOPs") +
+                                "; prefill by " + bound(run.prefill_1, "the all-reduces", "memory", "FLOPs")});
+  const Int8Report& q = run.int8;
+  if (s.int8_weights) {
+    notes.rows.push_back({"", "  int8 weights: " + FormatBytes(q.weight_bytes_fp) + " -> " +
+                                  FormatBytes(q.weight_bytes_int8) + " per GPU; decode x1 " + FormatTime(q.decode_fp_ns) +
+                                  " -> " + FormatTime(q.decode_int8_ns) + " (" + FormatFixed(q.speedup, 2) +
+                                  "x, the bytes read per step)"});
+    if (q.accuracy_checked)
+      notes.rows.push_back({"", "  int8 accuracy (small decoder, " + std::to_string(q.positions) +
+                                    " positions): max |logit error| " + FormatFixed(100 * q.logit_error, 2) +
+                                    "% of the largest logit, top-1 token kept at " +
+                                    FormatFixed(100 * q.top1_agreement, 1) + "% of positions"});
+  }
+  notes.rows.push_back({"", "  KV cache: " + FormatBytes(run.kv_cache_bytes) + " per GPU = " +
+                                std::to_string(run.kv_blocks) + " blocks of " + std::to_string(s.kv_block_tokens) +
+                                " tokens (" + FormatBytes(run.kv_bytes_per_block) + " each)"});
+  notes.rows.push_back({});
+  ReportBlock& serving = r.Block();
+  serving.position = 2;
+  if (run.kv_peak_unshared_blocks >= 0) {
+    const ServingResult& last = run.results.back();
+    serving.rows.push_back({"", "  prefix sharing (" + std::to_string(s.arrivals.prefix_tokens) + " tokens, " +
+                                    std::to_string(s.arrivals.prefix_tokens / s.kv_block_tokens) +
+                                    " full blocks shared): " + BatchingPolicyName(last.policy) + "'s KV peak " +
+                                    FormatBytes(last.peak_kv_blocks * run.kv_bytes_per_block) + " per GPU, " +
+                                    FormatBytes(run.kv_peak_unshared_blocks * run.kv_bytes_per_block) +
+                                    " if each request held its own copy"});
+  }
+  serving.rows.push_back({"", "  useful: real tokens / tokens computed (static and dynamic pad to the batch's "
+                              "longest prompt and output)"});
+  serving.rows.push_back({"", "  frag: KV positions allocated but empty at the peak (the last block of each request)"});
+
+  ReportValue& f = r.fields;
+  f.Add("tp", s.layout.tp).Add("pp", s.layout.pp).Add("replicas", s.layout.replicas).Add("gpus", s.layout.ranks());
+  f.Add("layers", m.layers).Add("hidden", m.hidden).Add("heads", m.heads).Add("model", s.serve_model);
+  f.Add("topology", s.topology).Add("requests", static_cast<std::int64_t>(run.arrivals.size()));
+  f.Add("max_batch", s.batcher.max_batch).Add("kv_blocks_per_replica", run.kv_blocks);
+  f.Add("kv_bytes_per_block", run.kv_bytes_per_block);
+  f.Add("decode_step_us", static_cast<double>(run.decode_1.total_ns()) / 1e3);
+  f.Add("decode_allreduce_us", static_cast<double>(cost.AllReduceNs(1)) / 1e3);
+  f.Add("prefill_step_us", static_cast<double>(run.prefill_1.total_ns()) / 1e3);
+  if (s.int8_weights) {
+    f.Add("int8_weight_bytes_fp", q.weight_bytes_fp).Add("int8_weight_bytes", q.weight_bytes_int8);
+    f.Add("int8_decode_fp_us", static_cast<double>(q.decode_fp_ns) / 1e3);
+    f.Add("int8_decode_us", static_cast<double>(q.decode_int8_ns) / 1e3).Add("int8_decode_speedup", q.speedup);
+    if (q.accuracy_checked) f.Add("int8_logit_error", q.logit_error).Add("int8_top1_agreement", q.top1_agreement);
+  }
+  f.Add("checked", check.checked);
+  if (check.checked) {
+    f.Add("correct", check.verdict.correct()).Add("check_requests", check.requests);
+    f.Add("allreduces", check.allreduces).Add("allreduces_expected", check.allreduces_expected);
+    f.Add("allreduce_bytes_ok", check.allreduce_bytes_ok).Add("kv_cache_plan_bytes", check.kv_cache_bytes_per_gpu);
+    f.Add("kv_cache_tracked_bytes", check.kv_cache_tracked_bytes);
+  } else {
+    f.Add("not_checked_reason", check.not_checked_reason);
+  }
+  if (run.kv_peak_unshared_blocks >= 0)
+    f.Add("kv_peak_unshared_bytes_per_gpu", run.kv_peak_unshared_blocks * run.kv_bytes_per_block);
+  ReportValue policies = ReportValue::List();
+  for (const ServingResult& p : run.results) {
+    ReportValue v = ReportValue::Object();
+    v.Add("policy", BatchingPolicyName(p.policy)).Add("tokens_per_s", p.tokens_per_s);
+    v.Add("ttft_p50_ms", p.ttft_ns.p50 / 1e6).Add("ttft_p99_ms", p.ttft_ns.p99 / 1e6);
+    v.Add("tpot_p50_ms", p.tpot_ns.p50 / 1e6).Add("tpot_p99_ms", p.tpot_ns.p99 / 1e6);
+    v.Add("e2e_p50_ms", p.e2e_ns.p50 / 1e6).Add("e2e_p99_ms", p.e2e_ns.p99 / 1e6);
+    v.Add("makespan_ms", static_cast<double>(p.makespan_ns) / 1e6).Add("busy", p.busy).Add("useful", p.useful);
+    v.Add("steps", p.step_count).Add("padded_tokens", p.padded_tokens);
+    v.Add("kv_peak_bytes_per_gpu", p.peak_kv_blocks * run.kv_bytes_per_block);
+    v.Add("kv_fragmentation", 1 - p.kv_occupancy).Add("idle_slot_steps", p.idle_slot_steps);
+    policies.Push(std::move(v));
+  }
+  f.Add("policies", std::move(policies));
+  return r;
 }
 
 void RegisterScenario_inference_scenario() {

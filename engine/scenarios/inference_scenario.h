@@ -25,6 +25,7 @@
 
 #include "engine/algorithms/decode_plan.h"
 #include "engine/core/event.h"
+#include "engine/scenarios/report.h"
 #include "engine/scenarios/scenario_spec.h"
 #include "engine/serving/serving_sim.h"
 #include "engine/verify/verdict.h"
@@ -109,6 +110,11 @@ struct InferenceRun {
 /// Checks everything first (layout against the topology, the model, the
 /// arrivals, that one request fits the KV cache), then runs.
 InferenceRun RunInference(const InferenceScenario& scenario);
+
+/// A run's report: the setup and the real run's check before the cost
+/// model's table (position 0), the cost model's notes after it (1), the
+/// notes under the serving table (2), and every --json field.
+Report InferenceReport(const InferenceRun& run);
 
 /// The spec's measured quantities of a run.
 std::map<std::string, double> InferenceMeasured(const InferenceRun& run);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "engine/core/error.h"
 #include "engine/scenarios/collective_scenario.h"
@@ -239,8 +240,67 @@ std::unique_ptr<Prepared> PrepareMoeRun(const ScenarioParams& p, const Topology*
       std::to_string(sc.layer.ranks) + " ranks (" + sc.topology + ")";
   Topology& topology = detail->topology;
   Plan& plan = detail->layer.plan;
-  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
-                      std::move(detail));
+  const MoeLayerConfig& layer = sc.layer;
+  std::ostringstream factor;
+  factor << layer.capacity_factor;
+  std::vector<std::string> header = {
+      "expert-parallel MoE, " + std::to_string(layer.experts) + " experts over " + std::to_string(layer.ranks) +
+          " ranks (" + std::to_string(layer.experts_per_rank()) + " each), top-" + std::to_string(layer.top_k) +
+          ", skew " + MoeSkewName(layer.skew) + ", on " + sc.topology,
+      "T = " + std::to_string(layer.tokens) + " tokens (" + std::to_string(layer.tokens_per_rank()) +
+          " per rank), hidden H " + std::to_string(layer.hidden) + ", expert ffn F " + std::to_string(layer.ffn) +
+          ", capacity factor " + factor.str()};
+  auto out = PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title), std::move(detail));
+  out->header = std::move(header);
+  return out;
+}
+
+/// The rows under the tables of tokens and bytes: the step split and the
+/// straggler; the tables' rows and the check in --json.
+void MoeReport(const PreparedMoe& prepared, const MoeSummary& s, Report& r) {
+  const MoeLayerConfig& c = prepared.scenario.layer;
+  const MoeRouting& routing = prepared.layer.routing;
+  const MoeMetrics& m = s.metrics;
+  r.Block().rows = {{}};
+  ReportBlock& b = r.Block(14, 12);
+  b.rows = {TimeRow("router", "router_us", m.router_ns, "x·Wr, top-k gates"),
+            TimeRow("dispatch", "dispatch_us", m.dispatch_ns, "pack + all-to-all of the tokens to their experts"),
+            TimeRow("experts", "experts_us", m.experts_ns, "until the slowest rank's experts finish"),
+            TimeRow("combine", "combine_us", m.combine_ns, "all-to-all back + gate-weighted sum"),
+            TimeRow("step time", "step_time_us", m.step_ns)};
+  if (m.straggler >= 0)
+    b.rows.push_back({"straggler", "rank " + std::to_string(m.straggler) + ": " + FormatFixed(m.straggler_load, 2) +
+                                       "x the mean rows, " + FormatFixed(m.straggler_time, 2) + "x the mean expert time"});
+  ReportValue& f = r.fields;
+  f.Add("capacity_per_rank", routing.capacity_per_rank).Add("dropped", routing.dropped);
+  ReportValue experts = ReportValue::List(), ranks = ReportValue::List();
+  for (int e = 0; e < c.experts; ++e) {
+    ReportValue row = ReportValue::Object();
+    row.Add("expert", e).Add("rank", routing.rank_of_expert(e)).Add("routed", routing.routed[e]);
+    row.Add("kept", routing.kept_per_expert[e]).Add("dropped", routing.routed[e] - routing.kept_per_expert[e]);
+    experts.Push(std::move(row));
+  }
+  for (int rank = 0; rank < c.ranks; ++rank) {
+    const MoeRankMetrics& k = m.ranks[rank];
+    ReportValue row = ReportValue::Object();
+    row.Add("rank", rank).Add("rows", k.rows).Add("expert_us", k.expert_ns / 1e3);
+    row.Add("dispatch_sent_bytes", k.dispatch_sent).Add("dispatch_received_bytes", k.dispatch_received);
+    row.Add("combine_sent_bytes", k.combine_sent).Add("combine_received_bytes", k.combine_received);
+    row.Add("expected_dispatch_sent_bytes", s.expected.dispatch_sent[rank]);
+    row.Add("expected_dispatch_received_bytes", s.expected.dispatch_received[rank]);
+    row.Add("expected_combine_sent_bytes", s.expected.combine_sent[rank]);
+    row.Add("expected_combine_received_bytes", s.expected.combine_received[rank]);
+    ranks.Push(std::move(row));
+  }
+  f.Add("experts_load", std::move(experts)).Add("per_rank", std::move(ranks));
+  f.Add("bytes_match", s.bytes_match).Add("transfers", m.transfers).Add("straggler", m.straggler);
+  f.Add("straggler_load", m.straggler_load).Add("straggler_time", m.straggler_time);
+  AddCheckFields(f, s.check.checked, s.check.correct,
+                 {{"output_error", s.check.output_error}, {"gate_error", s.check.gate_error}},
+                 s.check.not_checked_reason);
+  r.result = LayerCheckText(s.check.verdict, s.check.checked, s.check.not_checked_reason,
+                            "every rank's output and gates within their error bounds of the single-device layer in double",
+                            "the expert-parallel layer differs from the single-device layer");
 }
 
 void SummarizeMoeRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {
@@ -251,6 +311,7 @@ void SummarizeMoeRun(const Prepared& prepared, const FinishedRun& run, Summary& 
   const MoeSummary& s = *kept;
   summary.detail = kept;
   summary.verdict = s.check.verdict;
+  MoeReport(detail, s, summary.report);
   if (!s.bytes_match) {
     summary.verdict.kind = VerdictKind::kWrong;
     summary.verdict.reason = "the all-to-all bytes of the run differ from the count from the routing";

@@ -119,18 +119,30 @@ PipelineScenario PipelineFromParams(const ScenarioParams &p) {
 namespace {
 
 std::unique_ptr<Prepared> PreparePipelineRun(const ScenarioParams& p, const Topology* machine) {
-  const PipelineScenario sc = PipelineFromParams(p);
+  PipelineScenario sc = PipelineFromParams(p);
+  // A step too large to compute on the host is timed only (and says so).
+  const bool too_large = !sc.timing_only && PipelineHostFlops(sc.params) > kMaxHostFlops;
+  sc.timing_only = sc.timing_only || too_large;
   std::shared_ptr<PreparedPipeline> detail =
       machine != nullptr ? PreparePipeline(sc, *machine) : PreparePipeline(sc);
+  detail->host_too_large = too_large;
   const PipelineShape& shape = sc.params.shape;
   std::string title = std::string(PipelineScheduleName(sc.params.schedule)) + " pipeline, " +
       std::to_string(shape.stages) + " stages, " + std::to_string(shape.microbatches) +
       " micro-batches on " + sc.topology;
+  const MlpConfig& model = sc.params.model;
+  std::vector<std::string> header = {detail->pipeline.plan.name + " (batch " + std::to_string(model.batch) + ", " +
+                                     std::to_string(model.batch / sc.params.shape.microbatches) +
+                                     " rows per micro-batch, " + OptimizerName(model.optimizer) + ") on " + sc.topology};
   Topology& topology = detail->topology;
   Plan& plan = detail->pipeline.plan;
-  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
-                      std::move(detail));
+  auto prepared = PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title), std::move(detail));
+  prepared->header = std::move(header);
+  return prepared;
 }
+
+std::string NotCheckedText(const PreparedPipeline& prepared);
+void PipelineReport(const PreparedPipeline& prepared, const PipelineOutcomeSummary& s, Report& r);
 
 void SummarizePipelineRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedPipeline& detail = prepared.Detail<PreparedPipeline>();
@@ -139,7 +151,8 @@ void SummarizePipelineRun(const Prepared& prepared, const FinishedRun& run, Summ
       SummarizePipeline(detail, run.events, run.backend, &run.plan));
   const PipelineOutcomeSummary& s = *kept;
   out.detail = kept;
-  out.verdict = s.check.verdict;
+  out.verdict = s.check.checked ? s.check.verdict : NotChecked(NotCheckedText(detail));
+  PipelineReport(detail, s, out.report);
   const PipelineMetrics& m = s.metrics;
   int peak = 0, formula_peak = 0;
   for (const PipelineStageMetrics& st : m.stages) {
@@ -167,6 +180,82 @@ void SummarizePipelineRun(const Prepared& prepared, const FinishedRun& run, Summ
              " micro-batches: step " + FormatTime(m.step_ns) + ", bubble/useful " +
              FormatFixed(m.bubble_over_useful, 3) + " (formula " +
              FormatFixed(m.formula_bubble_over_useful, 3) + "), peak in flight " + std::to_string(peak);
+}
+
+/// Why a run is not checked: timed only on purpose, or too large for the host.
+std::string NotCheckedText(const PreparedPipeline& prepared) {
+  if (!prepared.host_too_large) return "timing only (--timing-only)";
+  const double flops = PipelineHostFlops(prepared.pipeline.params);
+  return "timing only: one step is " + FormatFixed(flops / 1e9, 0) +
+         " GFLOP of host arithmetic, above the 20 GFLOP this command computes; "
+         "choose a smaller --width, --layers or --batch to check the result";
+}
+
+/// The rows under the stage table and the chart: the step, the bubble beside
+/// its formulas, the transfers, and why the bubble is above the formula.
+void PipelineReport(const PreparedPipeline& prepared, const PipelineOutcomeSummary& s, Report& r) {
+  const PipelinePlan& pipeline = prepared.pipeline;
+  const PipelineShape& shape = pipeline.params.shape;
+  const PipelineSchedule schedule = pipeline.params.schedule;
+  const PipelineMetrics& m = s.metrics;
+  const bool split = SplitsBackward(schedule);
+  const std::string pm = "p=" + std::to_string(shape.stages) + ", m=" + std::to_string(shape.microbatches) +
+                         (schedule == PipelineSchedule::kInterleaved1F1B ? ", v=" + std::to_string(shape.chunks) : "");
+  r.Block().rows = {{}, {"", "step time " + FormatTime(m.step_ns) + "   (forward/backward span " +
+                                FormatTime(m.span_ns) + ", then the optimizer step)", "", "step_time_us", m.step_ns / 1e3}};
+  r.Block(23).rows = {
+      {"bubble / useful time", FormatFixed(m.bubble_over_useful, 4),
+       std::string("formula ") + FormulaBubbleOverUsefulText(schedule) + " = " +
+           FormatFixed(m.formula_bubble_over_useful, 4) + "  (" + pm + ")", "bubble_fraction", m.bubble_over_useful},
+      {"bubble / step", FormatFixed(m.bubble_of_step, 4),
+       std::string("formula ") + FormulaBubbleOfStepText(schedule) + " = " + FormatFixed(m.formula_bubble_of_step, 4),
+       "bubble_share_of_step", m.bubble_of_step},
+      {"transfers", std::to_string(m.transfers) + " activations and gradients, " + FormatBytes(m.transfer_bytes) +
+                        ", " + FormatTime(m.transfer_ns) + " in flight in all", "", "transfers", m.transfers}};
+  const PipelineBubbleExcess excess = ExplainPipelineBubble(m, shape);
+  if (excess.above_formula) {
+    r.Line("note: the bubble is above the formula, which assumes free communication and");
+    if (excess.communication) {
+      r.Line("      equal slots. Here a transfer between stages takes " + FormatTime(excess.transfer_ns) +
+             " on average beside");
+      r.Line("      " + FormatTime(excess.forward_ns) + " per forward slot; 1F1B and ZB-H1 wait for every gradient's round");
+      r.Line("      trip, GPipe only at the fill and drain. A wider model hides it:");
+      r.Line("      --width 4096 --batch 256 --timing-only.");
+    } else {
+      r.Line(std::string("      slots that all take as long (F = B") + (split ? " = W" : "") + ").");
+      r.Line("      Here the average slot is F " + FormatTime(excess.forward_ns) + ", B " +
+             FormatTime(excess.backward_ns) + (split ? ", W " + FormatTime(excess.weight_ns) : std::string()) +
+             ", and stage 0");
+      r.Line("      skips the input gradient of its first layer.");
+    }
+  }
+  ReportValue& f = r.fields;
+  f.Add("span_us", m.span_ns / 1e3).Add("formula_bubble_fraction", m.formula_bubble_over_useful);
+  f.Add("formula_bubble_share_of_step", m.formula_bubble_of_step);
+  ReportValue peak = ReportValue::List(), formula_peak = ReportValue::List(), stages = ReportValue::List();
+  for (std::size_t i = 0; i < m.stages.size(); ++i) {
+    const PipelineStageMetrics& st = m.stages[i];
+    peak.Push(st.peak_inflight);
+    formula_peak.Push(st.formula_peak_inflight);
+    ReportValue row = ReportValue::Object();
+    row.Add("stage", static_cast<std::int64_t>(i)).Add("layers", PipelineStageLayers(pipeline, static_cast<int>(i)));
+    row.Add("forward_us", st.forward_ns / 1e3).Add("backward_us", st.backward_ns / 1e3);
+    if (split) row.Add("weight_gradient_us", st.weight_ns / 1e3);
+    row.Add("busy_us", st.busy_ns / 1e3).Add("idle_us", st.idle_ns / 1e3).Add("bubble_fraction", st.bubble_over_useful);
+    stages.Push(std::move(row));
+  }
+  f.Add("peak_inflight_per_stage", std::move(peak)).Add("formula_peak_inflight_per_stage", std::move(formula_peak));
+  f.Add("per_stage", std::move(stages)).Add("transfer_bytes", m.transfer_bytes);
+  const std::string not_checked = NotCheckedText(prepared);
+  AddCheckFields(f, s.check.checked, s.check.correct,
+                 {{"gradient_error", s.check.gradient_error}, {"weight_error", s.check.weight_error},
+                  {"loss", s.check.loss}, {"reference_loss", s.check.reference_loss}},
+                 not_checked);
+  r.result = s.check.checked
+                 ? StepCheckText(s.check.verdict, "after one step, every gradient, weight and the loss against its "
+                                 "error bound from the double-precision single-device reference",
+                                 s.check.loss, s.check.reference_loss, s.check.worst_tensor)
+                 : "not checked (" + not_checked + ")";
 }
 
 }  // namespace

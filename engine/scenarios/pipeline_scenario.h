@@ -47,6 +47,9 @@ struct PreparedPipeline {
   PipelineScenario scenario;
   Topology topology;
   PipelinePlan pipeline;  // its plan is moved out when an Executor takes it
+  /// Timed only because one real step is above kMaxHostFlops (scenario.h),
+  /// not because timing-only was asked for.
+  bool host_too_large = false;
 };
 
 /// Floating-point work of one real training step on the host (forward,

@@ -26,6 +26,7 @@
 #include "engine/core/event.h"
 #include "engine/plan/plan.h"
 #include "engine/run/backend.h"
+#include "engine/scenarios/report.h"
 #include "engine/scenarios/scenario_spec.h"
 #include "engine/topology/topology.h"
 #include "engine/verify/verdict.h"
@@ -45,6 +46,10 @@ struct Prepared {
   /// result (the collective's "who never joined"), not an error.
   bool stop_is_result = false;
   std::string title;    // one line: "ring all-reduce, 8 ranks, 64 MiB on dgx-a100"
+  /// The lines that describe the run before it starts (a report's header:
+  /// "ZeRO-3 (...), 8 ranks, on dgx-a100", "model  MLP of ..."); empty:
+  /// the spec's title and `title`.
+  std::vector<std::string> header;
   /// The scenario's own state (its PreparedPipeline, PreparedTp, ...), for
   /// its Summarize and its views; null for a scenario with none.
   std::shared_ptr<void> detail;
@@ -77,6 +82,7 @@ struct Summary {
   std::map<std::string, double> values;  // every quantity of spec.measured it measured
   std::string line;                      // "ring all-reduce of 64 MiB on 8 ranks: ..."
   Verdict verdict;                       // correct, WRONG or not checked (and why)
+  Report report;                         // rows under the scenario's tables, --json fields, "# Result:"
   /// The scenario's own summary (its PipelineOutcomeSummary, TpSummary,
   /// ...) for its views' tables; null for a scenario with none.
   std::shared_ptr<const void> detail;
@@ -133,6 +139,11 @@ struct ScenarioOutcome {
 /// Error(kRuntime) for a run that failed (a stop the scenario asked for
 /// is its result, not a failure).
 ScenarioOutcome RunScenario(const ScenarioParams& params, const ScenarioRunRequest& request = {});
+
+/// The most host arithmetic one real step of a training scenario computes
+/// (about ten seconds of plain loops): above it, the pipeline is timed only
+/// (and says why), the 3D step refused.
+inline constexpr double kMaxHostFlops = 2e10;
 
 /// Whether the spec can run at all (prepare and summarize, or measure).
 bool ScenarioRuns(const ScenarioSpec& spec);

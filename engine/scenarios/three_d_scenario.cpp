@@ -264,10 +264,6 @@ ThreeDScenario ThreeDFromParams(const ScenarioParams &p) {
 
 namespace {
 
-/// The real small-model step computes on the host; above this it refuses
-/// (the same bound as `shardlab-cli run 3d`).
-constexpr double kMaxHostFlops = 2e10;
-
 /// The engine's "dp: ..." messages already name the field; others get `field`.
 Error WithField(const Error& e, const std::string& field) {
   const std::string message = e.what();
@@ -360,10 +356,118 @@ std::unique_ptr<Prepared> PrepareThreeDRun(const ScenarioParams& p, const Topolo
   }
   std::string title = "3D " + sc.grid.Text() + " ZeRO-" + std::to_string(sc.zero_stage) + " " +
       PipelineScheduleName(sc.schedule) + ", " + sc.model + " on " + sc.topology;
+  std::vector<std::string> header = {detail->three_d.plan.name + " on " + sc.topology};
   Topology& topology = detail->topology;
   Plan& plan = detail->three_d.plan;
-  return PreparedPlan(p, topology, plan, sc.timing_only(), sc.seed, std::move(title),
-                      std::move(detail));
+  auto out = PreparedPlan(p, topology, plan, sc.timing_only(), sc.seed, std::move(title), std::move(detail));
+  out->header = std::move(header);
+  return out;
+}
+
+std::string Percent(double part, double whole) {
+  return whole > 0 ? FormatFixed(100.0 * part / whole, 1) + "%" : "-";
+}
+
+std::string GroupExample(const std::vector<std::vector<int>>& groups) {
+  const std::vector<int>& g = groups.front();
+  std::string text = "{";
+  for (std::size_t i = 0; i < g.size() && i < 4; ++i) text += (i ? "," : "") + std::to_string(g[i]);
+  if (g.size() > 4) text += ",..," + std::to_string(g.back());
+  return text + "}";
+}
+
+/// The grid and the step before the table of traffic per group kind;
+/// memory, MFU and what the step approximates after it.
+void ThreeDReport(const PreparedThreeD& p, const ThreeDSummary& s, Report& r) {
+  const ParallelGrid& g = p.three_d.params.grid;
+  const bool paper = p.scenario.timing_only();
+  ReportBlock& grid = r.Block();
+  grid.position = 0;
+  grid.rows = {{"", "grid " + g.Text() + " = " + std::to_string(g.ranks()) +
+                        " GPUs, Megatron order: rank = pp*(dp_size*tp_size) + dp*tp_size + tp"},
+               {"", "  TP groups " + std::to_string(g.dp * g.pp) + " x " + std::to_string(g.tp) + " ranks, e.g. " +
+                        GroupExample(g.TpGroups()) + "   DP groups " + std::to_string(g.pp * g.tp) + " x " +
+                        std::to_string(g.dp) + ", e.g. " + GroupExample(g.DpGroups()) + "   PP groups " +
+                        std::to_string(g.dp * g.tp) + " x " + std::to_string(g.pp) + ", e.g. " +
+                        GroupExample(g.PpGroups())}};
+  for (const std::string& w : p.warnings) grid.rows.push_back({"", "warning: " + w});
+  grid.rows.push_back({});
+  ReportBlock& step = r.Block(21);
+  step.position = 0;
+  step.rows = {{"step time", FormatTime(s.step_ns), "(" + std::to_string(s.microbatches) + " micro-batches per replica)",
+                "step_time_us", s.step_ns / 1e3},
+               {"  compute", FormatTime(s.compute_ns) + "  " + Percent(s.compute_ns, s.step_ns),
+                "(the busiest GPU's compute lane)", "compute_us", s.compute_ns / 1e3},
+               {"  not hidden", FormatTime(s.exposed_ns) + "  " + Percent(s.exposed_ns, s.step_ns),
+                "(communication and pipeline bubble; bubble formula (p-1)/m = " + FormatFixed(s.bubble_formula, 3) +
+                    " of compute)", "exposed_us", s.exposed_ns / 1e3},
+               {}};
+  ReportBlock& after = r.Block(21);
+  after.rows = {{}};
+  if (paper) {
+    const double total = s.memory.model_states_bytes + s.memory.activations_bytes;
+    const Bytes gpu_bytes = p.topology.nodes[p.topology.gpus[0]].device.memory_bytes;
+    after.rows.push_back({"memory per GPU", FormatBytes(static_cast<Bytes>(total)) + " = model states " +
+                              FormatBytes(static_cast<Bytes>(s.memory.model_states_bytes)) +
+                              " (fp16 weights and gradients, 12 B/param of Adam state" +
+                              (p.three_d.params.zero_stage ? " over dp" : "") + ") + activations " +
+                              FormatBytes(static_cast<Bytes>(s.memory.activations_bytes)) +
+                              " (sbh(10+24/t+5as/(ht)) per layer, no recomputation)"});
+    if (gpu_bytes > 0)
+      after.rows.push_back(
+          {" ", "the GPU has " + FormatBytes(gpu_bytes) +
+                    (s.memory.model_states_bytes > gpu_bytes
+                         ? ": does NOT fit; the model states alone exceed it (try --zero-stage 1, or more --pp)"
+                     : total > gpu_bytes ? ": does NOT fit without activation recomputation"
+                                         : ": fits")});
+  } else {
+    after.rows.push_back({"memory per GPU", FormatBytes(s.memory.tracked_peak_bytes) +
+                                                " peak (every fp32 buffer of the busiest GPU, as the simulator allocated them)"});
+  }
+  const double unit = s.model_flops >= 1e12 ? 1e12 : s.model_flops >= 1e9 ? 1e9 : 1e6;
+  after.rows.push_back({"MFU", FormatFixed(100.0 * s.mfu, 1) + "%",
+                        "(" + FormatFixed(s.model_flops / unit, 1) +
+                            (unit == 1e12 ? " TFLOP" : unit == 1e9 ? " GFLOP" : " MFLOP") + " per step / (step time x " +
+                            std::to_string(g.ranks()) + " GPUs x " + FormatFixed(p.peak_flops_per_gpu / 1e12, 1) +
+                            " TFLOP/s " + (paper ? "fp16 tensor-core" : "fp32") + " peak))",
+                        "mfu", s.mfu});
+  after.rows.push_back({"plan", std::to_string(s.ops) + " ops"});
+  if (paper)
+    for (const char* line :
+         {"approximation: one compute op per stage, micro-batch and pass with its layers'",
+          "  FLOPs, and one TP all-reduce with the bytes of its 2 per layer (latency paid", "",
+          "peak: the matmuls run at the GPU's full fp16 peak, so this MFU is an upper",
+          "  bound (only the bubble and communication are lost). Real runs reach about",
+          "  half: Megatron-LM measured ~140 TFLOP/s per A100 for GPT-3 175B (45% MFU);",
+          "  `plan` assumes 50% of the peak (--efficiency)."})
+      after.rows.push_back({"", *line ? std::string(line) : "  once); DP gradients in " + std::to_string(p.scenario.dp_buckets) +
+                                                   " buckets after the last backward, not overlapped."});
+  ReportValue& f = r.fields;
+  f.Add("zero", p.three_d.params.zero_stage).Add("microbatches", s.microbatches);
+  f.Add("bubble_formula", s.bubble_formula);
+  ReportValue traffic = ReportValue::Object();
+  for (int k = 0; k < kGroupKindCount; ++k) {
+    ReportValue t = ReportValue::Object();
+    t.Add("max_sent_bytes_per_gpu", s.traffic[k].max_sent_bytes_per_rank);
+    t.Add("total_sent_bytes", s.traffic[k].total_sent_bytes);
+    t.Add("max_send_time_us_per_gpu", s.traffic[k].max_busy_ns_per_rank / 1e3);
+    traffic.Add(GroupKindName(GroupKind(k)), std::move(t));
+  }
+  f.Add("traffic", std::move(traffic)).Add("model_states_bytes_per_gpu", s.memory.model_states_bytes);
+  f.Add("activation_bytes_per_gpu", s.memory.activations_bytes);
+  f.Add("tracked_peak_bytes_per_gpu", s.memory.tracked_peak_bytes).Add("model_flops", s.model_flops);
+  ReportValue warnings = ReportValue::List();
+  for (const std::string& w : p.warnings) warnings.Push(w);
+  f.Add("warnings", std::move(warnings));
+  AddCheckFields(f, s.check.checked, s.check.correct,
+                 {{"weight_error", s.check.weight_error}, {"gradient_error", s.check.gradient_error},
+                  {"loss", s.check.loss}, {"reference_loss", s.check.reference_loss}},
+                 s.check.not_checked_reason);
+  r.result = s.check.checked
+                 ? StepCheckText(s.check.verdict, "after one step, every gradient and parameter shard and the loss "
+                                 "against its error bound from the double-precision single-device reference",
+                                 s.check.loss, s.check.reference_loss, s.check.worst_tensor)
+                 : "not checked (" + s.check.not_checked_reason + ")";
 }
 
 void SummarizeThreeDRun(const Prepared& prepared, const FinishedRun& run, Summary& summary) {
@@ -374,6 +478,7 @@ void SummarizeThreeDRun(const Prepared& prepared, const FinishedRun& run, Summar
   const ThreeDSummary& s = *kept;
   summary.detail = kept;
   summary.verdict = s.check.verdict;
+  ThreeDReport(detail, s, summary.report);
   // Paper scale: the formulas' model states + activations; the small model:
   // the simulator's tracked peak of every buffer.
   const double memory = sc.timing_only()

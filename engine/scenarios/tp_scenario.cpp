@@ -289,6 +289,15 @@ TpScenario TpFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+const char* TpCollectiveKindName(GroupCollectiveKind kind) {
+  switch (kind) {
+    case GroupCollectiveKind::kAllReduce: return "all-reduce";
+    case GroupCollectiveKind::kReduceScatter: return "reduce-scatter";
+    case GroupCollectiveKind::kAllGather: return "all-gather";
+  }
+  return "?";
+}
+
 namespace {
 
 std::unique_ptr<Prepared> PrepareTpRun(const ScenarioParams& p, const Topology* machine) {
@@ -302,6 +311,81 @@ std::unique_ptr<Prepared> PrepareTpRun(const ScenarioParams& p, const Topology* 
                       std::move(detail));
 }
 
+/// Bytes as the seed text writes them: "1.61 GB" (powers of ten).
+std::string DecimalBytes(Bytes bytes) {
+  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1000 && unit < 4) {
+    value /= 1000;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " B";
+  return FormatFixed(value, value >= 100 ? 0 : value >= 10 ? 1 : 2) + " " + kUnits[unit];
+}
+
+/// The rows under the table of collectives: the step split and the seed
+/// text's all-reduce estimate beside the simulation.
+void TpReport(const PreparedTp& prepared, const TpSummary& s, Report& r) {
+  const TpMetrics& m = s.metrics;
+  const TpLayerConfig& c = prepared.scenario.layer;
+  std::size_t ran = 0;  // one rank runs none of its plan's collectives
+  for (const TpCollectiveTiming& t : m.collectives) ran += t.events > 0;
+  const std::string allreduces = std::to_string(m.forward_allreduces) + " forward and " +
+                                 std::to_string(m.backward_allreduces) + " backward all-reduce" +
+                                 (m.backward_allreduces == 1 ? "" : "s");
+  const std::string comm_text =
+      ran == 0 ? "none on one rank"
+               : std::to_string(ran) + " collective" + (ran == 1 ? "" : "s") + " (" + allreduces +
+                     (c.sequence_parallel ? ", each a reduce-scatter + all-gather" : "") + "); compute waits for each";
+  r.Block(16, 12).rows = {TimeRow("compute", "compute_us", m.compute_ns, "the busiest rank's compute ops"),
+                          TimeRow("communication", "comm_us", m.comm_ns, comm_text),
+                          {"comm share", FormatFixed(m.comm_share, 3), "of the step", "comm_share", m.comm_share},
+                          TimeRow("step time", "step_time_us", m.step_ns, "forward + backward of the layer")};
+  const TpAllReduceFormula formula = TpAllReduceEstimate(prepared.scenario, prepared.topology);
+  const Bytes tensor_bytes = c.tokens() * c.hidden * DTypeBytes(c.dtype);
+  const TimeNs seed_ns = RingAllReduceNs(tensor_bytes, c.tp, kSeedNvlink3Gbps, formula.alpha_ns);
+  const int count = m.forward_allreduces + m.backward_allreduces;
+  const TimeNs simulated_ns = count > 0 ? m.comm_ns / count : 0;  // an RS + AG pair counts once
+  r.Line("");
+  if (c.tp <= 1) {
+    r.Line("Estimate: one rank, no all-reduce");
+  } else {
+    r.Line("Estimate (seed text): ring all-reduce of the " + DecimalBytes(tensor_bytes) +
+           " tensor M, B = slowest hop of GPUs 0.." + std::to_string(c.tp - 1) + ", per direction");
+    r.Line("  " + formula.text + "   (simulated: " + FormatTime(simulated_ns) + ")");
+    r.Line("  The seed's " + FormatGbps(kSeedNvlink3Gbps) + " GB/s (" + FormatTime(seed_ns) +
+           ") is NVLink3's two directions added; a ring sends each byte one way, at B = " +
+           FormatGbps(formula.bandwidth_gbps) + " GB/s: " + FormatTime(formula.ns) + ".");
+  }
+  ReportValue& f = r.fields;
+  f.Add("forward_allreduces", m.forward_allreduces).Add("backward_allreduces", m.backward_allreduces);
+  ReportValue collectives = ReportValue::List();
+  for (const TpCollectiveTiming& t : m.collectives) {
+    ReportValue row = ReportValue::Object();
+    row.Add("seq", t.collective.seq).Add("pass", t.collective.forward ? "forward" : "backward");
+    row.Add("kind", TpCollectiveKindName(t.collective.kind)).Add("what", t.collective.what);
+    row.Add("count", t.collective.count).Add("tensor_bytes", t.tensor_bytes);
+    row.Add("sent_per_rank_bytes", t.sent_per_rank).Add("time_us", t.span_ns / 1e3).Add("events", t.events);
+    collectives.Push(std::move(row));
+  }
+  ReportValue estimate = ReportValue::Object();
+  estimate.Add("tensor_bytes", tensor_bytes).Add("formula", formula.text).Add("allreduce_us", formula.ns / 1e3);
+  estimate.Add("bandwidth_gbps", formula.bandwidth_gbps).Add("alpha_us", formula.alpha_ns / 1e3);
+  estimate.Add("seed_bandwidth_gbps", kSeedNvlink3Gbps).Add("seed_allreduce_us", seed_ns / 1e3);
+  estimate.Add("simulated_allreduce_us", simulated_ns / 1e3);
+  f.Add("collectives", std::move(collectives)).Add("estimate", std::move(estimate));
+  AddCheckFields(f, s.check.checked, s.check.correct,
+                 {{"output_error", s.check.output_error}, {"gradient_error", s.check.gradient_error}},
+                 s.check.not_checked_reason);
+  f.Add("worst_tensor", ReportValue::Maybe(s.check.checked, s.check.worst_tensor));
+  f.Add("blocks_checked", s.check.checked ? s.check.blocks_checked : 0);
+  r.result = LayerCheckText(s.check.verdict, s.check.checked, s.check.not_checked_reason,
+                            "forward and every gradient within their error bounds of the single-device layer in double",
+                            "the split layer differs from the single-device layer",
+                            "; " + std::to_string(s.check.blocks_checked) + " blocks");
+}
+
 void SummarizeTpRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
   const PreparedTp& detail = prepared.Detail<PreparedTp>();
   const TpScenario& sc = detail.scenario;
@@ -310,6 +394,7 @@ void SummarizeTpRun(const Prepared& prepared, const FinishedRun& run, Summary& o
   const TpSummary& s = *kept;
   out.detail = kept;
   out.verdict = s.check.verdict;
+  TpReport(detail, s, out.report);
   const TpAllReduceFormula formula = TpAllReduceEstimate(sc, detail.topology);
   std::set<int> hosts;
   for (int g = 0; g < sc.layer.tp && g < detail.topology.num_gpus(); ++g)

@@ -137,6 +137,9 @@ TpAllReduceFormula TpAllReduceEstimate(const TpScenario& scenario, const Topolog
 /// two directions added (a ring sends each byte one way, 300 GB/s).
 inline constexpr Gbps kSeedNvlink3Gbps = 600;
 
+/// "all-reduce", "reduce-scatter", "all-gather".
+const char* TpCollectiveKindName(GroupCollectiveKind kind);
+
 /// One row of a scaling table: the layer at tp = N, timing-only on the
 /// simulator, against the same layer on one GPU of the topology.
 struct TpScalingRow {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
 
 #include "engine/core/error.h"
 #include "engine/scenarios/collective_scenario.h"
@@ -190,6 +193,12 @@ ZeroScenario ZeroFromParams(const ScenarioParams &p) {
   return sc;
 }
 
+std::string ZeroModelText(const MlpConfig& m) {
+  const double psi = static_cast<double>(MlpParameterCount(m));
+  return std::to_string(m.layers) + (m.layers == 1 ? " layer" : " layers") + " x " + std::to_string(m.width) + " = " +
+         ParameterCountText(psi) + " parameters";
+}
+
 namespace {
 
 /// Total length of the union of [start, end) intervals.
@@ -229,6 +238,30 @@ std::pair<double, double> CommAndExposedNs(std::span<const Event> events) {
   return {comm_ns, std::max(0.0, exposed)};
 }
 
+std::string UnitsText(const ZeroPlan& zero) {
+  const ZeroParams& p = zero.params;
+  const std::size_t units = zero.units.size();
+  if (p.stage == 3) return std::to_string(units) + " units (one per layer, gathered when needed)";
+  return std::to_string(units) + (units == 1 ? " bucket" : " buckets") + " of up to " + FormatBytes(p.bucket_bytes) +
+         " of fp16 gradient (whole layers, from the last one)";
+}
+
+/// The lines before the run: the stage, the model, the batch, the units.
+std::vector<std::string> ZeroHeader(const PreparedZero& prepared) {
+  const ZeroParams& p = prepared.zero.params;
+  const MlpConfig& m = p.model;
+  std::ostringstream model;
+  model << "model  MLP of " << ZeroModelText(m) << " (Ψ = " << prepared.zero.parameter_count;
+  if (prepared.asked_parameters > 0) model << ", asked " << ParameterCountText(prepared.asked_parameters);
+  model << "), Adam, lr " << m.learning_rate;
+  return {ZeroStageName(p.stage) + " (" + ZeroStageSharding(p.stage) + "), " + std::to_string(p.ranks) +
+              (p.ranks == 1 ? " rank" : " ranks") + ", on " + prepared.scenario.topology,
+          model.str(),
+          "batch  " + std::to_string(m.batch) + " rows (" + std::to_string(m.batch / p.ranks) + " per rank), " +
+              std::to_string(p.steps) + (p.steps == 1 ? " step" : " steps"),
+          "units  " + UnitsText(prepared.zero) + ", overlap " + (p.overlap ? "on" : "off")};
+}
+
 std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology* machine) {
   CheckZeroK(p.Int("k"));
   const ZeroScenario sc = ZeroFromParams(p);
@@ -236,10 +269,90 @@ std::unique_ptr<Prepared> PrepareZeroRun(const ScenarioParams& p, const Topology
       machine != nullptr ? PrepareZero(sc, *machine) : PrepareZero(sc);
   std::string title = "ZeRO stage " + std::to_string(sc.params.stage) + " on " +
       std::to_string(sc.params.ranks) + " ranks of " + sc.topology;
+  detail->asked_parameters = p.IsSet("params") ? p.Number("params") : 0;
+  std::vector<std::string> header = ZeroHeader(*detail);
   Topology& topology = detail->topology;
   Plan& plan = detail->zero.plan;
-  return PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title),
-                      std::move(detail));
+  auto out = PreparedPlan(p, topology, plan, sc.timing_only, sc.seed, std::move(title), std::move(detail));
+  out->header = std::move(header);
+  return out;
+}
+
+/// A float as the double its shortest text reads (0.001, not 0.00100000005).
+double FloatAsTyped(float value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(value));
+  return std::strtod(buf, nullptr);
+}
+
+/// "3(N-1)/N·Ψ": what a rank sends per step under the stage.
+std::string ElementsFormulaText(int stage) { return stage == 3 ? "3(N-1)/N·Ψ" : "2(N-1)/N·Ψ"; }
+
+/// Which collectives a step runs, in words, for the stage.
+std::string CollectivesText(const ZeroPlan& zero) {
+  const std::size_t units = zero.units.size();
+  const std::string u = std::to_string(units);
+  switch (zero.params.stage) {
+    case 0:
+      return u + (units == 1 ? " bucket" : " buckets") +
+             " x all-reduce of the gradient (a ring: reduce-scatter + all-gather)";
+    case 1:
+    case 2:
+      return u + (units == 1 ? " bucket" : " buckets") +
+             " x (reduce-scatter of the gradient, all-gather of the updated parameters)";
+    case 3:
+      return u + (units == 1 ? " layer" : " layers") +
+             " x (all-gather before forward, all-gather before backward, reduce-scatter of the gradient)";
+  }
+  return "";
+}
+
+ReportValue FormulaValue(int stage, int k, const ZeroMemoryFormula& f) {
+  ReportValue v = ReportValue::Object();
+  v.Add("k", k).Add("text", ZeroMemoryFormulaText(stage, k)).Add("parameters_bytes", f.parameters);
+  v.Add("gradients_bytes", f.gradients).Add("optimizer_states_bytes", f.optimizer_states);
+  return v.Add("total_bytes", f.total());
+}
+
+/// The rows under the memory table: communication per step beside its
+/// formula; the setup and the check in --json.
+void ZeroReport(const PreparedZero& prepared, const ZeroSummary& s, Report& r) {
+  const ZeroParams& p = prepared.zero.params;
+  const double ratio = s.formula_elements_per_step > 0 ? s.sent_elements_per_step / s.formula_elements_per_step : 0;
+  r.Block().rows = {{}, {"", "Communication per step"}};
+  ReportBlock& b = r.Block(18);
+  b.rows = {{"  elements sent",
+             ParameterCountText(s.sent_elements_per_step) + " by the busiest rank (fp16); formula " +
+                 ElementsFormulaText(p.stage) + " = " + ParameterCountText(s.formula_elements_per_step) +
+                 (p.ranks > 1 ? ", ratio " + FormatFixed(ratio, 3) : ""),
+             "", "sent_elements_per_step", s.sent_elements_per_step},
+            {"  collectives", std::to_string(s.collectives_per_step) + ": " + CollectivesText(prepared.zero), "",
+             "collectives_per_step", s.collectives_per_step},
+            TimeRow("  step time", "step_time_us", s.step_ns)};
+  if (p.stage == 3) b.rows.push_back({"", "  Stage 3 gathers every layer twice (forward, backward): 1.5x data parallel's 2Ψ."});
+  ReportValue& f = r.fields;
+  f.Add("stage", p.stage).Add("stage_name", ZeroStageName(p.stage)).Add("layers", p.model.layers);
+  f.Add("width", p.model.width).Add("parameters", prepared.zero.parameter_count);
+  const double asked = prepared.asked_parameters;
+  f.Add("asked_parameters", ReportValue::Maybe(asked > 0, static_cast<std::int64_t>(asked)));
+  f.Add("optimizer", "adam").Add("lr", FloatAsTyped(p.model.learning_rate)).Add("bucket_bytes", p.bucket_bytes);
+  f.Add("units", static_cast<std::int64_t>(prepared.zero.units.size()));
+  f.Add("formula", FormulaValue(p.stage, kZeroPaperK, s.formula));
+  f.Add("formula_seed", FormulaValue(p.stage, kSeedTextK, s.formula_seed));
+  ReportValue sent = ReportValue::List();
+  for (const Bytes bytes : s.sent_bytes) sent.Push(bytes);
+  f.Add("sent_bytes", std::move(sent)).Add("formula_elements_per_step", s.formula_elements_per_step);
+  f.Add("formula_elements_text", ElementsFormulaText(p.stage));
+  AddCheckFields(f, s.check.checked, s.check.correct,
+                 {{"parameter_error", s.check.parameter_error}, {"loss", s.check.loss},
+                  {"reference_loss", s.check.reference_loss}},
+                 s.check.not_checked_reason);
+  r.result = s.check.checked
+                 ? StepCheckText(s.check.verdict, "fp32 parameters after " + std::to_string(p.steps) + " Adam step" +
+                                     (p.steps == 1 ? "" : "s") + " and the loss against their error bounds from the "
+                                     "double-precision single-device model",
+                                 s.check.loss, s.check.reference_loss, "")
+                 : "not checked: " + s.check.not_checked_reason;
 }
 
 void SummarizeZeroRun(const Prepared& prepared, const FinishedRun& run, Summary& out) {
@@ -250,6 +363,7 @@ void SummarizeZeroRun(const Prepared& prepared, const FinishedRun& run, Summary&
   const ZeroSummary& s = *kept;
   out.detail = kept;
   out.verdict = s.check.verdict;
+  ZeroReport(detail, s, out.report);
   auto at = [](const std::array<Bytes, kMemoryCategoryCount>& a, MemoryCategory c) {
     return static_cast<double>(a[static_cast<std::size_t>(c)]);
   };

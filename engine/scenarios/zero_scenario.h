@@ -55,7 +55,11 @@ struct PreparedZero {
   ZeroScenario scenario;
   Topology topology;
   ZeroPlan zero;  // its plan is moved out when an Executor takes it
+  double asked_parameters = 0;  // the count `params` asked for (0: none); the run builds the nearest MLP
 };
+
+/// "2 layers x 64 = 8.32k parameters".
+std::string ZeroModelText(const MlpConfig& model);
 
 /// An MLP of about `parameters` parameters: a power-of-two width near
 /// sqrt(Ψ/16) (64 .. 16384) and as many layers as make up Ψ (for

@@ -28,7 +28,7 @@ std::string Pad(const std::string& text, int width) {
   return out;
 }
 
-std::string FormatGbps(Gbps gbps) {
+std::string GbpsWithUnit(Gbps gbps) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g GB/s", gbps);
   return buf;
@@ -156,7 +156,7 @@ std::string FormatTopology(const Topology& topology) {
       std::string kind = LinkKindName(link.kind);
       if (link.lanes != 1) kind += " x" + std::to_string(link.lanes);
       out += "  " + Pad(name(link.a) + " -- " + name(link.b), static_cast<int>(name_width) + 2) +
-             Pad(kind, 16) + Pad(FormatGbps(link.gbps), 14) + FormatUs(link.latency_ns) + "\n";
+             Pad(kind, 16) + Pad(GbpsWithUnit(link.gbps), 14) + FormatUs(link.latency_ns) + "\n";
     }
   } else {
     // Thousands of lines help nobody: group identical links by what they join.
@@ -177,7 +177,7 @@ std::string FormatTopology(const Topology& topology) {
       const std::string ends = std::string(NodeKindName(static_cast<NodeKind>(ka))) + " -- " +
                                NodeKindName(static_cast<NodeKind>(kb));
       out += "  " + Pad(std::to_string(count) + " x", 8) + Pad(ends, 32) + Pad(kind, 16) +
-             Pad(FormatGbps(gbps), 14) + FormatUs(latency) + "\n";
+             Pad(GbpsWithUnit(gbps), 14) + FormatUs(latency) + "\n";
     }
   }
   // Rail affinity decides which NIC a cross-box transfer uses (Node::nic), so
@@ -208,7 +208,7 @@ std::string FormatTopology(const Topology& topology) {
     if (node.forward_gbps > 0) {
       if (!any_forward) out += "\nShared capacity of traffic passing through:\n";
       any_forward = true;
-      out += "  " + Pad(node.name, 16) + FormatGbps(node.forward_gbps) + "\n";
+      out += "  " + Pad(node.name, 16) + GbpsWithUnit(node.forward_gbps) + "\n";
     }
   }
   return out;
