@@ -55,11 +55,11 @@ RecordedRun& Run() {
     auto* r = new RecordedRun;
     ScenarioSettings settings;
     settings.scenario = "allreduce";
-    settings.algo = "ring";
-    settings.ranks = 160;
-    settings.size = "64M";
+    settings.SetParam("algo", "ring");
+    settings.SetParam("ranks", "160");
+    settings.SetParam("size", "64M");
     settings.topology = "20x-dgx-a100-ib";
-    settings.timing_only = true;
+    settings.SetParam("timing_only", "true");
     if (!r->session.Start(settings)) throw std::runtime_error("gui_frame_bench: " + r->session.error());
     while (r->session.state() == SessionState::kRunning) {
       r->session.Poll();

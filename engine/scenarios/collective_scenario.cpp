@@ -652,6 +652,8 @@ void RegisterScenario_collective_scenario() {
   };
   s.prepare = PrepareCollectiveRun;
   s.summarize = SummarizeCollectiveRun;
+  // The app's widgets of its own for three fields; the views are the common ones.
+  s.panels = {"collective_algo_field", "collective_size_field", "collective_ring_order_field"};
   s.resolve = [](const ScenarioParams& p, std::map<std::string, double>& values) {
     values["ranks"] = CollectiveFromParams(p).ranks;  // "all": every GPU of the topology
   };

@@ -375,6 +375,7 @@ void RegisterScenario_dp_train_scenario() {
   s.check = [](const ScenarioParams& p) { (void)DpTrainFromParams(p); };
   s.prepare = PrepareDpTrainRun;
   s.summarize = SummarizeDpTrainRun;
+  s.panels = {"dp_train_metrics"};
   RegisterScenario(std::move(s));
 }
 

@@ -415,7 +415,7 @@ void RegisterScenario_moe_scenario() {
       TimingOnlyParam("skip the arithmetic: time only (for large layers)"),
   };
   for (ParamSpec& p : FaultParams()) s.params.push_back(std::move(p));  // faults.h
-  s.panels = {"moe_metrics", "moe_legend", "moe_summary"};
+  s.panels = {"moe_metrics", "moe_legend", "moe_summary", "moe_how_to_read"};
   // What a lab reads from a run (engine/lab/lab_scenario_moe.cpp fills them).
   s.measured = {
       {"time_us", "us", "the layer, first event to last"},

@@ -320,7 +320,8 @@ void RegisterScenario_pipeline_scenario() {
       {"transfer_bytes", "bytes", "bytes of those sends"},
       {"steps", "", "logical steps (schedule ticks)"},
   };
-  s.panels = {"pipeline_metrics", "pipeline_legend", "pipeline_summary"};
+  s.panels = {"pipeline_metrics", "pipeline_legend", "pipeline_summary", "pipeline_how_to_read",
+              "pipeline_schedule_field"};
   s.check = [](const ScenarioParams& p) {
     const PipelineScenario sc = PipelineFromParams(p);
     CheckPipelineScenario(sc, LoadScenarioTopology(sc.topology));

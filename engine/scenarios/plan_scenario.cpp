@@ -22,6 +22,17 @@ PlannerRequest PlanFromParams(const ScenarioParams& p, const Topology& topology)
   return request;
 }
 
+ScenarioParams LayoutRunParams(const ParallelLayout& layout) {
+  const ScenarioSpec* three_d = FindScenario("3d");
+  if (three_d == nullptr) throw Error("scenario: no 3d scenario to run a layout on");
+  ScenarioParams params(*three_d);
+  params.Set("dp", std::to_string(layout.dp));
+  params.Set("pp", std::to_string(layout.pp));
+  params.Set("tp", std::to_string(layout.tp));
+  params.Set("zero_stage", std::to_string(layout.zero_stage));
+  return params;
+}
+
 namespace {
 
 /// The engine's "dp: ..." messages already name the field; others get `field`.

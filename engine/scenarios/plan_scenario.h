@@ -16,4 +16,9 @@ namespace shardlab {
 /// planner's check.
 PlannerRequest PlanFromParams(const ScenarioParams& params, const Topology& topology);
 
+/// One of the planner's layouts as a run of the small MLP on its grid: the
+/// "3d" scenario's parameters with the layout's dp, pp, tp and ZeRO stage
+/// set (IsSet), the others their defaults (the app's "Set up 3d run").
+ScenarioParams LayoutRunParams(const ParallelLayout& layout);
+
 }  // namespace shardlab

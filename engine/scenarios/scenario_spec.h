@@ -127,12 +127,12 @@ struct ScenarioSpec {
   /// the plain values formulas see (ScenarioParamValues).
   std::function<void(const ScenarioParams&, std::map<std::string, double>&)> resolve;
   /// The app's views of this scenario beyond the machine, timeline and
-  /// buffers every run has, by name; app/gui/views/scenario_panels.cpp
-  /// draws each ("pipeline_metrics" in the metrics column, "tp_weights" or
-  /// "zero_memory" beside the timeline, "zero_legend" above it,
-  /// "tp_summary" under the settings). Empty: the common views only (a
-  /// collective, or a test's scenario). A test checks that every name has
-  /// a view and every view a scenario.
+  /// buffers every run has, and its fields' own widgets, by name;
+  /// app/gui/views/scenario_panels.cpp draws each ("pipeline_metrics" in
+  /// the metrics column, "tp_weights" beside the timeline, "tp_summary"
+  /// under the settings, "zero_stage_field" for zero_stage). Empty: the
+  /// common views and fields only (a test's scenario). A test checks that
+  /// every name has a view and every view a scenario.
   std::vector<std::string> panels;
   /// Named sets of values a command or a lab starts from instead of the
   /// defaults: "gpt3-layer" is the seed text's GPT-3 layer on two DGX A100s

@@ -631,7 +631,8 @@ void RegisterScenario_three_d_scenario() {
       {"checked", "", "1 when compared with one device (small model)"},
       {"correct", "", "1 when checked and equal to one device"},
   };
-  s.panels = {"three_d_metrics", "three_d_legend", "three_d_summary"};
+  s.panels = {"three_d_metrics", "three_d_legend", "three_d_summary", "three_d_how_to_read",
+              "three_d_schedule_field"};
   s.check = CheckThreeDRun;
   s.prepare = PrepareThreeDRun;
   s.summarize = SummarizeThreeDRun;

@@ -493,7 +493,8 @@ void RegisterScenario_tp_scenario() {
   s.presets["gpt3-layer"] = {{"batch", "32"},     {"seq", "2048"},
                              {"hidden", "12288"}, {"topology", "2x-dgx-a100-ib"},
                              {"dtype", "fp16"},   {"timing_only", "true"}};
-  s.panels = {"tp_metrics", "tp_weights", "tp_legend", "tp_summary"};
+  s.panels = {"tp_metrics", "tp_weights", "tp_legend", "tp_summary", "tp_how_to_read",
+              "tp_layer_field", "tp_sequence_parallel_field"};
   s.check = [](const ScenarioParams& p) {
     const TpScenario sc = TpFromParams(p);
     CheckTpScenario(sc, LoadScenarioTopology(sc.topology));

@@ -474,7 +474,8 @@ void RegisterScenario_zero_scenario() {
        "rank 0's communication with no compute beside it, per step"},
       {"collectives_per_step", "", "collectives per step"},
   };
-  s.panels = {"zero_metrics", "zero_memory", "zero_legend", "zero_summary"};
+  s.panels = {"zero_metrics", "zero_memory", "zero_legend", "zero_summary", "zero_how_to_read",
+              "zero_stage_field", "zero_k_field"};
   s.check = [](const ScenarioParams& p) {
     CheckZeroK(p.Int("k"));
     const ZeroScenario sc = ZeroFromParams(p);

@@ -21,11 +21,11 @@ TEST(AppFlagsFromSpecs, AFlagMeansTheSameBeforeOrAfterTheScenario) {
   const AppFlags before = Parse({"--tp", "4", "--scenario", "tp"});
   const AppFlags after = Parse({"--scenario", "tp", "--tp", "4"});
   EXPECT_EQ(before.settings, after.settings);
-  EXPECT_EQ(after.settings.tp, 4);
+  EXPECT_EQ(after.settings.Int("tp"), 4);
   EXPECT_EQ(after.settings.scenario, "tp");
   // The same flag is the 3D grid's tensor-parallel degree there.
   const AppFlags three_d = Parse({"--tp", "4", "--dp", "1", "--scenario", "3d"});
-  EXPECT_EQ(three_d.settings.tp3, 4);
+  EXPECT_EQ(three_d.settings.Int("tp"), 4);
   EXPECT_EQ(three_d.settings, Parse({"--scenario", "3d", "--dp", "1", "--tp", "4"}).settings);
   // Without flags: the spec's defaults.
   EXPECT_EQ(Parse({"--scenario", "zero"}).settings, DefaultSettings("zero"));
@@ -118,11 +118,11 @@ TEST(AppFlagsFromSpecs, EveryParameterOfEveryScenarioIsAFlag) {
 
 TEST(AppFlagsFromSpecs, OldSpellingsWorkWithTheCliNotice) {
   const AppFlags flags = Parse({"--stage", "1", "--scenario", "zero"});
-  EXPECT_EQ(flags.settings.zero_stage, 1);
+  EXPECT_EQ(flags.settings.Int("zero_stage"), 1);
   ASSERT_EQ(flags.notices.size(), 1u);
   EXPECT_EQ(flags.notices[0], "shardlab: --stage is now --zero-stage; the old spelling goes in the next release");
   const AppFlags width = Parse({"--scenario", "pipeline", "--model-width", "64"});
-  EXPECT_EQ(width.settings.width, 64);
+  EXPECT_EQ(width.settings.Int("width"), 64);
   ASSERT_EQ(width.notices.size(), 1u);
   EXPECT_NE(width.notices[0].find("--model-width is now --width"), std::string::npos);
   EXPECT_TRUE(Parse({"--scenario", "zero", "--zero-stage", "1"}).notices.empty());

@@ -23,10 +23,21 @@ TEST(ScenarioPanels, EveryNameASpecListsHasAViewAndEveryViewASpec) {
   for (const ScenarioSpec& spec : Scenarios()) {
     if (spec.name.rfind("test-", 0) == 0) continue;  // a test's own (below)
     std::set<PanelSlot> slots;
+    std::set<std::string> widget_params;
     for (const std::string& name : spec.panels) {
       SCOPED_TRACE(spec.name + " lists " + name);
+      if (const ScenarioFieldWidget* widget = FindScenarioFieldWidget(name)) {
+        // A field's own widget: for a parameter of this spec, one each.
+        const ParamSpec* param = spec.FindParam(widget->param);
+        ASSERT_NE(param, nullptr) << "a widget for a parameter the spec lacks";
+        EXPECT_EQ(param->name, widget->param) << "a widget for an old name";
+        EXPECT_TRUE(widget_params.insert(widget->param).second) << "a second widget for one parameter";
+        EXPECT_NE(widget->draw, nullptr);
+        ++named[name];
+        continue;
+      }
       const ScenarioPanel* panel = FindScenarioPanel(name);
-      ASSERT_NE(panel, nullptr) << "no view of that name in scenario_panels.cpp";
+      ASSERT_NE(panel, nullptr) << "no view or field widget of that name in scenario_panels.cpp";
       EXPECT_TRUE(slots.insert(panel->slot).second) << "a second view in one slot";
       EXPECT_NE(panel->draw, nullptr);
       ++named[name];
@@ -40,6 +51,26 @@ TEST(ScenarioPanels, EveryNameASpecListsHasAViewAndEveryViewASpec) {
     EXPECT_EQ(panel.title != nullptr, panel.slot == PanelSlot::kBeside) << "a window title only for a panel of its own";
     if (panel.title != nullptr) EXPECT_GT(std::string(panel.title()).size(), 0u);
   }
+  for (const ScenarioFieldWidget& widget : ScenarioFieldWidgetTable()) {
+    EXPECT_EQ(named[widget.name], 1) << widget.name << ": a field widget no spec (or two specs) names";
+    EXPECT_EQ(FindScenarioPanel(widget.name), nullptr) << widget.name << ": a view and a widget of one name";
+  }
+}
+
+TEST(ScenarioPanels, AFieldFindsTheWidgetItsSpecNames) {
+  EXPECT_EQ(std::string(FieldWidgetOf("zero", "zero_stage")->name), "zero_stage_field");
+  EXPECT_EQ(std::string(FieldWidgetOf("collective", "algo")->name), "collective_algo_field");
+  // The same parameter name in a spec that names no widget for it: drawn from its type.
+  EXPECT_EQ(FieldWidgetOf("3d", "zero_stage"), nullptr);
+  EXPECT_EQ(FieldWidgetOf("zero", "ranks"), nullptr);
+  EXPECT_EQ(FieldWidgetOf("no-such-scenario", "algo"), nullptr);
+  ScenarioSpec spec;
+  spec.name = "test-field-widget";
+  spec.title = "Test field widget";
+  spec.params = {Param("schedule", ParamType::kChoice, "1f1b", "a schedule").Choices({"gpipe", "1f1b"})};
+  spec.panels = {"pipeline_schedule_field"};
+  RegisterScenario(spec);
+  EXPECT_EQ(FieldWidgetOf("test-field-widget", "schedule"), FindScenarioFieldWidget("pipeline_schedule_field"));
 }
 
 TEST(ScenarioPanels, EachScenarioFindsItsOwnPanels) {
@@ -48,7 +79,8 @@ TEST(ScenarioPanels, EachScenarioFindsItsOwnPanels) {
   EXPECT_EQ(std::string(PanelOf("pipeline", PanelSlot::kMetrics)->name), "pipeline_metrics");
   EXPECT_EQ(PanelOf("pipeline", PanelSlot::kBeside), nullptr);
   // A collective and an opened trace (no scenario) keep the common views.
-  for (PanelSlot slot : {PanelSlot::kMetrics, PanelSlot::kBeside, PanelSlot::kLegend, PanelSlot::kSummary}) {
+  for (PanelSlot slot : {PanelSlot::kMetrics, PanelSlot::kBeside, PanelSlot::kLegend, PanelSlot::kSummary,
+                         PanelSlot::kHowToRead}) {
     EXPECT_EQ(PanelOf("collective", slot), nullptr);
     EXPECT_EQ(PanelOf("", slot), nullptr);
     EXPECT_EQ(PanelOf("no-such-scenario", slot), nullptr);

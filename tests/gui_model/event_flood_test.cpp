@@ -88,10 +88,10 @@ ScenarioSettings SmallRing() { return test::RingAllReduce4x1K(); }
 
 TEST(SessionPoll, IngestsAtMostTheCapPerFrameAndLosesNothing) {
   ScenarioSettings s = SmallRing();
-  s.ranks = 80;  // 2 (n-1) steps x n ranks x (send + recv) = 25,280 events
+  s.SetParam("ranks", "80");  // 2 (n-1) steps x n ranks x (send + recv) = 25,280 events
   s.topology = "10x-dgx-a100-ib";
-  s.size = "64M";
-  s.timing_only = true;
+  s.SetParam("size", "64M");
+  s.SetParam("timing_only", "true");
   Session session;
   ASSERT_TRUE(session.Start(s)) << session.error();
   // Let the worker queue the whole run first, so the cap is what limits Poll.

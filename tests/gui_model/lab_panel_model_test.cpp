@@ -321,9 +321,9 @@ TEST(LabPanelModel, AskForTheStepsRunSoTheViewsShowIt) {
   std::optional<ScenarioSettings> run = model.TakeRunRequest(base);
   ASSERT_TRUE(run.has_value()) << model.error();
   EXPECT_EQ(run->scenario, "allreduce");
-  EXPECT_EQ(run->algo, "ring");
-  EXPECT_EQ(run->ranks, 4);
-  EXPECT_EQ(run->size, "1K");
+  EXPECT_EQ(run->Param("algo"), "ring");
+  EXPECT_EQ(run->Int("ranks"), 4);
+  EXPECT_EQ(run->Param("size"), "1K");
   EXPECT_EQ(run->topology, "dgx-a100");
   EXPECT_EQ(run->backend, "sim");
   EXPECT_FALSE(model.TakeRunRequest(base).has_value()) << "asked once";
@@ -331,8 +331,8 @@ TEST(LabPanelModel, AskForTheStepsRunSoTheViewsShowIt) {
   model.RequestRun(0);  // the tree variant
   run = model.TakeRunRequest(base);
   ASSERT_TRUE(run.has_value());
-  EXPECT_EQ(run->algo, "tree");
-  EXPECT_EQ(run->ranks, 4);
+  EXPECT_EQ(run->Param("algo"), "tree");
+  EXPECT_EQ(run->Int("ranks"), 4);
   EXPECT_EQ(model.shown_variant(), 0);
   Session session;
   EXPECT_EQ(session.Check(*run), "") << "the app accepts the variant's settings";
@@ -350,14 +350,14 @@ TEST(LabPanelModel, LockedParametersCannotBeChanged) {
   EXPECT_FALSE(model.IsLocked("size"));
 
   // The student changes a locked and an unlocked field: only the lock holds.
-  edit.ranks = 8;
+  edit.SetParam("ranks", "8");
   edit.topology = "dgx1-v100";
-  edit.size = "4K";
+  edit.SetParam("size", "4K");
   const std::vector<std::string> restored = model.EnforceLocks(&edit);
   EXPECT_EQ(restored, (std::vector<std::string>{"topology", "ranks"}));
-  EXPECT_EQ(edit.ranks, 4);
+  EXPECT_EQ(edit.Int("ranks"), 4);
   EXPECT_EQ(edit.topology, "dgx-a100");
-  EXPECT_EQ(edit.size, "4K");
+  EXPECT_EQ(edit.Param("size"), "4K");
   EXPECT_TRUE(model.EnforceLocks(&edit).empty()) << "nothing left to restore";
 
   // Another scenario altogether would escape the locks: the kind holds too.
@@ -373,9 +373,9 @@ TEST(LabSettings, UnsetParametersTakeTheLabTablesDefaultsNotTheApps) {
   EXPECT_EQ(pipeline.settings.scenario, "pipeline");
   // The spec's defaults, which the labs and the app now share (the lab
   // table said width 512 and chunks 1, the app 256 and 2).
-  EXPECT_EQ(pipeline.settings.width,
+  EXPECT_EQ(pipeline.settings.Int("width"),
             std::stoi(FindScenario("pipeline")->FindParam("width")->default_text));
-  EXPECT_EQ(pipeline.settings.chunks, 0);  // 0: 2 when interleaved, else 1
+  EXPECT_EQ(pipeline.settings.Int("chunks"), 0);  // 0: 2 when interleaved, else 1
   EXPECT_TRUE(pipeline.notes.empty());
 
   LabParam dtype;
@@ -393,8 +393,8 @@ TEST(LabSettings, UnsetParametersTakeTheLabTablesDefaultsNotTheApps) {
   params.text = "1M";
   const LabSettings zero = LabStepSettings("zero", {params}, app_defaults);
   const MlpConfig sized = MlpForParameterCount(1e6);  // counts are decimal: 1M = 10^6
-  EXPECT_EQ(zero.settings.zero_layers, sized.layers);
-  EXPECT_EQ(zero.settings.zero_width, sized.width);
+  EXPECT_EQ(zero.settings.Int("layers"), sized.layers);
+  EXPECT_EQ(zero.settings.Int("width"), sized.width);
 
   EXPECT_FALSE(LabStepSettings("memory", {}, app_defaults).runs_in_app);
   LabParam bad;

@@ -10,11 +10,11 @@ namespace shardlab::gui::test {
 inline ScenarioSettings RingAllReduce4x1K() {
   ScenarioSettings s;
   s.scenario = "allreduce";
-  s.algo = "ring";
-  s.ranks = 4;
-  s.size = "1K";
+  s.SetParam("algo", "ring");
+  s.SetParam("ranks", "4");
+  s.SetParam("size", "1K");
   s.topology = "dgx-a100";
-  s.ring_order = "rank";
+  s.SetParam("ring_order", "rank");
   return s;
 }
 

@@ -36,10 +36,10 @@ bool PollUntilDone(Session& session) {
 /// ring order chosen by the app (auto).
 ScenarioSettings RingOnDgx1() {
   ScenarioSettings s = test::RingAllReduce4x1K();
-  s.ranks = 8;
-  s.size = "1M";
+  s.SetParam("ranks", "8");
+  s.SetParam("size", "1M");
   s.topology = "dgx1-v100";
-  s.ring_order = "auto";
+  s.SetParam("ring_order", "auto");
   return s;
 }
 
@@ -111,7 +111,7 @@ TEST(RunInsight, ClickingEmptySpaceSelectsNothing) {
 TEST(RunInsight, ALinkListsTheTransfersThatCrossedItBusiestFirst) {
   Session session;
   ScenarioSettings s = RingOnDgx1();
-  s.ring_order = "0,1,2,3,4,5,6,7";  // 3 -> 4 and 7 -> 0 are not NVLinks: routes of two hops
+  s.SetParam("ring_order", "0,1,2,3,4,5,6,7");  // 3 -> 4 and 7 -> 0 are not NVLinks: routes of two hops
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session)) << session.error();
   RunInsight insight;
@@ -225,8 +225,8 @@ TEST(RunInsight, CriticalPathCoversTheRunAndANewRunClearsTheSelection) {
 TEST(RunInsight, AStragglersSlownessIsExpectedNotLinkWait) {
   Session session;
   ScenarioSettings s = test::RingAllReduce4x1K();
-  s.size = "4M";
-  s.other_params[std::string(kCollectiveSpec) + ".slow_rank"] = "2:4";
+  s.SetParam("size", "4M");
+  s.params[std::string(kCollectiveSpec) + ".slow_rank"] = "2:4";
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session)) << session.error();
   ASSERT_EQ(session.faults().slow_ranks.size(), 1u);
@@ -340,8 +340,8 @@ TEST(FaultMarks, TheViewsMarkExactlyTheNamedRankAndLink) {
 
   Session session;
   ScenarioSettings s = RingOnDgx1();
-  s.other_params[std::string(kCollectiveSpec) + ".slow_rank"] = "2:4";
-  s.other_params[std::string(kCollectiveSpec) + ".throttle_link"] = "0-3:5";
+  s.params[std::string(kCollectiveSpec) + ".slow_rank"] = "2:4";
+  s.params[std::string(kCollectiveSpec) + ".throttle_link"] = "0-3:5";
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session)) << session.error();
   const Topology& topology = *session.topology();
@@ -381,7 +381,7 @@ TEST(FaultMarks, TheViewsMarkExactlyTheNamedRankAndLink) {
 TEST(RunInsight, ATracesUnpairedTransfersArePairedByTheirEvents) {
   Session session;
   ScenarioSettings s = RingOnDgx1();
-  s.ring_order = "0,1,2,3,4,5,6,7";
+  s.SetParam("ring_order", "0,1,2,3,4,5,6,7");
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   Plan unpaired = *session.plan();

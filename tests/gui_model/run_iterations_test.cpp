@@ -119,7 +119,7 @@ TEST(RunIterations, ASessionRunTimesExactlyItersRunsAfterItsWarmUp) {
   EXPECT_NE(session.iterations_line().find("average of 4 runs"), std::string::npos);
   // A training scenario too.
   ScenarioSettings tp;
-  tp.scenario = kTensorParallelScenario;
+  tp.scenario = "tp";
   tp.topology = "dgx-a100";
   tp.iters = 3;
   ASSERT_TRUE(session.Start(tp)) << session.error();

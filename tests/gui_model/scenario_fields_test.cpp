@@ -86,13 +86,39 @@ TEST(ScenarioFields, EveryFieldShowsItsSpecsDefaultRangeAndUnit) {
   EXPECT_GT(checked, 60);
 }
 
-TEST(ScenarioFields, EveryBindingNamesAParameterOfItsSpec) {
-  for (const auto& [spec_name, param] : Bindings()) {
-    const ScenarioSpec* spec = FindScenario(spec_name);
-    ASSERT_NE(spec, nullptr) << spec_name;
-    EXPECT_NE(spec->FindParam(param), nullptr) << spec_name << "." << param;
-    EXPECT_EQ(spec->FindParam(param)->name, param) << spec_name << "." << param << " is an old name";
-  }
+TEST(ScenarioFields, EachScenarioKeepsItsValuesAsTypedAndNoDefaults) {
+  const ScenarioSpec& pipeline = *FindScenario("pipeline");
+  const ParamSpec& stages = *pipeline.FindParam("stages");
+  const ParamSpec& width = *pipeline.FindParam("width");
+  ScenarioSettings s = DefaultSettings("pipeline");
+  EXPECT_TRUE(s.params.empty());  // absent: the spec's default
+  const int more = static_cast<int>(std::stoi(stages.default_text) + 1);
+  s.SetParam("stages", "0" + std::to_string(more));  // a whole number as the spec reads it
+  EXPECT_EQ(s.Param("stages"), std::to_string(more));
+  EXPECT_EQ(s.Int("stages"), more);
+  EXPECT_EQ(s.params.at("pipeline.stages"), std::to_string(more));
+  EXPECT_EQ(ParamsOf(s).Int("stages"), more);
+  s.SetParam("stages", stages.default_text);  // back to the default: nothing kept
+  EXPECT_EQ(s, DefaultSettings("pipeline"));
+
+  // Another scenario's values wait while it is not chosen, under its own name.
+  const std::string wider = std::to_string(std::stoi(width.default_text) * 2);
+  s.SetParam("width", wider);
+  s.scenario = "zero";
+  EXPECT_EQ(s.Param("width"), FindScenario("zero")->FindParam("width")->default_text);
+  s.scenario = "pipeline";
+  EXPECT_EQ(s.Param("width"), wider);
+  EXPECT_EQ(ParamsOf(s).Text("width"), wider);
+
+  // A count with a word for 0 ("all") reads the word back.
+  ScenarioSettings ring = DefaultSettings("allreduce");
+  const ParamSpec& ranks = *FindScenario(kCollectiveSpec)->FindParam("ranks");
+  ASSERT_FALSE(ranks.auto_word.empty());
+  ring.SetParam("ranks", "4");
+  ring.SetParam("ranks", "0");
+  EXPECT_EQ(ring.Param("ranks"), ranks.auto_word);
+  EXPECT_EQ(ring.Int("ranks"), 0);
+  EXPECT_EQ(ParamsOf(ring).Text("ranks"), ParamsOf(DefaultSettings("allreduce")).Text("ranks"));
 }
 
 TEST(ScenarioFields, ACountOfGpusIsBoundedByTheMachine) {
@@ -201,9 +227,9 @@ TEST(ScenarioFields, SettingsSentToAWorkerComeBackEqual) {
   session.SetWorkerProgram(SHARDLAB_CLI_PATH);
   ScenarioSettings s = test::RingAllReduce4x1K();
   s.in_worker = true;
-  s.size = "2K";
+  s.SetParam("size", "2K");
   s.scenario = "reducescatter";
-  s.other_params["collective.dtype"] = "bf16";
+  s.params["collective.dtype"] = "bf16";
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();

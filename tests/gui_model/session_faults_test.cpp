@@ -35,13 +35,13 @@ bool RunToEnd(Session& session) {
 
 ScenarioSettings SmallPipeline() {
   ScenarioSettings s;
-  s.scenario = kPipelineScenario;
-  s.schedule = "gpipe";
-  s.stages = 4;
-  s.microbatches = 4;
-  s.layers = 8;
-  s.width = 32;
-  s.batch = 16;
+  s.scenario = "pipeline";
+  s.SetParam("schedule", "gpipe");
+  s.SetParam("stages", "4");
+  s.SetParam("microbatches", "4");
+  s.SetParam("layers", "8");
+  s.SetParam("width", "32");
+  s.SetParam("batch", "16");
   s.topology = "dgx-a100";
   return s;
 }
@@ -70,8 +70,8 @@ TEST(SessionFaults, ASlowStageOfAPipelineRunsItsOpsFactorTimesLonger) {
 
 TEST(SessionFaults, AFailedRankInZeroEndsTheRunWithItsReport) {
   ScenarioSettings s;
-  s.scenario = kZeroScenario;
-  s.zero_stage = 2;
+  s.scenario = "zero";
+  s.SetParam("zero_stage", "2");
   s.topology = "dgx-a100";
   Set(&s, "fail_rank", "1@3");
   Session session;
@@ -88,8 +88,8 @@ TEST(SessionFaults, AFailedRankInZeroEndsTheRunWithItsReport) {
 // cancels whatever runs) reaches no executor that no longer exists.
 TEST(SessionFaults, AFailedWarmUpRunEndsTheRunAndTheNextRunStarts) {
   ScenarioSettings s;
-  s.scenario = kZeroScenario;
-  s.zero_stage = 2;
+  s.scenario = "zero";
+  s.SetParam("zero_stage", "2");
   s.topology = "dgx-a100";
   s.warmup = 1;
   Set(&s, "fail_rank", "1@3");

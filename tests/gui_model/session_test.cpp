@@ -134,7 +134,7 @@ TEST(Session, ReduceScatterCompletesOnlyEachRanksOwnChunk) {
 TEST(Session, BadSettingsAreRejectedAndTheSessionStaysUsable) {
   Session session;
   ScenarioSettings bad = RingAllReduce4x1K();
-  bad.ranks = 16;
+  bad.SetParam("ranks", "16");
   EXPECT_FALSE(session.Start(bad));
   EXPECT_EQ(session.state(), SessionState::kFailed);
   EXPECT_TRUE(Contains(session.error(), "8 GPUs")) << session.error();
@@ -152,24 +152,24 @@ TEST(Session, CheckSaysWhatIsWrongInOneSentence) {
   Session session;
   ScenarioSettings s = RingAllReduce4x1K();
   EXPECT_EQ(session.Check(s), "");
-  s.ranks = 16;
+  s.SetParam("ranks", "16");
   const std::string too_many = session.Check(s);
   EXPECT_TRUE(Contains(too_many, "8 GPUs")) << too_many;
   EXPECT_EQ(session.Check(s), too_many);  // cached, same answer
   s = RingAllReduce4x1K();
-  s.size = "12Q";
+  s.SetParam("size", "12Q");
   EXPECT_EQ(session.Check(s).rfind("size: ", 0), 0u) << session.Check(s);
   s = RingAllReduce4x1K();
   s.scenario = "allreduse";
   EXPECT_EQ(session.Check(s).rfind("scenario: ", 0), 0u) << session.Check(s);
   s = RingAllReduce4x1K();
-  s.algo = "direct";
+  s.SetParam("algo", "direct");
   EXPECT_EQ(session.Check(s).rfind("algo: ", 0), 0u) << session.Check(s);
   s = RingAllReduce4x1K();
   s.topology = "dgx-z900";
   EXPECT_EQ(session.Check(s).rfind("topology: ", 0), 0u) << session.Check(s);
   s = RingAllReduce4x1K();
-  s.ring_order = "0,1,1,3";
+  s.SetParam("ring_order", "0,1,1,3");
   EXPECT_EQ(session.Check(s).rfind("ring order: ", 0), 0u) << session.Check(s);
   EXPECT_EQ(session.state(), SessionState::kEmpty);  // Check never starts anything
 }
@@ -177,9 +177,9 @@ TEST(Session, CheckSaysWhatIsWrongInOneSentence) {
 TEST(Session, CheckIsCheapForAHugeRunBecauseItBuildsNoPlan) {
   Session session;
   ScenarioSettings s;
-  s.ranks = 1024;
+  s.SetParam("ranks", "1024");
   s.topology = "128x-dgx-a100-ib";
-  s.size = "1G";
+  s.SetParam("size", "1G");
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(session.Check(s), "");
   const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -189,8 +189,8 @@ TEST(Session, CheckIsCheapForAHugeRunBecauseItBuildsNoPlan) {
 TEST(Session, LargeRunsAreTimedOnlyAndSayWhy) {
   Session session;
   ScenarioSettings s = RingAllReduce4x1K();
-  s.ranks = 8;
-  s.size = "256M";  // 8 x 256 MiB of host data: above the 1 GiB limit
+  s.SetParam("ranks", "8");
+  s.SetParam("size", "256M");  // 8 x 256 MiB of host data: above the 1 GiB limit
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
@@ -203,8 +203,8 @@ TEST(Session, LargeRunsAreTimedOnlyAndSayWhy) {
 TEST(Session, CancelStopsARunAndAnotherStartWorks) {
   Session session;
   ScenarioSettings big = RingAllReduce4x1K();
-  big.ranks = 8;
-  big.size = "64M";
+  big.SetParam("ranks", "8");
+  big.SetParam("size", "64M");
   ASSERT_TRUE(session.Start(big)) << session.error();
   session.Cancel();
   EXPECT_NE(session.state(), SessionState::kRunning);
@@ -260,13 +260,13 @@ TEST(Session, APausedRunTakesOneStepPerStepAndPlayFinishesIt) {
 
 ScenarioSettings Pipeline1F1B() {
   ScenarioSettings s;
-  s.scenario = kPipelineScenario;
-  s.schedule = "1f1b";
-  s.stages = 4;
-  s.microbatches = 8;
-  s.layers = 8;
-  s.width = 32;
-  s.batch = 16;
+  s.scenario = "pipeline";
+  s.SetParam("schedule", "1f1b");
+  s.SetParam("stages", "4");
+  s.SetParam("microbatches", "8");
+  s.SetParam("layers", "8");
+  s.SetParam("width", "32");
+  s.SetParam("batch", "16");
   s.topology = "dgx-a100";
   return s;
 }
@@ -305,17 +305,17 @@ TEST(Session, PipelineCheckNamesTheField) {
   Session session;
   ScenarioSettings s = Pipeline1F1B();
   EXPECT_EQ(session.Check(s), "");
-  s.stages = 16;
+  s.SetParam("stages", "16");
   EXPECT_TRUE(Contains(session.Check(s), "stages")) << session.Check(s);
   s = Pipeline1F1B();
-  s.microbatches = 3;  // does not divide 16 rows
+  s.SetParam("microbatches", "3");  // does not divide 16 rows
   EXPECT_TRUE(Contains(session.Check(s), "microbatches")) << session.Check(s);
   s = Pipeline1F1B();
-  s.schedule = "interleaved";
-  s.chunks = 3;  // 8 layers over 4 x 3 chunks
+  s.SetParam("schedule", "interleaved");
+  s.SetParam("chunks", "3");  // 8 layers over 4 x 3 chunks
   EXPECT_TRUE(Contains(session.Check(s), "chunks")) << session.Check(s);
   s = Pipeline1F1B();
-  s.schedule = "zigzag";
+  s.SetParam("schedule", "zigzag");
   EXPECT_TRUE(Contains(session.Check(s), "schedule")) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
@@ -325,8 +325,8 @@ TEST(Session, PipelineCheckNamesTheField) {
 TEST(Session, BigPipelinesAreTimedOnlyAndSayWhy) {
   Session session;
   ScenarioSettings s = Pipeline1F1B();
-  s.width = 4096;
-  s.batch = 256;
+  s.SetParam("width", "4096");
+  s.SetParam("batch", "256");
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
   ASSERT_EQ(session.state(), SessionState::kDone) << session.error();
@@ -337,12 +337,12 @@ TEST(Session, BigPipelinesAreTimedOnlyAndSayWhy) {
 
 ScenarioSettings TpMlp() {
   ScenarioSettings s;
-  s.scenario = kTensorParallelScenario;
-  s.tp_layer = "mlp";
-  s.tp = 4;
-  s.tp_batch = 2;
-  s.tp_seq = 8;
-  s.tp_hidden = 32;
+  s.scenario = "tp";
+  s.SetParam("layer", "mlp");
+  s.SetParam("tp", "4");
+  s.SetParam("batch", "2");
+  s.SetParam("seq", "8");
+  s.SetParam("hidden", "32");
   s.topology = "dgx-a100";
   return s;
 }
@@ -378,9 +378,9 @@ TEST(Session, RunsATensorParallelMlpAndChecksItAgainstOneDevice) {
 TEST(Session, RunsATransformerLayerWithSequenceParallelism) {
   Session session;
   ScenarioSettings s = TpMlp();
-  s.tp_layer = "transformer";
-  s.tp_heads = 4;
-  s.sequence_parallel = true;
+  s.SetParam("layer", "transformer");
+  s.SetParam("heads", "4");
+  s.SetParam("sequence_parallel", "true");
   ASSERT_EQ(session.Check(s), "");
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
@@ -396,21 +396,21 @@ TEST(Session, RunsATransformerLayerWithSequenceParallelism) {
 TEST(Session, TensorParallelCheckNamesTheField) {
   Session session;
   ScenarioSettings s = TpMlp();
-  s.tp = 16;  // dgx-a100 has 8 GPUs
+  s.SetParam("tp", "16");  // dgx-a100 has 8 GPUs
   EXPECT_TRUE(Contains(session.Check(s), "tp")) << session.Check(s);
   s = TpMlp();
-  s.tp_layer = "conv";
+  s.SetParam("layer", "conv");
   EXPECT_TRUE(Contains(session.Check(s), "layer")) << session.Check(s);
   s = TpMlp();
-  s.tp_ffn = 30;  // does not split over 4 GPUs
+  s.SetParam("ffn", "30");  // does not split over 4 GPUs
   EXPECT_TRUE(Contains(session.Check(s), "ffn")) << session.Check(s);
   s = TpMlp();
-  s.tp_layer = "attention";
-  s.tp_heads = 3;  // does not divide H = 32
+  s.SetParam("layer", "attention");
+  s.SetParam("heads", "3");  // does not divide H = 32
   EXPECT_TRUE(Contains(session.Check(s), "heads")) << session.Check(s);
   s = TpMlp();
-  s.tp_layer = "column";
-  s.sequence_parallel = true;
+  s.SetParam("layer", "column");
+  s.SetParam("sequence_parallel", "true");
   EXPECT_TRUE(Contains(session.Check(s), "sequence-parallel")) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
@@ -427,8 +427,8 @@ TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
   // and backward, is about 6 GFLOP (the app checks up to 2).
   Session session;
   ScenarioSettings s = TpMlp();
-  s.tp_hidden = 512;
-  s.tp_seq = 256;
+  s.SetParam("hidden", "512");
+  s.SetParam("seq", "256");
   ASSERT_EQ(session.Check(s), "");
   ASSERT_TRUE(session.Start(s)) << session.error();
   ASSERT_TRUE(PollUntilDone(session));
@@ -439,9 +439,9 @@ TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
 
   // Too big for the engine's host buffers: not an error in the app, a
   // timing-only run in the engine's words.
-  s.tp_hidden = 1024;
-  s.tp_seq = 512;
-  s.tp_batch = 4;
+  s.SetParam("hidden", "1024");
+  s.SetParam("seq", "512");
+  s.SetParam("batch", "4");
   EXPECT_EQ(session.Check(s), "");
   ASSERT_TRUE(session.Start(s)) << session.error();
   EXPECT_EQ(session.timing_only_reason().rfind("timing only: ", 0), 0u) << session.timing_only_reason();
@@ -452,16 +452,16 @@ TEST(Session, BigTensorParallelLayersAreTimedOnlyAndSayWhy) {
   EXPECT_GT(test::Outcome<TpSummary>(session).metrics.step_ns, 0);
 
   // What timing-only cannot fix is still an error.
-  s.tp = 16;
+  s.SetParam("tp", "16");
   EXPECT_TRUE(Contains(session.Check(s), "tp")) << session.Check(s);
 }
 
 ScenarioSettings ZeroDefaults(int stage) {
   ScenarioSettings s;
-  s.scenario = kZeroScenario;
-  s.zero_stage = stage;
+  s.scenario = "zero";
+  s.SetParam("zero_stage", std::to_string(stage));
   s.topology = "dgx-a100";
-  s.zero_bucket = "16K";  // two buckets (the unified default, 25M, makes one)
+  s.SetParam("bucket", "16K");  // two buckets (the unified default, 25M, makes one)
   return s;
 }
 
@@ -498,25 +498,25 @@ TEST(Session, RunsZeroStagesAndMeasuresMemoryPerRank) {
 TEST(Session, ZeroCheckNamesTheField) {
   Session session;
   ScenarioSettings s = ZeroDefaults(2);
-  s.zero_stage = 4;
+  s.SetParam("zero_stage", "4");
   EXPECT_TRUE(Contains(session.Check(s), "stage: ")) << session.Check(s);
   s = ZeroDefaults(2);
-  s.zero_batch = 30;  // does not split over 4 ranks
+  s.SetParam("batch", "30");  // does not split over 4 ranks
   EXPECT_TRUE(Contains(session.Check(s), "batch: ")) << session.Check(s);
   s = ZeroDefaults(2);
-  s.zero_ranks = 16;
+  s.SetParam("ranks", "16");
   EXPECT_TRUE(Contains(session.Check(s), "ranks: ")) << session.Check(s);
   s = ZeroDefaults(2);
-  s.zero_bucket = "lots";
+  s.SetParam("bucket", "lots");
   EXPECT_TRUE(Contains(session.Check(s), "bucket: ")) << session.Check(s);
   s = ZeroDefaults(2);
-  s.zero_k = 10;
+  s.SetParam("k", "10");
   EXPECT_TRUE(Contains(session.Check(s), "k: ")) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
   EXPECT_EQ(test::PreparedAs<PreparedZero>(session, "zero"), nullptr);
   // The seed texts' K is a choice of the views, not a different run.
-  s.zero_k = 8;
+  s.SetParam("k", "8");
   ASSERT_TRUE(session.Start(s)) << session.error();
   EXPECT_EQ(session.run_params()->Int("k"), 8);
   ASSERT_TRUE(PollUntilDone(session));
@@ -527,11 +527,11 @@ TEST(Session, BigZeroModelsAreTimedOnlyAndSayWhy) {
   Session session;
   // Too big for the host: the engine's "params: ..." becomes the reason.
   ScenarioSettings s = ZeroDefaults(3);
-  s.zero_ranks = 8;
-  s.zero_width = 4096;
-  s.zero_layers = 8;
-  s.zero_batch = 64;
-  s.zero_steps = 1;
+  s.SetParam("ranks", "8");
+  s.SetParam("width", "4096");
+  s.SetParam("layers", "8");
+  s.SetParam("batch", "64");
+  s.SetParam("steps", "1");
   ASSERT_EQ(session.Check(s), "");
   ASSERT_TRUE(session.Start(s)) << session.error();
   EXPECT_EQ(session.timing_only_reason().rfind("timing only: a real run of", 0), 0u) << session.timing_only_reason();
@@ -546,10 +546,10 @@ TEST(Session, BigZeroModelsAreTimedOnlyAndSayWhy) {
               1e-3);
 
   // Small enough to hold, too much arithmetic to check at once.
-  s.zero_width = 1024;
-  s.zero_layers = 4;
-  s.zero_batch = 512;
-  s.zero_steps = 2;
+  s.SetParam("width", "1024");
+  s.SetParam("layers", "4");
+  s.SetParam("batch", "512");
+  s.SetParam("steps", "2");
   ASSERT_EQ(session.Check(s), "");
   ASSERT_TRUE(session.Start(s)) << session.error();
   EXPECT_TRUE(Contains(session.timing_only_reason(), "GFLOP")) << session.timing_only_reason();

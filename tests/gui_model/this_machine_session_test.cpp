@@ -37,11 +37,11 @@ using test::PollUntilDone;
 ScenarioSettings ThisMachineAllReduce(const std::string& profile) {
   ScenarioSettings s;  // the spec's defaults, as the CLI's: ring, auto ring order, float sum
   s.scenario = "allreduce";
-  s.ranks = 8;
-  s.size = "64M";
+  s.SetParam("ranks", "8");
+  s.SetParam("size", "64M");
   s.topology = kThisMachineTopology;
   s.device_profile = profile;
-  s.timing_only = true;  // the simulated time is the same with the data (seconds of host arithmetic)
+  s.SetParam("timing_only", "true");  // the simulated time is the same with the data (seconds of host arithmetic)
   return s;
 }
 
@@ -149,7 +149,7 @@ TEST(ThisMachineSession, ABadProfileGetsItsFileAndLine) {
 
 TEST(ThisMachineSession, AScenarioItIsNotModelledForSaysTheAppModelsItForCollectives) {
   ScenarioSettings s;
-  s.scenario = kMoeScenario;  // pipeline, tp and zero: this_machine_training_test.cpp
+  s.scenario = "moe";  // pipeline, tp and zero: this_machine_training_test.cpp
   s.topology = kThisMachineTopology;
   s.device_profile = kProfile;
   Session session;
@@ -178,8 +178,8 @@ TEST(LinkEmulation, ACheckedBoxEmulatesOnCudaAndIsRefusedOnTheSimulator) {
 TEST(LinkEmulation, CudaWithEmulationHereStillEndsWithTheWorkersNoDeviceMessage) {
   ScenarioSettings s;
   s.scenario = "allreduce";
-  s.ranks = 4;
-  s.size = "1K";
+  s.SetParam("ranks", "4");
+  s.SetParam("size", "1K");
   s.topology = "dgx-a100";
   s.backend = "cuda";
   s.in_worker = true;

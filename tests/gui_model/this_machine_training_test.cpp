@@ -105,9 +105,9 @@ double CliBound(double us) { return 1e-8 * us + 1e-6; }
 
 TEST(ThisMachineTraining, PipelineOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
   if (GpuDetectedHere()) GTEST_SKIP() << "a GPU is detected here: the model is the detected machine's";
-  ScenarioSettings settings = OnThisMachine(kPipelineScenario);
-  settings.stages = 4;
-  settings.microbatches = 8;
+  ScenarioSettings settings = OnThisMachine("pipeline");
+  settings.SetParam("stages", "4");
+  settings.SetParam("microbatches", "8");
   const std::unique_ptr<Session> session = RunInApp(settings);
   ASSERT_EQ(session->state(), SessionState::kDone);
   const TimeNs app_ns = test::Outcome<PipelineOutcomeSummary>(*session).metrics.step_ns;
@@ -135,9 +135,9 @@ TEST(ThisMachineTraining, PipelineOnAnH200ProfileTakesTheEnginesAndTheClisTime) 
 
 TEST(ThisMachineTraining, TpOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
   if (GpuDetectedHere()) GTEST_SKIP() << "a GPU is detected here";
-  ScenarioSettings settings = OnThisMachine(kTensorParallelScenario);
-  settings.tp_layer = "mlp";
-  settings.tp = 4;
+  ScenarioSettings settings = OnThisMachine("tp");
+  settings.SetParam("layer", "mlp");
+  settings.SetParam("tp", "4");
   const std::unique_ptr<Session> session = RunInApp(settings);
   ASSERT_EQ(session->state(), SessionState::kDone);
   const TimeNs app_ns = test::Outcome<TpSummary>(*session).metrics.step_ns;
@@ -158,9 +158,9 @@ TEST(ThisMachineTraining, TpOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
 
 TEST(ThisMachineTraining, ZeroOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
   if (GpuDetectedHere()) GTEST_SKIP() << "a GPU is detected here";
-  ScenarioSettings settings = OnThisMachine(kZeroScenario);
-  settings.zero_stage = 3;
-  settings.zero_ranks = 8;
+  ScenarioSettings settings = OnThisMachine("zero");
+  settings.SetParam("zero_stage", "3");
+  settings.SetParam("ranks", "8");
   const std::unique_ptr<Session> session = RunInApp(settings);
   ASSERT_EQ(session->state(), SessionState::kDone);
   const TimeNs app_ns = test::Outcome<ZeroSummary>(*session).step_ns;
@@ -180,7 +180,7 @@ TEST(ThisMachineTraining, ZeroOnAnH200ProfileTakesTheEnginesAndTheClisTime) {
 }
 
 TEST(ThisMachineTraining, OnAPresetTheTrainingRunHasNoMachineLine) {
-  ScenarioSettings settings = OnThisMachine(kPipelineScenario);
+  ScenarioSettings settings = OnThisMachine("pipeline");
   settings.topology = "dgx-a100";
   settings.device_profile.clear();
   const std::unique_ptr<Session> session = RunInApp(settings);
@@ -189,7 +189,7 @@ TEST(ThisMachineTraining, OnAPresetTheTrainingRunHasNoMachineLine) {
 }
 
 TEST(ThisMachineTraining, MoeStillSaysInOneLineWhichScenariosTheAppModelsItFor) {
-  ScenarioSettings settings = OnThisMachine(kMoeScenario);
+  ScenarioSettings settings = OnThisMachine("moe");
   Session session;
   const std::string why = session.Check(settings);
   EXPECT_EQ(why,

@@ -25,12 +25,14 @@ using test::PollUntilDone;
 
 ScenarioSettings ThreeD222() {
   ScenarioSettings s;
-  s.scenario = kThreeDScenario;
-  s.dp = s.pp = s.tp3 = 2;
-  s.td_microbatches = 4;
-  s.td_layers = 4;
-  s.td_width = 64;
-  s.td_batch = 32;
+  s.scenario = "3d";
+  s.SetParam("dp", "2");
+  s.SetParam("pp", "2");
+  s.SetParam("tp", "2");
+  s.SetParam("microbatches", "4");
+  s.SetParam("layers", "4");
+  s.SetParam("width", "64");
+  s.SetParam("batch", "32");
   return s;
 }
 
@@ -58,20 +60,20 @@ TEST(ThreeDSession, RunsA2x2x2GridAndMatchesOneDevice) {
 TEST(ThreeDSession, CheckNamesTheFieldAndLargeModelsAreRefused) {
   Session session;
   ScenarioSettings s = ThreeD222();
-  s.dp = 4;  // 4 x 2 x 2 = 16 GPUs on an 8-GPU box
+  s.SetParam("dp", "4");  // 4 x 2 x 2 = 16 GPUs on an 8-GPU box
   EXPECT_FALSE(session.Check(s).empty());
   s = ThreeD222();
-  s.td_width = 33;  // not a multiple of tp 2
+  s.SetParam("width", "33");  // not a multiple of tp 2
   EXPECT_NE(session.Check(s).find("width"), std::string::npos) << session.Check(s);
   s = ThreeD222();
-  s.td_width = 8192;
-  s.td_batch = 4096;
+  s.SetParam("width", "8192");
+  s.SetParam("batch", "4096");
   EXPECT_EQ(session.Check(s).rfind("width: ", 0), 0u) << session.Check(s);
   EXPECT_FALSE(session.Start(s));
   EXPECT_EQ(session.state(), SessionState::kFailed);
   // A paper-scale preset (the spec's `model`) is the CLI's, not the app's.
   s = ThreeD222();
-  s.other_params["3d.model"] = "gpt3-175b";
+  s.params["3d.model"] = "gpt3-175b";
   EXPECT_EQ(session.Check(s).rfind("model: ", 0), 0u) << session.Check(s);
 }
 
@@ -138,15 +140,15 @@ TEST(GridGroups, CollectiveGroupTextNamesTheKindAndRanks) {
 
 ScenarioSettings MoeHot() {
   ScenarioSettings s;
-  s.scenario = kMoeScenario;
-  s.moe_ranks = 4;
-  s.moe_experts = 8;
-  s.moe_top_k = 2;
-  s.moe_tokens = 256;
-  s.moe_hidden = 32;
-  s.moe_ffn = 64;
-  s.moe_capacity = 4;
-  s.moe_skew = "hot";
+  s.scenario = "moe";
+  s.SetParam("ranks", "4");
+  s.SetParam("experts", "8");
+  s.SetParam("top_k", "2");
+  s.SetParam("tokens", "256");
+  s.SetParam("hidden", "32");
+  s.SetParam("ffn", "64");
+  s.SetParam("capacity_factor", "4");
+  s.SetParam("skew", "hot");
   return s;
 }
 
@@ -179,10 +181,10 @@ TEST(MoeSession, HotExpertsGpuIsTheEnginesStraggler) {
 TEST(MoeSession, CheckNamesTheField) {
   Session session;
   ScenarioSettings s = MoeHot();
-  s.moe_experts = 6;  // not divisible by 4 ranks
+  s.SetParam("experts", "6");  // not divisible by 4 ranks
   EXPECT_EQ(session.Check(s).rfind("experts: ", 0), 0u) << session.Check(s);
   s = MoeHot();
-  s.moe_skew = "spiky";
+  s.SetParam("skew", "spiky");
   EXPECT_EQ(session.Check(s).rfind("skew: ", 0), 0u) << session.Check(s);
 }
 

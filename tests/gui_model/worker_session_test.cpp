@@ -153,9 +153,9 @@ TEST(WorkerSession, ThisMachineInTheWorkerRunsTheModelOfTheMachine) {
   settings.topology = "this";
   settings.device_profile = std::string(SHARDLAB_TEST_DATA_DIR) + "/traces/h200.toml";
   settings.machine_gpus = 1;
-  settings.ranks = 8;
-  settings.size = "64M";
-  settings.timing_only = true;
+  settings.SetParam("ranks", "8");
+  settings.SetParam("size", "64M");
+  settings.SetParam("timing_only", "true");
   Session session;
   StartWorker(session, settings);
   ASSERT_TRUE(PollUntilDone(session));

@@ -92,8 +92,10 @@ App::App(AppFlags flags) : flags_(std::move(flags)) {
   insight_.show_critical_path = flags_.critical_path;
   insight_.show_pattern = flags_.show_pattern;
   scenario_state_.edit = flags_.settings;
-  const std::string& order = flags_.settings.ring_order;
-  if (order != "auto" && order != "rank") scenario_state_.custom_ring_order = order;
+  const std::string order = flags_.settings.Param("ring_order");
+  if (IsCollectiveScenario(flags_.settings) && order != "auto" && order != "rank") {
+    scenario_state_.custom_ring_order = order;
+  }
   if (!IsPreset(flags_.settings.topology) && !IsThisMachine(flags_.settings.topology)) {
     scenario_state_.topology_is_file = true;
     scenario_state_.topology_file = flags_.settings.topology;
@@ -741,14 +743,16 @@ std::string App::DefaultExportName(ExportKind kind) const {
   if (slash != std::string::npos) topology = topology.substr(slash + 1);
   const std::size_t dot = topology.rfind('.');
   if (dot != std::string::npos && dot > 0) topology = topology.substr(0, dot);
-  const std::string stem =
-      s.is_zero() ? "shardlab-zero-stage" + std::to_string(s.zero_stage) + "-" + std::to_string(s.zero_ranks) +
-                        "gpu-" + topology
-      : s.is_three_d() ? "shardlab-3d-dp" + std::to_string(s.dp) + "-pp" + std::to_string(s.pp) + "-tp" +
-                             std::to_string(s.tp3) + "-" + topology
-      : s.is_moe()     ? "shardlab-moe-" + std::to_string(s.moe_experts) + "experts-" +
-                             std::to_string(s.moe_ranks) + "gpu-" + s.moe_skew + "-" + topology
-                  : "shardlab-" + s.scenario + "-" + s.algo + "-" + std::to_string(s.ranks) + "gpu-" + topology;
+  // The scenario and its first few fields as the panel shows them, a count
+  // of GPUs as "8gpu": "shardlab-allreduce-ring-8gpu-64M-dgx-a100".
+  std::string stem = "shardlab-" + s.scenario;
+  constexpr std::size_t kNamedFields = 3;
+  std::size_t named = 0;
+  for (const PanelField& f : PanelFields(s, 0)) {
+    if (named++ == kNamedFields) break;
+    stem += "-" + f.value + (f.unit == "GPUs" ? "gpu" : "");
+  }
+  stem += "-" + topology;
   return FileSafe(stem) + (kind == ExportKind::kScreenshot ? ".png" : ".json");
 }
 

@@ -430,7 +430,7 @@ void ParseInto(AppFlags& flags, std::span<const std::string> args, std::ostrings
   if (parsed.Has("backend") && !flags.settings.in_worker) {
     CheckBackend(parsed.Spelling("backend"), flags.settings.backend);
   }
-  if (flags.settings.in_worker && !flags.settings.is_collective()) {
+  if (flags.settings.in_worker && !IsCollectiveScenario(flags.settings)) {
     throw UsageError("--worker: only collectives run in a worker process so far (not " +
                      flags.settings.scenario + ")");
   }

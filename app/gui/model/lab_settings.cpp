@@ -4,7 +4,7 @@
 #include "engine/core/error.h"
 #include "engine/lab/lab_scenario.h"
 #include "engine/model/zero_memory.h"
-#include "engine/scenarios/zero_scenario.h"
+#include "engine/scenarios/zero_scenario.h"  // MlpForParameterCount
 
 namespace shardlab::gui {
 
@@ -19,19 +19,21 @@ LabSettings LabStepSettings(const std::string& scenario, const std::vector<LabPa
 
   LabSettings out;
   out.settings = base;
-  if (scenario == "memory") return out;  // formulas only: the views keep their run
   out.runs_in_app = RunsInApp(scenario);
-  if (!out.runs_in_app) return out;
+  if (!out.runs_in_app) return out;  // formulas only ("memory"): the views keep their run
   ApplyParams(values, &out.settings);  // every parameter, by the app's one table
   if (scenario == kCollectiveSpec) out.settings.scenario = values.Text(kCollectiveKindParam);
   out.settings.backend = "sim";  // labs grade on the simulator; the views show the same run
   out.settings.in_worker = false;
-  // ZeRO's `params` sizes the MLP: the panel shows the layers and width it builds.
-  if (scenario == kZeroScenario && values.Number("params") > 0) {
+  // A model size (`params`, a count) sizes the MLP: the panel shows the
+  // layers and width it builds, which the app's fields edit.
+  const ParamSpec* count = values.spec().FindParam("params");
+  if (count != nullptr && count->type == ParamType::kCount && values.spec().FindParam("layers") != nullptr &&
+      values.spec().FindParam("width") != nullptr && values.Number("params") > 0) {
     const MlpConfig sized = MlpForParameterCount(values.Number("params"));
-    out.settings.zero_layers = sized.layers;
-    out.settings.zero_width = sized.width;
-    out.settings.other_params["zero.params"] = "0";
+    out.settings.SetParam("layers", std::to_string(sized.layers));
+    out.settings.SetParam("width", std::to_string(sized.width));
+    out.settings.SetParam("params", "0");
   }
   return out;
 }
@@ -41,10 +43,11 @@ std::vector<std::string> RestoreLockedFields(const std::string& scenario,
                                              const ScenarioSettings& step_settings,
                                              ScenarioSettings* edit) {
   std::vector<std::string> restored;
-  if (locked.empty() || scenario == "memory") return restored;
+  if (locked.empty() || !RunsInApp(scenario)) return restored;  // "memory": formulas only
   if (edit->scenario != step_settings.scenario) {
     edit->scenario = step_settings.scenario;
-    edit->algo = step_settings.algo;  // the panel resets the algorithm with the kind
+    // The panel resets the algorithm with the kind.
+    if (edit->Param("algo") != step_settings.Param("algo")) edit->SetParam("algo", step_settings.Param("algo"));
     restored.push_back("scenario");
   }
   const ScenarioSpec* spec = FindScenario(scenario);

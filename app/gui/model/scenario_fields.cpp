@@ -14,83 +14,28 @@
 namespace shardlab::gui {
 namespace {
 
-using S = ScenarioSettings;
-
-SettingsField Int(int S::*field) { return SettingsField{field, nullptr, nullptr, nullptr}; }
-SettingsField Real(double S::*field) { return SettingsField{nullptr, field, nullptr, nullptr}; }
-SettingsField Text(std::string S::*field) { return SettingsField{nullptr, nullptr, field, nullptr}; }
-SettingsField Flag(bool S::*field) { return SettingsField{nullptr, nullptr, nullptr, field}; }
-
-struct Binding {
-  const char* spec;   // "" for every spec that has the parameter
-  const char* param;
-  SettingsField field;
-};
-
-/// The one table from the specs' parameters to the app's settings: which
-/// member holds each. Defaults, ranges, units and help are the spec's.
-const std::vector<Binding>& Table() {
-  static const std::vector<Binding> table = {
-      {"", "topology", Text(&S::topology)},
-      {"", "timing_only", Flag(&S::timing_only)},
-      {"collective", "algo", Text(&S::algo)},
-      {"collective", "ranks", Int(&S::ranks)},
-      {"collective", "size", Text(&S::size)},
-      {"collective", "ring_order", Text(&S::ring_order)},
-      {"pipeline", "schedule", Text(&S::schedule)},
-      {"pipeline", "stages", Int(&S::stages)},
-      {"pipeline", "microbatches", Int(&S::microbatches)},
-      {"pipeline", "chunks", Int(&S::chunks)},
-      {"pipeline", "layers", Int(&S::layers)},
-      {"pipeline", "width", Int(&S::width)},
-      {"pipeline", "batch", Int(&S::batch)},
-      {"pipeline", "optimizer", Text(&S::optimizer)},
-      {"tp", "layer", Text(&S::tp_layer)},
-      {"tp", "tp", Int(&S::tp)},
-      {"tp", "batch", Int(&S::tp_batch)},
-      {"tp", "seq", Int(&S::tp_seq)},
-      {"tp", "hidden", Int(&S::tp_hidden)},
-      {"tp", "ffn", Int(&S::tp_ffn)},
-      {"tp", "heads", Int(&S::tp_heads)},
-      {"tp", "sequence_parallel", Flag(&S::sequence_parallel)},
-      {"zero", "zero_stage", Int(&S::zero_stage)},
-      {"zero", "ranks", Int(&S::zero_ranks)},
-      {"zero", "layers", Int(&S::zero_layers)},
-      {"zero", "width", Int(&S::zero_width)},
-      {"zero", "batch", Int(&S::zero_batch)},
-      {"zero", "steps", Int(&S::zero_steps)},
-      {"zero", "bucket", Text(&S::zero_bucket)},
-      {"zero", "overlap", Flag(&S::zero_overlap)},
-      {"zero", "k", Int(&S::zero_k)},
-      {"3d", "dp", Int(&S::dp)},
-      {"3d", "pp", Int(&S::pp)},
-      {"3d", "tp", Int(&S::tp3)},
-      {"3d", "zero_stage", Int(&S::td_zero)},
-      {"3d", "schedule", Text(&S::td_schedule)},
-      {"3d", "microbatches", Int(&S::td_microbatches)},
-      {"3d", "layers", Int(&S::td_layers)},
-      {"3d", "width", Int(&S::td_width)},
-      {"3d", "batch", Int(&S::td_batch)},
-      {"3d", "optimizer", Text(&S::td_optimizer)},
-      {"moe", "ranks", Int(&S::moe_ranks)},
-      {"moe", "experts", Int(&S::moe_experts)},
-      {"moe", "top_k", Int(&S::moe_top_k)},
-      {"moe", "tokens", Int(&S::moe_tokens)},
-      {"moe", "hidden", Int(&S::moe_hidden)},
-      {"moe", "ffn", Int(&S::moe_ffn)},
-      {"moe", "capacity_factor", Real(&S::moe_capacity)},
-      {"moe", "skew", Text(&S::moe_skew)},
-  };
-  return table;
-}
-
 std::string RealText(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", v);
   return text;
 }
 
-std::string OtherKey(const ScenarioSpec& spec, const ParamSpec& param) { return spec.name + "." + param.name; }
+/// The settings' key of a parameter: "tp.hidden".
+std::string Key(const ScenarioSpec& spec, std::string_view param) { return spec.name + "." + std::string(param); }
+
+/// The settings' own field of every spec's topology parameter.
+bool IsTopology(const ParamSpec& param) { return param.name == "topology"; }
+
+/// `text` as the settings keep it: a whole number plainly written ("04"
+/// is "4"), 0 as the parameter's auto word where it has one ("all").
+std::string Canonical(const ParamSpec& param, const std::string& text) {
+  if (param.type != ParamType::kInteger) return text;
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return text;  // ParamsOf says what is wrong
+  if (v == 0 && !param.auto_word.empty() && param.min > 0) return param.auto_word;
+  return std::to_string(v);
+}
 
 /// "microbatches" -> "Microbatches", "top_k" -> "Top k"; a short name
 /// without vowels is an abbreviation: "tp" -> "TP", "ffn" -> "FFN".
@@ -122,16 +67,42 @@ std::string ZeroMeaning(const std::string& help, const std::string& word = "0") 
 
 }  // namespace
 
-bool ScenarioSettings::is_collective() const {
-  const ScenarioSpec* spec = SpecOf(scenario);
-  return spec == nullptr || IsCollective(*spec);
+ScenarioSettings::ScenarioSettings() {
+  if (const ScenarioSpec* collective = FindScenario(kCollectiveSpec)) ApplySpecDefaults(*collective, this);
 }
 
-ScenarioSettings::ScenarioSettings() {
-  for (const ScenarioSpec& spec : Scenarios()) {
-    if (!IsCollective(spec)) ApplySpecDefaults(spec, this);
+std::string ScenarioSettings::Param(std::string_view name) const {
+  const ScenarioSpec* spec = SpecOf(scenario);
+  if (spec == nullptr) return "";
+  if (const ParamSpec* p = spec->FindParam(name)) return ParamText(*this, *spec, *p);
+  const auto it = params.find(Key(*spec, name));
+  return it != params.end() ? it->second : "";
+}
+
+long long ScenarioSettings::Int(std::string_view name) const {
+  const std::string text = Param(name);
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end == text.data() + text.size() ? v : 0;
+}
+
+bool ScenarioSettings::Flag(std::string_view name) const { return Param(name) == "true"; }
+
+void ScenarioSettings::SetParam(std::string_view name, const std::string& text) {
+  const ScenarioSpec* spec = SpecOf(scenario);
+  if (spec == nullptr) return;
+  if (const ParamSpec* p = spec->FindParam(name)) {
+    SetParamText(this, *spec, *p, text);
+  } else if (text.empty() || text == "false") {
+    params.erase(Key(*spec, name));  // what a parameter never set reads as
+  } else {
+    params[Key(*spec, name)] = text;
   }
-  if (const ScenarioSpec* collective = FindScenario(kCollectiveSpec)) ApplySpecDefaults(*collective, this);
+}
+
+bool IsCollectiveScenario(const ScenarioSettings& settings) {
+  const ScenarioSpec* spec = SpecOf(settings.scenario);
+  return spec == nullptr || IsCollective(*spec);
 }
 
 const ScenarioSpec* SpecOf(std::string_view app_scenario) {
@@ -139,81 +110,43 @@ const ScenarioSpec* SpecOf(std::string_view app_scenario) {
   return FindScenario(kCollectiveSpec);  // a kind, or a name the kind's check refuses
 }
 
-const SettingsField* BoundField(std::string_view spec, std::string_view param) {
-  for (const Binding& b : Table()) {
-    if (b.spec == spec && b.param == param) return &b.field;
-  }
-  for (const Binding& b : Table()) {
-    if (b.spec[0] == '\0' && b.param == param) return &b.field;
-  }
-  return nullptr;
-}
-
-std::vector<std::pair<std::string, std::string>> Bindings() {
-  std::vector<std::pair<std::string, std::string>> all;
-  for (const Binding& b : Table()) {
-    if (b.spec[0] != '\0') all.emplace_back(b.spec, b.param);
-  }
-  return all;
-}
-
 std::string ParamText(const ScenarioSettings& s, const ScenarioSpec& spec, const ParamSpec& param) {
   if (IsCollective(spec) && param.name == kCollectiveKindParam) return s.scenario;
-  if (const SettingsField* f = BoundField(spec.name, param.name)) {
-    if (f->number != nullptr) {
-      // A word in place of a number ("all" GPUs) is 0 in the field.
-      if (!param.auto_word.empty() && s.*f->number == 0 && param.min > 0) return param.auto_word;
-      return std::to_string(s.*f->number);
-    }
-    if (f->real != nullptr) return RealText(s.*f->real);
-    if (f->text != nullptr) return s.*f->text;
-    return s.*f->flag ? "true" : "false";
-  }
-  const auto it = s.other_params.find(OtherKey(spec, param));
-  return it != s.other_params.end() ? it->second : param.default_text;
+  if (IsTopology(param)) return s.topology;
+  const auto it = s.params.find(Key(spec, param.name));
+  return it != s.params.end() ? it->second : param.default_text;
 }
 
 void SetParamText(ScenarioSettings* s, const ScenarioSpec& spec, const ParamSpec& param, const std::string& text) {
   if (IsCollective(spec) && param.name == kCollectiveKindParam) {
     s->scenario = text;
-    return;
+  } else if (IsTopology(param)) {
+    s->topology = text;
+  } else if (const std::string value = Canonical(param, text); value == Canonical(param, param.default_text)) {
+    s->params.erase(Key(spec, param.name));
+  } else {
+    s->params[Key(spec, param.name)] = value;
   }
-  if (const SettingsField* f = BoundField(spec.name, param.name)) {
-    if (f->number != nullptr) {
-      if (!param.auto_word.empty() && text == param.auto_word) {
-        s->*f->number = 0;
-        return;
-      }
-      // A text that is no whole number leaves the field; ParamsOf refuses it
-      // where it comes from (flags and labs check before they set).
-      long long v = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec == std::errc() && end == text.data() + text.size()) s->*f->number = static_cast<int>(v);
-    } else if (f->real != nullptr) {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec == std::errc() && end == text.data() + text.size()) s->*f->real = v;
-    } else if (f->text != nullptr) {
-      s->*f->text = text;
-    } else {
-      s->*f->flag = text == "true";
-    }
-    return;
-  }
-  s->other_params[OtherKey(spec, param)] = text;
 }
 
 void ApplySpecDefaults(const ScenarioSpec& spec, ScenarioSettings* settings) {
-  for (const ParamSpec& p : spec.params) SetParamText(settings, spec, p, p.default_text);
+  const std::string prefix = spec.name + ".";
+  for (auto it = settings->params.lower_bound(prefix); it != settings->params.end() && it->first.rfind(prefix, 0) == 0;) {
+    it = settings->params.erase(it);
+  }
+  for (const ParamSpec& p : spec.params) {
+    if (IsTopology(p) || (IsCollective(spec) && p.name == kCollectiveKindParam)) SetParamText(settings, spec, p, p.default_text);
+  }
 }
 
 ScenarioSettings DefaultSettings(const std::string& app_scenario) {
   ScenarioSettings s;
-  if (const ScenarioSpec* spec = SpecOf(app_scenario)) {
-    ApplySpecDefaults(*spec, &s);
-    if (!IsCollective(*spec)) s.scenario = spec->name;
-  }
-  if (s.is_collective() && SpecOf(app_scenario) != nullptr && FindScenario(app_scenario) == nullptr) {
+  const ScenarioSpec* spec = SpecOf(app_scenario);
+  if (spec == nullptr) return s;
+  ApplySpecDefaults(*spec, &s);
+  if (!IsCollective(*spec)) {
+    s.scenario = spec->name;
+  } else if (FindScenario(app_scenario) == nullptr) {
     s.scenario = app_scenario;  // a kind: the collective spec's defaults, this kind
   }
   return s;
@@ -307,9 +240,10 @@ std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topolo
         (p.name == "on_gpus" || p.name == "issue_us" || p.name == "graph_op_us")) {
       continue;
     }
-    if (spec->name == "tp" && p.name == "heads" && settings.tp_layer != "attention" &&
-        settings.tp_layer != "transformer") {
-      continue;
+    const ParamSpec* layer = spec->FindParam("layer");
+    if (p.name == "heads" && layer != nullptr) {
+      const std::string kind = ParamText(settings, *spec, *layer);
+      if (kind != "attention" && kind != "transformer") continue;
     }
     PanelField f;
     f.name = p.name;

@@ -4,15 +4,16 @@
 //
 //   ScenarioSpec "tp" ── params: layer, tp, batch, seq, ... ──┐
 //                                                             ▼
-//   kBindings: (tp, "tp") ─► ScenarioSettings::tp      ScenarioSettings()   defaults
-//              (tp, "batch") ─► ::tp_batch             ParamsOf(settings)   ─► XxxFromParams
-//              a parameter with no binding             PanelFields(...)     ─► the panel
-//              ─► settings.other_params["tp.dtype"]    ScenarioChoices()    ─► the list
+//   settings.params["tp.batch"] = "4"           ScenarioSettings()   defaults
+//   (absent: the spec's default "2")            ParamsOf(settings)   ─► XxxFromParams
+//   settings.topology, settings.scenario        PanelFields(...)     ─► the panel
+//   (every spec's topology; the collective's    ScenarioChoices()    ─► the list
+//    kind)
 //
-// A scenario with no bindings at all (one a test registers) still has
-// settings, panel fields and a place in the list: its values live in
-// other_params. The app runs the scenarios Session knows (RunsInApp); the
-// others are listed, filled in and checked against their spec only.
+// Every scenario, a built-in or one a test registers, has settings, panel
+// fields and a place in the list the same way. The app runs the scenarios
+// with a plan or a finished run to show (RunsInApp); the others are listed,
+// filled in and checked against their spec only.
 #pragma once
 
 #include <string>
@@ -34,22 +35,9 @@ const ScenarioSpec* SpecOf(std::string_view app_scenario);
 inline constexpr const char* kCollectiveSpec = "collective";
 inline constexpr const char* kCollectiveKindParam = "kind";
 
-/// One settings member a spec parameter reads and writes: exactly one of
-/// the pointers is set.
-struct SettingsField {
-  int ScenarioSettings::*number = nullptr;
-  double ScenarioSettings::*real = nullptr;
-  std::string ScenarioSettings::*text = nullptr;
-  bool ScenarioSettings::*flag = nullptr;
-};
-
-/// The member of ScenarioSettings that holds `param` of `spec`, or nullptr
-/// when the app keeps it in other_params.
-const SettingsField* BoundField(std::string_view spec, std::string_view param);
-
-/// Every (spec, parameter) the table binds, for tests: a binding that names
-/// no parameter of its spec is a mistake they report.
-std::vector<std::pair<std::string, std::string>> Bindings();
+/// True when the settings' scenario is a collective kind (or a name no
+/// spec has, which the collective spec's kind refuses).
+bool IsCollectiveScenario(const ScenarioSettings& settings);
 
 /// `param` of `spec` as text in `settings` ("4", "true", "64M").
 std::string ParamText(const ScenarioSettings& settings, const ScenarioSpec& spec, const ParamSpec& param);
@@ -57,13 +45,13 @@ std::string ParamText(const ScenarioSettings& settings, const ScenarioSpec& spec
 void SetParamText(ScenarioSettings* settings, const ScenarioSpec& spec, const ParamSpec& param,
                   const std::string& text);
 
-/// Every parameter of `spec` to its spec default (the app's scenario name
-/// too, when it is a collective kind: the spec's default kind).
+/// Every parameter of `spec` to its spec default (the topology too, and
+/// the app's scenario name when it is a collective kind: the spec's
+/// default kind).
 void ApplySpecDefaults(const ScenarioSpec& spec, ScenarioSettings* settings);
 
 /// Fresh settings for the app's scenario `app_scenario`: every spec's
-/// defaults, that scenario's last (the fields several share, such as the
-/// topology, take its value).
+/// defaults, the topology that scenario's.
 ScenarioSettings DefaultSettings(const std::string& app_scenario);
 
 /// The settings as their spec's parameters, each checked against it.
@@ -122,7 +110,7 @@ inline constexpr double kMaxSliderSpan = 64;
 /// The panel's fields for `settings`' scenario, in the spec's order,
 /// without topology and timing_only (the panel draws those for every
 /// scenario) and without the ones `settings` makes meaningless (chunks
-/// outside the interleaved schedule, heads without attention). A count of
+/// outside the interleaved schedule, heads of a layer without attention). A count of
 /// GPUs (unit "GPUs") is bounded by `topology_gpus` when that is known
 /// (> 1 and small enough for a slider).
 std::vector<PanelField> PanelFields(const ScenarioSettings& settings, int topology_gpus);

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <thread>
 
+#include "app/gui/model/scenario_fields.h"
 #include "engine/core/error.h"
 
 namespace shardlab::gui {
@@ -13,16 +14,17 @@ namespace {
 constexpr double kFrameSeconds = 1.0 / 60.0;
 constexpr double kGanttWidthPx = 1200.0;
 
-/// Small runs of every scenario kind, so a change takes milliseconds even
-/// on a sanitizer build; some share a run shape to exercise re-starts.
+/// Small collectives, so a change takes milliseconds even on a sanitizer
+/// build (some share a run shape to exercise re-starts), then every other
+/// scenario the app runs a plan of at its spec's defaults.
 std::vector<ScenarioSettings> SoakScenarios() {
   std::vector<ScenarioSettings> out;
   auto collective = [&](const char* kind, const char* algo, int ranks, const char* size) {
     ScenarioSettings s;
     s.scenario = kind;
-    s.algo = algo;
-    s.ranks = ranks;
-    s.size = size;
+    s.SetParam("algo", algo);
+    s.SetParam("ranks", std::to_string(ranks));
+    s.SetParam("size", size);
     out.push_back(s);
   };
   collective("allreduce", "ring", 4, "1K");
@@ -31,30 +33,20 @@ std::vector<ScenarioSettings> SoakScenarios() {
   collective("allreduce", "tree", 2, "4K");
   collective("reducescatter", "ring", 4, "8K");
   collective("allgather", "ring", 6, "8K");
-  ScenarioSettings pipeline;
-  pipeline.scenario = kPipelineScenario;
-  pipeline.stages = 2;
-  pipeline.microbatches = 4;
-  pipeline.layers = 4;
-  pipeline.width = 32;
-  pipeline.batch = 8;
-  out.push_back(pipeline);
-  ScenarioSettings tp;
-  tp.scenario = kTensorParallelScenario;
-  out.push_back(tp);
-  ScenarioSettings zero;
-  zero.scenario = kZeroScenario;
-  out.push_back(zero);
+  for (const ScenarioChoice& c : ScenarioChoices()) {
+    const ScenarioSpec* spec = FindScenario(c.name);
+    if (spec != nullptr && spec->prepare != nullptr && spec->name != kCollectiveSpec) out.push_back(DefaultSettings(c.name));
+  }
   return out;
 }
 
 /// Settings the scenario panel must refuse with a message.
 std::vector<ScenarioSettings> BadScenarios() {
   std::vector<ScenarioSettings> out(4);
-  out[0].ranks = -1;  // (0 is the spec's "all": every GPU)
-  out[1].ranks = 64;  // dgx-a100 has 8 GPUs
+  out[0].SetParam("ranks", "-1");  // (0 is the spec's "all": every GPU)
+  out[1].SetParam("ranks", "64");  // dgx-a100 has 8 GPUs
   out[2].scenario = "allreduse";
-  out[3].size = "lots";
+  out[3].SetParam("size", "lots");
   return out;
 }
 

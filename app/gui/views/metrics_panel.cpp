@@ -106,10 +106,6 @@ static void DrawRunMetrics(ViewContext& ctx) {
     metrics->draw(ctx, nullptr);
     return;
   }
-  if (session.run_scenario() == kDpTrainScenario && session.prepared() != nullptr) {
-    DrawDpTrainMetrics(ctx);
-    return;
-  }
   if (const LoadedTrace* trace = session.trace()) {
     DrawTraceMetrics(ctx, *trace);
     return;

@@ -11,9 +11,11 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "app/gui/model/scenario_fields.h"
 #include "app/gui/views/panels.h"
 #include "engine/core/units.h"
 #include "engine/model/model_presets.h"
+#include "engine/scenarios/plan_scenario.h"
 #include "app/gui/i18n/language.h"
 
 namespace shardlab::gui {
@@ -109,11 +111,12 @@ bool DrawPlannerPanel(const Theme& theme, PlannerPanelState& state, ScenarioSett
   ImGui::BeginDisabled(!can_set_up);
   if (ImGui::Button(Tr("Set up 3d run (small MLP on this grid)"))) {
     const ParallelLayout& l = t.rows[static_cast<std::size_t>(state.selected)].layout;
-    three_d->scenario = kThreeDScenario;
-    three_d->dp = l.dp;
-    three_d->pp = l.pp;
-    three_d->tp3 = l.tp;
-    three_d->td_zero = l.zero_stage;
+    // The layout's grid on the run's scenario; its other fields stay as they were.
+    const ScenarioParams run = LayoutRunParams(l);
+    three_d->scenario = run.spec().name;
+    for (const ParamSpec& p : run.spec().params) {
+      if (run.IsSet(p.name)) SetParamText(three_d, run.spec(), p, run.Text(p.name));
+    }
     start = true;
   }
   ImGui::EndDisabled();

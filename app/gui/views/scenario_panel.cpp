@@ -147,7 +147,7 @@ bool ScenarioCombo(ScenarioSettings& s) {
     }
     ImGui::EndCombo();
   }
-  return s.is_collective();
+  return IsCollectiveScenario(s);
 }
 
 void AlgoCombo(ScenarioSettings& s) {
@@ -159,23 +159,25 @@ void AlgoCombo(ScenarioSettings& s) {
   }
   // A kind change may leave an algorithm it does not have: back to auto.
   const std::vector<CollectiveAlgo> algos = CollectiveAlgosFor(kind);
-  const bool valid = s.algo == "auto" || std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
-    return s.algo == CollectiveAlgoName(a);
+  std::string algo = s.Param("algo");
+  const bool valid = algo == "auto" || std::any_of(algos.begin(), algos.end(), [&](CollectiveAlgo a) {
+    return algo == CollectiveAlgoName(a);
   });
-  if (!valid) s.algo = "auto";
+  if (!valid) algo = "auto";
   const std::string auto_title = Format(Tr("auto (%s)"), AlgoWords(DefaultAlgo(kind)));
   std::string preview = auto_title;
   for (CollectiveAlgo a : algos) {
-    if (s.algo == CollectiveAlgoName(a)) preview = AlgoWords(a);
+    if (algo == CollectiveAlgoName(a)) preview = AlgoWords(a);
   }
   FieldLabel(Tr("Algo"));
   if (ImGui::BeginCombo("##algo", preview.c_str())) {
-    if (ImGui::Selectable(auto_title.c_str(), s.algo == "auto")) s.algo = "auto";
+    if (ImGui::Selectable(auto_title.c_str(), algo == "auto")) algo = "auto";
     for (CollectiveAlgo a : algos) {
-      if (ImGui::Selectable(AlgoWords(a), s.algo == CollectiveAlgoName(a))) s.algo = CollectiveAlgoName(a);
+      if (ImGui::Selectable(AlgoWords(a), algo == CollectiveAlgoName(a))) algo = CollectiveAlgoName(a);
     }
     ImGui::EndCombo();
   }
+  if (algo != s.Param("algo")) s.SetParam("algo", algo);
 }
 
 void ScheduleCombo(std::string& schedule, const std::vector<std::string>& allowed) {
@@ -311,14 +313,14 @@ const char* TpLayerTooltip(TpLayerKind kind) {
 void TpLayerCombo(ScenarioSettings& s) {
   TpLayerKind kind = TpLayerKind::kMlp;
   try {
-    kind = ParseTpLayerKind(s.tp_layer);
+    kind = ParseTpLayerKind(s.Param("layer"));
   } catch (const std::exception&) {
-    s.tp_layer = TpLayerKindName(kind);
+    s.SetParam("layer", TpLayerKindName(kind));
   }
   FieldLabel(Tr("Layer"));
   if (ImGui::BeginCombo("##tp_layer", TpLayerTitle(kind))) {
     for (TpLayerKind k : kTpLayers) {
-      if (ImGui::Selectable(TpLayerTitle(k), k == kind)) s.tp_layer = TpLayerKindName(k);
+      if (ImGui::Selectable(TpLayerTitle(k), k == kind)) s.SetParam("layer", TpLayerKindName(k));
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", TpLayerTooltip(k));
     }
     ImGui::EndCombo();
@@ -327,10 +329,12 @@ void TpLayerCombo(ScenarioSettings& s) {
 
 /// Sequence parallelism: only for the layers that have it.
 void SequenceParallelBox(ScenarioSettings& s, const PanelField& f) {
-  const bool linear = s.tp_layer == "column" || s.tp_layer == "row";
-  if (linear) s.sequence_parallel = false;
+  const std::string layer = s.Param("layer");
+  const bool linear = layer == "column" || layer == "row";
+  if (linear && s.Flag(f.name)) s.SetParam(f.name, "false");
+  bool on = s.Flag(f.name);
   ImGui::BeginDisabled(linear);
-  ImGui::Checkbox(Tr("Sequence parallelism"), &s.sequence_parallel);
+  if (ImGui::Checkbox(Tr("Sequence parallelism"), &on)) s.SetParam(f.name, on ? "true" : "false");
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
     ImGui::SetTooltip("%s", linear ? Tr("Only for the MLP, attention and a transformer layer.")
@@ -344,27 +348,30 @@ void SequenceParallelBox(ScenarioSettings& s, const PanelField& f) {
 void TpSummary(const Theme& theme, const ScenarioSettings& s) {
   TpLayerKind kind = TpLayerKind::kMlp;
   try {
-    kind = ParseTpLayerKind(s.tp_layer);
+    kind = ParseTpLayerKind(s.Param("layer"));
   } catch (const std::exception&) {
     return;
   }
   TpLayerConfig config;
   config.kind = kind;
   const bool attention = config.has_attention();
+  const int tp = static_cast<int>(s.Int("tp")), batch = static_cast<int>(s.Int("batch"));
+  const int seq = static_cast<int>(s.Int("seq")), hidden = static_cast<int>(s.Int("hidden"));
+  const int ffn = static_cast<int>(s.Int("ffn")), heads = static_cast<int>(s.Int("heads"));
   // The shape in words before anything runs: F, the tokens, the all-reduce's size.
-  if (s.tp >= 1 && s.tp_batch >= 1 && s.tp_seq >= 1 && s.tp_hidden >= 1) {
-    config.hidden = s.tp_hidden;
-    config.ffn = s.tp_ffn;
-    const std::int64_t tokens = std::int64_t{s.tp_batch} * s.tp_seq;
-    const Bytes bytes = tokens * s.tp_hidden * 4;
+  if (tp >= 1 && batch >= 1 && seq >= 1 && hidden >= 1) {
+    config.hidden = hidden;
+    config.ffn = ffn;
+    const std::int64_t tokens = std::int64_t{batch} * seq;
+    const Bytes bytes = tokens * hidden * 4;
     std::string text;
     if (kind != TpLayerKind::kAttention) {
-      text = "F = " + std::to_string(config.split_width()) + (s.tp_ffn == 0 ? Tr(" (the default)") : "") + ". ";
+      text = "F = " + std::to_string(config.split_width()) + (ffn == 0 ? Tr(" (the default)") : "") + ". ";
     }
     text += Format(Tr("T = %s tokens. Each all-reduce sums T x H x 4 B = %s"), std::to_string(tokens).c_str(),
                    FormatBytes(bytes).c_str());
-    if (attention && s.tp_heads > 0 && s.tp_hidden % s.tp_heads == 0) {
-      text += Format(Tr("; heads of %d features"), s.tp_hidden / s.tp_heads);
+    if (attention && heads > 0 && hidden % heads == 0) {
+      text += Format(Tr("; heads of %d features"), hidden / heads);
     }
     DimWrapped(theme, text + Tr("."));
   }
@@ -395,29 +402,32 @@ const char* ZeroStageTooltip(int stage) {
   return "";
 }
 
-void ZeroStageCombo(ScenarioSettings& s) {
-  s.zero_stage = std::clamp(s.zero_stage, 0, 3);
+void ZeroStageCombo(ScenarioSettings& s, const PanelField& f) {
+  int stage = std::clamp(static_cast<int>(s.Int(f.name)), 0, 3);
   FieldLabel(Tr("Zero stage"));
-  if (ImGui::BeginCombo("##zero_stage", ZeroStageTitle(s.zero_stage))) {
-    for (int stage = 0; stage <= 3; ++stage) {
-      if (ImGui::Selectable(ZeroStageTitle(stage), stage == s.zero_stage)) s.zero_stage = stage;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(stage));
+  if (ImGui::BeginCombo("##zero_stage", ZeroStageTitle(stage))) {
+    for (int st = 0; st <= 3; ++st) {
+      if (ImGui::Selectable(ZeroStageTitle(st), st == stage)) stage = st;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(st));
     }
     ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(s.zero_stage));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ZeroStageTooltip(stage));
+  if (std::to_string(stage) != s.Param(f.name)) s.SetParam(f.name, std::to_string(stage));
 }
 
 void ZeroKCombo(ScenarioSettings& s, const PanelField& f) {
   FieldLabel("K");
-  const char* k_title = s.zero_k == 8 ? Tr("K = 8 (seed texts)") : Tr("K = 12 (ZeRO paper)");
+  int k = static_cast<int>(s.Int(f.name));
+  const char* k_title = k == 8 ? Tr("K = 8 (seed texts)") : Tr("K = 12 (ZeRO paper)");
   if (ImGui::BeginCombo("##zero_k", k_title)) {
-    if (ImGui::Selectable(Tr("K = 12 (ZeRO paper)"), s.zero_k == 12)) s.zero_k = 12;
+    if (ImGui::Selectable(Tr("K = 12 (ZeRO paper)"), k == 12)) k = 12;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("fp32 master copy, Adam m and v: 4 + 4 + 4 bytes a parameter\n(what this run holds)"));
-    if (ImGui::Selectable(Tr("K = 8 (seed texts)"), s.zero_k == 8)) s.zero_k = 8;
+    if (ImGui::Selectable(Tr("K = 8 (seed texts)"), k == 8)) k = 8;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr("Adam m and v only: 12\xCE\xA8 in all for plain data parallelism"));
     ImGui::EndCombo();
   }
+  if (k != s.Int(f.name)) s.SetParam(f.name, std::to_string(k));
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(Tr("%s\nThe run itself always keeps the fp32 master copy (K = 12)."), f.help.c_str());
   }
@@ -428,15 +438,16 @@ void ZeroSummary(const Theme& theme, const ScenarioSettings& s) {
   // The model and its buckets in words before anything runs.
   try {
     ZeroParams p;
-    p.model.layers = s.zero_layers;
-    p.model.width = s.zero_width;
-    p.model.batch = s.zero_batch > 0 ? s.zero_batch : 8 * s.zero_ranks;
-    p.ranks = s.zero_ranks;
-    p.stage = s.zero_stage;
-    p.bucket_bytes = ParseSize(s.zero_bucket, "bucket");
+    p.model.layers = static_cast<int>(s.Int("layers"));
+    p.model.width = static_cast<int>(s.Int("width"));
+    p.ranks = static_cast<int>(s.Int("ranks"));
+    p.model.batch = s.Int("batch") > 0 ? static_cast<int>(s.Int("batch")) : 8 * p.ranks;
+    p.stage = static_cast<int>(s.Int("zero_stage"));
+    p.bucket_bytes = ParseSize(s.Param("bucket"), "bucket");
+    const int k = s.Int("k") == 8 ? 8 : 12;
     const std::vector<ZeroUnit> units = ZeroUnits(p);  // checks the fields too
     const double psi = static_cast<double>(MlpParameterCount(p.model));
-    const double per_gpu = ZeroMemoryPerGpu(psi, p.ranks, p.stage, s.zero_k == 8 ? 8 : 12).total();
+    const double per_gpu = ZeroMemoryPerGpu(psi, p.ranks, p.stage, k).total();
     std::string text = Format(Tr("\xCE\xA8 = %s parameters. "), Grouped(static_cast<std::int64_t>(psi)).c_str());
     if (p.stage == 3) {
       text += Tr("Stage 3 gathers and reduces layer by layer. ");
@@ -452,7 +463,7 @@ void ZeroSummary(const Theme& theme, const ScenarioSettings& s) {
       }
       text += units.size() > kListed ? ", ... " : ". ";
     }
-    text += Format(Tr("Model states per GPU: %s = %s."), ZeroMemoryFormulaText(p.stage, s.zero_k == 8 ? 8 : 12).c_str(),
+    text += Format(Tr("Model states per GPU: %s = %s."), ZeroMemoryFormulaText(p.stage, k).c_str(),
                    ZeroBytesText(per_gpu).c_str());
     DimWrapped(theme, text);
   } catch (const std::exception&) {
@@ -462,16 +473,18 @@ void ZeroSummary(const Theme& theme, const ScenarioSettings& s) {
 
 /// The pipeline's shape in words, with the textbook bubble.
 void PipelineSummary(const Theme& theme, const ScenarioSettings& s) {
-  const bool interleaved = s.schedule == PipelineScheduleName(PipelineSchedule::kInterleaved1F1B);
-  const int chunks = s.chunks > 0 ? s.chunks : 2;
+  const bool interleaved = s.Param("schedule") == PipelineScheduleName(PipelineSchedule::kInterleaved1F1B);
+  const int chunks = s.Int("chunks") > 0 ? static_cast<int>(s.Int("chunks")) : 2;
+  const int stages = static_cast<int>(s.Int("stages")), microbatches = static_cast<int>(s.Int("microbatches"));
+  const int batch = static_cast<int>(s.Int("batch"));
   // The shape in words, with the textbook bubble, before anything runs.
   try {
-    const PipelineSchedule schedule = ParsePipelineSchedule(s.schedule);
-    const PipelineShape shape{s.stages, s.microbatches, interleaved ? chunks : 1};
-    if (s.stages >= 1 && s.microbatches >= 1 && s.batch % s.microbatches == 0) {
+    const PipelineSchedule schedule = ParsePipelineSchedule(s.Param("schedule"));
+    const PipelineShape shape{stages, microbatches, interleaved ? chunks : 1};
+    if (stages >= 1 && microbatches >= 1 && batch % microbatches == 0) {
       char text[160];
       std::snprintf(text, sizeof text, Tr("%d rows per micro-batch; formula bubble %s = %.3f"),
-                    s.batch / s.microbatches, FormulaBubbleOverUsefulText(schedule),
+                    batch / microbatches, FormulaBubbleOverUsefulText(schedule),
                     FormulaBubbleOverUseful(schedule, shape));
       DimWrapped(theme, text);
     }
@@ -484,7 +497,7 @@ void PipelineSummary(const Theme& theme, const ScenarioSettings& s) {
 
 void ThreeDSummary(const Theme& theme, const ScenarioSettings& s) {
   DimWrapped(theme, Format(Tr("%d GPUs; rank = pp*(dp_size*tp_size) + dp*tp_size + tp (Megatron order)"),
-                           s.dp * s.pp * s.tp3));
+                           static_cast<int>(s.Int("dp") * s.Int("pp") * s.Int("tp"))));
 }
 
 void MoeSummary(const Theme& theme) {
@@ -569,9 +582,10 @@ void TopologyField(ViewContext& ctx, ScenarioPanelState& state) {
 
 void SizeField(const Theme& theme, ScenarioSettings& s) {
   FieldLabel(Tr("Size"));
-  ImGui::InputTextWithHint("##size", "64M, 1G, 4KiB", &s.size);
+  std::string size = s.Param("size");
+  if (ImGui::InputTextWithHint("##size", "64M, 1G, 4KiB", &size)) s.SetParam("size", size);
   try {
-    const Bytes bytes = ParseSize(s.size, "size");
+    const Bytes bytes = ParseSize(size, "size");
     DimWrapped(theme, Format(Tr("one rank's buffer: %s (%s B)"), FormatBytes(bytes).c_str(),
                              std::to_string(bytes).c_str()));
   } catch (const std::exception&) {
@@ -666,25 +680,27 @@ void WorkerFailure(const Theme& theme, const Session& session, ScenarioPanelStat
 
 void RingOrderField(ScenarioPanelState& state) {
   ScenarioSettings& s = state.edit;
-  const bool custom = s.ring_order != "auto" && s.ring_order != "rank";
+  std::string order = s.Param("ring_order");
+  const bool custom = order != "auto" && order != "rank";
   FieldLabel(Tr("Ring order"));
-  const char* preview = custom ? Tr("custom") : s.ring_order == "rank" ? Tr("rank order") : Tr("auto (fastest)");
+  const char* preview = custom ? Tr("custom") : order == "rank" ? Tr("rank order") : Tr("auto (fastest)");
   if (ImGui::BeginCombo("##ring_order", preview)) {
-    if (ImGui::Selectable(Tr("auto (fastest)"), s.ring_order == "auto")) s.ring_order = "auto";
+    if (ImGui::Selectable(Tr("auto (fastest)"), order == "auto")) order = "auto";
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip(Tr("Search the topology for the ring with the fastest slowest hop, as NCCL does"));
     }
-    if (ImGui::Selectable(Tr("rank order"), s.ring_order == "rank")) s.ring_order = "rank";
+    if (ImGui::Selectable(Tr("rank order"), order == "rank")) order = "rank";
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("0 -> 1 -> 2 -> ... -> n-1 -> 0");
-    if (ImGui::Selectable(Tr("custom"), custom)) s.ring_order = state.custom_ring_order;
+    if (ImGui::Selectable(Tr("custom"), custom)) order = state.custom_ring_order;
     ImGui::EndCombo();
   }
-  if (s.ring_order != "auto" && s.ring_order != "rank") {
+  if (order != "auto" && order != "rank") {
     FieldLabel(Tr("Order"));
     ImGui::InputTextWithHint("##ring_custom", "0,3,2,1", &state.custom_ring_order);
     // An emptied field must stay Tr("custom"), not fall back to a keyword.
-    s.ring_order = state.custom_ring_order.empty() ? "," : state.custom_ring_order;
+    order = state.custom_ring_order.empty() ? "," : state.custom_ring_order;
   }
+  if (order != s.Param("ring_order")) s.SetParam("ring_order", order);
 }
 
 /// The topology named `name`, loaded once per name (null when it cannot be).
@@ -835,35 +851,20 @@ void FaultsPanel(const Theme& theme, ScenarioSettings& s, const ScenarioSpec& sp
                        "the affected GPU or link."));
 }
 
-/// The scenario's fields, from its spec: a few with a widget of their own
-/// (the algorithm, size, ring order, schedule, tp layer, ZeRO stage, K),
-/// every other one drawn from its type, range, unit and help.
+/// The scenario's fields, from its spec: those its spec names a widget of
+/// their own for (scenario_panels.h: the algorithm, the schedule, ZeRO's
+/// stage, ...), every other one drawn from its type, range, unit and help.
 void SpecFields(ViewContext& ctx, ScenarioPanelState& state) {
   const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
   const ScenarioSpec* spec = SpecOf(s.scenario);
   if (spec == nullptr) return;
-  const bool collective = s.is_collective();
   std::vector<PanelField> fault_fields;
   for (const PanelField& f : PanelFields(s, TopologyGpus(s.topology))) {
     if (IsFaultParam(f.name)) {
       fault_fields.push_back(f);  // drawn together in the Faults panel below
-    } else if (collective && f.name == "algo") {
-      AlgoCombo(s);
-    } else if (collective && f.name == "size") {
-      SizeField(theme, s);
-    } else if (collective && f.name == "ring_order") {
-      RingOrderField(state);
-    } else if (f.name == "schedule" && BoundField(spec->name, f.name) != nullptr) {
-      ScheduleCombo(s.*BoundField(spec->name, f.name)->text, f.choices);
-    } else if (s.is_tp() && f.name == "layer") {
-      TpLayerCombo(s);
-    } else if (s.is_tp() && f.name == "sequence_parallel") {
-      SequenceParallelBox(s, f);
-    } else if (s.is_zero() && f.name == "zero_stage") {
-      ZeroStageCombo(s);
-    } else if (s.is_zero() && f.name == "k") {
-      ZeroKCombo(s, f);
+    } else if (const ScenarioFieldWidget* widget = FieldWidgetOf(spec->name, f.name)) {
+      widget->draw(ctx, state, f);
     } else {
       SpecField(f, s, *spec);
     }
@@ -873,86 +874,38 @@ void SpecFields(ViewContext& ctx, ScenarioPanelState& state) {
   if (!fault_fields.empty()) FaultsPanel(theme, s, *spec, fault_fields);
 }
 
-/// A few lines for someone who has never seen the app: what each panel says.
-void HowToRead(const Theme& theme, const ScenarioSettings& s) {
+/// Bullets, each a wrapped line.
+template <class Lines>
+void Bullets(const Lines& lines) {
+  for (const char* line : lines) {
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s", line);
+  }
+}
+
+/// A few lines for someone who has never seen the app: what each panel
+/// says; the scenario's own when its spec names them (scenario_panels.h),
+/// else a collective's.
+void HowToRead(ViewContext& ctx, const ScenarioSettings& s) {
+  const Theme& theme = ctx.theme;
   ImGui::Spacing();
   if (!ImGui::CollapsingHeader(Tr("How to read this"), ImGuiTreeNodeFlags_DefaultOpen)) return;
-  // Built each frame: Tr answers in the language chosen now.
-  const char* const kCollectiveLines[] = {
-      Tr("Step (Right arrow) shows one more logical step of the algorithm; Play runs them in "
-      "slow motion. The run itself took microseconds."),
-      Tr("Machine: dots are chunks in flight along their route; a link's colour is its load."),
-      Tr("Buffers: what each GPU holds after the step shown."),
-      Tr("Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth, click it to "
-         "follow it (Details, its route on the machine); Critical path outlines what sets the end."),
-      Tr("Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula."),
-  };
-  const char* const kTpLines[] = {
-      Tr("One layer's weights are split over the GPUs: Weights (bottom right) shows every matrix "
-      "and which GPU holds which block, in that GPU's colour. Lit blocks are computing now."),
-      Tr("Column-parallel weights need no communication forward; row-parallel ones leave each "
-      "GPU with a partial sum, which an all-reduce (AR) adds up. Backward it is the reverse."),
-      Tr("Machine: AR1 RS\xC2\xB7" "B is chunk B of all-reduce 1 in its reduce-scatter pass; the line "
-      "above the GPUs says which all-reduce runs and what it carries."),
-      Tr("Metrics: compute against communication, the all-reduces counted and sized (T x H x 4 B), "
-      "and whether every output and gradient equals one GPU's."),
-  };
-  const char* const kZeroLines[] = {
-      Tr("Every GPU trains the same MLP on its own rows of the batch. The stage decides who keeps "
-      "which model state: Memory (bottom right) stacks each GPU's bytes by kind, measured from "
-      "what the simulator allocated, with the formula as a line. Run stages 0, 1, 2, 3 in turn."),
-      Tr("Hatched blocks come and go: stage 2's bucket of full gradients until its reduce-scatter, "
-      "stage 3's gathered layer until its last matrix product. Step or Play to watch them."),
-      Tr("Machine and Timeline: AG L3 fwd·" "B is chunk B of the all-gather of layer 3's parameters "
-      "before its forward; RS b1 the reduce-scatter of bucket 1's gradients; AG b1 upd the updated "
-      "parameters; AR b0 a stage-0 all-reduce."),
-      Tr("Metrics: memory per GPU against the formula, elements sent per step against 2Ψ "
-      "(3Ψ for stage 3), and whether the trained weights equal one GPU's."),
-  };
-  const char* const kPipelineLines[] = {
-      Tr("Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
-      "more tick of the schedule; Play runs the training step in slow motion."),
-      Tr("Timeline: F3 is the forward of micro-batch 3, B3 its backward (W3 its weight gradient "
-      "in ZB-H1); one colour per micro-batch. Hatched gaps are the bubble: a stage waiting."),
-      Tr("Machine: activations flow to the next stage, gradients back to the previous one."),
-      Tr("Metrics: the measured bubble beside the formula, activations held per stage, and "
-      "whether the trained weights equal one device's."),
-  };
-  const char* const kThreeDLines[] = {
-      Tr("Every GPU has a coordinate (dp, pp, tp). Machine: choose Colour by TP group, PP stage or "
-      "DP replica; the legend lists each group's ranks, and the TP/PP/DP toggles light the links "
-      "that kind of traffic uses."),
-      Tr("Timeline: rows grouped by stage, then replica; collectives say TP, PP or DP and hover "
-      "names the group."),
-      Tr("Metrics: step time, compute against what was not hidden, bytes per group kind, memory, "
-      "MFU, and whether the trained weights equal one device's."),
-  };
-  const char* const kMoeLines[] = {
-      Tr("Each token's router picks top-k experts; dispatch sends it to their GPUs (all-to-all), "
-      "the experts compute, combine sends the results back."),
-      Tr("Timeline: router, dispatch, expert and combine have their own colours; with skew 'hot' "
-      "the GPU of expert 0 computes longest and the others wait for it in the combine."),
-      Tr("Metrics: tokens per expert, dropped tokens, the straggler and its load against the mean."),
-  };
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme.text_dim));
-  auto bullets = [](const auto& lines) {
-    for (const char* line : lines) {
-      ImGui::Bullet();
-      ImGui::TextWrapped("%s", line);
-    }
-  };
-  if (s.is_tp()) {
-    bullets(kTpLines);
-  } else if (s.is_zero()) {
-    bullets(kZeroLines);
-  } else if (s.is_pipeline()) {
-    bullets(kPipelineLines);
-  } else if (s.is_three_d()) {
-    bullets(kThreeDLines);
-  } else if (s.is_moe()) {
-    bullets(kMoeLines);
+  const ScenarioSpec* spec = SpecOf(s.scenario);
+  if (const ScenarioPanel* own = spec != nullptr ? PanelOf(spec->name, PanelSlot::kHowToRead) : nullptr) {
+    own->draw(ctx, &s);
   } else {
-    bullets(kCollectiveLines);
+    // Built each frame: Tr answers in the language chosen now.
+    const char* const kCollectiveLines[] = {
+        Tr("Step (Right arrow) shows one more logical step of the algorithm; Play runs them in "
+        "slow motion. The run itself took microseconds."),
+        Tr("Machine: dots are chunks in flight along their route; a link's colour is its load."),
+        Tr("Buffers: what each GPU holds after the step shown."),
+        Tr("Timeline: every send and receive per GPU; hover an op for its bytes and bandwidth, click it to "
+           "follow it (Details, its route on the machine); Critical path outlines what sets the end."),
+        Tr("Metrics: time, algbw and busbw as nccl-tests reports them, beside the formula."),
+    };
+    Bullets(kCollectiveLines);
   }
   ImGui::PopStyleColor();
 }
@@ -974,6 +927,86 @@ void DrawThreeDSettingsSummary(ViewContext& ctx, const ScenarioSettings* s) {
 }
 void DrawMoeSettingsSummary(ViewContext& ctx, const ScenarioSettings*) { MoeSummary(ctx.theme); }
 
+// What each panel shows for a scenario (its spec names them: scenario_panels.h).
+void DrawPipelineHowToRead(ViewContext&, const ScenarioSettings*) {
+  const char* const kPipelineLines[] = {
+      Tr("Each GPU is one pipeline stage holding a slice of the model's layers. Step shows one "
+      "more tick of the schedule; Play runs the training step in slow motion."),
+      Tr("Timeline: F3 is the forward of micro-batch 3, B3 its backward (W3 its weight gradient "
+      "in ZB-H1); one colour per micro-batch. Hatched gaps are the bubble: a stage waiting."),
+      Tr("Machine: activations flow to the next stage, gradients back to the previous one."),
+      Tr("Metrics: the measured bubble beside the formula, activations held per stage, and "
+      "whether the trained weights equal one device's."),
+  };
+  Bullets(kPipelineLines);
+}
+void DrawTpHowToRead(ViewContext&, const ScenarioSettings*) {
+  const char* const kTpLines[] = {
+      Tr("One layer's weights are split over the GPUs: Weights (bottom right) shows every matrix "
+      "and which GPU holds which block, in that GPU's colour. Lit blocks are computing now."),
+      Tr("Column-parallel weights need no communication forward; row-parallel ones leave each "
+      "GPU with a partial sum, which an all-reduce (AR) adds up. Backward it is the reverse."),
+      Tr("Machine: AR1 RS\xC2\xB7" "B is chunk B of all-reduce 1 in its reduce-scatter pass; the line "
+      "above the GPUs says which all-reduce runs and what it carries."),
+      Tr("Metrics: compute against communication, the all-reduces counted and sized (T x H x 4 B), "
+      "and whether every output and gradient equals one GPU's."),
+  };
+  Bullets(kTpLines);
+}
+void DrawZeroHowToRead(ViewContext&, const ScenarioSettings*) {
+  const char* const kZeroLines[] = {
+      Tr("Every GPU trains the same MLP on its own rows of the batch. The stage decides who keeps "
+      "which model state: Memory (bottom right) stacks each GPU's bytes by kind, measured from "
+      "what the simulator allocated, with the formula as a line. Run stages 0, 1, 2, 3 in turn."),
+      Tr("Hatched blocks come and go: stage 2's bucket of full gradients until its reduce-scatter, "
+      "stage 3's gathered layer until its last matrix product. Step or Play to watch them."),
+      Tr("Machine and Timeline: AG L3 fwd·" "B is chunk B of the all-gather of layer 3's parameters "
+      "before its forward; RS b1 the reduce-scatter of bucket 1's gradients; AG b1 upd the updated "
+      "parameters; AR b0 a stage-0 all-reduce."),
+      Tr("Metrics: memory per GPU against the formula, elements sent per step against 2Ψ "
+      "(3Ψ for stage 3), and whether the trained weights equal one GPU's."),
+  };
+  Bullets(kZeroLines);
+}
+void DrawThreeDHowToRead(ViewContext&, const ScenarioSettings*) {
+  const char* const kThreeDLines[] = {
+      Tr("Every GPU has a coordinate (dp, pp, tp). Machine: choose Colour by TP group, PP stage or "
+      "DP replica; the legend lists each group's ranks, and the TP/PP/DP toggles light the links "
+      "that kind of traffic uses."),
+      Tr("Timeline: rows grouped by stage, then replica; collectives say TP, PP or DP and hover "
+      "names the group."),
+      Tr("Metrics: step time, compute against what was not hidden, bytes per group kind, memory, "
+      "MFU, and whether the trained weights equal one device's."),
+  };
+  Bullets(kThreeDLines);
+}
+void DrawMoeHowToRead(ViewContext&, const ScenarioSettings*) {
+  const char* const kMoeLines[] = {
+      Tr("Each token's router picks top-k experts; dispatch sends it to their GPUs (all-to-all), "
+      "the experts compute, combine sends the results back."),
+      Tr("Timeline: router, dispatch, expert and combine have their own colours; with skew 'hot' "
+      "the GPU of expert 0 computes longest and the others wait for it in the combine."),
+      Tr("Metrics: tokens per expert, dropped tokens, the straggler and its load against the mean."),
+  };
+  Bullets(kMoeLines);
+}
+
+// The parameters with a widget of their own (scenario_panels.cpp's table).
+void DrawAlgoField(ViewContext&, ScenarioPanelState& state, const PanelField&) { AlgoCombo(state.edit); }
+void DrawSizeField(ViewContext& ctx, ScenarioPanelState& state, const PanelField&) { SizeField(ctx.theme, state.edit); }
+void DrawRingOrderField(ViewContext&, ScenarioPanelState& state, const PanelField&) { RingOrderField(state); }
+void DrawScheduleField(ViewContext&, ScenarioPanelState& state, const PanelField& f) {
+  std::string schedule = f.value;
+  ScheduleCombo(schedule, f.choices);
+  if (schedule != f.value) state.edit.SetParam(f.name, schedule);
+}
+void DrawTpLayerField(ViewContext&, ScenarioPanelState& state, const PanelField&) { TpLayerCombo(state.edit); }
+void DrawSequenceParallelField(ViewContext&, ScenarioPanelState& state, const PanelField& f) {
+  SequenceParallelBox(state.edit, f);
+}
+void DrawZeroStageField(ViewContext&, ScenarioPanelState& state, const PanelField& f) { ZeroStageCombo(state.edit, f); }
+void DrawZeroKField(ViewContext&, ScenarioPanelState& state, const PanelField& f) { ZeroKCombo(state.edit, f); }
+
 bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   const Theme& theme = ctx.theme;
   ScenarioSettings& s = state.edit;
@@ -988,16 +1021,23 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
   g_label_width += ImGui::GetStyle().ItemSpacing.x * 2;
 
   const bool collective = ScenarioCombo(s);
-  // Model vs measurement shows a recorded trace: the machine, the backend
-  // and the runs are the trace's, and the model is the simulator's.
-  const bool recorded = s.scenario == "trace-compare";
+  // A scenario the app runs with no machine parameter shows a recorded
+  // trace (Model vs measurement): the machine, the backend and the runs
+  // are the trace's, and the model is the simulator's.
+  const ScenarioSpec* spec = SpecOf(s.scenario);
+  const bool recorded = spec != nullptr && RunsInApp(spec->name) && spec->FindParam("topology") == nullptr;
   if (!recorded) TopologyField(ctx, state);
   SpecFields(ctx, state);
   if (!recorded) {
     BackendField(s, collective);
     IterationFields(s);
     if (collective) EmulateLinksField(s);
-    ImGui::Checkbox(Tr("Timing only (skip the data)"), &s.timing_only);
+    // Every scenario has the box; one without the parameter keeps its
+    // value aside, unused (ScenarioSettings::SetParam).
+    bool timing_only = s.Flag("timing_only");
+    if (ImGui::Checkbox(Tr("Timing only (skip the data)"), &timing_only)) {
+      s.SetParam("timing_only", timing_only ? "true" : "false");
+    }
     test_log::MarkItem("field timing_only");
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip("%s", Tr("Time the run without moving real numbers: paper-sized runs in seconds,\n"
@@ -1051,7 +1091,7 @@ bool DrawScenarioPanel(ViewContext& ctx, ScenarioPanelState& state) {
     ImGui::Spacing();
     DimWrapped(theme, Format(Tr("Ring: %s (%s)"), order.c_str(), prepared->ring_order_mode.c_str()));
   }
-  HowToRead(theme, s);
+  HowToRead(ctx, s);
   return false;
 }
 
