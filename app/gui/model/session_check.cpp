@@ -195,9 +195,13 @@ Session::AppRun Session::PrepareRun(const ScenarioSettings& settings, const Scen
     });
     run.timing_only_reason = TimingOnlyReason(real);
   }
-  if (!run.prepared->options.timing_only && CanTimeOnly(*run.params)) {
+  // Also when the spec chose timing-only itself (its own host limit is the
+  // CLI's, above the app's): the reason the user reads is the app's.
+  if (CanTimeOnly(*run.params)) {
     const std::string why = HostWorkAboveLimit(run.prepared->plan, kMaxCheckedHostBytes, kMaxCheckedHostFlops);
-    if (!why.empty()) {
+    if (!why.empty() && run.prepared->options.timing_only) {
+      run.timing_only_reason = why;
+    } else if (!why.empty()) {
       try {
         run.prepared = PrepareScenario(TimedOnly(*run.params), machine);
         run.params = TimedOnly(*run.params);
